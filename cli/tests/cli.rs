@@ -1,0 +1,124 @@
+//! The `rlcg` command-line contract: names, JSON last lines, record files and exit codes.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn rlcg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rlcg")).args(args).output().expect("rlcg runs")
+}
+
+fn last_json_line(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn train_json_has_the_contract_fields() {
+    let output = rlcg(&[
+        "train",
+        "--env",
+        "orchestrator",
+        "--agent",
+        "q-learning",
+        "--episodes",
+        "5000",
+        "--seed",
+        "1",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = last_json_line(&output);
+    for field in [
+        "env",
+        "agent",
+        "episodes",
+        "seed",
+        "success_rate",
+        "success_last100",
+        "best_success_last100",
+        "mean_return",
+        "mean_length",
+        "mean_agent_calls",
+        "wall_seconds",
+    ] {
+        assert!(summary.get(field).is_some(), "missing {field}: {summary}");
+    }
+    assert_eq!(summary["env"], "orchestrator");
+    assert_eq!(summary["agent"], "q-learning");
+    assert_eq!(summary["episodes"], 5000);
+    assert!(summary["success_rate"].as_f64().unwrap() >= 0.95, "{summary}");
+}
+
+#[test]
+fn compare_reports_learned_and_fixed() {
+    let output = rlcg(&["compare", "--env", "orchestrator", "--episodes", "5000", "--seed", "1", "--json"]);
+    assert!(output.status.success());
+    let report = last_json_line(&output);
+    for side in ["learned", "fixed"] {
+        for field in ["success_rate", "mean_agent_calls", "mean_return"] {
+            assert!(report[side][field].is_number(), "{side}.{field}: {report}");
+        }
+    }
+    assert_eq!(report["fixed"]["mean_agent_calls"], 5.0);
+    assert!(report["learned"]["mean_agent_calls"].as_f64().unwrap() <= 2.5, "{report}");
+}
+
+#[test]
+fn records_are_written_as_csv_and_json() {
+    let dir = std::env::temp_dir().join(format!("rlcg-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv_path = dir.join("run.csv");
+    let output =
+        rlcg(&["train", "--env", "executive", "--episodes", "300", "--seed", "3", "--out", csv_path.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "episode,task,return,length,success,agent_calls,invalid_actions,epsilon,loss,success_last100,mean_return_last100,actions"
+    );
+    let rows: Vec<_> = lines.collect();
+    assert_eq!(rows.len(), 300);
+    assert!(rows[0].starts_with("0,task"), "{}", rows[0]);
+    assert!(rows.iter().any(|r| r.ends_with("generate test stop")), "no canonical task1 episode");
+
+    let json_path = dir.join("run.json");
+    let output = rlcg(&["train", "--env", "planner", "--episodes", "50", "--out", json_path.to_str().unwrap()]);
+    assert!(output.status.success());
+    let document: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    assert_eq!(document["records"].as_array().unwrap().len(), 50);
+    assert_eq!(document["spec"]["env"], "planner");
+    assert_eq!(document["action_names"][0], "planning");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_valid_choices() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["train", "--env", "gridworld"], "valid: executive, planner, orchestrator"),
+        (&["train", "--env", "planner", "--agent", "ppo"], "valid: q-learning, thompson-sampling, q-thompson"),
+        (&["train", "--env", "planner", "--episodes", "0"], "episodes must be between 1 and 1000000, got 0"),
+        (&["train", "--env", "planner", "--out", "run.txt"], "must end in .csv or .json"),
+        (&["compare", "--env", "executive"], "compare needs --env orchestrator"),
+    ];
+    for (args, message) in cases {
+        let output = rlcg(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn list_names_every_environment_and_agent() {
+    let output = rlcg(&["list", "--json"]);
+    let list = last_json_line(&output);
+    let names = |key: &str| -> Vec<String> {
+        list[key].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(names("environments"), ["executive", "planner", "orchestrator"]);
+    assert_eq!(names("agents"), ["q-learning", "thompson-sampling", "q-thompson"]);
+}

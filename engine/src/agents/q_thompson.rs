@@ -1,0 +1,81 @@
+//! The combination of seed 003 §3.5: Q-learning estimates the values and acts greedily on them;
+//! when it explores (with probability ε), the action comes from Thompson sampling instead of a
+//! uniform draw, so exploration favours actions that have paid off in this state. Both learn from
+//! every transition.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Agent, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition};
+use crate::RunRng;
+use crate::env::Observation;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct QThompsonParams {
+    /// The value learner and its exploration rate.
+    pub q_learning: QLearningParams,
+    /// The beliefs that pick exploratory actions.
+    pub thompson: ThompsonParams,
+}
+
+impl QThompsonParams {
+    pub fn validate(&self) -> Result<(), String> {
+        self.q_learning.validate().map_err(|e| format!("q_learning.{e}"))?;
+        self.thompson.validate().map_err(|e| format!("thompson.{e}"))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct QThompson {
+    values: QLearning,
+    beliefs: ThompsonSampling,
+}
+
+impl QThompson {
+    pub fn new(params: QThompsonParams, n_states: usize, n_actions: usize) -> Self {
+        Self {
+            values: QLearning::new(params.q_learning, n_states, n_actions),
+            beliefs: ThompsonSampling::new(params.thompson, n_states, n_actions),
+        }
+    }
+}
+
+impl Agent for QThompson {
+    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize {
+        if self.values.explores(rng) { self.beliefs.sample_action(obs, rng) } else { self.values.greedy(obs) }
+    }
+
+    fn greedy(&self, obs: Observation) -> usize {
+        self.values.greedy(obs)
+    }
+
+    fn observe(&mut self, transition: &Transition) {
+        self.values.observe(transition);
+        self.beliefs.observe(transition);
+    }
+
+    fn end_episode(&mut self) -> Option<f64> {
+        self.beliefs.end_episode();
+        self.values.end_episode()
+    }
+
+    fn epsilon(&self) -> Option<f64> {
+        self.values.epsilon()
+    }
+
+    fn action_values(&self, state: usize) -> Vec<f64> {
+        self.values.action_values(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_errors_name_the_path() {
+        let mut params = QThompsonParams::default();
+        params.thompson.reward_scale = 0.0;
+        assert!(params.validate().unwrap_err().starts_with("thompson.reward_scale"));
+    }
+}

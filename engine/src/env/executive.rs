@@ -1,0 +1,449 @@
+//! The executive environment of seed 000 §3 and Listing 3 (`CodeGenEnv`).
+//!
+//! Each episode draws one task; the agent calls generate / test / debug / search / stop on a
+//! deterministic simulated LLM whose answers, and their test verdicts, are task data. Illegal actions
+//! are soft failures: −5, `invalid_action` is set for the rest of the episode (so `stop` can no
+//! longer succeed), and the episode goes on.
+
+use std::sync::Arc;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
+use crate::tasks::{ExecutiveTask, executive_tasks};
+
+pub const GENERATE: usize = 0;
+pub const TEST: usize = 1;
+pub const DEBUG: usize = 2;
+pub const SEARCH: usize = 3;
+pub const STOP: usize = 4;
+pub const ACTION_NAMES: &[&str] = &["generate", "test", "debug", "search", "stop"];
+
+/// Rewards and limits of seed 000 §3.4.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExecutiveRewards {
+    /// Added to every step to encourage brevity.
+    pub step: f64,
+    pub generate: f64,
+    pub test_pass: f64,
+    pub test_fail: f64,
+    pub debug: f64,
+    pub search: f64,
+    /// Illegal action (soft fail: the episode continues).
+    pub invalid: f64,
+    pub stop_success: f64,
+    pub stop_failure: f64,
+    /// Added when the step limit ends the episode.
+    pub step_limit: f64,
+    pub max_steps: u32,
+    /// A task may be tested at most this many times.
+    pub max_tests: usize,
+}
+
+impl Default for ExecutiveRewards {
+    fn default() -> Self {
+        Self {
+            step: -0.1,
+            generate: 1.0,
+            test_pass: 1.0,
+            test_fail: -1.0,
+            debug: 2.0,
+            search: 1.5,
+            invalid: -5.0,
+            stop_success: 30.0,
+            stop_failure: -10.0,
+            step_limit: -10.0,
+            max_steps: 10,
+            max_tests: 4,
+        }
+    }
+}
+
+/// The seed's flag vector `[has_generated, debug_count, has_searched, test_count, invalid_action,
+/// last_test_passed]`, which alone decides legality and the optimal action.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExecutiveFlags {
+    pub has_generated: bool,
+    pub debug_count: u8,
+    pub has_searched: bool,
+    pub test_count: u8,
+    pub invalid_action: bool,
+    pub last_test_passed: bool,
+}
+
+impl ExecutiveFlags {
+    pub const N_STATES: usize = 2 * 3 * 2 * 5 * 2 * 2;
+
+    pub fn index(self) -> usize {
+        let mut i = usize::from(self.has_generated);
+        i = i * 3 + usize::from(self.debug_count.min(2));
+        i = i * 2 + usize::from(self.has_searched);
+        i = i * 5 + usize::from(self.test_count.min(4));
+        i = i * 2 + usize::from(self.invalid_action);
+        i * 2 + usize::from(self.last_test_passed)
+    }
+
+    pub fn from_index(mut i: usize) -> Self {
+        let last_test_passed = i % 2 == 1;
+        i /= 2;
+        let invalid_action = i % 2 == 1;
+        i /= 2;
+        let test_count = (i % 5) as u8;
+        i /= 5;
+        let has_searched = i % 2 == 1;
+        i /= 2;
+        let debug_count = (i % 3) as u8;
+        i /= 3;
+        Self { has_generated: i % 2 == 1, debug_count, has_searched, test_count, invalid_action, last_test_passed }
+    }
+
+    pub fn as_features(self) -> [f32; 6] {
+        [
+            f32::from(u8::from(self.has_generated)),
+            f32::from(self.debug_count),
+            f32::from(u8::from(self.has_searched)),
+            f32::from(self.test_count),
+            f32::from(u8::from(self.invalid_action)),
+            f32::from(u8::from(self.last_test_passed)),
+        ]
+    }
+
+    /// The seed agent's `_compute_action_mask` (Listing 6), derived from the flags alone.
+    pub fn mask(self) -> ActionMask {
+        let generate = !self.has_generated;
+        let test = self.has_generated && self.test_count < 4 && !self.last_test_passed;
+        let debug = self.test_count > 0
+            && !self.last_test_passed
+            && self.debug_count < 2
+            && !(self.debug_count == 1 && self.test_count != 2);
+        let search = self.debug_count == 1 && self.test_count == 2 && !self.last_test_passed && !self.has_searched;
+        let stop = self.last_test_passed && !self.invalid_action;
+        ActionMask::from_legal(&[generate, test, debug, search, stop])
+    }
+}
+
+/// Seed 000's `CodeGenEnv` over a set of tasks; each reset draws one uniformly.
+#[derive(Clone, Debug)]
+pub struct ExecutiveEnv {
+    tasks: Arc<[ExecutiveTask]>,
+    /// Restricts episodes to one task (index into `tasks`).
+    fixed_task: Option<usize>,
+    rewards: ExecutiveRewards,
+    rng: ChaCha8Rng,
+    task: usize,
+    steps: u32,
+    done: bool,
+    flags: ExecutiveFlags,
+    /// Name of the code variant the simulated LLM last produced ("" before generate).
+    code_variant: String,
+    test_results: Vec<bool>,
+    feedback: String,
+}
+
+impl Default for ExecutiveEnv {
+    fn default() -> Self {
+        Self::new(executive_tasks(), None, ExecutiveRewards::default())
+    }
+}
+
+impl ExecutiveEnv {
+    /// # Panics
+    /// If `tasks` is empty or `fixed_task` is out of range.
+    pub fn new(tasks: Arc<[ExecutiveTask]>, fixed_task: Option<usize>, rewards: ExecutiveRewards) -> Self {
+        assert!(!tasks.is_empty(), "the executive environment needs at least one task");
+        assert!(fixed_task.is_none_or(|t| t < tasks.len()), "fixed task out of range");
+        let mut env = Self {
+            tasks,
+            fixed_task,
+            rewards,
+            rng: ChaCha8Rng::seed_from_u64(0),
+            task: 0,
+            steps: 0,
+            done: false,
+            flags: ExecutiveFlags::default(),
+            code_variant: String::new(),
+            test_results: Vec::new(),
+            feedback: String::new(),
+        };
+        env.reset(0);
+        env
+    }
+
+    /// Only the task named `task_id`, if there is one.
+    pub fn for_task(task_id: &str) -> Option<Self> {
+        let tasks = executive_tasks();
+        let index = tasks.iter().position(|t| t.task_id == task_id)?;
+        Some(Self::new(tasks, Some(index), ExecutiveRewards::default()))
+    }
+
+    pub fn task(&self) -> &ExecutiveTask {
+        &self.tasks[self.task]
+    }
+
+    pub fn flags(&self) -> ExecutiveFlags {
+        self.flags
+    }
+
+    /// The code the simulated LLM last produced ("" before generate).
+    pub fn current_code(&self) -> &str {
+        self.task().code_of(&self.code_variant)
+    }
+
+    /// The last test feedback, e.g. `Tests 3/5` ("" before the first test).
+    pub fn feedback(&self) -> &str {
+        &self.feedback
+    }
+
+    pub fn test_results(&self) -> &[bool] {
+        &self.test_results
+    }
+
+    fn is_success(&self) -> bool {
+        let f = self.flags;
+        if f.invalid_action {
+            return false;
+        }
+        if self.task().requires_search {
+            self.test_results == [false, false, true] && f.debug_count == 2 && f.has_searched
+        } else {
+            self.test_results == [true] || (self.test_results == [false, true] && f.debug_count == 1)
+        }
+    }
+
+    /// Applies `action` to the state; returns its action-specific reward, or `None` if illegal.
+    fn apply(&mut self, action: usize) -> Option<f64> {
+        let r = self.rewards;
+        let f = &mut self.flags;
+        match action {
+            GENERATE => {
+                if f.has_generated {
+                    return None;
+                }
+                f.has_generated = true;
+                self.code_variant = self.tasks[self.task].simulated_llm.generate.clone();
+                Some(r.generate)
+            }
+            TEST => {
+                let last_passed = self.test_results.last() == Some(&true);
+                if !f.has_generated || self.test_results.len() >= r.max_tests || last_passed {
+                    return None;
+                }
+                let verdict = self.tasks[self.task].verdict_of(&self.code_variant);
+                self.test_results.push(verdict.passed);
+                f.test_count = self.test_results.len() as u8;
+                f.last_test_passed = verdict.passed;
+                self.feedback = format!("Tests {}/{}", verdict.number_passed, verdict.total);
+                Some(if verdict.passed { r.test_pass } else { r.test_fail })
+            }
+            DEBUG => {
+                let tests = self.test_results.len();
+                let second_without_search = f.debug_count == 1 && !f.has_searched && tests != 2;
+                if tests == 0 || self.test_results[tests - 1] || f.debug_count >= 2 || second_without_search {
+                    return None;
+                }
+                f.debug_count += 1;
+                let llm = &self.tasks[self.task].simulated_llm;
+                self.code_variant = if f.has_searched { llm.debug_after_search.clone() } else { llm.debug.clone() };
+                Some(r.debug)
+            }
+            SEARCH => {
+                if f.has_searched || f.debug_count != 1 || self.test_results != [false, false] {
+                    return None;
+                }
+                f.has_searched = true;
+                Some(r.search)
+            }
+            STOP => {
+                self.done = true;
+                Some(if self.is_success() { r.stop_success } else { r.stop_failure })
+            }
+            _ => panic!("executive action {action} is outside 0..5"),
+        }
+    }
+}
+
+impl Environment for ExecutiveEnv {
+    fn info(&self) -> EnvInfo {
+        EnvInfo {
+            id: EnvId::Executive,
+            gym_id: "rlcg/Executive-v0",
+            action_names: ACTION_NAMES,
+            n_states: ExecutiveFlags::N_STATES,
+            feature_dim: 6,
+            tasks: self.tasks.iter().map(|t| t.task_id.clone()).collect(),
+        }
+    }
+
+    fn reset(&mut self, seed: u64) -> Observation {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.task = self.fixed_task.unwrap_or_else(|| self.rng.random_range(0..self.tasks.len()));
+        self.steps = 0;
+        self.done = false;
+        self.flags = ExecutiveFlags::default();
+        self.code_variant.clear();
+        self.test_results.clear();
+        self.feedback.clear();
+        self.observation()
+    }
+
+    fn step(&mut self, action: usize) -> Step {
+        assert!(!self.done, "step() after the episode ended: call reset()");
+        self.steps += 1;
+        let mut reward = self.rewards.step;
+        let mut info = StepInfo { agent_call: matches!(action, GENERATE | DEBUG | SEARCH), ..StepInfo::default() };
+        match self.apply(action) {
+            Some(r) => reward += r,
+            None => {
+                reward += self.rewards.invalid;
+                self.flags.invalid_action = true;
+                info.invalid_action = true;
+                info.agent_call = false;
+            }
+        }
+        let terminated = self.done;
+        let truncated = !terminated && self.steps >= self.rewards.max_steps;
+        if truncated {
+            reward += self.rewards.step_limit;
+            self.done = true;
+        }
+        info.success = terminated && self.is_success();
+        Step { observation: self.observation(), reward, terminated, truncated, info }
+    }
+
+    fn observation(&self) -> Observation {
+        Observation { state: self.flags.index(), mask: self.flags.mask() }
+    }
+
+    fn features(&self, out: &mut [f32]) {
+        out.copy_from_slice(&self.flags.as_features());
+    }
+
+    fn task_index(&self) -> usize {
+        self.task
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(task_id: &str, actions: &[usize]) -> (f64, Vec<Step>) {
+        let mut env = ExecutiveEnv::for_task(task_id).unwrap();
+        env.reset(7);
+        let steps: Vec<Step> = actions.iter().map(|&a| env.step(a)).collect();
+        (steps.iter().map(|s| s.reward).sum(), steps)
+    }
+
+    fn assert_close(a: f64, b: f64) {
+        assert!((a - b).abs() < 1e-9, "{a} != {b}");
+    }
+
+    #[test]
+    fn canonical_episodes_succeed_with_the_seed_returns() {
+        // Seed 000 §3.2: each task's correct trajectory; returns follow from §3.4's rewards.
+        let cases: [(&str, &[usize], f64); 3] = [
+            ("task1_correct", &[GENERATE, TEST, STOP], 0.9 + 0.9 + 29.9),
+            ("task2_incorrect", &[GENERATE, TEST, DEBUG, TEST, STOP], 0.9 - 1.1 + 1.9 + 0.9 + 29.9),
+            (
+                "task3_search",
+                &[GENERATE, TEST, DEBUG, TEST, SEARCH, DEBUG, TEST, STOP],
+                0.9 - 1.1 + 1.9 - 1.1 + 1.4 + 1.9 + 0.9 + 29.9,
+            ),
+        ];
+        for (task, actions, expected) in cases {
+            let (ret, steps) = run(task, actions);
+            assert_close(ret, expected);
+            let last = steps.last().unwrap();
+            assert!(last.terminated && last.info.success, "{task} did not succeed");
+            assert!(steps.iter().all(|s| !s.info.invalid_action));
+            // The seed's mask allows every canonical step.
+            let mut env = ExecutiveEnv::for_task(task).unwrap();
+            let mut obs = env.reset(0);
+            for &a in actions {
+                assert!(obs.mask.allows(a), "{task}: mask forbids {}", ACTION_NAMES[a]);
+                obs = env.step(a).observation;
+            }
+        }
+        assert_close(run("task1_correct", &[GENERATE, TEST, STOP]).0, 31.7);
+        assert_close(run("task2_incorrect", &[GENERATE, TEST, DEBUG, TEST, STOP]).0, 32.5);
+        assert_close(run("task3_search", &[GENERATE, TEST, DEBUG, TEST, SEARCH, DEBUG, TEST, STOP]).0, 34.7);
+    }
+
+    #[test]
+    fn every_illegal_action_of_the_seed_costs_five_and_flags_invalid() {
+        // (task, legal prefix, illegal action): each rule of Listing 3.
+        let cases: [(&str, &[usize], usize); 11] = [
+            ("task1_correct", &[GENERATE], GENERATE),                       // generate twice
+            ("task1_correct", &[], TEST),                                   // test before generate
+            ("task1_correct", &[GENERATE, TEST], TEST),                     // re-test after a pass
+            ("task2_incorrect", &[GENERATE, TEST, TEST, TEST, TEST], TEST), // a fifth test
+            ("task1_correct", &[GENERATE], DEBUG),                          // debug before any test
+            ("task1_correct", &[GENERATE, TEST], DEBUG),                    // debug after a pass
+            ("task3_search", &[GENERATE, TEST, DEBUG], DEBUG),              // 2nd debug without 2 tests or search
+            ("task3_search", &[GENERATE, TEST, DEBUG, TEST, SEARCH, DEBUG, TEST], DEBUG), // 3rd debug
+            ("task3_search", &[GENERATE, TEST], SEARCH),                    // search before the first debug
+            ("task3_search", &[GENERATE, TEST, DEBUG, TEST, SEARCH], SEARCH), // search twice
+            ("task2_incorrect", &[GENERATE, TEST, DEBUG, TEST], SEARCH),    // search when tests were not [fail, fail]
+        ];
+        for (task, prefix, illegal) in cases {
+            let mut env = ExecutiveEnv::for_task(task).unwrap();
+            env.reset(0);
+            for &a in prefix {
+                assert!(!env.step(a).info.invalid_action, "{task}: prefix {prefix:?} was illegal");
+            }
+            let step = env.step(illegal);
+            assert_close(step.reward, -5.1);
+            assert!(step.info.invalid_action && !step.done(), "{task}: {} after {prefix:?}", ACTION_NAMES[illegal]);
+            assert!(env.flags().invalid_action);
+        }
+    }
+
+    #[test]
+    fn an_illegal_action_makes_stop_fail() {
+        let (ret, steps) = run("task1_correct", &[TEST, GENERATE, TEST, STOP]);
+        let last = steps.last().unwrap();
+        assert!(last.terminated && !last.info.success);
+        assert_close(ret, -5.1 + 0.9 + 0.9 - 10.1);
+    }
+
+    #[test]
+    fn the_step_limit_truncates_with_a_penalty() {
+        let mut env = ExecutiveEnv::for_task("task1_correct").unwrap();
+        env.reset(0);
+        let steps: Vec<Step> = (0..10).map(|_| env.step(GENERATE)).collect();
+        assert!(steps[..9].iter().all(|s| !s.done()));
+        assert!(steps[9].truncated && !steps[9].terminated);
+        assert_close(steps[9].reward, -5.1 - 10.0);
+    }
+
+    #[test]
+    fn debug_without_search_stays_wrong_on_the_search_task() {
+        let mut env = ExecutiveEnv::for_task("task3_search").unwrap();
+        env.reset(0);
+        for a in [GENERATE, TEST, DEBUG] {
+            env.step(a);
+        }
+        assert!(env.current_code().contains("cnt >= 1"));
+        env.step(TEST);
+        assert_eq!(env.feedback(), "Tests 2/5");
+    }
+
+    #[test]
+    fn flags_index_round_trips() {
+        for i in 0..ExecutiveFlags::N_STATES {
+            assert_eq!(ExecutiveFlags::from_index(i).index(), i);
+        }
+    }
+
+    #[test]
+    fn reset_draws_every_task() {
+        let mut env = ExecutiveEnv::default();
+        let mut seen = [false; 3];
+        for seed in 0..50 {
+            env.reset(seed);
+            seen[env.task_index()] = true;
+        }
+        assert_eq!(seen, [true; 3]);
+    }
+}

@@ -1,0 +1,227 @@
+//! Environments with Gymnasium semantics: `reset(seed)`, then `step(action)` until the episode is
+//! terminated (the task ended) or truncated (the step limit ran out).
+//!
+//! An observation has three views: a discrete state index for tabular agents, a dense `f32`
+//! feature vector for neural agents, and the mask of legal actions. Environments keep their own
+//! RNG, reseeded by every `reset`, so a run derives all randomness from its one seed.
+
+pub mod executive;
+pub mod orchestrator;
+pub mod planner;
+
+use serde::{Deserialize, Serialize};
+
+pub use executive::ExecutiveEnv;
+pub use orchestrator::OrchestratorEnv;
+pub use planner::PlannerEnv;
+
+/// The set of legal actions in a state, one bit per action (environments have at most 8 actions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActionMask(pub u8);
+
+impl ActionMask {
+    /// Every one of `n` actions is legal.
+    pub fn all(n: usize) -> Self {
+        Self(((1u16 << n) - 1) as u8)
+    }
+
+    pub fn from_legal(legal: &[bool]) -> Self {
+        Self(legal.iter().enumerate().fold(0, |bits, (i, &ok)| bits | (u8::from(ok) << i)))
+    }
+
+    pub fn allows(self, action: usize) -> bool {
+        self.0 & (1 << action) != 0
+    }
+
+    pub fn count(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The legal actions in increasing order.
+    pub fn legal(self) -> impl Iterator<Item = usize> {
+        (0..8).filter(move |&a| self.allows(a))
+    }
+}
+
+/// What an agent sees after `reset` or `step`. Features are fetched separately with
+/// [`Environment::features`] so that tabular runs never build them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Observation {
+    /// Index of the discrete state, below [`EnvInfo::n_states`].
+    pub state: usize,
+    /// Actions that are legal now.
+    pub mask: ActionMask,
+}
+
+/// Facts about a step beyond its reward.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepInfo {
+    /// The episode ended in success.
+    pub success: bool,
+    /// This step's action was illegal (soft failure: penalised, the episode goes on).
+    pub invalid_action: bool,
+    /// This step called an LLM agent (as opposed to running tests or stopping).
+    pub agent_call: bool,
+}
+
+/// The result of one `step`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Step {
+    pub observation: Observation,
+    pub reward: f64,
+    /// The task ended (stop, success or failure).
+    pub terminated: bool,
+    /// The step limit ended the episode.
+    pub truncated: bool,
+    pub info: StepInfo,
+}
+
+impl Step {
+    pub fn done(&self) -> bool {
+        self.terminated || self.truncated
+    }
+}
+
+/// Static description of an environment, for agents and for display.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EnvInfo {
+    pub id: EnvId,
+    /// Gymnasium-style id, e.g. `rlcg/Executive-v0`.
+    pub gym_id: &'static str,
+    pub action_names: &'static [&'static str],
+    pub n_states: usize,
+    pub feature_dim: usize,
+    /// Names of the tasks an episode may draw (one for single-task environments).
+    pub tasks: Vec<String>,
+}
+
+pub trait Environment {
+    fn info(&self) -> EnvInfo;
+    /// Starts an episode; the seed fixes every random draw until the next reset.
+    fn reset(&mut self, seed: u64) -> Observation;
+    /// Applies `action`; an illegal action is penalised, never a panic.
+    ///
+    /// # Panics
+    /// If called after the episode ended or with `action` outside the action space.
+    fn step(&mut self, action: usize) -> Step;
+    fn observation(&self) -> Observation;
+    /// Writes the dense features of the current state into `out` (length `feature_dim`).
+    fn features(&self, out: &mut [f32]);
+    /// Index into [`EnvInfo::tasks`] of the current episode's task.
+    fn task_index(&self) -> usize {
+        0
+    }
+}
+
+/// The environments of the seed reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EnvId {
+    /// Seed 000 §3: generate / test / debug / search / stop on three HumanEval-style tasks.
+    Executive,
+    /// Seed 000 §7: planning / execution / integration / evaluation / stop.
+    Planner,
+    /// Seed 003: which of planner / coder / tester / debugger to call next.
+    Orchestrator,
+}
+
+impl EnvId {
+    pub const ALL: [EnvId; 3] = [EnvId::Executive, EnvId::Planner, EnvId::Orchestrator];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            EnvId::Executive => "executive",
+            EnvId::Planner => "planner",
+            EnvId::Orchestrator => "orchestrator",
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            EnvId::Executive => {
+                "Seed 000: pick generate, test, debug, search or stop to solve three HumanEval-style tasks with a simulated LLM"
+            }
+            EnvId::Planner => {
+                "Seed 000: one planning episode, planning -> execution -> integration -> evaluation -> stop, for compute(a, b)"
+            }
+            EnvId::Orchestrator => {
+                "Seed 003: choose which agent (planner, coder, tester, debugger) to call next; 64 states, calibrated success odds"
+            }
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|id| id.name() == name).ok_or_else(|| {
+            let valid: Vec<_> = Self::ALL.iter().map(|id| id.name()).collect();
+            format!("unknown environment '{name}'; valid: {}", valid.join(", "))
+        })
+    }
+
+    /// A fresh environment with the seed's defaults.
+    pub fn make(self) -> AnyEnv {
+        match self {
+            EnvId::Executive => AnyEnv::Executive(ExecutiveEnv::default()),
+            EnvId::Planner => AnyEnv::Planner(PlannerEnv::default()),
+            EnvId::Orchestrator => AnyEnv::Orchestrator(OrchestratorEnv::default()),
+        }
+    }
+}
+
+/// Any of the environments, so runs can pick one at run time without boxing.
+#[derive(Clone, Debug)]
+pub enum AnyEnv {
+    Executive(ExecutiveEnv),
+    Planner(PlannerEnv),
+    Orchestrator(OrchestratorEnv),
+}
+
+macro_rules! each_env {
+    ($self:expr, $env:ident => $body:expr) => {
+        match $self {
+            AnyEnv::Executive($env) => $body,
+            AnyEnv::Planner($env) => $body,
+            AnyEnv::Orchestrator($env) => $body,
+        }
+    };
+}
+
+impl Environment for AnyEnv {
+    fn info(&self) -> EnvInfo {
+        each_env!(self, e => e.info())
+    }
+    fn reset(&mut self, seed: u64) -> Observation {
+        each_env!(self, e => e.reset(seed))
+    }
+    fn step(&mut self, action: usize) -> Step {
+        each_env!(self, e => e.step(action))
+    }
+    fn observation(&self) -> Observation {
+        each_env!(self, e => e.observation())
+    }
+    fn features(&self, out: &mut [f32]) {
+        each_env!(self, e => e.features(out))
+    }
+    fn task_index(&self) -> usize {
+        each_env!(self, e => e.task_index())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_round_trips_legal_flags() {
+        let mask = ActionMask::from_legal(&[true, false, true, false, true]);
+        assert_eq!(mask.legal().collect::<Vec<_>>(), vec![0, 2, 4]);
+        assert_eq!(mask.count(), 3);
+        assert_eq!(ActionMask::all(5).count(), 5);
+    }
+
+    #[test]
+    fn unknown_env_names_the_valid_ones() {
+        let err = EnvId::parse("gridworld").unwrap_err();
+        assert!(err.contains("executive, planner, orchestrator"), "{err}");
+        assert_eq!(EnvId::parse("planner"), Ok(EnvId::Planner));
+    }
+}

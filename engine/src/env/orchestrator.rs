@@ -1,0 +1,348 @@
+//! The orchestrator environment of seed 003 (§3 and §4.1): an RL orchestrator chooses which of four
+//! LLM agents to call next, on a simulator calibrated from real LLM behaviour.
+//!
+//! # State (seed 003 §3.1, 64 states)
+//! `has_plan`, `has_code`, `has_error`, `tests_pass` and the iteration bucket 0, 1, 2, 3+, where an
+//! iteration is one agent call (as in the seed's simulator) and at most 5 are allowed.
+//!
+//! # Transition rules
+//! The paper gives the probabilities and the reward table but not every rule; these are ours, chosen
+//! so each calibrated probability has the meaning its table gives it:
+//! * **planner**: with `planner_success` the plan is created (+0.2). A plan is for writing code, so
+//!   calling the planner is redundant once a plan exists, and while there is code that no test has
+//!   found fault with (there is nothing to plan until the coder must write again).
+//! * **coder**: writes the program; it is correct with `coder_success_with_plan` or
+//!   `coder_success_without_plan` (+0.3 the first time code exists). Rewriting code that nothing has
+//!   found fault with is redundant and changes nothing; rewriting after the tester found an error
+//!   draws a fresh program.
+//! * **tester**: runs the task's tests on the code. Correct code passes. Wrong code is caught with
+//!   `tester_finds_error`, which sets `has_error`; otherwise the bug slips through the task's tests,
+//!   which pass. This is the seed's "Task success (tests pass)": success means the tests pass, and,
+//!   as in the seed's simulator, weak tests can let a bug through. Testing without code, or testing
+//!   again while a found error is unfixed, is redundant.
+//! * **debugger**: fixes the found error with `debugger_fixes_error` (+0.5, the code becomes correct
+//!   and `has_error` clears); otherwise nothing changes. Without a found error it is redundant.
+//! * Every call costs −0.1; a redundant one another −0.2 and changes nothing. Passing tests end the
+//!   episode with +10; reaching `max_iterations` calls without that ends it with −5 (timeout).
+//!
+//! The action mask holds what the seed calls validity: the tester needs code and no open error, the
+//! debugger needs an open error; planner and coder are always valid.
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
+
+pub const PLANNER: usize = 0;
+pub const CODER: usize = 1;
+pub const TESTER: usize = 2;
+pub const DEBUGGER: usize = 3;
+pub const ACTION_NAMES: &[&str] = &["planner", "coder", "tester", "debugger"];
+
+/// Simulator parameters and rewards of seed 003 (§3.3, §4.1, §4.3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OrchestratorParams {
+    /// Probability that the planner produces a usable plan.
+    pub planner_success: f64,
+    /// Probability that the coder writes correct code when a plan exists.
+    pub coder_success_with_plan: f64,
+    /// Probability that the coder writes correct code without a plan.
+    pub coder_success_without_plan: f64,
+    /// Probability that the tests catch a bug in wrong code.
+    pub tester_finds_error: f64,
+    /// Probability that the debugger fixes a found error.
+    pub debugger_fixes_error: f64,
+    /// Agent calls allowed per episode.
+    pub max_iterations: u32,
+    pub reward_success: f64,
+    pub reward_timeout: f64,
+    pub reward_plan: f64,
+    pub reward_code: f64,
+    pub reward_fix: f64,
+    pub reward_redundant: f64,
+    pub reward_step: f64,
+}
+
+impl Default for OrchestratorParams {
+    fn default() -> Self {
+        Self {
+            planner_success: 0.95,
+            coder_success_with_plan: 0.85,
+            coder_success_without_plan: 0.60,
+            tester_finds_error: 0.40,
+            debugger_fixes_error: 0.70,
+            max_iterations: 5,
+            reward_success: 10.0,
+            reward_timeout: -5.0,
+            reward_plan: 0.2,
+            reward_code: 0.3,
+            reward_fix: 0.5,
+            reward_redundant: -0.2,
+            reward_step: -0.1,
+        }
+    }
+}
+
+/// The observable state of seed 003 §3.1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OrchestratorState {
+    pub has_plan: bool,
+    pub has_code: bool,
+    pub has_error: bool,
+    pub tests_pass: bool,
+    /// Agent calls so far.
+    pub iteration: u32,
+}
+
+impl OrchestratorState {
+    pub const N_STATES: usize = 64;
+
+    pub fn iteration_bucket(self) -> usize {
+        self.iteration.min(3) as usize
+    }
+
+    pub fn index(self) -> usize {
+        let flags = [self.has_plan, self.has_code, self.has_error, self.tests_pass];
+        flags.iter().fold(0, |i, &b| i * 2 + usize::from(b)) * 4 + self.iteration_bucket()
+    }
+
+    /// The state with this index (iteration = the bucket's lowest count).
+    pub fn from_index(i: usize) -> Self {
+        let bit = |k: usize| (i >> (5 - k)) & 1 == 1;
+        Self { has_plan: bit(0), has_code: bit(1), has_error: bit(2), tests_pass: bit(3), iteration: (i % 4) as u32 }
+    }
+
+    pub fn mask(self) -> ActionMask {
+        ActionMask::from_legal(&[true, true, self.has_code && !self.has_error, self.has_error])
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct OrchestratorEnv {
+    params: OrchestratorParams,
+    rng: ChaCha8Rng,
+    state: OrchestratorState,
+    /// Hidden: whether the current code is correct.
+    code_correct: bool,
+    done: bool,
+}
+
+impl Default for OrchestratorEnv {
+    fn default() -> Self {
+        Self::new(OrchestratorParams::default())
+    }
+}
+
+impl OrchestratorEnv {
+    pub fn new(params: OrchestratorParams) -> Self {
+        Self {
+            params,
+            rng: ChaCha8Rng::seed_from_u64(0),
+            state: OrchestratorState::default(),
+            code_correct: false,
+            done: false,
+        }
+    }
+
+    pub fn params(&self) -> &OrchestratorParams {
+        &self.params
+    }
+
+    pub fn state(&self) -> OrchestratorState {
+        self.state
+    }
+
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.random_bool(p.clamp(0.0, 1.0))
+    }
+
+    /// Applies `action`; returns its reward beyond the step cost, or `None` if it was redundant.
+    fn apply(&mut self, action: usize) -> Option<f64> {
+        let p = self.params;
+        let s = self.state;
+        match action {
+            PLANNER if !s.has_plan && (!s.has_code || s.has_error) => {
+                let created = self.chance(p.planner_success);
+                self.state.has_plan = created;
+                Some(if created { p.reward_plan } else { 0.0 })
+            }
+            CODER if !s.has_code || s.has_error => {
+                let odds = if s.has_plan { p.coder_success_with_plan } else { p.coder_success_without_plan };
+                self.code_correct = self.chance(odds);
+                self.state.has_code = true;
+                self.state.has_error = false;
+                Some(if s.has_code { 0.0 } else { p.reward_code })
+            }
+            TESTER if s.has_code && !s.has_error => {
+                let bug_caught = !self.code_correct && self.chance(p.tester_finds_error);
+                self.state.has_error = bug_caught;
+                self.state.tests_pass = !bug_caught;
+                Some(if bug_caught { 0.0 } else { p.reward_success })
+            }
+            DEBUGGER if s.has_error => {
+                if self.chance(p.debugger_fixes_error) {
+                    self.code_correct = true;
+                    self.state.has_error = false;
+                    Some(p.reward_fix)
+                } else {
+                    Some(0.0)
+                }
+            }
+            PLANNER | CODER | TESTER | DEBUGGER => None,
+            _ => panic!("orchestrator action {action} is outside 0..4"),
+        }
+    }
+}
+
+impl Environment for OrchestratorEnv {
+    fn info(&self) -> EnvInfo {
+        EnvInfo {
+            id: EnvId::Orchestrator,
+            gym_id: "rlcg/Orchestrator-v0",
+            action_names: ACTION_NAMES,
+            n_states: OrchestratorState::N_STATES,
+            feature_dim: 8,
+            tasks: vec!["simulated_task".into()],
+        }
+    }
+
+    fn reset(&mut self, seed: u64) -> Observation {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.state = OrchestratorState::default();
+        self.code_correct = false;
+        self.done = false;
+        self.observation()
+    }
+
+    fn step(&mut self, action: usize) -> Step {
+        assert!(!self.done, "step() after the episode ended: call reset()");
+        self.state.iteration += 1;
+        let mut reward = self.params.reward_step;
+        match self.apply(action) {
+            Some(r) => reward += r,
+            None => reward += self.params.reward_redundant,
+        }
+        let terminated = self.state.tests_pass;
+        let truncated = !terminated && self.state.iteration >= self.params.max_iterations;
+        if truncated {
+            reward += self.params.reward_timeout;
+        }
+        self.done = terminated || truncated;
+        let info = StepInfo { success: terminated, invalid_action: false, agent_call: true };
+        Step { observation: self.observation(), reward, terminated, truncated, info }
+    }
+
+    fn observation(&self) -> Observation {
+        Observation { state: self.state.index(), mask: self.state.mask() }
+    }
+
+    /// Four flags and a one-hot iteration bucket.
+    fn features(&self, out: &mut [f32]) {
+        let s = self.state;
+        let flags = [s.has_plan, s.has_code, s.has_error, s.tests_pass];
+        for (o, b) in out.iter_mut().zip(flags) {
+            *o = f32::from(u8::from(b));
+        }
+        for (k, o) in out[4..8].iter_mut().enumerate() {
+            *o = f32::from(u8::from(k == s.iteration_bucket()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn certain() -> OrchestratorParams {
+        OrchestratorParams {
+            planner_success: 1.0,
+            coder_success_with_plan: 1.0,
+            coder_success_without_plan: 1.0,
+            tester_finds_error: 1.0,
+            debugger_fixes_error: 1.0,
+            ..OrchestratorParams::default()
+        }
+    }
+
+    #[test]
+    fn coder_then_tester_succeeds_with_the_table_rewards() {
+        let mut env = OrchestratorEnv::new(certain());
+        env.reset(0);
+        let code = env.step(CODER);
+        assert!((code.reward - 0.2).abs() < 1e-12);
+        let test = env.step(TESTER);
+        assert!(test.terminated && test.info.success);
+        assert!((test.reward - 9.9).abs() < 1e-12);
+    }
+
+    #[test]
+    fn found_errors_are_debugged_then_retested() {
+        let params = OrchestratorParams { coder_success_without_plan: 0.0, ..certain() };
+        let mut env = OrchestratorEnv::new(params);
+        env.reset(0);
+        env.step(CODER);
+        let test = env.step(TESTER);
+        assert!(!test.done() && env.state().has_error);
+        assert!(!test.observation.mask.allows(TESTER) && test.observation.mask.allows(DEBUGGER));
+        let fix = env.step(DEBUGGER);
+        assert!((fix.reward - 0.4).abs() < 1e-12);
+        assert!(env.step(TESTER).info.success);
+    }
+
+    #[test]
+    fn redundant_calls_cost_and_change_nothing() {
+        let mut env = OrchestratorEnv::new(certain());
+        env.reset(0);
+        for action in [TESTER, DEBUGGER] {
+            let before = env.state();
+            let step = env.step(action);
+            assert!((step.reward + 0.3).abs() < 1e-12, "{}", ACTION_NAMES[action]);
+            assert_eq!(env.state().has_code, before.has_code);
+        }
+        env.step(PLANNER);
+        assert!((env.step(PLANNER).reward + 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn planning_is_redundant_while_unfaulted_code_exists() {
+        let mut env = OrchestratorEnv::new(certain());
+        env.reset(0);
+        env.step(CODER);
+        let step = env.step(PLANNER);
+        assert!((step.reward + 0.3).abs() < 1e-12);
+        assert!(!env.state().has_plan);
+    }
+
+    #[test]
+    fn five_calls_without_passing_tests_time_out() {
+        let mut env = OrchestratorEnv::new(certain());
+        env.reset(0);
+        let steps: Vec<Step> = (0..5).map(|_| env.step(PLANNER)).collect();
+        assert!(steps[..4].iter().all(|s| !s.done()));
+        assert!(steps[4].truncated && !steps[4].info.success);
+        assert!((steps[4].reward - (-0.3 - 5.0)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn state_encoding_has_64_states_and_round_trips() {
+        for i in 0..OrchestratorState::N_STATES {
+            assert_eq!(OrchestratorState::from_index(i).index(), i);
+        }
+    }
+
+    #[test]
+    fn calibrated_odds_show_in_the_first_test() {
+        // Without a plan, tests pass after one coder call with 0.60 + 0.40 × 0.60 = 0.84.
+        let mut env = OrchestratorEnv::default();
+        let n = 20_000;
+        let passes = (0..n)
+            .filter(|&seed| {
+                env.reset(seed);
+                env.step(CODER);
+                env.step(TESTER).info.success
+            })
+            .count();
+        let rate = passes as f64 / n as f64;
+        assert!((rate - 0.84).abs() < 0.01, "{rate}");
+    }
+}

@@ -1,0 +1,18 @@
+//! The engine of the RL code-generation playground: the seed environments, the agents that learn
+//! on them, and runs that tie both to one seed. Pure Rust and sans-IO: no clocks, no web crates, no
+//! ambient randomness, so the same run spec gives the same records natively and in the browser.
+
+pub mod agents;
+pub mod env;
+pub mod episode_tree;
+pub mod protocol;
+pub mod run;
+pub mod tasks;
+
+pub use agents::{Agent, AgentId, AgentSpec, AnyAgent};
+pub use env::{ActionMask, AnyEnv, EnvId, Environment, Observation, Step};
+pub use episode_tree::EpisodeTree;
+pub use run::{EpisodeRecord, Evaluation, Run, RunSpec, RunSummary};
+
+/// The one random source of a run: ChaCha8 gives the same stream on every platform.
+pub type RunRng = rand_chacha::ChaCha8Rng;

@@ -1,0 +1,75 @@
+//! The messages between the page and the training worker: one versioned, typed enum each way,
+//! sent as JSON. The version lets either side refuse a message from a stale build with a clear
+//! error instead of misreading it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::run::{EpisodeRecord, Evaluation, RunSpec, RunSummary};
+
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A message with the protocol version it was written for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Envelope<T> {
+    pub version: u32,
+    pub message: T,
+}
+
+impl<T: Serialize + for<'de> Deserialize<'de>> Envelope<T> {
+    pub fn encode(message: T) -> String {
+        serde_json::to_string(&Envelope { version: PROTOCOL_VERSION, message }).expect("protocol messages serialise")
+    }
+
+    /// Parses a message; the error says what was wrong (version or shape).
+    pub fn decode(json: &str) -> Result<T, String> {
+        let value: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("message is not JSON: {e}"))?;
+        match value.get("version").and_then(serde_json::Value::as_u64) {
+            Some(v) if v == u64::from(PROTOCOL_VERSION) => {}
+            Some(v) => return Err(format!("message has protocol version {v}, expected {PROTOCOL_VERSION}")),
+            None => return Err("message has no protocol version".into()),
+        }
+        serde_json::from_value::<Envelope<T>>(value).map(|e| e.message).map_err(|e| format!("malformed message: {e}"))
+    }
+}
+
+/// Page → worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    /// Train `spec` as run `run_id`.
+    Start { run_id: u32, spec: RunSpec },
+}
+
+/// Worker → page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    /// The worker's wasm is loaded; messages sent before this are lost.
+    Ready,
+    /// Episodes trained since the last progress message.
+    Progress { run_id: u32, records: Vec<EpisodeRecord> },
+    /// The budget is spent; the greedy policy's evaluation on fresh episodes.
+    Finished { run_id: u32, summary: RunSummary, greedy: Evaluation },
+    /// The run could not start or go on.
+    Failed { run_id: u32, message: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AgentId, EnvId};
+
+    #[test]
+    fn messages_round_trip_and_stale_versions_are_refused() {
+        let start = ToWorker::Start { run_id: 3, spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50) };
+        let json = Envelope::encode(start.clone());
+        assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
+        let stale = json.replace("\"version\":1", "\"version\":0");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 0, expected 1");
+        assert!(
+            Envelope::<ToWorker>::decode("{\"version\":1,\"message\":{\"type\":\"launch\"}}")
+                .unwrap_err()
+                .starts_with("malformed message")
+        );
+    }
+}

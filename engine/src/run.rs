@@ -1,0 +1,346 @@
+//! Runs: a serialisable spec and the driver that trains an agent on an environment episode by
+//! episode. Everything random in a run comes from one ChaCha8 stream seeded by the spec: it seeds
+//! each episode's environment reset and every exploratory choice, so the same spec gives
+//! bit-identical records on every platform.
+
+use std::collections::VecDeque;
+
+use rand::{RngCore, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::RunRng;
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Transition};
+use crate::env::{AnyEnv, EnvId, Environment, Observation};
+use crate::episode_tree::EpisodeTree;
+
+/// Everything that determines a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSpec {
+    pub env: EnvId,
+    pub agent: AgentSpec,
+    pub seed: u64,
+    /// Training episodes.
+    pub episodes: u32,
+}
+
+impl RunSpec {
+    pub const MAX_EPISODES: u32 = 1_000_000;
+
+    /// A spec with the seed's hyperparameters for `agent`.
+    pub fn new(env: EnvId, agent: AgentId, seed: u64, episodes: u32) -> Self {
+        Self { env, agent: agent.default_spec(), seed, episodes }
+    }
+
+    /// Checks every field; the error names the field and its allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=Self::MAX_EPISODES).contains(&self.episodes) {
+            return Err(format!("episodes must be between 1 and {}, got {}", Self::MAX_EPISODES, self.episodes));
+        }
+        self.agent.validate()
+    }
+}
+
+/// What happened in one episode.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeOutcome {
+    #[serde(rename = "return")]
+    pub episode_return: f64,
+    pub length: u32,
+    pub success: bool,
+    pub agent_calls: u32,
+    pub invalid_actions: u32,
+    /// Index of the task into the environment's task list.
+    pub task: u16,
+    pub actions: Vec<u8>,
+}
+
+impl EpisodeOutcome {
+    pub fn record(&mut self, action: usize, reward: f64, agent_call: bool, invalid: bool) {
+        self.episode_return += reward;
+        self.length += 1;
+        self.agent_calls += u32::from(agent_call);
+        self.invalid_actions += u32::from(invalid);
+        self.actions.push(action as u8);
+    }
+}
+
+/// How actions are chosen in an episode, and whether the agent learns from it.
+trait Policy {
+    fn choose(&mut self, obs: Observation) -> usize;
+    fn learn(&mut self, _transition: &Transition) {}
+}
+
+struct Training<'a> {
+    agent: &'a mut AnyAgent,
+    rng: &'a mut RunRng,
+}
+
+impl Policy for Training<'_> {
+    fn choose(&mut self, obs: Observation) -> usize {
+        self.agent.act(obs, self.rng)
+    }
+    fn learn(&mut self, transition: &Transition) {
+        self.agent.observe(transition);
+    }
+}
+
+struct Greedy<'a>(&'a AnyAgent);
+
+impl Policy for Greedy<'_> {
+    fn choose(&mut self, obs: Observation) -> usize {
+        self.0.greedy(obs)
+    }
+}
+
+/// Plays one episode of `env` from `seed`.
+fn play_episode(env: &mut AnyEnv, seed: u64, policy: &mut impl Policy) -> EpisodeOutcome {
+    let mut obs = env.reset(seed);
+    let mut outcome = EpisodeOutcome { task: env.task_index() as u16, ..EpisodeOutcome::default() };
+    loop {
+        let action = policy.choose(obs);
+        let step = env.step(action);
+        policy.learn(&Transition {
+            state: obs.state,
+            action,
+            reward: step.reward,
+            next: step.observation,
+            done: step.done(),
+        });
+        outcome.record(action, step.reward, step.info.agent_call, step.info.invalid_action);
+        outcome.success |= step.info.success;
+        if step.done() {
+            return outcome;
+        }
+        obs = step.observation;
+    }
+}
+
+/// One training episode with the run's rolling metrics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpisodeRecord {
+    /// 0-based episode number.
+    pub episode: u32,
+    #[serde(flatten)]
+    pub outcome: EpisodeOutcome,
+    /// Exploration rate the episode was played with.
+    pub epsilon: Option<f64>,
+    pub loss: Option<f64>,
+    /// Success rate over the last 100 episodes, this one included.
+    pub success_last100: f64,
+    /// Mean return over the last 100 episodes, this one included.
+    pub mean_return_last100: f64,
+}
+
+/// Aggregates of a policy played without learning.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    pub episodes: u32,
+    pub success_rate: f64,
+    pub mean_return: f64,
+    pub mean_length: f64,
+    pub mean_agent_calls: f64,
+}
+
+impl Evaluation {
+    pub fn of(outcomes: impl IntoIterator<Item = EpisodeOutcome>) -> Self {
+        let mut totals = Totals::default();
+        outcomes.into_iter().for_each(|o| totals.add(&o));
+        totals.evaluation()
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Totals {
+    episodes: u32,
+    successes: u32,
+    return_sum: f64,
+    length_sum: u64,
+    calls_sum: u64,
+}
+
+impl Totals {
+    fn add(&mut self, o: &EpisodeOutcome) {
+        self.episodes += 1;
+        self.successes += u32::from(o.success);
+        self.return_sum += o.episode_return;
+        self.length_sum += u64::from(o.length);
+        self.calls_sum += u64::from(o.agent_calls);
+    }
+
+    fn evaluation(&self) -> Evaluation {
+        let n = f64::from(self.episodes.max(1));
+        Evaluation {
+            episodes: self.episodes,
+            success_rate: f64::from(self.successes) / n,
+            mean_return: self.return_sum / n,
+            mean_length: self.length_sum as f64 / n,
+            mean_agent_calls: self.calls_sum as f64 / n,
+        }
+    }
+}
+
+/// Training so far: the whole run's means and the rolling window's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub env: EnvId,
+    pub agent: AgentId,
+    pub seed: u64,
+    /// Episodes trained so far.
+    pub episodes: u32,
+    pub success_last100: f64,
+    pub best_success_last100: f64,
+    pub mean_return: f64,
+    pub mean_length: f64,
+    pub mean_agent_calls: f64,
+}
+
+const WINDOW: usize = 100;
+
+/// A run in progress. Iterate it to train one episode per item.
+#[derive(Clone, Debug)]
+pub struct Run {
+    spec: RunSpec,
+    env: AnyEnv,
+    agent: AnyAgent,
+    rng: RunRng,
+    episode: u32,
+    window: VecDeque<(bool, f64)>,
+    window_successes: u32,
+    window_return_sum: f64,
+    best_success_last100: f64,
+    totals: Totals,
+    tree: EpisodeTree,
+}
+
+impl Run {
+    pub fn new(spec: RunSpec) -> Result<Self, String> {
+        spec.validate()?;
+        let env = spec.env.make();
+        let agent = spec.agent.build(&env.info());
+        let rng = RunRng::seed_from_u64(spec.seed);
+        Ok(Self {
+            spec,
+            env,
+            agent,
+            rng,
+            episode: 0,
+            window: VecDeque::with_capacity(WINDOW),
+            window_successes: 0,
+            window_return_sum: 0.0,
+            best_success_last100: 0.0,
+            totals: Totals::default(),
+            tree: EpisodeTree::default(),
+        })
+    }
+
+    pub fn spec(&self) -> &RunSpec {
+        &self.spec
+    }
+
+    pub fn env(&self) -> &AnyEnv {
+        &self.env
+    }
+
+    pub fn agent(&self) -> &AnyAgent {
+        &self.agent
+    }
+
+    pub fn tree(&self) -> &EpisodeTree {
+        &self.tree
+    }
+
+    pub fn episodes_done(&self) -> u32 {
+        self.episode
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.episode >= self.spec.episodes
+    }
+
+    /// Trains one episode; `None` once the budget is spent.
+    pub fn train_episode(&mut self) -> Option<EpisodeRecord> {
+        if self.is_finished() {
+            return None;
+        }
+        let epsilon = self.agent.epsilon();
+        let seed = self.rng.next_u64();
+        let outcome = play_episode(&mut self.env, seed, &mut Training { agent: &mut self.agent, rng: &mut self.rng });
+        let loss = self.agent.end_episode();
+        Some(self.record(outcome, epsilon, loss))
+    }
+
+    fn record(&mut self, outcome: EpisodeOutcome, epsilon: Option<f64>, loss: Option<f64>) -> EpisodeRecord {
+        if self.window.len() == WINDOW {
+            let (success, ret) = self.window.pop_front().expect("the window is full");
+            self.window_successes -= u32::from(success);
+            self.window_return_sum -= ret;
+        }
+        self.window.push_back((outcome.success, outcome.episode_return));
+        self.window_successes += u32::from(outcome.success);
+        self.window_return_sum += outcome.episode_return;
+        let filled = self.window.len() as f64;
+        let success_last100 = f64::from(self.window_successes) / filled;
+        if self.window.len() == WINDOW {
+            self.best_success_last100 = self.best_success_last100.max(success_last100);
+        }
+        self.totals.add(&outcome);
+        self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);
+        let record = EpisodeRecord {
+            episode: self.episode,
+            outcome,
+            epsilon,
+            loss,
+            success_last100,
+            mean_return_last100: self.window_return_sum / filled,
+        };
+        self.episode += 1;
+        record
+    }
+
+    pub fn summary(&self) -> RunSummary {
+        let means = self.totals.evaluation();
+        let filled = self.window.len().max(1) as f64;
+        RunSummary {
+            env: self.spec.env,
+            agent: self.spec.agent.id(),
+            seed: self.spec.seed,
+            episodes: self.episode,
+            success_last100: f64::from(self.window_successes) / filled,
+            // Before 100 episodes there is no full window; report the partial one.
+            best_success_last100: if self.window.len() < WINDOW {
+                f64::from(self.window_successes) / filled
+            } else {
+                self.best_success_last100
+            },
+            mean_return: means.mean_return,
+            mean_length: means.mean_length,
+            mean_agent_calls: means.mean_agent_calls,
+        }
+    }
+
+    /// Plays the greedy policy, without learning, on `episodes` fresh episodes drawn from a stream
+    /// of the run's seed that training never uses.
+    pub fn evaluate_greedy(&self, episodes: u32) -> Evaluation {
+        let mut rng = evaluation_rng(self.spec.seed);
+        let mut env = self.env.clone();
+        Evaluation::of((0..episodes).map(|_| {
+            let seed = rng.next_u64();
+            play_episode(&mut env, seed, &mut Greedy(&self.agent))
+        }))
+    }
+}
+
+/// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
+pub fn evaluation_rng(seed: u64) -> RunRng {
+    let mut rng = RunRng::seed_from_u64(seed);
+    rng.set_stream(1);
+    rng
+}
+
+impl Iterator for Run {
+    type Item = EpisodeRecord;
+
+    fn next(&mut self) -> Option<EpisodeRecord> {
+        self.train_episode()
+    }
+}

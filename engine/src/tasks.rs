@@ -1,0 +1,152 @@
+//! Task data from `tasks/`: prompts, unit tests, the code a simulated LLM answers with, and the
+//! verdict of every code variant under those tests (checked against real Python by the test suite).
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+/// Outcome of running a program against a task's tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub number_passed: u32,
+    pub total: u32,
+}
+
+/// Which code variant the simulated LLM returns for each request (seed 000, Listing 5).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SimulatedLlm {
+    pub generate: String,
+    /// Returned by `debug` before any `search`.
+    pub debug: String,
+    pub debug_after_search: String,
+}
+
+/// One executive task (seed 000, Listing 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExecutiveTask {
+    pub task_id: String,
+    pub prompt: String,
+    pub tests: Vec<String>,
+    /// Code variants by name (`correct`, `incorrect`, `debugged`, ...).
+    pub code: BTreeMap<String, String>,
+    pub simulated_llm: SimulatedLlm,
+    /// Success needs the search + double-debug episode (seed 000 §3.2, type 3).
+    pub requires_search: bool,
+    /// The verdict of each code variant, recorded so training needs no Python.
+    pub verdicts: BTreeMap<String, Verdict>,
+}
+
+impl ExecutiveTask {
+    pub fn code_of(&self, variant: &str) -> &str {
+        self.code.get(variant).map_or("", String::as_str)
+    }
+
+    pub fn verdict_of(&self, variant: &str) -> Verdict {
+        self.verdicts.get(variant).copied().unwrap_or(Verdict {
+            passed: false,
+            number_passed: 0,
+            total: self.tests.len() as u32,
+        })
+    }
+
+    /// Every variant the simulated LLM can return has code and a recorded verdict.
+    fn check(&self) -> Result<(), String> {
+        let llm = &self.simulated_llm;
+        for variant in [&llm.generate, &llm.debug, &llm.debug_after_search] {
+            if !self.code.contains_key(variant) {
+                return Err(format!(
+                    "task {}: simulated_llm names code variant '{variant}' that has no code",
+                    self.task_id
+                ));
+            }
+        }
+        for variant in self.code.keys() {
+            if !self.verdicts.contains_key(variant) {
+                return Err(format!("task {}: code variant '{variant}' has no recorded verdict", self.task_id));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+struct ExecutiveFile {
+    tasks: Vec<ExecutiveTask>,
+}
+
+/// A subtask the planner hands to the executive (seed 000 §7).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Subtask {
+    pub name: String,
+    pub prompt: String,
+    pub code: String,
+}
+
+/// The planner's task and its simulated LLM's answers (seed 000, Listing 9).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannerTask {
+    pub task_id: String,
+    pub prompt: String,
+    pub tests: Vec<String>,
+    pub subtasks: Vec<Subtask>,
+    pub integrated_code: String,
+    pub integrated_verdict: Verdict,
+}
+
+/// Parses an executive task file (`{"tasks": [...]}`), checking that the simulated LLM is complete.
+pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
+    let file: ExecutiveFile = serde_json::from_str(json).map_err(|e| format!("executive tasks: {e}"))?;
+    if file.tasks.is_empty() {
+        return Err("executive tasks: the file has no task".into());
+    }
+    file.tasks.iter().try_for_each(ExecutiveTask::check)?;
+    Ok(file.tasks)
+}
+
+pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../tasks/executive.json");
+pub const PLANNER_TASK_JSON: &str = include_str!("../../tasks/planner.json");
+
+/// The three bundled executive tasks.
+pub fn executive_tasks() -> Arc<[ExecutiveTask]> {
+    static TASKS: OnceLock<Arc<[ExecutiveTask]>> = OnceLock::new();
+    TASKS
+        .get_or_init(|| {
+            parse_executive_tasks(EXECUTIVE_TASKS_JSON).expect("bundled tasks/executive.json is valid").into()
+        })
+        .clone()
+}
+
+/// The bundled planner task.
+pub fn planner_task() -> Arc<PlannerTask> {
+    static TASK: OnceLock<Arc<PlannerTask>> = OnceLock::new();
+    TASK.get_or_init(|| Arc::new(serde_json::from_str(PLANNER_TASK_JSON).expect("bundled tasks/planner.json is valid")))
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_tasks_parse() {
+        let tasks = executive_tasks();
+        let ids: Vec<_> = tasks.iter().map(|t| t.task_id.as_str()).collect();
+        assert_eq!(ids, ["task1_correct", "task2_incorrect", "task3_search"]);
+        assert_eq!(planner_task().subtasks.len(), 3);
+    }
+
+    #[test]
+    fn missing_variant_is_reported_by_task_and_name() {
+        let json = EXECUTIVE_TASKS_JSON.replacen("\"debug\": \"debugged\"", "\"debug\": \"nonexistent\"", 1);
+        let err = parse_executive_tasks(&json).unwrap_err();
+        assert!(err.contains("task2_incorrect") && err.contains("nonexistent"), "{err}");
+    }
+
+    #[test]
+    fn malformed_json_names_the_position() {
+        let err = parse_executive_tasks("{\"tasks\": [}").unwrap_err();
+        assert!(err.contains("line 1"), "{err}");
+    }
+}
