@@ -50,8 +50,8 @@ pub enum FromWorker {
     Progress { run_id: u32, records: Vec<EpisodeRecord> },
     /// The budget is spent; the greedy policy's evaluation on fresh episodes.
     Finished { run_id: u32, summary: RunSummary, greedy: Evaluation },
-    /// The run could not start or go on.
-    Failed { run_id: u32, message: String },
+    /// A run could not start or go on (`run_id` is `None` when the request itself was unreadable).
+    Failed { run_id: Option<u32>, message: String },
 }
 
 #[cfg(test)]
