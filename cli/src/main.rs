@@ -168,8 +168,8 @@ fn train(args: &TrainArgs, out: Option<&Path>) -> Result<(), Failure> {
         );
         print_evaluation("  greedy    ", &greedy);
         let names = run.env().info().action_names;
-        let path: Vec<_> = run.tree().most_visited_path().iter().map(|&a| names[a as usize]).collect();
-        println!("  most visited path: {}", path.join(" -> "));
+        let path: Vec<_> = run.tree().dominant_path().iter().map(|&a| names[a as usize]).collect();
+        println!("  dominant path: {}", path.join(" -> "));
         if let Some(path) = out {
             println!("  records written to {}", path.display());
         }

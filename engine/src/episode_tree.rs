@@ -103,17 +103,22 @@ impl EpisodeTree {
         node.episodes.push_back(episode);
     }
 
-    /// From the root, the most visited child at each level: the run's dominant action sequence.
-    pub fn most_visited_path(&self) -> Vec<u8> {
+    /// The run's dominant action sequence: from the root, follow the most visited child for as long
+    /// as it holds a majority of its parent's episodes.
+    pub fn dominant_path(&self) -> Vec<u8> {
         let mut id = Self::ROOT;
         let mut actions = Vec::new();
-        while let Some(&next) =
-            self.node(id).children.iter().max_by_key(|&&c| (self.node(c).visits, std::cmp::Reverse(c)))
-        {
+        loop {
+            let node = self.node(id);
+            let Some(&next) = node.children.iter().max_by_key(|&&c| (self.node(c).visits, std::cmp::Reverse(c))) else {
+                return actions;
+            };
+            if 2 * self.node(next).visits <= node.visits {
+                return actions;
+            }
             actions.push(self.node(next).action.expect("only the root has no action"));
             id = next;
         }
-        actions
     }
 }
 
@@ -137,7 +142,11 @@ mod tests {
         assert_eq!(tree.node(tester).episodes, [0, 1]);
         assert_eq!(tree.path(tree.find(&[1, 3, 2]).unwrap()), vec![1, 3, 2]);
         assert_eq!(tree.find(&[0]), None);
-        assert_eq!(tree.most_visited_path(), vec![1, 2]);
+        assert_eq!(tree.dominant_path(), vec![1, 2]);
+        tree.add(3, &[0], 0.0, false);
+        tree.add(4, &[0], 0.0, false);
+        tree.add(5, &[0], 0.0, false);
+        assert_eq!(tree.dominant_path(), Vec::<u8>::new(), "no opening holds a majority");
     }
 
     #[test]
