@@ -49,3 +49,19 @@ test('a bad episode count gets a message naming the field, and no run starts', a
   await expect(page.locator('#error')).toHaveText('episodes must be between 1 and 1000000, got 0');
   await expect(page.locator('#summary')).toHaveCount(0);
 });
+
+test('a DQN executive run trains on NdArray inside the worker (wasm) and solves every task', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  await expect(page.locator('#start')).toBeEnabled();
+  await page.locator('#env').selectOption('executive');
+  await page.locator('#agent').selectOption('dqn');
+  await page.locator('#episodes').fill('500');
+  await page.locator('#seed').fill('1');
+  const started = Date.now();
+  await page.locator('#start').click();
+  await expect(page.locator('#summary')).toBeVisible({ timeout: 110_000 });
+  console.log(`executive DQN, 500 episodes in the worker: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  expect(parseFloat(await page.locator('#greedy-success').textContent())).toBe(100);
+  expect(errors).toEqual([]);
+});

@@ -7,8 +7,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use engine::agents::fixed_pipeline;
+use engine::agents::{AgentSpec, Backend, DqnParams, fixed_pipeline};
 use engine::env::OrchestratorEnv;
+use engine::hierarchical::hierarchical_inference;
 use engine::run::{EpisodeRecord, Evaluation, evaluation_rng};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec, RunSummary};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -36,6 +37,12 @@ struct TrainArgs {
     episodes: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// DQN hyperparameters: `playground` (the page's default) or `seed` (seed 000's table 1).
+    #[arg(long, value_parser = ["playground", "seed"])]
+    config: Option<String>,
+    /// Where the DQN computes.
+    #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
+    backend: Backend,
     /// Fresh episodes on which the greedy policy is evaluated after training.
     #[arg(long, default_value_t = 1000)]
     eval_episodes: u32,
@@ -58,6 +65,26 @@ enum Command {
     Compare {
         #[command(flatten)]
         args: TrainArgs,
+    },
+    /// Seed 000 §9: train the executive and planner DQNs, then let the planner drive the
+    /// compute(a, b) task with the executive solving each subtask.
+    Hierarchical {
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Training episodes of the executive DQN.
+        #[arg(long, default_value_t = 500)]
+        executive_episodes: u32,
+        /// Training episodes of the planner DQN.
+        #[arg(long, default_value_t = 1000)]
+        planner_episodes: u32,
+        /// DQN hyperparameters of both agents.
+        #[arg(long, value_parser = ["playground", "seed"], default_value = "playground")]
+        config: String,
+        #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
+        backend: Backend,
+        /// Print one JSON object (the whole trace) as the last line of stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// List the environments and agents.
     List {
@@ -85,6 +112,9 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Train { args, out } => train(&args, out.as_deref()),
         Command::Compare { args } => compare(&args),
+        Command::Hierarchical { seed, executive_episodes, planner_episodes, config, backend, json } => {
+            hierarchical(seed, executive_episodes, planner_episodes, &config, backend, json)
+        }
         Command::List { json } => {
             list(json);
             Ok(())
@@ -105,7 +135,7 @@ fn run_training(args: &TrainArgs, keep_records: bool) -> Result<(Run, Vec<Episod
     if !(1..=100_000).contains(&args.eval_episodes) {
         return Err(usage(format!("eval-episodes must be between 1 and 100000, got {}", args.eval_episodes)));
     }
-    let spec = RunSpec::new(args.env, args.agent, args.seed, args.episodes);
+    let spec = run_spec(args.env, args.agent, args.seed, args.episodes, args.config.as_deref(), args.backend)?;
     let mut run = Run::new(spec).map_err(usage)?;
     let bar = ProgressBar::new(u64::from(args.episodes));
     bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} episodes  {msg}").expect("the template is valid"));
@@ -125,6 +155,67 @@ fn run_training(args: &TrainArgs, keep_records: bool) -> Result<(Run, Vec<Episod
     let wall_seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     Ok((run, records, wall_seconds))
+}
+
+/// The spec of a CLI run: the agent's defaults, with seed 000's table 1 for `--config seed`.
+fn run_spec(
+    env: EnvId,
+    agent: AgentId,
+    seed: u64,
+    episodes: u32,
+    config: Option<&str>,
+    backend: Backend,
+) -> Result<RunSpec, Failure> {
+    let mut spec = RunSpec::new(env, agent, seed, episodes);
+    spec.backend = backend;
+    match (config, &mut spec.agent) {
+        (Some("seed"), AgentSpec::Dqn(params)) => *params = DqnParams::seed(env),
+        (Some(_), AgentSpec::Dqn(_)) | (None, _) => {}
+        (Some(_), _) => return Err(usage("--config applies to --agent dqn only")),
+    }
+    Ok(spec)
+}
+
+/// Trains a spec to the end without a progress bar.
+fn trained(spec: RunSpec) -> Result<Run, Failure> {
+    let mut run = Run::new(spec).map_err(usage)?;
+    while run.train_episode().is_some() {}
+    Ok(run)
+}
+
+fn hierarchical(
+    seed: u64,
+    executive_episodes: u32,
+    planner_episodes: u32,
+    config: &str,
+    backend: Backend,
+    json: bool,
+) -> Result<(), Failure> {
+    let spec = |env, episodes| run_spec(env, AgentId::Dqn, seed, episodes, Some(config), backend);
+    let executive = trained(spec(EnvId::Executive, executive_episodes)?)?;
+    let planner = trained(spec(EnvId::Planner, planner_episodes)?)?;
+    let trace = hierarchical_inference(&planner, &executive).map_err(usage)?;
+    if json {
+        println!("{}", serde_json::to_string(&trace).expect("traces serialise"));
+        return Ok(());
+    }
+    println!("Query: {}", trace.query);
+    for step in &trace.planner_steps {
+        println!("planner {:<12} reward {:+.1}", step.action, step.reward);
+        if step.action == "execution" {
+            for subtask in &trace.subtasks {
+                println!("  subtask {}: {}", subtask.name, subtask.prompt);
+                for s in &subtask.steps {
+                    println!("    executive {:<9} reward {:+.1}  {}", s.action, s.reward, s.feedback);
+                }
+                println!("    {}", if subtask.success { "solved" } else { "FAILED" });
+            }
+        }
+    }
+    println!("Evaluation: {}", trace.evaluation);
+    println!("Final code:\n{}", trace.final_code);
+    println!("{}", if trace.passed { "PASSED" } else { "FAILED" });
+    Ok(())
 }
 
 #[derive(Serialize)]

@@ -96,9 +96,18 @@ fn records_are_written_as_csv_and_json() {
 
 #[test]
 fn bad_input_exits_2_naming_the_valid_choices() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 8] = [
+        (
+            &["train", "--env", "executive", "--agent", "dqn", "--backend", "wgpu"],
+            "backend 'wgpu' is not in this build",
+        ),
+        (
+            &["train", "--env", "planner", "--agent", "q-learning", "--config", "seed"],
+            "--config applies to --agent dqn only",
+        ),
+        (&["train", "--env", "planner", "--agent", "dqn", "--backend", "cuda"], "valid: ndarray, wgpu"),
         (&["train", "--env", "gridworld"], "valid: executive, planner, orchestrator"),
-        (&["train", "--env", "planner", "--agent", "ppo"], "valid: q-learning, thompson-sampling, q-thompson"),
+        (&["train", "--env", "planner", "--agent", "ppo"], "valid: q-learning, thompson-sampling, q-thompson, dqn"),
         (&["train", "--env", "planner", "--episodes", "0"], "episodes must be between 1 and 1000000, got 0"),
         (&["train", "--env", "planner", "--out", "run.txt"], "must end in .csv or .json"),
         (&["compare", "--env", "executive"], "compare needs --env orchestrator"),
@@ -113,6 +122,26 @@ fn bad_input_exits_2_naming_the_valid_choices() {
 }
 
 #[test]
+fn dqn_train_json_keeps_the_contract() {
+    let output = rlcg(&["train", "--env", "executive", "--agent", "dqn", "--episodes", "300", "--seed", "1", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = last_json_line(&output);
+    assert_eq!(summary["agent"], "dqn");
+    assert!(summary["best_success_last100"].as_f64().unwrap() >= 0.9, "{summary}");
+    assert!(summary["wall_seconds"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn hierarchical_json_has_passed_subtasks_and_final_code() {
+    let output = rlcg(&["hierarchical", "--seed", "1", "--planner-episodes", "500", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let trace = last_json_line(&output);
+    assert_eq!(trace["passed"], true, "{trace}");
+    assert_eq!(trace["subtasks"].as_array().unwrap().len(), 3);
+    assert!(trace["final_code"].as_str().unwrap().contains("def compute(a, b)"));
+}
+
+#[test]
 fn list_names_every_environment_and_agent() {
     let output = rlcg(&["list", "--json"]);
     let list = last_json_line(&output);
@@ -120,5 +149,5 @@ fn list_names_every_environment_and_agent() {
         list[key].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()).collect()
     };
     assert_eq!(names("environments"), ["executive", "planner", "orchestrator"]);
-    assert_eq!(names("agents"), ["q-learning", "thompson-sampling", "q-thompson"]);
+    assert_eq!(names("agents"), ["q-learning", "thompson-sampling", "q-thompson", "dqn"]);
 }

@@ -1,11 +1,14 @@
-//! Engine throughput: environment steps per second under a random legal policy, and the seed 003
-//! headline run (orchestrator Q-learning, 5000 episodes; the seed reports 0.41 s in Python).
+//! Engine throughput: environment steps per second under a random legal policy; the seed 003
+//! headline run (orchestrator Q-learning, 5000 episodes; the seed reports 0.41 s in Python); DQN
+//! train steps at batch 64 in both configurations; and the playground executive DQN run until
+//! success(last100) reaches 99%.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine::agents::random_legal;
-use engine::{AgentId, EnvId, Environment, Run, RunRng, RunSpec};
+use engine::agents::{Agent, AgentSpec, Backend, Dqn, DqnParams, Transition, random_legal};
+use engine::env::ActionMask;
+use engine::{AgentId, EnvId, Environment, Observation, Run, RunRng, RunSpec};
 use rand::{RngCore, SeedableRng};
 
 const STEPS: u64 = 10_000;
@@ -42,5 +45,54 @@ fn orchestrator_q_learning_5000(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, environment_steps, orchestrator_q_learning_5000);
+/// One learn step (sample 64, double-DQN targets, backward, Adam) on a full replay buffer.
+fn dqn_train_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("dqn_train_step_batch64");
+    group.sample_size(20);
+    for (name, params) in
+        [("playground", DqnParams::playground(EnvId::Executive)), ("seed", DqnParams::seed(EnvId::Executive))]
+    {
+        let inputs = 3 * params.embedding_dim + 6;
+        let mut rng = RunRng::seed_from_u64(1);
+        let mut dqn = Dqn::new(params, inputs, 5, Backend::Ndarray.device().unwrap(), &mut rng);
+        let features: Vec<f32> = (0..inputs).map(|i| (i % 7) as f32 / 7.0).collect();
+        let next = Observation { state: 0, mask: ActionMask::all(5) };
+        let transition = |action| Transition {
+            state: 0,
+            action,
+            reward: 1.0,
+            next,
+            done: false,
+            features: &features,
+            next_features: &features,
+        };
+        for i in 0..1000 {
+            dqn.remember(&transition(i % 5));
+        }
+        group.bench_function(format!("{name}_{inputs}_inputs"), |b| b.iter(|| dqn.observe(&transition(0), &mut rng)));
+    }
+    group.finish();
+}
+
+/// The playground executive DQN from scratch until success(last100) ≥ 99% (seed 1).
+fn executive_dqn_to_99(c: &mut Criterion) {
+    let mut group = c.benchmark_group("executive_dqn_playground");
+    group.sample_size(10);
+    let spec = RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500);
+    assert!(matches!(spec.agent, AgentSpec::Dqn(_)));
+    group.bench_function("to_99pct_success_last100", |b| {
+        b.iter(|| {
+            let mut run = Run::new(spec.clone()).expect("the spec is valid");
+            while let Some(record) = run.train_episode() {
+                if record.episode >= 99 && record.success_last100 >= 0.99 {
+                    return record.episode;
+                }
+            }
+            panic!("the run never reached 99%")
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, environment_steps, orchestrator_q_learning_5000, dqn_train_step, executive_dqn_to_99);
 criterion_main!(benches);

@@ -5,6 +5,8 @@
 pub mod agents;
 pub mod env;
 pub mod episode_tree;
+pub mod features;
+pub mod hierarchical;
 pub mod protocol;
 pub mod run;
 pub mod tasks;

@@ -9,9 +9,10 @@ use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
-use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Transition};
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Progress, Transition};
 use crate::env::{AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
+use crate::features::Featurizer;
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -21,6 +22,9 @@ pub struct RunSpec {
     pub seed: u64,
     /// Training episodes.
     pub episodes: u32,
+    /// Where neural agents compute (tabular agents ignore it).
+    #[serde(default)]
+    pub backend: Backend,
 }
 
 impl RunSpec {
@@ -28,7 +32,7 @@ impl RunSpec {
 
     /// A spec with the seed's hyperparameters for `agent`.
     pub fn new(env: EnvId, agent: AgentId, seed: u64, episodes: u32) -> Self {
-        Self { env, agent: agent.default_spec(), seed, episodes }
+        Self { env, agent: agent.default_spec(env), seed, episodes, backend: Backend::default() }
     }
 
     /// Checks every field; the error names the field and its allowed range.
@@ -64,9 +68,9 @@ impl EpisodeOutcome {
     }
 }
 
-/// How actions are chosen in an episode, and whether the agent learns from it.
+/// How actions are chosen in an episode, and what the agent does with the experience.
 trait Policy {
-    fn choose(&mut self, obs: Observation) -> usize;
+    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize;
     fn learn(&mut self, _transition: &Transition) {}
 }
 
@@ -76,35 +80,65 @@ struct Training<'a> {
 }
 
 impl Policy for Training<'_> {
-    fn choose(&mut self, obs: Observation) -> usize {
-        self.agent.act(obs, self.rng)
+    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize {
+        self.agent.act(obs, features, self.rng)
     }
     fn learn(&mut self, transition: &Transition) {
-        self.agent.observe(transition);
+        self.agent.observe(transition, self.rng);
     }
 }
 
 struct Greedy<'a>(&'a AnyAgent);
 
 impl Policy for Greedy<'_> {
-    fn choose(&mut self, obs: Observation) -> usize {
-        self.0.greedy(obs)
+    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize {
+        self.0.greedy(obs, features)
     }
 }
 
-/// Plays one episode of `env` from `seed`.
-fn play_episode(env: &mut AnyEnv, seed: u64, policy: &mut impl Policy) -> EpisodeOutcome {
-    let mut obs = env.reset(seed);
+/// Plays a scripted action sequence and stores its transitions in the agent's replay memory.
+struct Expert<'a> {
+    agent: &'a mut AnyAgent,
+    actions: std::vec::IntoIter<usize>,
+}
+
+impl Policy for Expert<'_> {
+    fn choose(&mut self, _obs: Observation, _features: &[f32]) -> usize {
+        self.actions.next().expect("expert sequences end the episode")
+    }
+    fn learn(&mut self, transition: &Transition) {
+        self.agent.remember(transition);
+    }
+}
+
+/// Plays one episode of `env`, already reset to `obs`; features are computed only with a featurizer.
+fn play_episode(
+    env: &mut AnyEnv,
+    obs: Observation,
+    policy: &mut impl Policy,
+    featurizer: Option<&Featurizer>,
+) -> EpisodeOutcome {
+    let mut obs = obs;
+    let dim = featurizer.map_or(0, Featurizer::dim);
+    let (mut features, mut next_features) = (vec![0.0; dim], vec![0.0; dim]);
+    if let Some(f) = featurizer {
+        f.write(env, &mut features);
+    }
     let mut outcome = EpisodeOutcome { task: env.task_index() as u16, ..EpisodeOutcome::default() };
     loop {
-        let action = policy.choose(obs);
+        let action = policy.choose(obs, &features);
         let step = env.step(action);
+        if let Some(f) = featurizer {
+            f.write(env, &mut next_features);
+        }
         policy.learn(&Transition {
             state: obs.state,
             action,
             reward: step.reward,
             next: step.observation,
             done: step.done(),
+            features: &features,
+            next_features: &next_features,
         });
         outcome.record(action, step.reward, step.info.agent_call, step.info.invalid_action);
         outcome.success |= step.info.success;
@@ -112,6 +146,7 @@ fn play_episode(env: &mut AnyEnv, seed: u64, policy: &mut impl Policy) -> Episod
             return outcome;
         }
         obs = step.observation;
+        std::mem::swap(&mut features, &mut next_features);
     }
 }
 
@@ -203,6 +238,7 @@ pub struct Run {
     env: AnyEnv,
     agent: AnyAgent,
     rng: RunRng,
+    featurizer: Option<Featurizer>,
     episode: u32,
     window: VecDeque<(bool, f64)>,
     window_successes: u32,
@@ -215,14 +251,17 @@ pub struct Run {
 impl Run {
     pub fn new(spec: RunSpec) -> Result<Self, String> {
         spec.validate()?;
-        let env = spec.env.make();
-        let agent = spec.agent.build(&env.info());
-        let rng = RunRng::seed_from_u64(spec.seed);
+        let mut env = spec.env.make();
+        let mut rng = RunRng::seed_from_u64(spec.seed);
+        let mut agent = spec.agent.build(&env, spec.backend, &mut rng)?;
+        let featurizer = agent.embedding_dim().map(|dim| Featurizer::new(&env, dim));
+        seed_with_experts(&mut env, &mut agent, featurizer.as_ref(), &mut rng);
         Ok(Self {
             spec,
             env,
             agent,
             rng,
+            featurizer,
             episode: 0,
             window: VecDeque::with_capacity(WINDOW),
             window_successes: 0,
@@ -263,13 +302,18 @@ impl Run {
             return None;
         }
         let epsilon = self.agent.epsilon();
-        let seed = self.rng.next_u64();
-        let outcome = play_episode(&mut self.env, seed, &mut Training { agent: &mut self.agent, rng: &mut self.rng });
-        let loss = self.agent.end_episode();
-        Some(self.record(outcome, epsilon, loss))
+        let obs = self.env.reset(self.rng.next_u64());
+        let mut training = Training { agent: &mut self.agent, rng: &mut self.rng };
+        let outcome = play_episode(&mut self.env, obs, &mut training, self.featurizer.as_ref());
+        let record = self.record(outcome, epsilon);
+        if self.is_finished() {
+            self.agent.finish();
+        }
+        Some(record)
     }
 
-    fn record(&mut self, outcome: EpisodeOutcome, epsilon: Option<f64>, loss: Option<f64>) -> EpisodeRecord {
+    /// Updates the rolling metrics and the tree with an episode, and closes it for the agent.
+    fn record(&mut self, outcome: EpisodeOutcome, epsilon: Option<f64>) -> EpisodeRecord {
         if self.window.len() == WINDOW {
             let (success, ret) = self.window.pop_front().expect("the window is full");
             self.window_successes -= u32::from(success);
@@ -283,16 +327,13 @@ impl Run {
         if self.window.len() == WINDOW {
             self.best_success_last100 = self.best_success_last100.max(success_last100);
         }
+        let mean_return_last100 = self.window_return_sum / filled;
+        let window_full = self.window.len() == WINDOW;
+        let loss = self.agent.end_episode(&Progress { success_last100, mean_return_last100, window_full });
         self.totals.add(&outcome);
         self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);
-        let record = EpisodeRecord {
-            episode: self.episode,
-            outcome,
-            epsilon,
-            loss,
-            success_last100,
-            mean_return_last100: self.window_return_sum / filled,
-        };
+        let record =
+            EpisodeRecord { episode: self.episode, outcome, epsilon, loss, success_last100, mean_return_last100 };
         self.episode += 1;
         record
     }
@@ -324,9 +365,38 @@ impl Run {
         let mut rng = evaluation_rng(self.spec.seed);
         let mut env = self.env.clone();
         Evaluation::of((0..episodes).map(|_| {
-            let seed = rng.next_u64();
-            play_episode(&mut env, seed, &mut Greedy(&self.agent))
+            let obs = env.reset(rng.next_u64());
+            play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref())
         }))
+    }
+
+    /// The greedy action of the trained agent in `env`'s current state (`env` may be any
+    /// environment of the run's kind, for example one on another task).
+    pub fn greedy_action(&self, env: &impl Environment, obs: Observation) -> usize {
+        let mut features = vec![0.0; self.featurizer.map_or(0, |f| f.dim())];
+        if let Some(f) = &self.featurizer {
+            f.write(env, &mut features);
+        }
+        self.agent.greedy(obs, &features)
+    }
+
+    /// Plays one greedy episode of task `task` from `seed`, without learning.
+    pub fn greedy_episode(&self, task: usize, seed: u64) -> EpisodeOutcome {
+        let mut env = self.env.clone();
+        let obs = env.reset_task(seed, task);
+        play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref())
+    }
+}
+
+/// Stores the agent's expert episodes per task (seed 000 Listing 7) in its replay memory.
+fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<&Featurizer>, rng: &mut RunRng) {
+    let per_task = agent.expert_episodes_per_task();
+    for task in 0..env.info().tasks.len() {
+        for _ in 0..per_task {
+            let obs = env.reset_task(rng.next_u64(), task);
+            let Some(actions) = env.expert_actions() else { return };
+            play_episode(env, obs, &mut Expert { agent, actions: actions.into_iter() }, featurizer);
+        }
     }
 }
 

@@ -81,7 +81,31 @@ struct ExecutiveFile {
 pub struct Subtask {
     pub name: String,
     pub prompt: String,
+    /// What the simulated LLM writes for it.
     pub code: String,
+    pub tests: Vec<String>,
+    /// The code's verdict under the tests, recorded like the executive's.
+    pub verdict: Verdict,
+}
+
+impl Subtask {
+    /// The subtask as an executive task whose simulated LLM writes `code` for every request.
+    pub fn as_executive_task(&self) -> ExecutiveTask {
+        const VARIANT: &str = "planned";
+        ExecutiveTask {
+            task_id: self.name.clone(),
+            prompt: self.prompt.clone(),
+            tests: self.tests.clone(),
+            code: BTreeMap::from([(VARIANT.to_owned(), self.code.clone())]),
+            simulated_llm: SimulatedLlm {
+                generate: VARIANT.to_owned(),
+                debug: VARIANT.to_owned(),
+                debug_after_search: VARIANT.to_owned(),
+            },
+            requires_search: false,
+            verdicts: BTreeMap::from([(VARIANT.to_owned(), self.verdict)]),
+        }
+    }
 }
 
 /// The planner's task and its simulated LLM's answers (seed 000, Listing 9).

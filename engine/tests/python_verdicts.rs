@@ -1,35 +1,11 @@
 //! The recorded verdicts in `tasks/` must be what real Python says: every code variant of every
 //! task runs through the shared harness (`static/python/harness.py`) with the machine's python3.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use engine::tasks::{executive_tasks, planner_task};
 
-use engine::tasks::{Verdict, executive_tasks, planner_task};
-use serde_json::{Value, json};
+mod common;
 
-const HARNESS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../static/python/harness.py");
-
-/// Runs each (code, tests) pair through the harness in one python3 process.
-fn python_verdicts(requests: &[(String, Vec<String>)]) -> Vec<Value> {
-    let mut child = Command::new("python3")
-        .arg(HARNESS)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("python3 must be installed to check the task data");
-    let mut stdin = child.stdin.take().unwrap();
-    for (code, tests) in requests {
-        writeln!(stdin, "{}", json!({ "code": code, "tests": tests })).unwrap();
-    }
-    drop(stdin);
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "the harness failed");
-    String::from_utf8(output.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn as_verdict(value: &Value) -> Verdict {
-    serde_json::from_value(value.clone()).unwrap()
-}
+use common::{as_verdict, python_verdicts};
 
 #[test]
 fn executive_verdicts_match_real_python() {
@@ -59,4 +35,13 @@ fn planner_integrated_code_passes_its_tests_in_python() {
     let verdicts = python_verdicts(&[(task.integrated_code.clone(), task.tests.clone())]);
     assert_eq!(task.integrated_verdict, as_verdict(&verdicts[0]));
     assert!(task.integrated_verdict.passed);
+}
+
+#[test]
+fn planner_subtask_verdicts_match_real_python() {
+    let task = planner_task();
+    let requests: Vec<_> = task.subtasks.iter().map(|s| (s.code.clone(), s.tests.clone())).collect();
+    for (subtask, actual) in task.subtasks.iter().zip(python_verdicts(&requests)) {
+        assert_eq!(subtask.verdict, as_verdict(&actual), "{}", subtask.name);
+    }
 }

@@ -1,6 +1,7 @@
 //! Agents that learn which action to take. Tabular agents index their tables by the environment's
 //! discrete state; every agent chooses only among the legal actions of the observation's mask.
 
+pub mod dqn;
 pub mod fixed_pipeline;
 pub mod q_learning;
 pub mod q_thompson;
@@ -10,36 +11,63 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
-use crate::env::{ActionMask, EnvInfo, Observation};
+use crate::env::{ActionMask, EnvId, Environment, Observation};
+use crate::features::Featurizer;
 
+pub use dqn::{Backend, Dqn, DqnParams};
 pub use q_learning::{QLearning, QLearningParams};
 pub use q_thompson::{QThompson, QThompsonParams};
 pub use thompson_sampling::{ThompsonParams, ThompsonSampling};
 
 /// One step of experience.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Transition {
+pub struct Transition<'a> {
     pub state: usize,
     pub action: usize,
     pub reward: f64,
     pub next: Observation,
-    /// The episode ended here (terminated or truncated). Tabular agents do not bootstrap past it:
-    /// their states do not hold the step count, so the step limit is part of the task.
+    /// The episode ended here (terminated or truncated). Agents do not bootstrap past it: the
+    /// states do not hold the step count, so the step limit is part of the task.
     pub done: bool,
+    /// Dense features of the state and of the next state (empty for agents without features).
+    pub features: &'a [f32],
+    pub next_features: &'a [f32],
+}
+
+/// The run's rolling metrics when an episode ends, for agents that keep their best checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    pub success_last100: f64,
+    pub mean_return_last100: f64,
+    /// The window holds 100 episodes (before that, one lucky episode would read as 100%).
+    pub window_full: bool,
 }
 
 pub trait Agent {
-    /// The action to take while training (may explore).
-    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize;
+    /// The action to take while training (may explore). `features` is empty unless
+    /// [`embedding_dim`](Self::embedding_dim) asks for them.
+    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize;
     /// The action the learned policy prefers, without exploring.
-    fn greedy(&self, obs: Observation) -> usize;
-    fn observe(&mut self, transition: &Transition);
+    fn greedy(&self, obs: Observation, features: &[f32]) -> usize;
+    fn observe(&mut self, transition: &Transition, rng: &mut RunRng);
+    /// Stores an expert transition without learning from it yet (replay seeding).
+    fn remember(&mut self, _transition: &Transition) {}
+    /// Expert episodes per task to store before training.
+    fn expert_episodes_per_task(&self) -> u32 {
+        0
+    }
     /// Closes an episode (decays exploration); returns the episode's loss where the agent has one.
-    fn end_episode(&mut self) -> Option<f64>;
+    fn end_episode(&mut self, progress: &Progress) -> Option<f64>;
+    /// Training is over: agents that keep a best checkpoint switch to it.
+    fn finish(&mut self) {}
     /// The current exploration rate, for agents that explore ε-greedily.
     fn epsilon(&self) -> Option<f64>;
-    /// The agent's value of each action in `state` (Q-values or posterior means), for policy views.
-    fn action_values(&self, state: usize) -> Vec<f64>;
+    /// The agent's value of each action (Q-values or posterior means), for policy views.
+    fn action_values(&self, obs: Observation, features: &[f32]) -> Vec<f64>;
+    /// The per-text embedding size of the features this agent needs, if it needs features.
+    fn embedding_dim(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// The legal actions, or every action when the mask allows none (an environment may forbid all
@@ -74,16 +102,18 @@ pub enum AgentId {
     QLearning,
     ThompsonSampling,
     QThompson,
+    Dqn,
 }
 
 impl AgentId {
-    pub const ALL: [AgentId; 3] = [AgentId::QLearning, AgentId::ThompsonSampling, AgentId::QThompson];
+    pub const ALL: [AgentId; 4] = [AgentId::QLearning, AgentId::ThompsonSampling, AgentId::QThompson, AgentId::Dqn];
 
     pub fn name(self) -> &'static str {
         match self {
             AgentId::QLearning => "q-learning",
             AgentId::ThompsonSampling => "thompson-sampling",
             AgentId::QThompson => "q-thompson",
+            AgentId::Dqn => "dqn",
         }
     }
 
@@ -92,6 +122,7 @@ impl AgentId {
             AgentId::QLearning => "Seed 003 §3.4: tabular Q-learning, epsilon-greedy, optimistic initial values",
             AgentId::ThompsonSampling => "Seed 003 §3.5: a Beta posterior per state-action, act on a sample",
             AgentId::QThompson => "Seed 003 §3.5: Q-learning whose exploratory choices come from Thompson sampling",
+            AgentId::Dqn => "Seed 000 §4: dueling double DQN with action masking over text embeddings and flags (burn)",
         }
     }
 
@@ -102,12 +133,13 @@ impl AgentId {
         })
     }
 
-    /// This agent with the seed's hyperparameters.
-    pub fn default_spec(self) -> AgentSpec {
+    /// This agent with the seed's hyperparameters (the playground configuration for the DQN).
+    pub fn default_spec(self, env: EnvId) -> AgentSpec {
         match self {
             AgentId::QLearning => AgentSpec::QLearning(QLearningParams::default()),
             AgentId::ThompsonSampling => AgentSpec::ThompsonSampling(ThompsonParams::default()),
             AgentId::QThompson => AgentSpec::QThompson(QThompsonParams::default()),
+            AgentId::Dqn => AgentSpec::Dqn(DqnParams::playground(env)),
         }
     }
 }
@@ -119,6 +151,7 @@ pub enum AgentSpec {
     QLearning(QLearningParams),
     ThompsonSampling(ThompsonParams),
     QThompson(QThompsonParams),
+    Dqn(DqnParams),
 }
 
 impl AgentSpec {
@@ -127,6 +160,7 @@ impl AgentSpec {
             AgentSpec::QLearning(_) => AgentId::QLearning,
             AgentSpec::ThompsonSampling(_) => AgentId::ThompsonSampling,
             AgentSpec::QThompson(_) => AgentId::QThompson,
+            AgentSpec::Dqn(_) => AgentId::Dqn,
         }
     }
 
@@ -136,17 +170,23 @@ impl AgentSpec {
             AgentSpec::QLearning(p) => p.validate(),
             AgentSpec::ThompsonSampling(p) => p.validate(),
             AgentSpec::QThompson(p) => p.validate(),
+            AgentSpec::Dqn(p) => p.validate(),
         }
     }
 
-    /// A fresh agent for an environment.
-    pub fn build(&self, env: &EnvInfo) -> AnyAgent {
-        let (states, actions) = (env.n_states, env.action_names.len());
-        match self {
+    /// A fresh agent for `env`; a neural agent's weights are drawn from `rng` on `backend`.
+    pub fn build(&self, env: &impl Environment, backend: Backend, rng: &mut RunRng) -> Result<AnyAgent, String> {
+        let info = env.info();
+        let (states, actions) = (info.n_states, info.action_names.len());
+        Ok(match self {
             AgentSpec::QLearning(p) => AnyAgent::QLearning(QLearning::new(*p, states, actions)),
             AgentSpec::ThompsonSampling(p) => AnyAgent::ThompsonSampling(ThompsonSampling::new(*p, states, actions)),
             AgentSpec::QThompson(p) => AnyAgent::QThompson(QThompson::new(*p, states, actions)),
-        }
+            AgentSpec::Dqn(p) => {
+                let inputs = Featurizer::new(env, p.embedding_dim).dim();
+                AnyAgent::Dqn(Box::new(Dqn::new(p.clone(), inputs, actions, backend.device()?, rng)))
+            }
+        })
     }
 }
 
@@ -165,6 +205,7 @@ pub enum AnyAgent {
     QLearning(QLearning),
     ThompsonSampling(ThompsonSampling),
     QThompson(QThompson),
+    Dqn(Box<Dqn>),
 }
 
 macro_rules! each_agent {
@@ -173,28 +214,41 @@ macro_rules! each_agent {
             AnyAgent::QLearning($agent) => $body,
             AnyAgent::ThompsonSampling($agent) => $body,
             AnyAgent::QThompson($agent) => $body,
+            AnyAgent::Dqn($agent) => $body,
         }
     };
 }
 
 impl Agent for AnyAgent {
-    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize {
-        each_agent!(self, a => a.act(obs, rng))
+    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize {
+        each_agent!(self, a => a.act(obs, features, rng))
     }
-    fn greedy(&self, obs: Observation) -> usize {
-        each_agent!(self, a => a.greedy(obs))
+    fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
+        each_agent!(self, a => a.greedy(obs, features))
     }
-    fn observe(&mut self, transition: &Transition) {
-        each_agent!(self, a => a.observe(transition))
+    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+        each_agent!(self, a => a.observe(transition, rng))
     }
-    fn end_episode(&mut self) -> Option<f64> {
-        each_agent!(self, a => a.end_episode())
+    fn remember(&mut self, transition: &Transition) {
+        each_agent!(self, a => a.remember(transition))
+    }
+    fn expert_episodes_per_task(&self) -> u32 {
+        each_agent!(self, a => a.expert_episodes_per_task())
+    }
+    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
+        each_agent!(self, a => a.end_episode(progress))
+    }
+    fn finish(&mut self) {
+        each_agent!(self, a => a.finish())
     }
     fn epsilon(&self) -> Option<f64> {
         each_agent!(self, a => a.epsilon())
     }
-    fn action_values(&self, state: usize) -> Vec<f64> {
-        each_agent!(self, a => a.action_values(state))
+    fn action_values(&self, obs: Observation, features: &[f32]) -> Vec<f64> {
+        each_agent!(self, a => a.action_values(obs, features))
+    }
+    fn embedding_dim(&self) -> Option<usize> {
+        each_agent!(self, a => a.embedding_dim())
     }
 }
 
@@ -227,13 +281,13 @@ mod tests {
     #[test]
     fn unknown_agent_names_the_valid_ones() {
         let err = AgentId::parse("ppo").unwrap_err();
-        assert!(err.contains("q-learning, thompson-sampling, q-thompson"), "{err}");
+        assert!(err.contains("q-learning, thompson-sampling, q-thompson, dqn"), "{err}");
     }
 
     #[test]
     fn specs_round_trip_through_json() {
         for id in AgentId::ALL {
-            let spec = id.default_spec();
+            let spec = id.default_spec(EnvId::Executive);
             let json = serde_json::to_string(&spec).unwrap();
             assert_eq!(serde_json::from_str::<AgentSpec>(&json).unwrap(), spec, "{json}");
             assert!(spec.validate().is_ok());

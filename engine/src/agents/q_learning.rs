@@ -12,7 +12,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Transition, check_range, masked_argmax, random_legal};
+use super::{Agent, Progress, Transition, check_range, masked_argmax, random_legal};
 use crate::RunRng;
 use crate::env::{ActionMask, Observation};
 
@@ -90,15 +90,15 @@ impl QLearning {
 }
 
 impl Agent for QLearning {
-    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize {
-        if self.explores(rng) { random_legal(obs.mask, self.n_actions, rng) } else { self.greedy(obs) }
+    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
+        if self.explores(rng) { random_legal(obs.mask, self.n_actions, rng) } else { self.greedy(obs, &[]) }
     }
 
-    fn greedy(&self, obs: Observation) -> usize {
+    fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
         masked_argmax(self.q_values(obs.state), obs.mask)
     }
 
-    fn observe(&mut self, t: &Transition) {
+    fn observe(&mut self, t: &Transition, _rng: &mut RunRng) {
         let bootstrap = if t.done { 0.0 } else { self.params.gamma * self.max_legal(t.next.state, t.next.mask) };
         let entry = &mut self.q[t.state * self.n_actions + t.action];
         let td_error = t.reward + bootstrap - *entry;
@@ -108,7 +108,7 @@ impl Agent for QLearning {
     }
 
     /// Decays ε; the loss is the episode's mean squared TD error.
-    fn end_episode(&mut self) -> Option<f64> {
+    fn end_episode(&mut self, _progress: &Progress) -> Option<f64> {
         self.epsilon = (self.epsilon * self.params.epsilon_decay).max(self.params.epsilon_end);
         let loss = (self.updates > 0).then(|| self.squared_td_sum / f64::from(self.updates));
         self.squared_td_sum = 0.0;
@@ -120,14 +120,18 @@ impl Agent for QLearning {
         Some(self.epsilon)
     }
 
-    fn action_values(&self, state: usize) -> Vec<f64> {
-        self.q_values(state).to_vec()
+    fn action_values(&self, obs: Observation, _features: &[f32]) -> Vec<f64> {
+        self.q_values(obs.state).to_vec()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn rng() -> RunRng {
+        rand::SeedableRng::seed_from_u64(0)
+    }
 
     fn obs(state: usize) -> Observation {
         Observation { state, mask: ActionMask::all(2) }
@@ -138,10 +142,32 @@ mod tests {
         let params = QLearningParams { initial_q: 0.0, ..QLearningParams::default() };
         let mut agent = QLearning::new(params, 2, 2);
         agent.q[2 + 1] = 4.0; // Q(1, 1)
-        agent.observe(&Transition { state: 0, action: 0, reward: 1.0, next: obs(1), done: false });
+        agent.observe(
+            &Transition {
+                state: 0,
+                action: 0,
+                reward: 1.0,
+                next: obs(1),
+                done: false,
+                features: &[],
+                next_features: &[],
+            },
+            &mut rng(),
+        );
         // 0 + 0.1 * (1 + 0.95 * 4 - 0)
         assert!((agent.q_values(0)[0] - 0.48).abs() < 1e-12);
-        agent.observe(&Transition { state: 0, action: 1, reward: 2.0, next: obs(1), done: true });
+        agent.observe(
+            &Transition {
+                state: 0,
+                action: 1,
+                reward: 2.0,
+                next: obs(1),
+                done: true,
+                features: &[],
+                next_features: &[],
+            },
+            &mut rng(),
+        );
         assert!((agent.q_values(0)[1] - 0.2).abs() < 1e-12, "no bootstrap past the end");
     }
 
@@ -151,7 +177,10 @@ mod tests {
         let mut agent = QLearning::new(params, 2, 2);
         agent.q[2] = 100.0; // Q(1, 0), illegal below
         let next = Observation { state: 1, mask: ActionMask::from_legal(&[false, true]) };
-        agent.observe(&Transition { state: 0, action: 0, reward: 1.0, next, done: false });
+        agent.observe(
+            &Transition { state: 0, action: 0, reward: 1.0, next, done: false, features: &[], next_features: &[] },
+            &mut rng(),
+        );
         assert_eq!(agent.q_values(0)[0], 1.0);
     }
 
@@ -160,7 +189,7 @@ mod tests {
         let mut agent = QLearning::new(QLearningParams::default(), 1, 2);
         assert_eq!(agent.epsilon(), Some(0.1));
         for _ in 0..10_000 {
-            agent.end_episode();
+            agent.end_episode(&Progress { success_last100: 0.0, mean_return_last100: 0.0, window_full: false });
         }
         assert_eq!(agent.epsilon(), Some(0.01));
     }

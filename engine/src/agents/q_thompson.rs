@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition};
+use super::{Agent, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition};
 use crate::RunRng;
 use crate::env::Observation;
 
@@ -41,30 +41,30 @@ impl QThompson {
 }
 
 impl Agent for QThompson {
-    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize {
-        if self.values.explores(rng) { self.beliefs.sample_action(obs, rng) } else { self.values.greedy(obs) }
+    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
+        if self.values.explores(rng) { self.beliefs.sample_action(obs, rng) } else { self.values.greedy(obs, &[]) }
     }
 
-    fn greedy(&self, obs: Observation) -> usize {
-        self.values.greedy(obs)
+    fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
+        self.values.greedy(obs, &[])
     }
 
-    fn observe(&mut self, transition: &Transition) {
-        self.values.observe(transition);
-        self.beliefs.observe(transition);
+    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+        self.values.observe(transition, rng);
+        self.beliefs.observe(transition, rng);
     }
 
-    fn end_episode(&mut self) -> Option<f64> {
-        self.beliefs.end_episode();
-        self.values.end_episode()
+    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
+        self.beliefs.end_episode(progress);
+        self.values.end_episode(progress)
     }
 
     fn epsilon(&self) -> Option<f64> {
         self.values.epsilon()
     }
 
-    fn action_values(&self, state: usize) -> Vec<f64> {
-        self.values.action_values(state)
+    fn action_values(&self, obs: Observation, _features: &[f32]) -> Vec<f64> {
+        self.values.action_values(obs, &[])
     }
 }
 

@@ -6,7 +6,7 @@
 use rand_distr::{Beta, Distribution};
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Transition, check_range, masked_argmax};
+use super::{Agent, Progress, Transition, check_range, masked_argmax};
 use crate::RunRng;
 use crate::env::Observation;
 
@@ -69,15 +69,15 @@ impl ThompsonSampling {
 }
 
 impl Agent for ThompsonSampling {
-    fn act(&mut self, obs: Observation, rng: &mut RunRng) -> usize {
+    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
         self.sample_action(obs, rng)
     }
 
-    fn greedy(&self, obs: Observation) -> usize {
-        masked_argmax(&self.action_values(obs.state), obs.mask)
+    fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
+        masked_argmax(&self.action_values(obs, &[]), obs.mask)
     }
 
-    fn observe(&mut self, t: &Transition) {
+    fn observe(&mut self, t: &Transition, _rng: &mut RunRng) {
         let scaled = (t.reward.abs() / self.params.reward_scale).min(1.0);
         let (alpha, beta) = &mut self.beliefs[t.state * self.n_actions + t.action];
         if t.reward > self.params.threshold {
@@ -87,7 +87,7 @@ impl Agent for ThompsonSampling {
         }
     }
 
-    fn end_episode(&mut self) -> Option<f64> {
+    fn end_episode(&mut self, _progress: &Progress) -> Option<f64> {
         None
     }
 
@@ -96,10 +96,10 @@ impl Agent for ThompsonSampling {
     }
 
     /// Posterior means α / (α + β).
-    fn action_values(&self, state: usize) -> Vec<f64> {
+    fn action_values(&self, obs: Observation, _features: &[f32]) -> Vec<f64> {
         (0..self.n_actions)
             .map(|a| {
-                let (alpha, beta) = self.belief(state, a);
+                let (alpha, beta) = self.belief(obs.state, a);
                 alpha / (alpha + beta)
             })
             .collect()
@@ -112,18 +112,24 @@ mod tests {
     use crate::env::ActionMask;
     use rand::SeedableRng;
 
-    fn transition(action: usize, reward: f64) -> Transition {
+    impl ThompsonSampling {
+        fn observe_now(&mut self, t: &Transition) {
+            self.observe(t, &mut RunRng::seed_from_u64(0));
+        }
+    }
+
+    fn transition(action: usize, reward: f64) -> Transition<'static> {
         let next = Observation { state: 0, mask: ActionMask::all(2) };
-        Transition { state: 0, action, reward, next, done: true }
+        Transition { state: 0, action, reward, next, done: true, features: &[], next_features: &[] }
     }
 
     #[test]
     fn wins_raise_alpha_and_losses_raise_beta_scaled_and_capped() {
         let mut agent = ThompsonSampling::new(ThompsonParams::default(), 1, 2);
-        agent.observe(&transition(0, 9.9));
-        agent.observe(&transition(0, 25.0));
-        agent.observe(&transition(1, -0.1));
-        agent.observe(&transition(1, -5.0));
+        agent.observe_now(&transition(0, 9.9));
+        agent.observe_now(&transition(0, 25.0));
+        agent.observe_now(&transition(1, -0.1));
+        agent.observe_now(&transition(1, -5.0));
         let (a0, b0) = agent.belief(0, 0);
         assert!((a0 - (1.0 + 0.99 + 1.0)).abs() < 1e-12 && b0 == 1.0);
         let (a1, b1) = agent.belief(0, 1);
@@ -134,15 +140,15 @@ mod tests {
     fn sampling_prefers_the_action_that_wins() {
         let mut agent = ThompsonSampling::new(ThompsonParams::default(), 1, 2);
         for _ in 0..30 {
-            agent.observe(&transition(0, -10.0));
-            agent.observe(&transition(1, 10.0));
+            agent.observe_now(&transition(0, -10.0));
+            agent.observe_now(&transition(1, 10.0));
         }
         let mut rng = RunRng::seed_from_u64(1);
         let obs = Observation { state: 0, mask: ActionMask::all(2) };
-        let picks = (0..200).filter(|_| agent.act(obs, &mut rng) == 1).count();
+        let picks = (0..200).filter(|_| agent.act(obs, &[], &mut rng) == 1).count();
         assert!(picks > 195, "{picks}");
-        assert_eq!(agent.greedy(obs), 1);
+        assert_eq!(agent.greedy(obs, &[]), 1);
         let only_0 = Observation { state: 0, mask: ActionMask::from_legal(&[true, false]) };
-        assert_eq!(agent.act(only_0, &mut rng), 0);
+        assert_eq!(agent.act(only_0, &[], &mut rng), 0);
     }
 }

@@ -199,6 +199,17 @@ impl ExecutiveEnv {
         &self.test_results
     }
 
+    fn start(&mut self, task: usize) -> Observation {
+        self.task = task;
+        self.steps = 0;
+        self.done = false;
+        self.flags = ExecutiveFlags::default();
+        self.code_variant.clear();
+        self.test_results.clear();
+        self.feedback.clear();
+        self.observation()
+    }
+
     fn is_success(&self) -> bool {
         let f = self.flags;
         if f.invalid_action {
@@ -271,20 +282,38 @@ impl Environment for ExecutiveEnv {
             action_names: ACTION_NAMES,
             n_states: ExecutiveFlags::N_STATES,
             feature_dim: 6,
+            text_slots: 3,
             tasks: self.tasks.iter().map(|t| t.task_id.clone()).collect(),
         }
     }
 
     fn reset(&mut self, seed: u64) -> Observation {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
-        self.task = self.fixed_task.unwrap_or_else(|| self.rng.random_range(0..self.tasks.len()));
-        self.steps = 0;
-        self.done = false;
-        self.flags = ExecutiveFlags::default();
-        self.code_variant.clear();
-        self.test_results.clear();
-        self.feedback.clear();
-        self.observation()
+        let task = self.fixed_task.unwrap_or_else(|| self.rng.random_range(0..self.tasks.len()));
+        self.start(task)
+    }
+
+    fn reset_task(&mut self, seed: u64, task: usize) -> Observation {
+        assert!(task < self.tasks.len(), "task {task} is out of range");
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.start(task)
+    }
+
+    /// The task prompt, the current code and the last test feedback (seed 000 §5.4).
+    fn texts(&self) -> Vec<&str> {
+        vec![&self.task().prompt, self.current_code(), &self.feedback]
+    }
+
+    /// Seed 000 Listing 7's expert sequences, derived from the task data.
+    fn expert_actions(&self) -> Option<Vec<usize>> {
+        let task = self.task();
+        Some(if task.requires_search {
+            vec![GENERATE, TEST, DEBUG, TEST, SEARCH, DEBUG, TEST, STOP]
+        } else if task.verdict_of(&task.simulated_llm.generate).passed {
+            vec![GENERATE, TEST, STOP]
+        } else {
+            vec![GENERATE, TEST, DEBUG, TEST, STOP]
+        })
     }
 
     fn step(&mut self, action: usize) -> Step {

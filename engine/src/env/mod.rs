@@ -91,6 +91,8 @@ pub struct EnvInfo {
     pub action_names: &'static [&'static str],
     pub n_states: usize,
     pub feature_dim: usize,
+    /// How many texts (prompt, code, feedback, ...) [`Environment::texts`] returns.
+    pub text_slots: usize,
     /// Names of the tasks an episode may draw (one for single-task environments).
     pub tasks: Vec<String>,
 }
@@ -110,6 +112,18 @@ pub trait Environment {
     /// Index into [`EnvInfo::tasks`] of the current episode's task.
     fn task_index(&self) -> usize {
         0
+    }
+    /// Starts an episode on task `task` (an index into [`EnvInfo::tasks`]).
+    fn reset_task(&mut self, seed: u64, _task: usize) -> Observation {
+        self.reset(seed)
+    }
+    /// The texts a neural agent may embed, [`EnvInfo::text_slots`] of them ("" when not yet there).
+    fn texts(&self) -> Vec<&str> {
+        Vec::new()
+    }
+    /// The seed's expert action sequence for the current task, where the seed gives one.
+    fn expert_actions(&self) -> Option<Vec<usize>> {
+        None
     }
 }
 
@@ -203,6 +217,15 @@ impl Environment for AnyEnv {
     }
     fn task_index(&self) -> usize {
         each_env!(self, e => e.task_index())
+    }
+    fn reset_task(&mut self, seed: u64, task: usize) -> Observation {
+        each_env!(self, e => e.reset_task(seed, task))
+    }
+    fn texts(&self) -> Vec<&str> {
+        each_env!(self, e => e.texts())
+    }
+    fn expert_actions(&self) -> Option<Vec<usize>> {
+        each_env!(self, e => e.expert_actions())
     }
 }
 

@@ -202,6 +202,7 @@ impl Environment for OrchestratorEnv {
             action_names: ACTION_NAMES,
             n_states: OrchestratorState::N_STATES,
             feature_dim: 8,
+            text_slots: 0,
             tasks: vec!["simulated_task".into()],
         }
     }

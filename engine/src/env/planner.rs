@@ -185,8 +185,19 @@ impl Environment for PlannerEnv {
             action_names: ACTION_NAMES,
             n_states: PlannerFlags::N_STATES,
             feature_dim: 6,
+            text_slots: 3,
             tasks: vec![self.task.task_id.clone()],
         }
+    }
+
+    /// The task prompt, the integrated program and the test feedback.
+    fn texts(&self) -> Vec<&str> {
+        vec![&self.task.prompt, self.integrated_code(), &self.feedback]
+    }
+
+    /// Seed 000 §7: the one planning episode.
+    fn expert_actions(&self) -> Option<Vec<usize>> {
+        Some(vec![PLANNING, EXECUTION, INTEGRATION, EVALUATION, STOP])
     }
 
     fn reset(&mut self, _seed: u64) -> Observation {

@@ -1,0 +1,577 @@
+//! Dueling double DQN with action masking: seed 000 §4 and Listing 6, on burn.
+//!
+//! * **Network**: a ReLU trunk, then a value head and an advantage head (one hidden layer of half
+//!   the trunk's last size each); `Q = V + A − mean(A)`.
+//! * **Targets** (double DQN): the online network picks `a* = argmax Q_online(s', ·)` among the
+//!   legal actions of `s'`, the target network values it: `y = r + γ Q_target(s', a*) (1 − done)`.
+//!   The seed's argmax also ranges over illegal actions; masking it keeps actions the agent can never
+//!   take out of its targets.
+//! * **Loss**: MSE, Adam, gradients clipped to norm `grad_clip_norm` (burn clips each parameter
+//!   tensor's norm; PyTorch's `clip_grad_norm_` clips their joint norm).
+//! * **Replay**: a ring buffer; a batch is drawn without replacement once `learning_starts`
+//!   transitions are stored; before training it is seeded with the seed's expert episodes.
+//! * **Exploration**: ε-greedy, ε multiplied by `epsilon_decay` after every learn step (as in the
+//!   seed's `train_step`) down to `epsilon_min`; exploratory actions are drawn among the legal ones
+//!   unless `explore_with_mask` is off (the seed's planner explores the whole action space).
+//! * **Best checkpoint**: the network with the highest success(last100), ties broken by mean return,
+//!   becomes the greedy policy when training ends.
+//!
+//! Weights are initialised from the run's RNG (PyTorch's default uniform ±1/√fan_in), so a run is
+//! reproducible without touching burn's global seed.
+
+use burn::grad_clipping::GradientClippingConfig;
+use burn::module::{Module, Param};
+use burn::nn::Linear;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::store::ModuleRecord;
+use burn::tensor::activation::relu;
+use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData};
+use rand::Rng;
+use rand::seq::index;
+use serde::{Deserialize, Serialize};
+
+use super::{Agent, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal};
+use crate::RunRng;
+use crate::env::{ActionMask, EnvId, Observation};
+
+/// Where the networks run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Backend {
+    /// burn's NdArray backend on the CPU, natively and in wasm.
+    #[default]
+    Ndarray,
+    /// burn's Wgpu backend (WebGPU in the browser); builds with the engine's `wgpu` feature.
+    Wgpu,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Ndarray, Backend::Wgpu];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Ndarray => "ndarray",
+            Backend::Wgpu => "wgpu",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| format!("unknown backend '{name}'; valid: ndarray, wgpu"))
+    }
+
+    /// The training device (with autodiff), or why this build cannot offer it.
+    pub fn device(self) -> Result<Device, String> {
+        match self {
+            // burn 0.22 deprecates NdArray in favour of Flex; NdArray is the CPU backend measured here.
+            #[allow(deprecated)]
+            Backend::Ndarray => Ok(Device::ndarray().autodiff()),
+            #[cfg(feature = "wgpu")]
+            Backend::Wgpu => Ok(Device::wgpu(Default::default()).autodiff()),
+            #[cfg(not(feature = "wgpu"))]
+            Backend::Wgpu => {
+                Err("backend 'wgpu' is not in this build (build the engine with its 'wgpu' feature)".into())
+            }
+        }
+    }
+}
+
+/// Hyperparameters of the agent. [`DqnParams::seed`] is seed 000's table 1; the default is
+/// [`DqnParams::playground`], sized so that a person sees it learn in seconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DqnParams {
+    /// Hidden sizes of the shared trunk.
+    pub hidden: Vec<usize>,
+    /// Size of each text embedding in the input (prompt, code, feedback); 0 gives the flags alone.
+    pub embedding_dim: usize,
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// Discount factor γ.
+    pub gamma: f64,
+    /// Transitions per learn step.
+    pub batch_size: usize,
+    /// Transitions the replay buffer holds; the oldest go first.
+    pub replay_capacity: usize,
+    /// Transitions stored before learning begins.
+    pub learning_starts: usize,
+    /// Learn steps between copies of the online network into the target network.
+    pub target_update: u32,
+    /// Exploration rate before the first learn step.
+    pub epsilon_start: f64,
+    /// Exploration rate floor.
+    pub epsilon_min: f64,
+    /// Factor applied to ε after every learn step.
+    pub epsilon_decay: f64,
+    /// Largest norm of each parameter's gradient.
+    pub grad_clip_norm: f64,
+    /// Scripted expert episodes per task stored in the replay buffer before training.
+    pub expert_episodes_per_task: u32,
+    /// Exploratory actions are drawn among the legal actions only.
+    pub explore_with_mask: bool,
+}
+
+impl Default for DqnParams {
+    fn default() -> Self {
+        Self::playground(EnvId::Executive)
+    }
+}
+
+impl DqnParams {
+    /// Seed 000's table 1: trunk [512, 256], three 384-dimensional text embeddings plus six flags
+    /// (1158 inputs, as with the seed's sentence transformer), learning rate 3e-4, γ 0.99. The
+    /// planner (Listing 9) decays ε by 0.9995, explores unmasked and starts without experts.
+    pub fn seed(env: EnvId) -> Self {
+        let planner = env == EnvId::Planner;
+        Self {
+            hidden: vec![512, 256],
+            embedding_dim: 384,
+            learning_rate: 3e-4,
+            gamma: 0.99,
+            batch_size: 64,
+            replay_capacity: 8000,
+            learning_starts: 32,
+            target_update: 200,
+            epsilon_start: 1.0,
+            epsilon_min: 0.05,
+            epsilon_decay: if planner { 0.9995 } else { 0.995 },
+            grad_clip_norm: 0.5,
+            expert_episodes_per_task: if planner { 0 } else { 8 },
+            explore_with_mask: !planner,
+        }
+    }
+
+    /// The page's default: the flags alone decide the legal and the best action, so a small trunk
+    /// over small embeddings learns the same policies in a fraction of the time.
+    pub fn playground(env: EnvId) -> Self {
+        Self { hidden: vec![64, 32], embedding_dim: 16, learning_rate: 5e-4, target_update: 100, ..Self::seed(env) }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        if self.hidden.is_empty() || self.hidden.len() > 4 || self.hidden.iter().any(|&h| !(1..=2048).contains(&h)) {
+            return Err(format!("hidden must list 1 to 4 layer sizes between 1 and 2048, got {:?}", self.hidden));
+        }
+        check_range("embedding_dim", self.embedding_dim as f64, 0.0..=1024.0)?;
+        check_range("learning_rate", self.learning_rate, 1e-6..=1.0)?;
+        check_range("gamma", self.gamma, 0.0..=1.0)?;
+        check_range("batch_size", self.batch_size as f64, 1.0..=1024.0)?;
+        check_range("replay_capacity", self.replay_capacity as f64, self.batch_size as f64..=1_000_000.0)?;
+        check_range("learning_starts", self.learning_starts as f64, 1.0..=self.replay_capacity as f64)?;
+        check_range("target_update", f64::from(self.target_update), 1.0..=100_000.0)?;
+        check_range("epsilon_start", self.epsilon_start, 0.0..=1.0)?;
+        check_range("epsilon_min", self.epsilon_min, 0.0..=self.epsilon_start)?;
+        check_range("epsilon_decay", self.epsilon_decay, 0.0..=1.0)?;
+        check_range("grad_clip_norm", self.grad_clip_norm, 1e-6..=1e6)?;
+        check_range("expert_episodes_per_task", f64::from(self.expert_episodes_per_task), 0.0..=1000.0)
+    }
+}
+
+/// The dueling Q-network of seed 000 Listing 6.
+#[derive(Module, Debug)]
+pub struct DuelingQNet {
+    trunk: Vec<Linear>,
+    value_hidden: Linear,
+    value_out: Linear,
+    advantage_hidden: Linear,
+    advantage_out: Linear,
+}
+
+/// A linear layer initialised like PyTorch's default, from the run's RNG.
+fn linear(inputs: usize, outputs: usize, device: &Device, rng: &mut RunRng) -> Linear {
+    let bound = 1.0 / (inputs as f32).sqrt();
+    let mut uniform = |n: usize| (0..n).map(|_| rng.random_range(-bound..bound)).collect::<Vec<f32>>();
+    let weight = TensorData::new(uniform(inputs * outputs), [inputs, outputs]);
+    let bias = TensorData::new(uniform(outputs), [outputs]);
+    Linear { weight: Param::from_data(weight, device), bias: Some(Param::from_data(bias, device)) }
+}
+
+impl DuelingQNet {
+    pub fn new(inputs: usize, hidden: &[usize], actions: usize, device: &Device, rng: &mut RunRng) -> Self {
+        let mut trunk = Vec::with_capacity(hidden.len());
+        let mut previous = inputs;
+        for &size in hidden {
+            trunk.push(linear(previous, size, device, rng));
+            previous = size;
+        }
+        let head = if previous / 2 > 0 { previous / 2 } else { 32 };
+        Self {
+            trunk,
+            value_hidden: linear(previous, head, device, rng),
+            value_out: linear(head, 1, device, rng),
+            advantage_hidden: linear(previous, head, device, rng),
+            advantage_out: linear(head, actions, device, rng),
+        }
+    }
+
+    /// Q-values, `[batch, actions]`.
+    pub fn forward(&self, input: Tensor<2>) -> Tensor<2> {
+        let x = self.trunk.iter().fold(input, |x, layer| relu(layer.forward(x)));
+        let value = self.value_out.forward(relu(self.value_hidden.forward(x.clone())));
+        let advantage = self.advantage_out.forward(relu(self.advantage_hidden.forward(x)));
+        value + (advantage.clone() - advantage.mean_dim(1))
+    }
+}
+
+/// Replay memory of transitions with their features, as flat arrays.
+#[derive(Clone, Debug, Default)]
+struct Replay {
+    capacity: usize,
+    input_dim: usize,
+    /// Next slot to overwrite once full.
+    cursor: usize,
+    len: usize,
+    states: Vec<f32>,
+    next_states: Vec<f32>,
+    actions: Vec<i64>,
+    rewards: Vec<f32>,
+    dones: Vec<f32>,
+    next_masks: Vec<ActionMask>,
+}
+
+impl Replay {
+    fn new(capacity: usize, input_dim: usize) -> Self {
+        Self { capacity, input_dim, ..Self::default() }
+    }
+
+    fn push(&mut self, t: &Transition) {
+        let d = self.input_dim;
+        if self.len < self.capacity {
+            self.states.extend_from_slice(t.features);
+            self.next_states.extend_from_slice(t.next_features);
+            self.actions.push(t.action as i64);
+            self.rewards.push(t.reward as f32);
+            self.dones.push(f32::from(u8::from(t.done)));
+            self.next_masks.push(t.next.mask);
+            self.len += 1;
+        } else {
+            let i = self.cursor;
+            self.states[i * d..(i + 1) * d].copy_from_slice(t.features);
+            self.next_states[i * d..(i + 1) * d].copy_from_slice(t.next_features);
+            self.actions[i] = t.action as i64;
+            self.rewards[i] = t.reward as f32;
+            self.dones[i] = f32::from(u8::from(t.done));
+            self.next_masks[i] = t.next.mask;
+        }
+        self.cursor = (self.cursor + 1) % self.capacity;
+    }
+}
+
+/// One minibatch, gathered from the replay memory.
+struct Batch {
+    size: usize,
+    states: Vec<f32>,
+    next_states: Vec<f32>,
+    actions: Vec<i64>,
+    rewards: Vec<f32>,
+    dones: Vec<f32>,
+    /// `true` where the action is illegal in the next state, `[size × actions]`.
+    next_illegal: Vec<bool>,
+}
+
+impl Replay {
+    fn sample(&self, batch_size: usize, n_actions: usize, rng: &mut RunRng) -> Batch {
+        let size = batch_size.min(self.len);
+        let d = self.input_dim;
+        let mut batch = Batch {
+            size,
+            states: Vec::with_capacity(size * d),
+            next_states: Vec::with_capacity(size * d),
+            actions: Vec::with_capacity(size),
+            rewards: Vec::with_capacity(size),
+            dones: Vec::with_capacity(size),
+            next_illegal: Vec::with_capacity(size * n_actions),
+        };
+        for i in index::sample(rng, self.len, size) {
+            batch.states.extend_from_slice(&self.states[i * d..(i + 1) * d]);
+            batch.next_states.extend_from_slice(&self.next_states[i * d..(i + 1) * d]);
+            batch.actions.push(self.actions[i]);
+            batch.rewards.push(self.rewards[i]);
+            batch.dones.push(self.dones[i]);
+            let mask = effective_mask(self.next_masks[i], n_actions);
+            batch.next_illegal.extend((0..n_actions).map(|a| !mask.allows(a)));
+        }
+        batch
+    }
+}
+
+/// The agent: online and target networks, optimiser, replay memory and exploration state.
+#[derive(Clone)]
+pub struct Dqn {
+    params: DqnParams,
+    n_actions: usize,
+    input_dim: usize,
+    /// The training device (autodiff); the target network and inference use its inner device.
+    device: Device,
+    /// `None` only while a learn step has it.
+    online: Option<DuelingQNet>,
+    target: DuelingQNet,
+    optimizer: ModuleOptimizer,
+    replay: Replay,
+    epsilon: f64,
+    learn_steps: u32,
+    episode_loss_sum: f64,
+    episode_learn_steps: u32,
+    /// Best success(last100), its mean return, and the network that reached them.
+    best: Option<(f64, f64, DuelingQNet)>,
+    /// The greedy policy once training has finished (the best checkpoint).
+    policy: Option<DuelingQNet>,
+}
+
+impl std::fmt::Debug for Dqn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dqn")
+            .field("params", &self.params)
+            .field("input_dim", &self.input_dim)
+            .field("learn_steps", &self.learn_steps)
+            .field("epsilon", &self.epsilon)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Dqn {
+    pub fn new(params: DqnParams, input_dim: usize, n_actions: usize, device: Device, rng: &mut RunRng) -> Self {
+        let online = DuelingQNet::new(input_dim, &params.hidden, n_actions, &device, rng);
+        let target = online.valid();
+        let optimizer = AdamConfig::new()
+            .with_grad_clipping(Some(GradientClippingConfig::Norm(params.grad_clip_norm as f32)))
+            .init();
+        Self {
+            n_actions,
+            input_dim,
+            device,
+            online: Some(online),
+            target,
+            optimizer,
+            replay: Replay::new(params.replay_capacity, input_dim),
+            epsilon: params.epsilon_start,
+            learn_steps: 0,
+            episode_loss_sum: 0.0,
+            episode_learn_steps: 0,
+            best: None,
+            policy: None,
+            params,
+        }
+    }
+
+    fn online(&self) -> &DuelingQNet {
+        self.online.as_ref().expect("the online network is only taken during a learn step")
+    }
+
+    /// Q-values of one observation under the greedy policy's network.
+    pub fn q_values(&self, features: &[f32]) -> Vec<f32> {
+        let inference = self.device.clone().inner();
+        let input = Tensor::<2>::from_data(TensorData::new(features.to_vec(), [1, self.input_dim]), &inference);
+        let network = match &self.policy {
+            Some(policy) => policy.forward(input),
+            None => self.online().valid().forward(input),
+        };
+        network.into_data().try_into_vec::<f32>().expect("Q-values are f32")
+    }
+
+    /// One gradient step on a replay minibatch.
+    fn learn(&mut self, rng: &mut RunRng) {
+        let p = &self.params;
+        let batch = self.replay.sample(p.batch_size, self.n_actions, rng);
+        let (b, d, a) = (batch.size, self.input_dim, self.n_actions);
+        let inference = self.device.clone().inner();
+        let online = self.online.take().expect("the online network is present between learn steps");
+
+        let next_states = Tensor::<2>::from_data(TensorData::new(batch.next_states, [b, d]), &inference);
+        let next_illegal = Tensor::<2, Bool>::from_data(TensorData::new(batch.next_illegal, [b, a]), &inference);
+        let best_next = online.valid().forward(next_states.clone()).mask_fill(next_illegal, -1e9).argmax(1);
+        let next_q = self.target.forward(next_states).gather(1, best_next);
+        let next_q = next_q.into_data().try_into_vec::<f32>().expect("Q-values are f32");
+        let gamma = p.gamma as f32;
+        let targets: Vec<f32> = (0..b).map(|i| batch.rewards[i] + gamma * next_q[i] * (1.0 - batch.dones[i])).collect();
+
+        let states = Tensor::<2>::from_data(TensorData::new(batch.states, [b, d]), &self.device);
+        let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions, [b, 1]), &self.device);
+        let targets = Tensor::<2>::from_data(TensorData::new(targets, [b, 1]), &self.device);
+        let loss = (online.forward(states).gather(1, actions) - targets).powi_scalar(2).mean();
+        self.episode_loss_sum += f64::from(loss.clone().into_scalar::<f32>());
+        self.episode_learn_steps += 1;
+        let grads = GradientsParams::from_grads(loss.backward(), &online);
+        let online = self.optimizer.step(p.learning_rate, online, grads);
+
+        self.learn_steps += 1;
+        if self.learn_steps.is_multiple_of(p.target_update) {
+            self.target = online.valid();
+        }
+        self.online = Some(online);
+        self.epsilon = (self.epsilon * p.epsilon_decay).max(p.epsilon_min);
+    }
+
+    /// The greedy policy's network as burn record bytes (burnpack).
+    pub fn checkpoint(&self) -> Result<Vec<u8>, String> {
+        let network = self.policy.clone().unwrap_or_else(|| self.online().valid());
+        let bytes = network.into_record().into_bytes().map_err(|e| format!("cannot save the network: {e}"))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// Makes the network in `bytes` (from [`checkpoint`](Self::checkpoint) of an agent with the
+    /// same architecture) the greedy policy.
+    pub fn load_checkpoint(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
+            .map_err(|e| format!("not a network checkpoint: {e}"))?;
+        let network = self
+            .online()
+            .valid()
+            .try_load_record(record)
+            .map_err(|e| format!("the checkpoint does not fit this network: {e}"))?;
+        self.policy = Some(network);
+        Ok(())
+    }
+}
+
+impl Agent for Dqn {
+    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize {
+        if rng.random::<f64>() < self.epsilon {
+            let mask = if self.params.explore_with_mask { obs.mask } else { ActionMask::all(self.n_actions) };
+            random_legal(mask, self.n_actions, rng)
+        } else {
+            self.greedy(obs, features)
+        }
+    }
+
+    fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
+        masked_argmax(&self.action_values(obs, features), obs.mask)
+    }
+
+    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+        self.replay.push(transition);
+        if self.replay.len >= self.params.learning_starts {
+            self.learn(rng);
+        }
+    }
+
+    fn remember(&mut self, transition: &Transition) {
+        self.replay.push(transition);
+    }
+
+    fn expert_episodes_per_task(&self) -> u32 {
+        self.params.expert_episodes_per_task
+    }
+
+    /// Keeps the best network once the window is full; the loss is the mean over the episode's
+    /// learn steps.
+    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
+        let better = progress.window_full
+            && self.best.as_ref().is_none_or(|(success, mean_return, _)| {
+                progress.success_last100 > *success
+                    || (progress.success_last100 == *success && progress.mean_return_last100 > *mean_return)
+            });
+        if better {
+            self.best = Some((progress.success_last100, progress.mean_return_last100, self.online().valid()));
+        }
+        let loss = (self.episode_learn_steps > 0).then(|| self.episode_loss_sum / f64::from(self.episode_learn_steps));
+        self.episode_loss_sum = 0.0;
+        self.episode_learn_steps = 0;
+        loss
+    }
+
+    /// The best network becomes the policy (the last one if the run was shorter than the window).
+    fn finish(&mut self) {
+        self.policy = Some(match &self.best {
+            Some((_, _, best)) => best.clone(),
+            None => self.online().valid(),
+        });
+    }
+
+    fn epsilon(&self) -> Option<f64> {
+        Some(self.epsilon)
+    }
+
+    fn action_values(&self, _obs: Observation, features: &[f32]) -> Vec<f64> {
+        self.q_values(features).into_iter().map(f64::from).collect()
+    }
+
+    fn embedding_dim(&self) -> Option<usize> {
+        Some(self.params.embedding_dim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn agent(params: DqnParams, rng: &mut RunRng) -> Dqn {
+        Dqn::new(params, 4, 3, Backend::Ndarray.device().unwrap(), rng)
+    }
+
+    #[test]
+    fn dueling_heads_combine_as_v_plus_centred_a() {
+        let mut rng = RunRng::seed_from_u64(0);
+        let device = Backend::Ndarray.device().unwrap().inner();
+        let net = DuelingQNet::new(4, &[8], 3, &device, &mut rng);
+        let x = Tensor::<2>::from_data(TensorData::new(vec![0.5f32, -1.0, 2.0, 0.0], [1, 4]), &device);
+        let trunk = net.trunk.iter().fold(x.clone(), |x, l| relu(l.forward(x)));
+        let value = net.value_out.forward(relu(net.value_hidden.forward(trunk.clone())));
+        let advantage = net.advantage_out.forward(relu(net.advantage_hidden.forward(trunk)));
+        let q = net.forward(x).into_data().try_into_vec::<f32>().unwrap();
+        let v = value.into_data().try_into_vec::<f32>().unwrap()[0];
+        let a = advantage.into_data().try_into_vec::<f32>().unwrap();
+        let mean = a.iter().sum::<f32>() / 3.0;
+        for i in 0..3 {
+            assert!((q[i] - (v + a[i] - mean)).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn learning_fits_a_one_step_reward() {
+        // One state, three actions, reward = action index, episodes of one step.
+        let params =
+            DqnParams { hidden: vec![16], learning_starts: 8, expert_episodes_per_task: 0, ..DqnParams::default() };
+        let mut rng = RunRng::seed_from_u64(1);
+        let mut dqn = agent(params, &mut rng);
+        let features = [1.0, 0.0, 0.5, 0.0];
+        let obs = Observation { state: 0, mask: ActionMask::all(3) };
+        for step in 0..600 {
+            let action = step % 3;
+            let t = Transition {
+                state: 0,
+                action,
+                reward: action as f64,
+                next: obs,
+                done: true,
+                features: &features,
+                next_features: &features,
+            };
+            dqn.observe(&t, &mut rng);
+        }
+        let q = dqn.q_values(&features);
+        assert!((q[0] - 0.0).abs() < 0.2 && (q[1] - 1.0).abs() < 0.2 && (q[2] - 2.0).abs() < 0.2, "{q:?}");
+        assert_eq!(dqn.greedy(obs, &features), 2);
+        let only_first_two = Observation { state: 0, mask: ActionMask::from_legal(&[true, true, false]) };
+        assert_eq!(dqn.greedy(only_first_two, &features), 1, "masked greedy");
+        assert!(dqn.epsilon().unwrap() < 0.1, "ε decays per learn step");
+    }
+
+    #[test]
+    fn checkpoints_round_trip_and_reject_other_shapes() {
+        let mut rng = RunRng::seed_from_u64(2);
+        let trained = agent(DqnParams::default(), &mut rng);
+        let bytes = trained.checkpoint().unwrap();
+        let mut fresh = agent(DqnParams::default(), &mut rng);
+        let features = [0.3, 0.1, 0.0, 1.0];
+        assert_ne!(fresh.q_values(&features), trained.q_values(&features));
+        fresh.load_checkpoint(&bytes).unwrap();
+        assert_eq!(fresh.q_values(&features), trained.q_values(&features));
+
+        let mut other = agent(DqnParams { hidden: vec![8], ..DqnParams::default() }, &mut rng);
+        assert!(other.load_checkpoint(&bytes).unwrap_err().starts_with("the checkpoint does not fit"));
+        assert!(other.load_checkpoint(b"not a checkpoint").unwrap_err().starts_with("not a network checkpoint"));
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let bad = DqnParams { hidden: vec![], ..DqnParams::default() };
+        assert!(bad.validate().unwrap_err().starts_with("hidden"));
+        let bad = DqnParams { learning_starts: 0, ..DqnParams::default() };
+        assert!(bad.validate().unwrap_err().starts_with("learning_starts"));
+        assert!(DqnParams::seed(EnvId::Planner).validate().is_ok());
+        assert!(!DqnParams::seed(EnvId::Planner).explore_with_mask);
+    }
+}

@@ -1,0 +1,112 @@
+//! Seed 000's DQN results (§5.7, §7, §9), reproduced with fixed seeds in both configurations.
+
+mod common;
+
+use engine::agents::{AgentSpec, DqnParams};
+use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
+use engine::hierarchical::hierarchical_inference;
+use engine::tasks::planner_task;
+use engine::{AgentId, EnvId, Environment, Run, RunSpec};
+
+fn dqn_spec(env: EnvId, params: DqnParams, seed: u64, episodes: u32) -> RunSpec {
+    RunSpec { agent: AgentSpec::Dqn(params), ..RunSpec::new(env, AgentId::Dqn, seed, episodes) }
+}
+
+/// Trains; returns the run and the first episode at which success(last100) reached `target`.
+fn train_until(spec: RunSpec, target: f64) -> (Run, Option<u32>) {
+    let mut run = Run::new(spec).unwrap();
+    let mut reached = None;
+    while let Some(record) = run.train_episode() {
+        if reached.is_none() && record.episode >= 99 && record.success_last100 >= target {
+            reached = Some(record.episode + 1);
+        }
+    }
+    (run, reached)
+}
+
+/// §5.7: success(last100) ≥ 99% within 500 episodes, and each task's greedy rollout is canonical.
+fn executive_reproduces(params: DqnParams) {
+    let (run, reached) = train_until(dqn_spec(EnvId::Executive, params, 1, 500), 0.99);
+    assert!(reached.is_some(), "success(last100) stayed below 99%: {:?}", run.summary());
+    let canonical: [&[usize]; 3] = [
+        &[GENERATE, TEST, STOP],
+        &[GENERATE, TEST, DEBUG, TEST, STOP],
+        &[GENERATE, TEST, DEBUG, TEST, SEARCH, DEBUG, TEST, STOP],
+    ];
+    for (task, path) in canonical.iter().enumerate() {
+        let episode = run.greedy_episode(task, 7);
+        let expected: Vec<u8> = path.iter().map(|&a| a as u8).collect();
+        assert_eq!(episode.actions, expected, "task {task}");
+        assert!(episode.success);
+    }
+    assert_eq!(run.evaluate_greedy(100).success_rate, 1.0);
+}
+
+/// §7: success(last100) ≥ 90% within 3000 episodes; the greedy rollout is the planning episode.
+fn planner_reproduces(params: DqnParams) {
+    let (run, reached) = train_until(dqn_spec(EnvId::Planner, params, 1, 3000), 0.90);
+    assert!(reached.is_some(), "success(last100) stayed below 90%: {:?}", run.summary());
+    let episode = run.greedy_episode(0, 0);
+    assert_eq!(episode.actions, [0, 1, 2, 3, 4], "planning, execution, integration, evaluation, stop");
+    assert!(episode.success);
+}
+
+#[test]
+fn executive_dqn_playground() {
+    executive_reproduces(DqnParams::playground(EnvId::Executive));
+}
+
+#[test]
+fn executive_dqn_seed_configuration() {
+    executive_reproduces(DqnParams::seed(EnvId::Executive));
+}
+
+#[test]
+fn planner_dqn_playground() {
+    planner_reproduces(DqnParams::playground(EnvId::Planner));
+}
+
+#[test]
+fn planner_dqn_seed_configuration() {
+    planner_reproduces(DqnParams::seed(EnvId::Planner));
+}
+
+/// §9: the planner drives compute(a, b), the executive solves each subtask, and the delivered code
+/// passes the planner's tests in real Python.
+#[test]
+fn hierarchical_inference_delivers_passing_code() {
+    let executive = train_until(RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500), 1.0).0;
+    let planner = train_until(RunSpec::new(EnvId::Planner, AgentId::Dqn, 1, 500), 1.0).0;
+    let trace = hierarchical_inference(&planner, &executive).unwrap();
+    assert!(trace.passed, "{trace:#?}");
+    assert_eq!(trace.subtasks.len(), 3);
+    for subtask in &trace.subtasks {
+        let actions: Vec<_> = subtask.steps.iter().map(|s| s.action.as_str()).collect();
+        assert_eq!(actions, ["generate", "test", "stop"], "{}", subtask.name);
+    }
+    let task = planner_task();
+    let verdict = &common::python_verdicts(&[(trace.final_code.clone(), task.tests.clone())])[0];
+    assert!(common::as_verdict(verdict).passed, "{verdict}");
+    assert!(hierarchical_inference(&executive, &planner).is_err(), "runs in the wrong roles are refused");
+}
+
+/// Runs are values for the DQN too: same spec, bit-identical records and Q-values.
+#[test]
+fn dqn_runs_are_reproducible() {
+    let spec = RunSpec::new(EnvId::Executive, AgentId::Dqn, 5, 40);
+    let a: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+    let b: Vec<_> = Run::new(spec).unwrap().collect();
+    assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+    assert!(a.iter().any(|r| r.loss.is_some()), "the agent learned");
+}
+
+#[test]
+fn unknown_backend_and_bad_hyperparameters_are_refused() {
+    let mut params = DqnParams::playground(EnvId::Executive);
+    params.batch_size = 0;
+    let err = Run::new(dqn_spec(EnvId::Executive, params, 1, 10)).unwrap_err();
+    assert!(err.starts_with("batch_size must be between 1 and 1024"), "{err}");
+    assert_eq!(engine::agents::Backend::parse("cuda").unwrap_err(), "unknown backend 'cuda'; valid: ndarray, wgpu");
+    let env = EnvId::Executive.make();
+    assert_eq!(env.info().text_slots, 3);
+}
