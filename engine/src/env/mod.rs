@@ -82,6 +82,36 @@ impl Step {
     }
 }
 
+/// The step accounting of seed 000's environments: every step costs `step`; an illegal action
+/// costs `invalid` and the episode goes on; reaching `max_steps` truncates it with `step_limit`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct StepCosts {
+    pub step: f64,
+    pub invalid: f64,
+    pub step_limit: f64,
+    pub max_steps: u32,
+}
+
+impl StepCosts {
+    /// The reward of a step whose action earned `action_reward` (`None`: illegal), whether the step
+    /// limit truncated the episode, and the step's info (the caller fills in `success`).
+    pub(crate) fn settle(
+        self,
+        action_reward: Option<f64>,
+        agent_call: bool,
+        steps: u32,
+        terminated: bool,
+    ) -> (f64, bool, StepInfo) {
+        let invalid_action = action_reward.is_none();
+        let truncated = !terminated && steps >= self.max_steps;
+        let mut reward = self.step + action_reward.unwrap_or(self.invalid);
+        if truncated {
+            reward += self.step_limit;
+        }
+        (reward, truncated, StepInfo { success: false, invalid_action, agent_call: agent_call && !invalid_action })
+    }
+}
+
 /// Static description of an environment, for agents and for display.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnvInfo {

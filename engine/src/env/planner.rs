@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts};
 use crate::tasks::{PlannerTask, planner_task};
 
 pub const PLANNING: usize = 0;
@@ -212,24 +212,16 @@ impl Environment for PlannerEnv {
     fn step(&mut self, action: usize) -> Step {
         assert!(!self.done, "step() after the episode ended: call reset()");
         self.steps += 1;
-        let mut reward = self.rewards.step;
-        let mut info =
-            StepInfo { agent_call: matches!(action, PLANNING | EXECUTION | INTEGRATION), ..StepInfo::default() };
-        match self.apply(action) {
-            Some(r) => reward += r,
-            None => {
-                reward += self.rewards.invalid;
-                self.flags.invalid_action = true;
-                info.invalid_action = true;
-                info.agent_call = false;
-            }
+        let action_reward = self.apply(action);
+        if action_reward.is_none() {
+            self.flags.invalid_action = true;
         }
+        let r = self.rewards;
+        let costs = StepCosts { step: r.step, invalid: r.invalid, step_limit: r.step_limit, max_steps: r.max_steps };
+        let agent_call = matches!(action, PLANNING | EXECUTION | INTEGRATION);
         let terminated = self.done;
-        let truncated = !terminated && self.steps >= self.rewards.max_steps;
-        if truncated {
-            reward += self.rewards.step_limit;
-            self.done = true;
-        }
+        let (reward, truncated, mut info) = costs.settle(action_reward, agent_call, self.steps, terminated);
+        self.done |= truncated;
         info.success = terminated && self.is_success();
         Step { observation: self.observation(), reward, terminated, truncated, info }
     }
