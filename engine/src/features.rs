@@ -34,8 +34,15 @@ impl TextEmbedder for HashedNgrams {
         if self.dim == 0 {
             return;
         }
-        let chars: Vec<char> = text.chars().flat_map(char::to_lowercase).collect();
-        for gram in chars.windows(NGRAM) {
+        // A sliding window over the lower-cased characters: this runs for every text on every
+        // training step, so it allocates nothing.
+        let mut gram = ['\0'; NGRAM];
+        for (seen, c) in text.chars().flat_map(char::to_lowercase).enumerate() {
+            gram.rotate_left(1);
+            gram[NGRAM - 1] = c;
+            if seen + 1 < NGRAM {
+                continue;
+            }
             let mut hasher = fnv::FnvHasher::default();
             gram.iter().for_each(|&c| hasher.write_u32(c as u32));
             let hash = hasher.finish();

@@ -45,7 +45,10 @@ fn orchestrator_outcome(seed: u64) -> OrchestratorOutcome {
 fn orchestrator_q_learning_skips_planning_and_halves_agent_calls() {
     let OrchestratorOutcome { coder_first, learned, fixed, run } = orchestrator_outcome(1);
     let initial = Observation { state: 0, mask: OrchestratorState::default().mask() };
-    assert!(coder_first, "Q(s0) = {:?}", run.agent().action_values(initial, &[]));
+    let q = run.agent().action_values(initial, &[]);
+    assert!(coder_first, "Q(s0) = {q:?}");
+    // Seed 003 §6.1 reports Q(s0, coder) = 8.0; the true value here is 9.36 (value iteration).
+    assert!((7.5..=10.5).contains(&q[CODER]), "Q(s0) = {q:?}");
     assert!(learned.success_rate >= 0.95, "greedy success {}", learned.success_rate);
     assert!(learned.success_rate >= fixed.success_rate - 0.02, "learned {learned:?} vs fixed {fixed:?}");
     assert!(learned.mean_agent_calls <= 0.5 * fixed.mean_agent_calls, "learned {learned:?} vs fixed {fixed:?}");
