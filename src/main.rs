@@ -1,191 +1,282 @@
 //! The playground page. Training happens in the worker (`worker/`); this thread only renders and
 //! exchanges protocol messages with it, so the page never waits on a run.
 
+mod controls;
+mod download;
+mod model;
+mod params_form;
+mod plot;
+mod policy;
+mod tree_view;
+
 use engine::protocol::{Envelope, FromWorker, ToWorker};
-use engine::run::Evaluation;
-use engine::{AgentId, EnvId, RunSpec, RunSummary};
+use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{MessageEvent, Worker};
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+use crate::controls::Controls;
+use crate::model::{RunData, Status, css_colour};
+use crate::plot::MetricsPlot;
+use crate::policy::{PolicyPanel, percent};
+use crate::tree_view::TreeView;
 
 fn main() {
     console_error_panic_hook::set_once();
     leptos::mount::mount_to_body(App);
 }
 
-/// Where the current run stands.
-#[derive(Clone, Debug, PartialEq)]
-enum RunState {
-    Idle,
-    Training { done: u32, total: u32, success_last100: f64 },
-    Finished { summary: RunSummary, greedy: Evaluation },
-}
-
 /// Starts the training worker; messages it sends arrive in `on_message`.
 fn spawn_worker(
     on_message: impl Fn(FromWorker) + 'static,
-    on_error: impl Fn(String) + 'static,
+    on_error: impl Fn(String) + Clone + 'static,
 ) -> Result<Worker, String> {
     let worker =
         Worker::new("./worker_loader.js").map_err(|e| format!("the training worker could not start: {e:?}"))?;
+    let report = on_error.clone();
     let handler = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
         match Envelope::<FromWorker>::decode(&text) {
             Ok(message) => on_message(message),
-            Err(problem) => on_error(format!("unreadable message from the training worker: {problem}")),
+            Err(problem) => report(format!("unreadable message from the training worker: {problem}")),
         }
     });
+    let crashed = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        on_error(format!("the training worker failed: {}", event.message()))
+    });
     worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
-    // The handler lives as long as the page.
+    worker.set_onerror(Some(crashed.as_ref().unchecked_ref()));
+    // The handlers live as long as the page.
     handler.forget();
+    crashed.forget();
     Ok(worker)
+}
+
+/// Applies a worker message to the runs.
+fn apply(runs: &mut [RunData], message: FromWorker) {
+    fn find(runs: &mut [RunData], id: u32) -> Option<&mut RunData> {
+        runs.iter_mut().find(|r| r.id == id)
+    }
+    match message {
+        FromWorker::Ready | FromWorker::Failed { run_id: None, .. } => {}
+        FromWorker::Progress { runs: batches } => {
+            for batch in batches {
+                if let Some(run) = find(runs, batch.run_id) {
+                    run.add(batch.records);
+                }
+            }
+        }
+        FromWorker::Paused { run_id, policy, .. } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Paused;
+                run.policy = Some(*policy);
+            }
+        }
+        FromWorker::Resumed { run_id } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Training;
+            }
+        }
+        FromWorker::Finished(finished) => {
+            if let Some(run) = find(runs, finished.run_id) {
+                run.status = Status::Finished;
+                run.policy = Some(finished.policy.clone());
+                run.finished = Some(finished);
+            }
+        }
+        FromWorker::Failed { run_id: Some(run_id), message } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Failed(message);
+            }
+        }
+    }
 }
 
 #[component]
 fn App() -> impl IntoView {
     let (ready, set_ready) = signal(false);
-    let (state, set_state) = signal(RunState::Idle);
-    let (error, set_error) = signal(None::<String>);
-    let (run_id, set_run_id) = signal(0u32);
+    let error = RwSignal::new(None::<String>);
+    let runs = RwSignal::new(Vec::<RunData>::new());
+    let selected = RwSignal::new(None::<u32>);
+    let next_id = StoredValue::new(1u32);
 
-    let on_message = move |message: FromWorker| match message {
-        FromWorker::Ready => set_ready.set(true),
-        FromWorker::Progress { run_id: id, records } if id == run_id.get_untracked() => {
-            if let Some(last) = records.last() {
-                set_state.update(|s| {
-                    if let RunState::Training { done, success_last100, .. } = s {
-                        *done = last.episode + 1;
-                        *success_last100 = last.success_last100;
-                    }
-                });
-            }
+    let on_message = move |message: FromWorker| {
+        match &message {
+            FromWorker::Ready => set_ready.set(true),
+            FromWorker::Failed { run_id, message } => error.set(Some(match run_id {
+                Some(id) => format!("run #{id}: {message}"),
+                None => message.clone(),
+            })),
+            _ => {}
         }
-        FromWorker::Finished { run_id: id, summary, greedy } if id == run_id.get_untracked() => {
-            set_state.set(RunState::Finished { summary, greedy })
-        }
-        FromWorker::Failed { message, .. } => {
-            set_error.set(Some(message));
-            set_state.set(RunState::Idle);
-        }
-        // Messages of an earlier run.
-        FromWorker::Progress { .. } | FromWorker::Finished { .. } => {}
+        runs.update(|runs| apply(runs, message));
     };
-    let worker = match spawn_worker(on_message, move |problem| set_error.set(Some(problem))) {
+    let worker = match spawn_worker(on_message, move |problem| error.set(Some(problem))) {
         Ok(worker) => Some(worker),
         Err(problem) => {
-            set_error.set(Some(problem));
+            error.set(Some(problem));
             None
         }
     };
     let worker = StoredValue::new_local(worker);
-
-    let (env, set_env) = signal(EnvId::Orchestrator);
-    let (agent, set_agent) = signal(AgentId::QLearning);
-    let (episodes, set_episodes) = signal("5000".to_owned());
-    let (seed, set_seed) = signal("1".to_owned());
-
-    let start = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let spec = parse_form(env.get(), agent.get(), &episodes.get(), &seed.get());
-        let spec = match spec.and_then(|spec| spec.validate().map(|()| spec)) {
-            Ok(spec) => spec,
-            Err(problem) => return set_error.set(Some(problem)),
-        };
-        set_error.set(None);
-        let id = run_id.get_untracked() + 1;
-        set_run_id.set(id);
-        set_state.set(RunState::Training { done: 0, total: spec.episodes, success_last100: 0.0 });
+    let send = move |message: ToWorker| {
         worker.with_value(|w| {
-            if let Some(w) = w
-                && let Err(e) =
-                    w.post_message(&JsValue::from_str(&Envelope::encode(ToWorker::Start { run_id: id, spec })))
-            {
-                set_error.set(Some(format!("the run could not be sent to the training worker: {e:?}")));
+            let sent = w.as_ref().ok_or("the training worker is not running".to_owned()).and_then(|w| {
+                w.post_message(&JsValue::from_str(&Envelope::encode(message)))
+                    .map_err(|e| format!("the request could not be sent to the training worker: {e:?}"))
+            });
+            if let Err(problem) = sent {
+                error.set(Some(problem));
             }
-        });
+        })
     };
-    let training = move || matches!(state.get(), RunState::Training { .. });
+
+    let on_start = Callback::new(move |spec: RunSpec| {
+        let id = next_id.get_value();
+        next_id.set_value(id + 1);
+        runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
+        selected.set(Some(id));
+        send(ToWorker::Start { run_id: id, spec });
+    });
+    let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
 
     view! {
         <header>
             <h1>"RL for LLM code generation"</h1>
             <p class="tagline">
                 "Train agents that decide how to drive a code-writing LLM: when to generate, test, debug or search, "
-                "and which agent to call next. Everything runs in your browser."
+                "and which agent to call next. Everything runs in your browser, in a background worker."
             </p>
         </header>
         <main>
-            <section aria-labelledby="envs-heading">
-                <h2 id="envs-heading">"Environments"</h2>
-                <ul class="cards">
-                    {EnvId::ALL.iter().map(|e| view! { <li><strong>{e.name()}</strong>" — "{e.summary()}</li> }).collect_view()}
-                </ul>
-                <h2>"Agents"</h2>
-                <ul class="cards">
-                    {AgentId::ALL.iter().map(|a| view! { <li><strong>{a.name()}</strong>" — "{a.summary()}</li> }).collect_view()}
-                </ul>
+            <section aria-labelledby="run-heading" class="panel">
+                <h2 id="run-heading">"New run"</h2>
+                <Controls ready=ready on_start=on_start on_error=on_error />
+                <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>
+                    {move || error.get()}
+                    <button type="button" class="dismiss" aria-label="Dismiss the message" on:click=move |_| error.set(None)>"×"</button>
+                </p>
             </section>
-            <section aria-labelledby="run-heading">
-                <h2 id="run-heading">"Quick run"</h2>
-                <form on:submit=start>
-                    <label>"Environment "
-                        <select id="env" on:change=move |ev| { if let Ok(e) = EnvId::parse(&event_target_value(&ev)) { set_env.set(e) } }>
-                            {EnvId::ALL.iter().map(|e| view! { <option value=e.name() selected=*e == EnvId::Orchestrator>{e.name()}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <label>"Agent "
-                        <select id="agent" on:change=move |ev| { if let Ok(a) = AgentId::parse(&event_target_value(&ev)) { set_agent.set(a) } }>
-                            {AgentId::ALL.iter().map(|a| view! { <option value=a.name()>{a.name()}</option> }).collect_view()}
-                        </select>
-                    </label>
-                    <label>"Episodes "
-                        <input id="episodes" inputmode="numeric" prop:value=episodes on:input=move |ev| set_episodes.set(event_target_value(&ev)) />
-                    </label>
-                    <label>"Seed "
-                        <input id="seed" inputmode="numeric" prop:value=seed on:input=move |ev| set_seed.set(event_target_value(&ev)) />
-                    </label>
-                    <button id="start" type="submit" disabled=move || !ready.get() || training()>
-                        {move || if ready.get() { "Train" } else { "Loading the training worker…" }}
-                    </button>
-                </form>
-                <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>{move || error.get()}</p>
-                <div id="status" aria-live="polite">{move || status_view(state.get())}</div>
-            </section>
+            <RunsTable runs=runs selected=selected send=send />
+            <MetricsPlot runs=runs on_error=on_error />
+            <div class="columns">
+                <TreeView runs=runs selected_run=selected />
+                <PolicyPanel runs=runs selected_run=selected />
+            </div>
+            <About />
         </main>
     }
 }
 
-fn parse_form(env: EnvId, agent: AgentId, episodes: &str, seed: &str) -> Result<RunSpec, String> {
-    let episodes = episodes.trim().parse().map_err(|_| {
-        format!("episodes must be a whole number between 1 and {}, got '{episodes}'", RunSpec::MAX_EPISODES)
-    })?;
-    let seed =
-        seed.trim().parse().map_err(|_| format!("seed must be a whole number from 0 to {}, got '{seed}'", u64::MAX))?;
-    Ok(RunSpec::new(env, agent, seed, episodes))
+#[component]
+fn RunsTable(
+    runs: RwSignal<Vec<RunData>>,
+    selected: RwSignal<Option<u32>>,
+    send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
+) -> impl IntoView {
+    let row = move |run: &RunData| {
+        let id = run.id;
+        let (status, done, total) = (run.status.clone(), run.records.len(), run.spec.episodes);
+        let can_pause = status == Status::Training;
+        let paused = status == Status::Paused;
+        let active = can_pause || paused;
+        let failure = if let Status::Failed(message) = &status { message.clone() } else { String::new() };
+        view! {
+            <tr id=format!("run-{id}") class:selected=move || selected.get() == Some(id)>
+                <td><input type="checkbox" class="show" aria-label=format!("Show run #{id} in the plot") prop:checked=run.shown
+                    on:change=move |ev| { let shown = event_target_checked(&ev); runs.update(|r| if let Some(r) = r.iter_mut().find(|r| r.id == id) { r.shown = shown }) } />
+                    <span class="swatch" style=format!("background: {}", css_colour(run.colour))></span></td>
+                <td><button type="button" class="link select" on:click=move |_| selected.set(Some(id))>{run.label()}</button></td>
+                <td class="status" title=failure>{status.label().to_owned()}</td>
+                <td><span class="done">{done}</span>" / "{total}<progress max=total value=done></progress></td>
+                <td class="success">{percent(run.success_last100())}</td>
+                <td class="actions">
+                    <button type="button" class="pause" hidden=!can_pause on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
+                    <button type="button" class="resume" hidden=!paused on:click=move |_| send(ToWorker::Resume { run_id: id })>"Resume"</button>
+                    <button type="button" class="step" hidden=!paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
+                    <button type="button" class="stop" hidden=!active title="End training now and evaluate" on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
+                    <button type="button" class="remove" aria-label=format!("Remove run #{id}") on:click=move |_| {
+                        send(ToWorker::Discard { run_id: id });
+                        runs.update(|r| r.retain(|r| r.id != id));
+                        if selected.get_untracked() == Some(id) { selected.set(None) }
+                    }>"Remove"</button>
+                </td>
+            </tr>
+        }
+    };
+    view! {
+        <section aria-labelledby="runs-heading" class="panel">
+            <h2 id="runs-heading">"Runs"</h2>
+            <p hidden=move || runs.with(|r| !r.is_empty())>"No runs yet: choose an environment and an agent above and press Train. Runs you start are kept here to compare."</p>
+            <div class="scroll">
+                <table id="runs" hidden=move || runs.with(|r| r.is_empty())>
+                    <thead><tr><th scope="col">"Plot"</th><th scope="col">"Run"</th><th scope="col">"Status"</th><th scope="col">"Episodes"</th>
+                        <th scope="col">"Success (last 100)"</th><th scope="col">"Control"</th></tr></thead>
+                    <tbody>{move || runs.with(|runs| runs.iter().map(row).collect_view())}</tbody>
+                </table>
+            </div>
+        </section>
+    }
 }
 
-fn percent(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
+/// Where each environment and agent comes from.
+const SEEDS: [(&str, &str, &str); 4] = [
+    (
+        "seed-000",
+        "Reinforcement-Learning-based Executive & Hierarchical Models for LLM Code Generation",
+        "A. Hosseinpour, M. Vafapour, final project report, 2026: the executive and planner environments, the dueling double DQN with action masking, hierarchical inference.",
+    ),
+    (
+        "seed-002",
+        "StepCoder: Improve Code Generation with Reinforcement Learning from Compiler Feedback",
+        "Dou et al., 2024 (arXiv:2402.01391): the reward classes of unit-test outcomes used by the Python harness.",
+    ),
+    (
+        "seed-003",
+        "Reinforcement Learning for Agentic Workflow Systems: Multi-Agent Code Generation Orchestration Using Q-Learning and Thompson Sampling",
+        "N. Shetty, INFO 7375 project, 2025: the orchestrator environment, tabular Q-learning, Thompson sampling and the fixed-pipeline baseline.",
+    ),
+    (
+        "seed-004",
+        "Generating Code World Models with Large Language Models Guided by Monte Carlo Tree Search",
+        "Dainese, Merler, Alakuijala, Marttinen, NeurIPS 2024 (arXiv:2405.15383): GIF-MCTS.",
+    ),
+];
+
+fn seed_of_env(env: EnvId) -> &'static str {
+    match env {
+        EnvId::Executive | EnvId::Planner => "seed-000",
+        EnvId::Orchestrator => "seed-003",
+    }
 }
 
-fn status_view(state: RunState) -> AnyView {
-    match state {
-        RunState::Idle => view! { <p>"Choose an environment and an agent, then press Train."</p> }.into_any(),
-        RunState::Training { done, total, success_last100 } => view! {
-            <p>"Training: " <span id="done">{done}</span> " / " {total} " episodes, success over the last 100: "
-                <span id="success-last100">{percent(success_last100)}</span></p>
-            <progress max=total value=done></progress>
-        }
-        .into_any(),
-        RunState::Finished { summary, greedy } => view! {
-            <table id="summary">
-                <caption>"Finished " {summary.episodes} " episodes"</caption>
-                <tr><th scope="row">"Success over the last 100 training episodes"</th><td id="final-success-last100">{percent(summary.success_last100)}</td></tr>
-                <tr><th scope="row">"Greedy policy success (" {greedy.episodes} " fresh episodes)"</th><td id="greedy-success">{percent(greedy.success_rate)}</td></tr>
-                <tr><th scope="row">"Greedy mean return"</th><td>{format!("{:.2}", greedy.mean_return)}</td></tr>
-                <tr><th scope="row">"Greedy mean agent calls"</th><td>{format!("{:.2}", greedy.mean_agent_calls)}</td></tr>
-            </table>
-        }
-        .into_any(),
+fn seed_of_agent(agent: AgentId) -> &'static str {
+    match agent {
+        AgentId::Dqn => "seed-000",
+        _ => "seed-003",
+    }
+}
+
+#[component]
+fn About() -> impl IntoView {
+    view! {
+        <section aria-labelledby="about-heading" class="panel about">
+            <h2 id="about-heading">"Environments"</h2>
+            <ul class="cards">
+                {EnvId::ALL.iter().map(|e| view! {
+                    <li><strong>{e.name()}</strong>" — "{e.summary()}" "<a href=format!("#{}", seed_of_env(*e))>"(source)"</a></li>
+                }).collect_view()}
+            </ul>
+            <h2>"Agents"</h2>
+            <ul class="cards">
+                {AgentId::ALL.iter().map(|a| view! {
+                    <li><strong>{a.name()}</strong>" — "{a.summary()}" "<a href=format!("#{}", seed_of_agent(*a))>"(source)"</a></li>
+                }).collect_view()}
+            </ul>
+            <h2>"Sources"</h2>
+            <ol class="sources">
+                {SEEDS.iter().map(|(id, title, note)| view! { <li id=*id><cite>{*title}</cite>". "{*note}</li> }).collect_view()}
+            </ol>
+        </section>
     }
 }

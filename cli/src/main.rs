@@ -8,12 +8,10 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use engine::agents::{AgentSpec, Backend, DqnParams, fixed_pipeline};
-use engine::env::OrchestratorEnv;
 use engine::hierarchical::hierarchical_inference;
-use engine::run::{EpisodeRecord, Evaluation, evaluation_rng};
+use engine::run::{EpisodeRecord, Evaluation};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec, RunSummary};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::RngCore;
 use serde::Serialize;
 use serde_json::json;
 
@@ -287,9 +285,7 @@ fn compare(args: &TrainArgs) -> Result<(), Failure> {
     }
     let (run, _, _) = run_training(args, false)?;
     let learned = run.evaluate_greedy(args.eval_episodes);
-    let mut env = OrchestratorEnv::default();
-    let mut rng = evaluation_rng(args.seed);
-    let fixed = Evaluation::of((0..args.eval_episodes).map(|_| fixed_pipeline::run_episode(&mut env, rng.next_u64())));
+    let fixed = fixed_pipeline::evaluate(args.seed, args.eval_episodes);
     let reduction = 1.0 - learned.mean_agent_calls / fixed.mean_agent_calls;
     if args.json {
         println!("{}", json!({ "learned": learned, "fixed": fixed, "agent_call_reduction": reduction }));

@@ -69,7 +69,7 @@ impl Featurizer {
         let info = env.info();
         Self {
             embedder: HashedNgrams { dim: embedding_dim },
-            text_slots: info.text_slots,
+            text_slots: info.text_names.len(),
             env_features: info.feature_dim,
         }
     }

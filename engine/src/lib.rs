@@ -7,6 +7,7 @@ pub mod env;
 pub mod episode_tree;
 pub mod features;
 pub mod hierarchical;
+pub mod policy_view;
 pub mod protocol;
 pub mod run;
 pub mod tasks;

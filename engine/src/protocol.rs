@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::policy_view::PolicyView;
 use crate::run::{EpisodeRecord, Evaluation, RunSpec, RunSummary};
 
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,8 +37,30 @@ impl<T: Serialize + for<'de> Deserialize<'de>> Envelope<T> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
-    /// Train `spec` as run `run_id`.
-    Start { run_id: u32, spec: RunSpec },
+    /// Train `spec` as run `run_id`, alongside any other runs in progress.
+    Start {
+        run_id: u32,
+        spec: RunSpec,
+    },
+    /// Hold the run after its current episode; the worker answers with the policy so far.
+    Pause {
+        run_id: u32,
+    },
+    Resume {
+        run_id: u32,
+    },
+    /// Train one episode of a paused run.
+    Step {
+        run_id: u32,
+    },
+    /// End training now and evaluate what was learned.
+    Stop {
+        run_id: u32,
+    },
+    /// Forget the run (the page removed it).
+    Discard {
+        run_id: u32,
+    },
 }
 
 /// Worker → page.
@@ -46,12 +69,46 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// The worker's wasm is loaded; messages sent before this are lost.
     Ready,
-    /// Episodes trained since the last progress message.
-    Progress { run_id: u32, records: Vec<EpisodeRecord> },
-    /// The budget is spent; the greedy policy's evaluation on fresh episodes.
-    Finished { run_id: u32, summary: RunSummary, greedy: Evaluation },
+    /// Episodes trained since the last progress message, per run (one message for all runs).
+    Progress {
+        runs: Vec<RunProgress>,
+    },
+    /// A run was paused (after `Pause` or a `Step`), with its policy so far.
+    Paused {
+        run_id: u32,
+        episodes_done: u32,
+        policy: Box<PolicyView>,
+    },
+    Resumed {
+        run_id: u32,
+    },
+    /// Training ended (budget spent or stopped): the greedy policy's evaluation on fresh episodes
+    /// and, on the orchestrator, seed 003's fixed pipeline on the same episodes.
+    Finished(Box<Finished>),
     /// A run could not start or go on (`run_id` is `None` when the request itself was unreadable).
-    Failed { run_id: Option<u32>, message: String },
+    Failed {
+        run_id: Option<u32>,
+        message: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunProgress {
+    pub run_id: u32,
+    pub records: Vec<EpisodeRecord>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    pub run_id: u32,
+    pub summary: RunSummary,
+    pub greedy: Evaluation,
+    pub fixed_pipeline: Option<Evaluation>,
+    pub policy: PolicyView,
+    /// Milliseconds the worker spent training this run (not counting pauses or other runs).
+    pub train_ms: f64,
+    /// Gradient steps, for neural agents.
+    pub learn_steps: Option<u32>,
 }
 
 #[cfg(test)]
@@ -64,10 +121,10 @@ mod tests {
         let start = ToWorker::Start { run_id: 3, spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50) };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":1", "\"version\":0");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 0, expected 1");
+        let stale = json.replace("\"version\":2", "\"version\":1");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 1, expected 2");
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":1,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":2,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
 use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Progress, Transition};
-use crate::env::{AnyEnv, EnvId, Environment, Observation};
+use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
 
@@ -74,13 +74,24 @@ trait Policy {
     fn learn(&mut self, _transition: &Transition) {}
 }
 
+/// How often training acted in a state, and the legal actions there (for policy views).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StateVisits {
+    pub count: u32,
+    pub mask: ActionMask,
+}
+
 struct Training<'a> {
     agent: &'a mut AnyAgent,
     rng: &'a mut RunRng,
+    visits: &'a mut [StateVisits],
 }
 
 impl Policy for Training<'_> {
     fn choose(&mut self, obs: Observation, features: &[f32]) -> usize {
+        let visits = &mut self.visits[obs.state];
+        visits.count += 1;
+        visits.mask = obs.mask;
         self.agent.act(obs, features, self.rng)
     }
     fn learn(&mut self, transition: &Transition) {
@@ -246,6 +257,8 @@ pub struct Run {
     best_success_last100: f64,
     totals: Totals,
     tree: EpisodeTree,
+    state_visits: Vec<StateVisits>,
+    stopped: bool,
 }
 
 impl Run {
@@ -256,6 +269,7 @@ impl Run {
         let mut agent = spec.agent.build(&env, spec.backend, &mut rng)?;
         let featurizer = agent.embedding_dim().map(|dim| Featurizer::new(&env, dim));
         seed_with_experts(&mut env, &mut agent, featurizer.as_ref(), &mut rng);
+        let state_visits = vec![StateVisits::default(); env.info().n_states];
         Ok(Self {
             spec,
             env,
@@ -269,6 +283,8 @@ impl Run {
             best_success_last100: 0.0,
             totals: Totals::default(),
             tree: EpisodeTree::default(),
+            state_visits,
+            stopped: false,
         })
     }
 
@@ -288,12 +304,30 @@ impl Run {
         &self.tree
     }
 
+    /// Per state index: how often training acted there.
+    pub fn state_visits(&self) -> &[StateVisits] {
+        &self.state_visits
+    }
+
+    pub(crate) fn featurizer(&self) -> Option<&Featurizer> {
+        self.featurizer.as_ref()
+    }
+
     pub fn episodes_done(&self) -> u32 {
         self.episode
     }
 
+    /// The budget is spent or the run was stopped.
     pub fn is_finished(&self) -> bool {
-        self.episode >= self.spec.episodes
+        self.stopped || self.episode >= self.spec.episodes
+    }
+
+    /// Ends training before the budget is spent; agents that keep a best checkpoint switch to it.
+    pub fn stop(&mut self) {
+        if !self.is_finished() {
+            self.agent.finish();
+        }
+        self.stopped = true;
     }
 
     /// Trains one episode; `None` once the budget is spent.
@@ -303,7 +337,7 @@ impl Run {
         }
         let epsilon = self.agent.epsilon();
         let obs = self.env.reset(self.rng.next_u64());
-        let mut training = Training { agent: &mut self.agent, rng: &mut self.rng };
+        let mut training = Training { agent: &mut self.agent, rng: &mut self.rng, visits: &mut self.state_visits };
         let outcome = play_episode(&mut self.env, obs, &mut training, self.featurizer.as_ref());
         let record = self.record(outcome, epsilon);
         if self.is_finished() {

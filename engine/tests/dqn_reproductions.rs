@@ -108,5 +108,5 @@ fn unknown_backend_and_bad_hyperparameters_are_refused() {
     assert!(err.starts_with("batch_size must be between 1 and 1024"), "{err}");
     assert_eq!(engine::agents::Backend::parse("cuda").unwrap_err(), "unknown backend 'cuda'; valid: ndarray, wgpu");
     let env = EnvId::Executive.make();
-    assert_eq!(env.info().text_slots, 3);
+    assert_eq!(env.info().text_names.len(), 3);
 }

@@ -28,6 +28,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData};
 use rand::Rng;
 use rand::seq::index;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal};
@@ -80,7 +81,7 @@ impl Backend {
 
 /// Hyperparameters of the agent. [`DqnParams::seed`] is seed 000's table 1; the default is
 /// [`DqnParams::playground`], sized so that a person sees it learn in seconds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct DqnParams {
     /// Hidden sizes of the shared trunk.
@@ -404,6 +405,11 @@ impl Dqn {
     }
 
     /// The greedy policy's network as burn record bytes (burnpack).
+    /// Gradient steps taken so far.
+    pub fn learn_steps(&self) -> u32 {
+        self.learn_steps
+    }
+
     pub fn checkpoint(&self) -> Result<Vec<u8>, String> {
         let network = self.policy.clone().unwrap_or_else(|| self.online().valid());
         let bytes = network.into_record().into_bytes().map_err(|e| format!("cannot save the network: {e}"))?;

@@ -10,7 +10,7 @@
 
 use crate::env::Environment;
 use crate::env::orchestrator::{CODER, DEBUGGER, OrchestratorEnv, PLANNER, TESTER};
-use crate::run::EpisodeOutcome;
+use crate::run::{EpisodeOutcome, Evaluation, evaluation_rng};
 
 /// The pipeline's calls, in order.
 pub const STAGES: [usize; 5] = [PLANNER, CODER, TESTER, DEBUGGER, TESTER];
@@ -33,6 +33,15 @@ pub fn run_episode(env: &mut OrchestratorEnv, seed: u64) -> EpisodeOutcome {
         outcome.record(action, reward, true, false);
     }
     outcome
+}
+
+/// The pipeline on `episodes` fresh episodes of the default orchestrator, drawn from the same
+/// evaluation stream as [`Run::evaluate_greedy`](crate::Run::evaluate_greedy) with `seed`, so both
+/// policies meet the same episodes.
+pub fn evaluate(seed: u64, episodes: u32) -> Evaluation {
+    let mut env = OrchestratorEnv::default();
+    let mut rng = evaluation_rng(seed);
+    Evaluation::of((0..episodes).map(|_| run_episode(&mut env, rand::RngCore::next_u64(&mut rng))))
 }
 
 #[cfg(test)]

@@ -164,6 +164,18 @@ impl AgentSpec {
         }
     }
 
+    /// The JSON schema of this agent's hyperparameters: their types, and each field's doc comment
+    /// as its description, so the page's form explains the fields in the words of the code.
+    pub fn params_schema(&self) -> serde_json::Value {
+        let schema = match self {
+            AgentSpec::QLearning(_) => schemars::schema_for!(QLearningParams),
+            AgentSpec::ThompsonSampling(_) => schemars::schema_for!(ThompsonParams),
+            AgentSpec::QThompson(_) => schemars::schema_for!(QThompsonParams),
+            AgentSpec::Dqn(_) => schemars::schema_for!(DqnParams),
+        };
+        schema.to_value()
+    }
+
     /// Checks every hyperparameter; the error names the field and its allowed range.
     pub fn validate(&self) -> Result<(), String> {
         match self {
@@ -206,6 +218,16 @@ pub enum AnyAgent {
     ThompsonSampling(ThompsonSampling),
     QThompson(QThompson),
     Dqn(Box<Dqn>),
+}
+
+impl AnyAgent {
+    /// Gradient steps taken so far, for agents that learn by gradient descent.
+    pub fn learn_steps(&self) -> Option<u32> {
+        match self {
+            AnyAgent::Dqn(dqn) => Some(dqn.learn_steps()),
+            _ => None,
+        }
+    }
 }
 
 macro_rules! each_agent {
@@ -282,6 +304,14 @@ mod tests {
     fn unknown_agent_names_the_valid_ones() {
         let err = AgentId::parse("ppo").unwrap_err();
         assert!(err.contains("q-learning, thompson-sampling, q-thompson, dqn"), "{err}");
+    }
+
+    #[test]
+    fn params_schema_describes_every_field_with_its_doc_comment() {
+        let schema = AgentId::QLearning.default_spec(EnvId::Orchestrator).params_schema();
+        assert_eq!(schema["properties"]["alpha"]["description"], "Learning rate α.");
+        let schema = AgentId::QThompson.default_spec(EnvId::Orchestrator).params_schema();
+        assert!(schema["$defs"]["ThompsonParams"]["properties"]["prior_alpha"]["description"].is_string(), "{schema}");
     }
 
     #[test]

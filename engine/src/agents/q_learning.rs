@@ -10,6 +10,7 @@
 //! constant-α estimate, so no setting of the seed's hyperparameters makes every seed agree.
 
 use rand::Rng;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, Progress, Transition, check_range, masked_argmax, random_legal};
@@ -17,7 +18,7 @@ use crate::RunRng;
 use crate::env::{ActionMask, Observation};
 
 /// Hyperparameters of seed 003 §4.3.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct QLearningParams {
     /// Learning rate α.

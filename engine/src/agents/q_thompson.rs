@@ -3,13 +3,14 @@
 //! uniform draw, so exploration favours actions that have paid off in this state. Both learn from
 //! every transition.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition};
 use crate::RunRng;
 use crate::env::Observation;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct QThompsonParams {
     /// The value learner and its exploration rate.

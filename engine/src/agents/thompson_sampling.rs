@@ -4,13 +4,14 @@
 //! scaling divides by `reward_scale` and caps at 1 (so the +10 of a success counts as one win).
 
 use rand_distr::{Beta, Distribution};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, Progress, Transition, check_range, masked_argmax};
 use crate::RunRng;
 use crate::env::Observation;
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ThompsonParams {
     /// α of the Beta prior (1 and 1 is uniform).

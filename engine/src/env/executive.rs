@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, flag};
 use crate::tasks::{ExecutiveTask, executive_tasks};
 
 pub const GENERATE: usize = 0;
@@ -282,7 +282,7 @@ impl Environment for ExecutiveEnv {
             action_names: ACTION_NAMES,
             n_states: ExecutiveFlags::N_STATES,
             feature_dim: 6,
-            text_slots: 3,
+            text_names: &["prompt", "code", "feedback"],
             tasks: self.tasks.iter().map(|t| t.task_id.clone()).collect(),
         }
     }
@@ -302,6 +302,18 @@ impl Environment for ExecutiveEnv {
     /// The task prompt, the current code and the last test feedback (seed 000 §5.4).
     fn texts(&self) -> Vec<&str> {
         vec![&self.task().prompt, self.current_code(), &self.feedback]
+    }
+
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
+        let f = ExecutiveFlags::from_index(state);
+        vec![
+            flag("generated", f.has_generated),
+            ("debugs", f.debug_count.to_string()),
+            flag("searched", f.has_searched),
+            ("tests", f.test_count.to_string()),
+            flag("last action invalid", f.invalid_action),
+            flag("last test passed", f.last_test_passed),
+        ]
     }
 
     /// Seed 000 Listing 7's expert sequences, derived from the task data.

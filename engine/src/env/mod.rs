@@ -16,7 +16,7 @@ pub use orchestrator::OrchestratorEnv;
 pub use planner::PlannerEnv;
 
 /// The set of legal actions in a state, one bit per action (environments have at most 8 actions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ActionMask(pub u8);
 
 impl ActionMask {
@@ -121,8 +121,8 @@ pub struct EnvInfo {
     pub action_names: &'static [&'static str],
     pub n_states: usize,
     pub feature_dim: usize,
-    /// How many texts (prompt, code, feedback, ...) [`Environment::texts`] returns.
-    pub text_slots: usize,
+    /// What each text that [`Environment::texts`] returns is (prompt, code, feedback, ...).
+    pub text_names: &'static [&'static str],
     /// Names of the tasks an episode may draw (one for single-task environments).
     pub tasks: Vec<String>,
 }
@@ -147,7 +147,7 @@ pub trait Environment {
     fn reset_task(&mut self, seed: u64, _task: usize) -> Observation {
         self.reset(seed)
     }
-    /// The texts a neural agent may embed, [`EnvInfo::text_slots`] of them ("" when not yet there).
+    /// The texts a neural agent may embed, one per [`EnvInfo::text_names`] ("" when not yet there).
     fn texts(&self) -> Vec<&str> {
         Vec::new()
     }
@@ -155,6 +155,8 @@ pub trait Environment {
     fn expert_actions(&self) -> Option<Vec<usize>> {
         None
     }
+    /// The named flags that state index `state` stands for, for policy views.
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)>;
 }
 
 /// The environments of the seed reports.
@@ -199,6 +201,15 @@ impl EnvId {
             let valid: Vec<_> = Self::ALL.iter().map(|id| id.name()).collect();
             format!("unknown environment '{name}'; valid: {}", valid.join(", "))
         })
+    }
+
+    /// The names of the environment's actions, by index.
+    pub fn action_names(self) -> &'static [&'static str] {
+        match self {
+            EnvId::Executive => executive::ACTION_NAMES,
+            EnvId::Planner => planner::ACTION_NAMES,
+            EnvId::Orchestrator => orchestrator::ACTION_NAMES,
+        }
     }
 
     /// A fresh environment with the seed's defaults.
@@ -257,6 +268,14 @@ impl Environment for AnyEnv {
     fn expert_actions(&self) -> Option<Vec<usize>> {
         each_env!(self, e => e.expert_actions())
     }
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
+        each_env!(self, e => e.state_flags(state))
+    }
+}
+
+/// A boolean flag as the policy views show it.
+pub(crate) fn flag(name: &'static str, value: bool) -> (&'static str, String) {
+    (name, if value { "yes" } else { "no" }.to_owned())
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo, flag};
 
 pub const PLANNER: usize = 0;
 pub const CODER: usize = 1;
@@ -202,7 +202,7 @@ impl Environment for OrchestratorEnv {
             action_names: ACTION_NAMES,
             n_states: OrchestratorState::N_STATES,
             feature_dim: 8,
-            text_slots: 0,
+            text_names: &[],
             tasks: vec!["simulated_task".into()],
         }
     }
@@ -235,6 +235,18 @@ impl Environment for OrchestratorEnv {
 
     fn observation(&self) -> Observation {
         Observation { state: self.state.index(), mask: self.state.mask() }
+    }
+
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
+        let s = OrchestratorState::from_index(state);
+        let calls = if s.iteration >= 3 { "3+".to_owned() } else { s.iteration.to_string() };
+        vec![
+            flag("plan", s.has_plan),
+            flag("code", s.has_code),
+            flag("error", s.has_error),
+            flag("tests pass", s.tests_pass),
+            ("calls", calls),
+        ]
     }
 
     /// Four flags and a one-hot iteration bucket.

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, flag};
 use crate::tasks::{PlannerTask, planner_task};
 
 pub const PLANNING: usize = 0;
@@ -185,7 +185,7 @@ impl Environment for PlannerEnv {
             action_names: ACTION_NAMES,
             n_states: PlannerFlags::N_STATES,
             feature_dim: 6,
-            text_slots: 3,
+            text_names: &["prompt", "integrated code", "feedback"],
             tasks: vec![self.task.task_id.clone()],
         }
     }
@@ -193,6 +193,18 @@ impl Environment for PlannerEnv {
     /// The task prompt, the integrated program and the test feedback.
     fn texts(&self) -> Vec<&str> {
         vec![&self.task.prompt, self.integrated_code(), &self.feedback]
+    }
+
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
+        let f = PlannerFlags::from_index(state);
+        vec![
+            flag("planned", f.has_planned),
+            flag("executed", f.executed),
+            flag("integrated", f.integrated),
+            flag("evaluated", f.evaluated),
+            flag("last action invalid", f.invalid_action),
+            flag("last test passed", f.last_test_passed),
+        ]
     }
 
     /// Seed 000 §7: the one planning episode.

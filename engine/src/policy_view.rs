@@ -1,0 +1,181 @@
+//! What a trained policy looks like, for the page's policy views: the value table of a tabular
+//! agent over the states training visited, and one greedy episode per task stepped through with
+//! the agent's values, the legal actions and the environment's texts at each step.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agents::Agent;
+use crate::env::{ActionMask, Environment};
+use crate::run::{Run, evaluation_rng};
+
+/// A state's flags as (name, value) pairs, e.g. `("code", "yes")`.
+pub type Flags = Vec<(String, String)>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PolicyView {
+    pub action_names: Vec<String>,
+    /// Tabular agents only: one row per state visited in training, most visited first.
+    pub table: Vec<StateRow>,
+    /// One greedy episode per task, without learning.
+    pub traces: Vec<GreedyTrace>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateRow {
+    pub state: usize,
+    pub flags: Flags,
+    /// Training steps taken from this state.
+    pub visits: u32,
+    /// The agent's value of each action (Q-value, or posterior mean for Thompson sampling).
+    pub values: Vec<f64>,
+    pub legal: Vec<bool>,
+    /// The action the greedy policy takes here.
+    pub greedy: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GreedyTrace {
+    pub task: String,
+    pub steps: Vec<TraceStep>,
+    pub success: bool,
+    #[serde(rename = "return")]
+    pub episode_return: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceStep {
+    /// The state the action was chosen in.
+    pub flags: Flags,
+    pub values: Vec<f64>,
+    pub legal: Vec<bool>,
+    pub action: usize,
+    pub reward: f64,
+    /// The environment's texts after the step (code, test feedback, ...), by name.
+    pub texts: Vec<(String, String)>,
+}
+
+/// Steps beyond which a trace is cut (every environment truncates long before).
+const MAX_TRACE_STEPS: usize = 64;
+
+fn owned(flags: Vec<(&'static str, String)>) -> Flags {
+    flags.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
+}
+
+fn legal(mask: ActionMask, n_actions: usize) -> Vec<bool> {
+    (0..n_actions).map(|a| mask.allows(a)).collect()
+}
+
+impl Run {
+    pub fn policy_view(&self) -> PolicyView {
+        let info = self.env().info();
+        let n_actions = info.action_names.len();
+        let agent = self.agent();
+        let mut table: Vec<StateRow> = if agent.embedding_dim().is_some() {
+            Vec::new()
+        } else {
+            self.state_visits()
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.count > 0)
+                .map(|(state, v)| {
+                    let obs = crate::Observation { state, mask: v.mask };
+                    StateRow {
+                        state,
+                        flags: owned(self.env().state_flags(state)),
+                        visits: v.count,
+                        values: agent.action_values(obs, &[]),
+                        legal: legal(v.mask, n_actions),
+                        greedy: agent.greedy(obs, &[]),
+                    }
+                })
+                .collect()
+        };
+        table.sort_by(|a, b| b.visits.cmp(&a.visits).then(a.state.cmp(&b.state)));
+        let mut seeds = evaluation_rng(self.spec().seed);
+        let traces =
+            (0..info.tasks.len()).map(|task| self.greedy_trace(task, rand::RngCore::next_u64(&mut seeds))).collect();
+        PolicyView { action_names: info.action_names.iter().map(|&a| a.to_owned()).collect(), table, traces }
+    }
+
+    /// One greedy episode of task `task`, step by step.
+    pub fn greedy_trace(&self, task: usize, seed: u64) -> GreedyTrace {
+        let mut env = self.env().clone();
+        let info = env.info();
+        let mut obs = env.reset_task(seed, task);
+        let mut features = vec![0.0; self.featurizer().map_or(0, |f| f.dim())];
+        let mut trace =
+            GreedyTrace { task: info.tasks[task].clone(), steps: Vec::new(), success: false, episode_return: 0.0 };
+        while trace.steps.len() < MAX_TRACE_STEPS {
+            if let Some(f) = self.featurizer() {
+                f.write(&env, &mut features);
+            }
+            let action = self.agent().greedy(obs, &features);
+            let values = self.agent().action_values(obs, &features);
+            let flags = owned(env.state_flags(obs.state));
+            let step = env.step(action);
+            let texts =
+                info.text_names.iter().zip(env.texts()).map(|(name, text)| ((*name).to_owned(), text.to_owned()));
+            trace.steps.push(TraceStep {
+                flags,
+                values,
+                legal: legal(obs.mask, info.action_names.len()),
+                action,
+                reward: step.reward,
+                texts: texts.collect(),
+            });
+            trace.episode_return += step.reward;
+            trace.success |= step.info.success;
+            if step.done() {
+                break;
+            }
+            obs = step.observation;
+        }
+        trace
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AgentId, EnvId, Run, RunSpec};
+
+    #[test]
+    fn orchestrator_table_lists_visited_states_and_the_greedy_trace_succeeds() {
+        let mut run = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 3000)).unwrap();
+        run.by_ref().for_each(drop);
+        let view = run.policy_view();
+        assert_eq!(view.action_names, ["planner", "coder", "tester", "debugger"]);
+        // The start state is the most visited: every episode begins there.
+        let start = &view.table[0];
+        assert_eq!((start.state, start.visits), (0, 3000));
+        assert_eq!(start.flags[0], ("plan".to_owned(), "no".to_owned()));
+        assert_eq!(start.greedy, 1, "coder first");
+        assert!(view.table.iter().all(|row| row.legal[row.greedy]));
+        let trace = &view.traces[0];
+        assert_eq!(trace.steps[0].action, 1);
+        assert!(trace.steps.len() <= 10);
+    }
+
+    #[test]
+    fn executive_traces_show_code_and_feedback_for_each_task() {
+        let mut run = Run::new(RunSpec::new(EnvId::Executive, AgentId::QLearning, 1, 3000)).unwrap();
+        run.by_ref().for_each(drop);
+        let view = run.policy_view();
+        assert_eq!(view.traces.len(), 3);
+        for trace in &view.traces {
+            assert!(trace.success, "{}: {:?}", trace.task, trace.steps.iter().map(|s| s.action).collect::<Vec<_>>());
+            let names: Vec<_> = trace.steps[0].texts.iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["prompt", "code", "feedback"]);
+            assert!(trace.steps[0].texts[1].1.contains("def "), "generate writes code");
+            assert!(trace.steps.iter().any(|s| !s.texts[2].1.is_empty()), "a test gives feedback");
+        }
+    }
+
+    #[test]
+    fn neural_agents_have_no_table_but_trace_their_q_values() {
+        let mut run = Run::new(RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 5)).unwrap();
+        run.by_ref().for_each(drop);
+        let view = run.policy_view();
+        assert!(view.table.is_empty());
+        assert_eq!(view.traces[0].steps[0].values.len(), 5);
+    }
+}

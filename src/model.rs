@@ -1,0 +1,273 @@
+//! What the page knows about each run, and the pure computations on it (plot series, exports).
+//! Nothing here touches the DOM, so it is tested natively.
+
+use engine::policy_view::PolicyView;
+use engine::protocol::Finished;
+use engine::{EpisodeRecord, EpisodeTree, RunSpec};
+use serde::Serialize;
+
+/// Colour-blind-safe series colours (Okabe & Ito), one per run in turn.
+pub const PALETTE: [(u8, u8, u8); 7] =
+    [(0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (230, 159, 0), (86, 180, 233), (0, 0, 0)];
+
+pub fn css_colour((r, g, b): (u8, u8, u8)) -> String {
+    format!("rgb({r}, {g}, {b})")
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Status {
+    Training,
+    Paused,
+    /// Training ended: the budget was spent, or the user stopped it early.
+    Finished,
+    Failed(String),
+}
+
+impl Status {
+    pub fn label(&self) -> &str {
+        match self {
+            Status::Training => "training",
+            Status::Paused => "paused",
+            Status::Finished => "finished",
+            Status::Failed(_) => "failed",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct RunData {
+    pub id: u32,
+    pub spec: RunSpec,
+    pub colour: (u8, u8, u8),
+    pub status: Status,
+    pub records: Vec<EpisodeRecord>,
+    pub tree: EpisodeTree,
+    /// The latest policy the worker sent (when paused or finished).
+    pub policy: Option<PolicyView>,
+    pub finished: Option<Box<Finished>>,
+    /// Drawn in the plot.
+    pub shown: bool,
+}
+
+impl RunData {
+    pub fn new(id: u32, spec: RunSpec) -> Self {
+        Self {
+            id,
+            colour: PALETTE[(id as usize - 1) % PALETTE.len()],
+            spec,
+            status: Status::Training,
+            records: Vec::new(),
+            tree: EpisodeTree::default(),
+            policy: None,
+            finished: None,
+            shown: true,
+        }
+    }
+
+    pub fn label(&self) -> String {
+        format!("#{} {} · {} · seed {}", self.id, self.spec.env.name(), self.spec.agent.id().name(), self.spec.seed)
+    }
+
+    pub fn add(&mut self, records: Vec<EpisodeRecord>) {
+        for record in &records {
+            let o = &record.outcome;
+            self.tree.add(record.episode, &o.actions, o.episode_return, o.success);
+        }
+        self.records.extend(records);
+    }
+
+    pub fn success_last100(&self) -> f64 {
+        self.records.last().map_or(0.0, |r| r.success_last100)
+    }
+}
+
+/// The metrics the plot can show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    SuccessLast100,
+    Return,
+    Loss,
+    Epsilon,
+    Length,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 5] =
+        [Metric::SuccessLast100, Metric::Return, Metric::Loss, Metric::Epsilon, Metric::Length];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Metric::SuccessLast100 => "success_last100",
+            Metric::Return => "return",
+            Metric::Loss => "loss",
+            Metric::Epsilon => "epsilon",
+            Metric::Length => "length",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::SuccessLast100 => "Success rate over the last 100 episodes",
+            Metric::Return => "Episode return",
+            Metric::Loss => "Loss (mean TD error² of the episode's learn steps)",
+            Metric::Epsilon => "Exploration rate ε",
+            Metric::Length => "Episode length (steps)",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.key() == key)
+    }
+
+    pub fn value(self, record: &EpisodeRecord) -> Option<f64> {
+        match self {
+            Metric::SuccessLast100 => Some(record.success_last100),
+            Metric::Return => Some(record.outcome.episode_return),
+            Metric::Loss => record.loss,
+            Metric::Epsilon => record.epsilon,
+            Metric::Length => Some(f64::from(record.outcome.length)),
+        }
+    }
+}
+
+/// The plotted series of `metric`: a trailing moving average over `window` episodes, averaged
+/// into at most `max_points` buckets so that long runs draw as fast as short ones.
+pub fn series(records: &[EpisodeRecord], metric: Metric, window: usize, max_points: usize) -> Vec<(f64, f64)> {
+    let window = window.max(1);
+    let points: Vec<(u32, f64)> = records.iter().filter_map(|r| Some((r.episode, metric.value(r)?))).collect();
+    let mut smoothed = Vec::with_capacity(points.len());
+    let mut sum = 0.0;
+    for (i, &(episode, value)) in points.iter().enumerate() {
+        sum += value;
+        if i >= window {
+            sum -= points[i - window].1;
+        }
+        smoothed.push((f64::from(episode), sum / (i + 1).min(window) as f64));
+    }
+    let bucket = smoothed.len().div_ceil(max_points.max(1)).max(1);
+    smoothed
+        .chunks(bucket)
+        .map(|chunk| {
+            let n = chunk.len() as f64;
+            (chunk.iter().map(|p| p.0).sum::<f64>() / n, chunk.iter().map(|p| p.1).sum::<f64>() / n)
+        })
+        .collect()
+}
+
+const CSV_HEADER: &str = "run,env,agent,seed,episode,return,length,success,agent_calls,invalid_actions,task,epsilon,\
+                          loss,success_last100,mean_return_last100,actions";
+
+fn optional(x: Option<f64>) -> String {
+    x.map_or_else(String::new, |x| x.to_string())
+}
+
+/// One row per episode of every run; actions as names separated by spaces.
+pub fn metrics_csv(runs: &[&RunData]) -> String {
+    let mut csv = String::from(CSV_HEADER);
+    csv.push('\n');
+    for run in runs {
+        let names = run.spec.env.action_names();
+        for r in &run.records {
+            let o = &r.outcome;
+            let actions: Vec<&str> =
+                o.actions.iter().map(|&a| names.get(usize::from(a)).copied().unwrap_or("?")).collect();
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                run.id,
+                run.spec.env.name(),
+                run.spec.agent.id().name(),
+                run.spec.seed,
+                r.episode,
+                o.episode_return,
+                o.length,
+                u8::from(o.success),
+                o.agent_calls,
+                o.invalid_actions,
+                o.task,
+                optional(r.epsilon),
+                optional(r.loss),
+                r.success_last100,
+                r.mean_return_last100,
+                actions.join(" ")
+            ));
+        }
+    }
+    csv
+}
+
+#[derive(Serialize)]
+struct RunExport<'a> {
+    id: u32,
+    spec: &'a RunSpec,
+    status: &'a str,
+    finished: Option<&'a Finished>,
+    records: &'a [EpisodeRecord],
+}
+
+/// Every run's spec, results and episode records.
+pub fn metrics_json(runs: &[&RunData]) -> String {
+    let runs: Vec<RunExport> = runs
+        .iter()
+        .map(|r| RunExport {
+            id: r.id,
+            spec: &r.spec,
+            status: r.status.label(),
+            finished: r.finished.as_deref(),
+            records: &r.records,
+        })
+        .collect();
+    serde_json::to_string_pretty(&runs).expect("runs serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{AgentId, EnvId, Run};
+
+    fn trained(episodes: u32) -> RunData {
+        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, episodes);
+        let mut data = RunData::new(1, spec.clone());
+        data.add(Run::new(spec).unwrap().collect());
+        data
+    }
+
+    #[test]
+    fn series_smooth_with_a_trailing_window_and_bucket_long_runs() {
+        let run = trained(1000);
+        let raw = series(&run.records, Metric::Return, 1, 10_000);
+        assert_eq!(raw.len(), 1000);
+        assert!((raw[3].1 - run.records[3].outcome.episode_return).abs() < 1e-9);
+        let smooth = series(&run.records, Metric::Return, 10, 10_000);
+        let mean: f64 = run.records[0..10].iter().map(|r| r.outcome.episode_return).sum::<f64>() / 10.0;
+        assert!((smooth[9].1 - mean).abs() < 1e-9);
+        // The first points average what there is so far.
+        assert!((smooth[0].1 - raw[0].1).abs() < 1e-9);
+        let bucketed = series(&run.records, Metric::Return, 1, 100);
+        assert_eq!(bucketed.len(), 100);
+        assert!((bucketed[0].0 - 4.5).abs() < 1e-9, "bucket of episodes 0..10 sits at 4.5");
+        // Episodes without a value (no learn step yet) are skipped, not drawn as zero.
+        let mut gappy = run.records.clone();
+        gappy[0].loss = None;
+        assert_eq!(series(&gappy, Metric::Loss, 1, 10_000).len(), 999);
+    }
+
+    #[test]
+    fn csv_has_a_row_per_episode_with_named_actions() {
+        let run = trained(50);
+        let csv = metrics_csv(&[&run]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 51);
+        assert_eq!(lines[0].split(',').count(), lines[1].split(',').count());
+        assert!(lines[1].starts_with("1,orchestrator,q-learning,1,0,"), "{}", lines[1]);
+        let actions = lines[1].rsplit(',').next().unwrap();
+        assert!(actions.split(' ').all(|a| ["planner", "coder", "tester", "debugger"].contains(&a)), "{actions}");
+    }
+
+    #[test]
+    fn json_export_round_trips_the_records() {
+        let run = trained(20);
+        let json: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
+        assert_eq!(json[0]["records"].as_array().unwrap().len(), 20);
+        assert_eq!(json[0]["spec"]["env"], "orchestrator");
+    }
+}

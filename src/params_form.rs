@@ -1,0 +1,157 @@
+//! The hyperparameter form, derived from the agent's parameter schema: one field per leaf of the
+//! parameter struct, explained by the field's doc comment. The user's text is kept as typed and
+//! parsed only when a run starts, so a half-typed number is never lost or silently replaced.
+
+use engine::AgentSpec;
+use serde_json::Value;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Number,
+    Integer,
+    Bool,
+    /// A list of whole numbers, typed as "64, 32".
+    IntegerList,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// Keys from the spec's top level down, e.g. `["q_learning", "alpha"]`.
+    pub path: Vec<String>,
+    pub description: String,
+    pub kind: Kind,
+}
+
+impl Field {
+    /// The dotted name used in messages and element ids, e.g. `q_learning.alpha`.
+    pub fn name(&self) -> String {
+        self.path.join(".")
+    }
+
+    /// The field's value in `spec` as the form shows it.
+    pub fn text(&self, spec: &Value) -> String {
+        let value = self.path.iter().fold(spec, |v, key| &v[key]);
+        match (self.kind, value) {
+            (Kind::IntegerList, Value::Array(items)) => {
+                items.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
+            }
+            (_, value) => value.to_string(),
+        }
+    }
+
+    fn parse(&self, text: &str) -> Result<Value, String> {
+        let text = text.trim();
+        let bad = |what: &str| format!("{}: '{text}' is not {what}", self.name());
+        match self.kind {
+            Kind::Number => {
+                text.parse::<f64>().ok().filter(|x| x.is_finite()).map(Value::from).ok_or_else(|| bad("a number"))
+            }
+            Kind::Integer => text.parse::<u64>().map(Value::from).map_err(|_| bad("a whole number")),
+            Kind::Bool => text.parse::<bool>().map(Value::from).map_err(|_| bad("true or false")),
+            Kind::IntegerList => text
+                .split(',')
+                .map(|part| part.trim().parse::<u64>().map(Value::from))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array)
+                .map_err(|_| bad("a comma-separated list of whole numbers")),
+        }
+    }
+}
+
+/// The leaf fields of a parameter schema, in declaration order, nested structs flattened.
+pub fn fields(schema: &Value) -> Vec<Field> {
+    let mut out = Vec::new();
+    collect(schema, &schema["$defs"], &mut Vec::new(), &mut out);
+    out
+}
+
+fn collect(schema: &Value, defs: &Value, prefix: &mut Vec<String>, out: &mut Vec<Field>) {
+    let Some(properties) = schema["properties"].as_object() else { return };
+    for (name, property) in properties {
+        let resolved = match property["$ref"].as_str().and_then(|r| r.strip_prefix("#/$defs/")) {
+            Some(def) => &defs[def],
+            None => property,
+        };
+        prefix.push(name.clone());
+        let kind = match resolved["type"].as_str() {
+            Some("object") => None,
+            Some("number") => Some(Kind::Number),
+            Some("integer") => Some(Kind::Integer),
+            Some("boolean") => Some(Kind::Bool),
+            Some("array") => Some(Kind::IntegerList),
+            _ => None,
+        };
+        match kind {
+            Some(kind) => out.push(Field {
+                path: prefix.clone(),
+                description: resolved["description"].as_str().unwrap_or_default().replace('\n', " "),
+                kind,
+            }),
+            None => collect(resolved, defs, prefix, out),
+        }
+        prefix.pop();
+    }
+}
+
+/// Builds and validates the agent spec of kind `template` from the texts of its fields.
+pub fn build(template: &AgentSpec, fields: &[Field], texts: &[String]) -> Result<AgentSpec, String> {
+    let mut value = serde_json::to_value(template).expect("agent specs serialise");
+    for (field, text) in fields.iter().zip(texts) {
+        let parsed = field.parse(text)?;
+        let (last, parents) = field.path.split_last().expect("fields have a name");
+        if let Some(parent) = parents.iter().fold(&mut value, |v, key| &mut v[key]).as_object_mut() {
+            parent.insert(last.clone(), parsed);
+        }
+    }
+    let spec: AgentSpec = serde_json::from_value(value).map_err(|e| format!("hyperparameters: {e}"))?;
+    spec.validate()?;
+    Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::{AgentId, EnvId};
+
+    fn form(agent: AgentId) -> (AgentSpec, Vec<Field>, Vec<String>) {
+        let spec = agent.default_spec(EnvId::Executive);
+        let fields = fields(&spec.params_schema());
+        let value = serde_json::to_value(&spec).unwrap();
+        let texts = fields.iter().map(|f| f.text(&value)).collect();
+        (spec, fields, texts)
+    }
+
+    #[test]
+    fn every_agent_round_trips_through_its_form() {
+        for agent in AgentId::ALL {
+            let (spec, fields, texts) = form(agent);
+            assert!(!fields.is_empty());
+            assert!(fields.iter().all(|f| !f.description.is_empty()), "{:?}", fields);
+            assert_eq!(build(&spec, &fields, &texts).unwrap(), spec, "{agent:?}");
+        }
+    }
+
+    #[test]
+    fn nested_fields_are_flattened_in_declaration_order() {
+        let (_, fields, _) = form(AgentId::QThompson);
+        let names: Vec<_> = fields.iter().map(Field::name).collect();
+        assert_eq!(names[0], "q_learning.alpha");
+        assert!(names.contains(&"thompson.prior_beta".to_owned()));
+        let (_, fields, texts) = form(AgentId::Dqn);
+        let hidden = fields.iter().position(|f| f.name() == "hidden").unwrap();
+        assert_eq!((fields[hidden].kind, texts[hidden].as_str()), (Kind::IntegerList, "64, 32"));
+    }
+
+    #[test]
+    fn bad_text_and_out_of_range_values_name_the_field() {
+        let (spec, fields, mut texts) = form(AgentId::QLearning);
+        texts[0] = "fast".into();
+        assert_eq!(build(&spec, &fields, &texts).unwrap_err(), "alpha: 'fast' is not a number");
+        texts[0] = "1.5".into();
+        assert_eq!(build(&spec, &fields, &texts).unwrap_err(), "alpha must be between 0 and 1, got 1.5");
+        let (spec, fields, mut texts) = form(AgentId::Dqn);
+        let hidden = fields.iter().position(|f| f.name() == "hidden").unwrap();
+        texts[hidden] = "64, big".into();
+        assert!(build(&spec, &fields, &texts).unwrap_err().starts_with("hidden: '64, big' is not a comma-separated"));
+    }
+}

@@ -1,0 +1,202 @@
+//! What the selected run learned: its results (with seed 003's fixed pipeline beside them on the
+//! orchestrator), the value table of a tabular agent as a heatmap, and a step-through of one greedy
+//! episode per task with the agent's values and the legal actions at each step.
+
+use engine::policy_view::{GreedyTrace, PolicyView, StateRow};
+use engine::protocol::Finished;
+use engine::{AgentId, EnvId, RunSpec};
+use leptos::prelude::*;
+
+use crate::model::RunData;
+
+pub fn percent(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// Background of a value cell: white for the row's lowest value to blue for its highest.
+fn heat(value: f64, low: f64, high: f64) -> String {
+    let t = if high - low > 1e-12 { (value - low) / (high - low) } else { 1.0 };
+    let mix = |white: f64, blue: f64| (white + (blue - white) * t).round();
+    format!("background: rgb({}, {}, {})", mix(255.0, 120.0), mix(255.0, 170.0), mix(255.0, 220.0))
+}
+
+fn results_view(spec: &RunSpec, finished: &Finished) -> impl IntoView + use<> {
+    let (summary, greedy) = (&finished.summary, &finished.greedy);
+    let speed = match finished.learn_steps {
+        Some(steps) if finished.train_ms > 0.0 => {
+            format!("{steps} learn steps, {:.0} per second", f64::from(steps) / finished.train_ms * 1000.0)
+        }
+        _ => String::new(),
+    };
+    let comparison = finished.fixed_pipeline.map(|fixed| {
+        let reduction = 1.0 - greedy.mean_agent_calls / fixed.mean_agent_calls;
+        view! {
+            <table id="comparison">
+                <caption>"Learned policy vs seed 003's fixed pipeline (planner → coder → tester → debugger → tester) on the same "
+                    {greedy.episodes} " episodes"</caption>
+                <thead><tr><th></th><th scope="col">"Success"</th><th scope="col">"Agent calls per task"</th><th scope="col">"Fewer calls"</th></tr></thead>
+                <tbody>
+                    <tr><th scope="row">"Learned (this run)"</th><td id="learned-success">{percent(greedy.success_rate)}</td>
+                        <td id="learned-calls">{format!("{:.2}", greedy.mean_agent_calls)}</td><td id="call-reduction">{percent(reduction)}</td></tr>
+                    <tr><th scope="row">"Fixed pipeline (this run)"</th><td>{percent(fixed.success_rate)}</td>
+                        <td>{format!("{:.2}", fixed.mean_agent_calls)}</td><td></td></tr>
+                    <tr class="reported"><th scope="row">"Learned (seed 003, 5 real tasks)"</th><td>"100%"</td><td>"2.0"</td><td>"56.5%"</td></tr>
+                    <tr class="reported"><th scope="row">"Fixed pipeline (seed 003)"</th><td>"100%"</td><td>"4.6"</td><td></td></tr>
+                </tbody>
+            </table>
+        }
+    });
+    let learned_in = if summary.episodes < spec.episodes {
+        format!("Stopped after {} of {} episodes", summary.episodes, spec.episodes)
+    } else {
+        format!("Finished {} episodes", summary.episodes)
+    };
+    view! {
+        <table id="summary">
+            <caption>{learned_in} " in " {format!("{:.0} ms", finished.train_ms)} " of training"</caption>
+            <tr><th scope="row">"Success over the last 100 training episodes"</th><td id="final-success-last100">{percent(summary.success_last100)}</td></tr>
+            <tr><th scope="row">"Best success over 100 episodes"</th><td id="best-success-last100">{percent(summary.best_success_last100)}</td></tr>
+            <tr><th scope="row">"Greedy policy success (" {greedy.episodes} " fresh episodes)"</th><td id="greedy-success">{percent(greedy.success_rate)}</td></tr>
+            <tr><th scope="row">"Greedy mean return"</th><td>{format!("{:.2}", greedy.mean_return)}</td></tr>
+            <tr><th scope="row">"Greedy mean agent calls"</th><td>{format!("{:.2}", greedy.mean_agent_calls)}</td></tr>
+            <tr hidden=speed.is_empty()><th scope="row">"Network training"</th><td id="learn-speed">{speed.clone()}</td></tr>
+            <tr><th scope="row">"Backend"</th><td id="backend-used">{if spec.agent.id() == AgentId::Dqn { spec.backend.name() } else { "none (tabular)" }}</td></tr>
+        </table>
+        {comparison}
+    }
+}
+
+fn table_view(view: &PolicyView, agent: AgentId) -> impl IntoView + use<> {
+    let value_name = if agent == AgentId::ThompsonSampling { "posterior mean of success" } else { "Q-value" };
+    let flag_names: Vec<String> =
+        view.table.first().map(|r| r.flags.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
+    let actions = view.action_names.clone();
+    let row = move |row: StateRow| {
+        let legal_values = row.values.iter().zip(&row.legal).filter(|(_, l)| **l).map(|(v, _)| *v);
+        let (low, high) = legal_values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)));
+        view! {
+            <tr>
+                {row.flags.into_iter().map(|(_, v)| view! { <td class="flag">{v}</td> }).collect_view()}
+                <td class="visits">{row.visits}</td>
+                {row.values.iter().enumerate().map(|(a, &v)| {
+                    let greedy = a == row.greedy;
+                    if row.legal[a] {
+                        view! { <td class:greedy=greedy style=heat(v, low, high) title=if greedy { "greedy action" } else { "" }>{format!("{v:.2}")}</td> }.into_any()
+                    } else {
+                        view! { <td class="illegal" title="illegal here">"—"</td> }.into_any()
+                    }
+                }).collect_view()}
+            </tr>
+        }
+    };
+    view! {
+        <table id="q-table" class="heatmap">
+            <caption>"Learned " {value_name} " per visited state (most visited first); bold: the greedy action, —: illegal"</caption>
+            <thead><tr>
+                {flag_names.into_iter().map(|n| view! { <th scope="col">{n}</th> }).collect_view()}
+                <th scope="col">"visits"</th>
+                {actions.into_iter().map(|a| view! { <th scope="col">{a}</th> }).collect_view()}
+            </tr></thead>
+            <tbody>{view.table.clone().into_iter().map(row).collect_view()}</tbody>
+        </table>
+    }
+}
+
+fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
+    let step = RwSignal::new(0usize);
+    let last = trace.steps.len().saturating_sub(1);
+    let verdict = format!(
+        "{} steps, return {:.2}, {}",
+        trace.steps.len(),
+        trace.episode_return,
+        if trace.success { "success" } else { "no success" }
+    );
+    let sequence: Vec<String> = trace.steps.iter().map(|s| actions[s.action].clone()).collect();
+    let steps = trace.steps.clone();
+    let current = move || {
+        let s = steps.get(step.get())?.clone();
+        let (low, high) =
+            s.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+        let actions = actions.clone();
+        Some(view! {
+            <div class="trace-step">
+                <p>"Step " {step.get() + 1} ": " <strong id="trace-action">{actions[s.action].clone()}</strong>
+                   ", reward " {format!("{:+.2}", s.reward)}</p>
+                <p class="flags">{s.flags.iter().map(|(n, v)| format!("{n}: {v}")).collect::<Vec<_>>().join(" · ")}</p>
+                <table class="values">
+                    <caption>"Values of the actions in this state"</caption>
+                    {s.values.iter().enumerate().map(|(a, &v)| {
+                        let width = if high - low > 1e-12 { 5.0 + 95.0 * (v - low) / (high - low) } else { 100.0 };
+                        view! {
+                            <tr class:illegal=!s.legal[a] class:greedy=a == s.action>
+                                <th scope="row">{actions[a].clone()}</th>
+                                <td class="bar"><span style=format!("width: {width:.0}%")></span></td>
+                                <td>{format!("{v:.3}")}{if s.legal[a] { "" } else { " (masked)" }}</td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </table>
+                {s.texts.into_iter().filter(|(_, t)| !t.is_empty()).map(|(name, text)| view! {
+                    <details open=name != "prompt"><summary>{name.clone()}</summary><pre>{text}</pre></details>
+                }).collect_view()}
+            </div>
+        })
+    };
+    view! {
+        <div class="trace">
+            <p><strong>{trace.task.clone()}</strong>": " {sequence.join(" → ")} " (" {verdict} ")"</p>
+            <div class="row">
+                <button type="button" class="trace-prev" disabled=move || step.get() == 0 on:click=move |_| step.update(|s| *s = s.saturating_sub(1))>"◀ Previous step"</button>
+                <button type="button" class="trace-next" disabled=move || { step.get() >= last } on:click=move |_| step.update(|s| *s = (*s + 1).min(last))>"Next step ▶"</button>
+            </div>
+            {current}
+        </div>
+    }
+}
+
+#[component]
+pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>>) -> impl IntoView {
+    let run = Memo::new(move |_| {
+        let id = selected_run.get()?;
+        // Only what the panel shows: records arrive constantly and would re-render it for nothing.
+        runs.with(|runs| {
+            runs.iter().find(|r| r.id == id).map(|r| (r.id, r.spec.clone(), r.policy.clone(), r.finished.clone()))
+        })
+    });
+    let task = RwSignal::new(0usize);
+    view! {
+        <section aria-labelledby="policy-heading" class="panel">
+            <h2 id="policy-heading">"What the agent learned"</h2>
+            {move || {
+                let Some((id, spec, policy, finished)) = run.get() else {
+                    return view! { <p>"Select a run to see its results and policy."</p> }.into_any();
+                };
+                let Some(policy) = policy else {
+                    return view! { <p>"The policy appears when run #" {id} " is paused or finished."</p> }.into_any();
+                };
+                let results = finished.map(|f| results_view(&spec, &f));
+                let table = (!policy.table.is_empty()).then(|| table_view(&policy, spec.agent.id()));
+                let tasks: Vec<String> = policy.traces.iter().map(|t| t.task.clone()).collect();
+                let traces = policy.traces.clone();
+                let actions = policy.action_names.clone();
+                let many_tasks = tasks.len() > 1;
+                view! {
+                    {results}
+                    <h3>"Greedy episode, step by step"</h3>
+                    <label hidden=!many_tasks>"Task "
+                        <select id="trace-task" on:change=move |ev| task.set(event_target_value(&ev).parse().unwrap_or(0))>
+                            {tasks.into_iter().enumerate().map(|(i, t)| view! { <option value=i.to_string()>{t}</option> }).collect_view()}
+                        </select>
+                    </label>
+                    {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone()))}
+                    {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
+                    <p class="hint" hidden=spec.env != EnvId::Executive>
+                        "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; "
+                        "and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop."
+                    </p>
+                }
+                .into_any()
+            }}
+        </section>
+    }
+}
