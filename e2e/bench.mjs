@@ -1,0 +1,81 @@
+// Browser benchmark: drives the built page (dist/) in Debian's Chromium and prints figures; it asserts
+// nothing about speed. Run with `scripts/bench-browser` after a release build.
+//   - the 5000-episode orchestrator Q-learning run inside the worker (training time the worker
+//     measures, and wall time from Train to the results on screen);
+//   - DQN learn steps per second on NdArray (playground executive run, 500 episodes);
+//   - the page's frame rate while a DQN run trains;
+//   - the gzip size of the app and worker wasm.
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const port = 8799;
+const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
+await new Promise((resolve) => setTimeout(resolve, 800));
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
+const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+const figures = {};
+try {
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.waitForFunction(() => !document.querySelector('#start').disabled);
+
+  async function train(env, agent, episodes, seed) {
+    await page.selectOption('#env', env);
+    await page.selectOption('#agent', agent);
+    await page.fill('#episodes', String(episodes));
+    await page.fill('#seed', String(seed));
+    const rows = await page.locator('#runs tbody tr').count();
+    const started = Date.now();
+    await page.click('#start');
+    const row = page.locator('#runs tbody tr').nth(rows);
+    await row.locator('.status', { hasText: 'finished' }).waitFor({ timeout: 300_000 });
+    await row.locator('.select').click();
+    const caption = await page.locator('#summary caption').textContent();
+    return { wallMs: Date.now() - started, trainMs: parseFloat(caption.match(/in (\d+) ms/)[1]) };
+  }
+
+  const orchestrator = [];
+  for (let i = 0; i < 5; i++) orchestrator.push(await train('orchestrator', 'q-learning', 5000, i + 1));
+  const best = (xs) => Math.min(...xs);
+  figures.orchestrator_5000_train_ms_best_of_5 = best(orchestrator.map((r) => r.trainMs));
+  figures.orchestrator_5000_wall_ms_best_of_5 = best(orchestrator.map((r) => r.wallMs));
+
+  const dqn = await train('executive', 'dqn', 500, 1);
+  figures.dqn_executive_500_wall_s = dqn.wallMs / 1000;
+  figures.dqn_learn_steps_per_s_ndarray = parseFloat((await page.locator('#learn-speed').textContent()).match(/([\d.]+) per second/)[1]);
+
+  // Frame rate while a long DQN run trains in the worker and the page redraws its plots.
+  await page.selectOption('#env', 'executive');
+  await page.selectOption('#agent', 'dqn');
+  await page.fill('#episodes', '100000');
+  await page.click('#start');
+  await page.waitForTimeout(1000);
+  figures.ui_fps_while_training = await page.evaluate(() => new Promise((resolve) => {
+    let frames = 0;
+    const start = performance.now();
+    const tick = (now) => { frames++; if (now - start < 3000) requestAnimationFrame(tick); else resolve(frames / ((now - start) / 1000)); };
+    requestAnimationFrame(tick);
+  }));
+  await page.locator('#runs tbody tr').last().locator('.stop').click();
+
+  const wasm = (await readdir(dist)).filter((f) => f.endsWith('.wasm'));
+  let gzipBytes = 0;
+  for (const file of wasm) {
+    const bytes = await readFile(path.join(dist, file));
+    const gz = gzipSync(bytes, { level: 9 }).length;
+    figures[`gzip_kib_${file.replace(/-[0-9a-f]{16}/, '')}`] = Math.round(gz / 1024);
+    gzipBytes += gz;
+  }
+  figures.gzip_mib_app_plus_worker = +(gzipBytes / 1024 / 1024).toFixed(2);
+} finally {
+  await browser.close();
+  server.kill();
+}
+for (const [name, value] of Object.entries(figures)) {
+  console.log(`${name.padEnd(44)} ${typeof value === 'number' ? +value.toFixed(2) : value}`);
+}
