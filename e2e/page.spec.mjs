@@ -148,6 +148,10 @@ test('pause, step, resume and stop a run; a second run overlays the first', asyn
   await openPage(page);
   const slow = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 100000, seed: 1 });
   await expect.poll(async () => parseInt(await slow.locator('.done').textContent())).toBeGreaterThan(20);
+  // Progress streams in, but the row's buttons stay the same elements (a press is never lost).
+  const pause = await slow.locator('.pause').elementHandle();
+  await page.waitForTimeout(300);
+  expect(await pause.evaluate((button) => button.isConnected)).toBe(true);
   await slow.locator('.pause').click();
   await expect(slow.locator('.status')).toHaveText('paused');
   const paused = parseInt(await slow.locator('.done').textContent());

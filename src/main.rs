@@ -174,27 +174,36 @@ fn RunsTable(
     selected: RwSignal<Option<u32>>,
     send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
 ) -> impl IntoView {
-    let row = move |run: &RunData| {
-        let id = run.id;
-        let (status, done, total) = (run.status.clone(), run.records.len(), run.spec.episodes);
-        let can_pause = status == Status::Training;
-        let paused = status == Status::Paused;
-        let active = can_pause || paused;
-        let failure = if let Status::Failed(message) = &status { message.clone() } else { String::new() };
+    // Rows are keyed by run and built once; only their texts and visibilities follow the run, so a
+    // button is never replaced between a press and its release while progress streams in.
+    let row = move |id: u32| {
+        let live = Memo::new(move |_| {
+            runs.with(|r| {
+                r.iter().find(|r| r.id == id).map(|r| (r.status.clone(), r.records.len() as u32, r.success_last100()))
+            })
+        });
+        let status = move || live.get().map(|l| l.0).unwrap_or(Status::Training);
+        let done = move || live.get().map_or(0, |l| l.1);
+        let (label, colour, total, shown) = runs.with_untracked(|r| {
+            let run = r.iter().find(|r| r.id == id).expect("rows are made for existing runs");
+            (run.label(), run.colour, run.spec.episodes, run.shown)
+        });
+        let failure = move || if let Status::Failed(message) = status() { message } else { String::new() };
         view! {
             <tr id=format!("run-{id}") class:selected=move || selected.get() == Some(id)>
-                <td><input type="checkbox" class="show" aria-label=format!("Show run #{id} in the plot") prop:checked=run.shown
+                <td><input type="checkbox" class="show" aria-label=format!("Show run #{id} in the plot") prop:checked=shown
                     on:change=move |ev| { let shown = event_target_checked(&ev); runs.update(|r| if let Some(r) = r.iter_mut().find(|r| r.id == id) { r.shown = shown }) } />
-                    <span class="swatch" style=format!("background: {}", css_colour(run.colour))></span></td>
-                <td><button type="button" class="link select" on:click=move |_| selected.set(Some(id))>{run.label()}</button></td>
-                <td class="status" title=failure>{status.label().to_owned()}</td>
+                    <span class="swatch" style=format!("background: {}", css_colour(colour))></span></td>
+                <td><button type="button" class="link select" on:click=move |_| selected.set(Some(id))>{label}</button></td>
+                <td class="status" title=failure>{move || status().label().to_owned()}</td>
                 <td><span class="done">{done}</span>" / "{total}<progress max=total value=done></progress></td>
-                <td class="success">{percent(run.success_last100())}</td>
+                <td class="success">{move || percent(live.get().map_or(0.0, |l| l.2))}</td>
                 <td class="actions">
-                    <button type="button" class="pause" hidden=!can_pause on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
-                    <button type="button" class="resume" hidden=!paused on:click=move |_| send(ToWorker::Resume { run_id: id })>"Resume"</button>
-                    <button type="button" class="step" hidden=!paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
-                    <button type="button" class="stop" hidden=!active title="End training now and evaluate" on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
+                    <button type="button" class="pause" hidden=move || status() != Status::Training on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
+                    <button type="button" class="resume" hidden=move || status() != Status::Paused on:click=move |_| send(ToWorker::Resume { run_id: id })>"Resume"</button>
+                    <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
+                    <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
+                        on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
                     <button type="button" class="remove" aria-label=format!("Remove run #{id}") on:click=move |_| {
                         send(ToWorker::Discard { run_id: id });
                         runs.update(|r| r.retain(|r| r.id != id));
@@ -204,6 +213,7 @@ fn RunsTable(
             </tr>
         }
     };
+    let ids = move || runs.with(|r| r.iter().map(|r| r.id).collect::<Vec<_>>());
     view! {
         <section aria-labelledby="runs-heading" class="panel">
             <h2 id="runs-heading">"Runs"</h2>
@@ -212,7 +222,7 @@ fn RunsTable(
                 <table id="runs" hidden=move || runs.with(|r| r.is_empty())>
                     <thead><tr><th scope="col">"Plot"</th><th scope="col">"Run"</th><th scope="col">"Status"</th><th scope="col">"Episodes"</th>
                         <th scope="col">"Success (last 100)"</th><th scope="col">"Control"</th></tr></thead>
-                    <tbody>{move || runs.with(|runs| runs.iter().map(row).collect_view())}</tbody>
+                    <tbody><For each=ids key=|id| *id children=row /></tbody>
                 </table>
             </div>
         </section>
