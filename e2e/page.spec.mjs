@@ -223,3 +223,47 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
   await expect.poll(async () => Buffer.compare(before, await page.locator('#tree').screenshot())).not.toBe(0);
   expect(errors).toEqual([]);
 });
+
+test('a share link trains the same run again, bit for bit, in a fresh browser context', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  await openPage(page);
+  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  // The same fingerprint as the native engine's for this spec (engine/src/run.rs).
+  await expect(page.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  await page.locator('#teacher summary').click();
+  await page.locator('#hide-hyperparameters').check();
+  await page.locator('#lock-env').check();
+  await row.locator('.share').click();
+  const url = await page.locator('#share-link').inputValue();
+  expect(url).toContain('#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300&hide=hyperparameters&lock=env');
+
+  const fresh = await (await browser.newContext()).newPage();
+  const freshErrors = watchErrors(fresh);
+  await fresh.goto(url);
+  await expect(fresh.locator('#env')).toBeDisabled();
+  await expect(fresh.locator('#env')).toHaveValue('orchestrator');
+  await expect(fresh.locator('#hyperparameters')).toBeHidden();
+  await expect(fresh.locator('#seed')).toHaveValue('7');
+  // The shared run starts by itself and trains identically.
+  await expect(fresh.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
+  await expect(fresh.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
+  expect(errors).toEqual([]);
+  expect(freshErrors).toEqual([]);
+});
+
+test('a corrupted link names what was wrong and falls back to defaults', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./#v=1&env=moon&agent=dqn&episodes=lots&p.learning_rate=7&p.hidden=64%2C');
+  await expect(page.locator('#error')).toContainText("env: unknown environment 'moon'");
+  await expect(page.locator('#error')).toContainText("episodes: 'lots' is not a whole number");
+  await expect(page.locator('#error')).toContainText("hyperparameters: hidden: '64,' is not a comma-separated list of whole numbers; using the defaults");
+  // What was valid is kept (the agent), the rest is the default, and the run still trains.
+  await expect(page.locator('#env')).toHaveValue('orchestrator');
+  await expect(page.locator('#agent')).toHaveValue('dqn');
+  await expect(page.locator('#runs tbody tr')).toHaveCount(1);
+  await page.goto('./#v=7&env=planner');
+  await expect(page.locator('#error')).toContainText("the link has version '7'; this page reads version 1");
+  expect(errors).toEqual([]);
+});

@@ -2,20 +2,11 @@
 //! seed, episode budget and backend.
 
 use engine::agents::{Backend, DqnParams};
+use engine::share::{Control, ShareLink};
 use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::params_form::{self, Field, Kind};
-
-/// The episode budget a run of `agent` on `env` needs to learn (the seeds' budgets).
-fn default_episodes(env: EnvId, agent: AgentId) -> u32 {
-    match (env, agent) {
-        (EnvId::Orchestrator, _) => 5000,
-        (EnvId::Planner, _) => 3000,
-        (EnvId::Executive, AgentId::Dqn) => 500,
-        (EnvId::Executive, _) => 3000,
-    }
-}
+use engine::params::{self, Field, Kind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum DqnConfig {
@@ -36,26 +27,40 @@ fn parse_whole<T: std::str::FromStr>(field: &str, text: &str, range: &str) -> Re
 
 #[component]
 pub fn Controls(
+    /// The form's first values and the controls a teacher's link hides or locks.
+    initial: ShareLink,
     ready: ReadSignal<bool>,
     on_start: Callback<RunSpec>,
     on_error: Callback<Option<String>>,
 ) -> impl IntoView {
-    let env = RwSignal::new(EnvId::Orchestrator);
-    let agent = RwSignal::new(AgentId::QLearning);
+    let first = initial.spec;
+    let env = RwSignal::new(first.env);
+    let agent = RwSignal::new(first.agent.id());
     let config = RwSignal::new(DqnConfig::Playground);
     let template = Memo::new(move |_| template(env.get(), agent.get(), config.get()));
-    let fields = Memo::new(move |_| params_form::fields(&template.get().params_schema()));
-    let texts = RwSignal::new(Vec::<String>::new());
-    let episodes = RwSignal::new(default_episodes(EnvId::Orchestrator, AgentId::QLearning).to_string());
-    let seed = RwSignal::new("1".to_owned());
-    let backend = RwSignal::new(Backend::Ndarray);
+    let fields = Memo::new(move |_| params::fields(&template.get().params_schema()));
+    let first_params = serde_json::to_value(&first.agent).expect("agent specs serialise");
+    let texts = RwSignal::new(fields.get_untracked().iter().map(|f| f.text(&first_params)).collect::<Vec<_>>());
+    let episodes = RwSignal::new(first.episodes.to_string());
+    let seed = RwSignal::new(first.seed.to_string());
+    let backend = RwSignal::new(first.backend);
+    // As bit sets, so the closures are `Copy` and every control can ask.
+    let set = |list: &[Control]| list.iter().fold(0u8, |bits, &c| bits | 1 << c as u8);
+    let (hidden_bits, locked_bits) = (set(&initial.hidden), set(&initial.locked));
+    let hidden = move |c: Control| hidden_bits & (1 << c as u8) != 0;
+    let locked = move |c: Control| locked_bits & (1 << c as u8) != 0;
 
-    // A new environment, agent or configuration starts from its defaults.
-    Effect::new(move |_| {
+    // A new environment, agent or configuration starts from its defaults (not on the first run:
+    // the form starts from the link's values).
+    Effect::new(move |first_run: Option<()>| {
         let value = serde_json::to_value(template.get()).expect("agent specs serialise");
-        texts.set(fields.get().iter().map(|f| f.text(&value)).collect());
+        let defaults = fields.get().iter().map(|f| f.text(&value)).collect();
+        if first_run.is_some() {
+            texts.set(defaults);
+        }
     });
-    let reset_episodes = move || episodes.set(default_episodes(env.get_untracked(), agent.get_untracked()).to_string());
+    let reset_episodes =
+        move || episodes.set(RunSpec::default_episodes(env.get_untracked(), agent.get_untracked()).to_string());
 
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -67,7 +72,7 @@ pub fn Controls(
             )?;
             let seed = parse_whole::<u64>("seed", &seed.get_untracked(), &format!("from 0 to {}", u64::MAX))?;
             let agent_spec =
-                texts.with_untracked(|t| params_form::build(&template.get_untracked(), &fields.get_untracked(), t))?;
+                texts.with_untracked(|t| params::build(&template.get_untracked(), &fields.get_untracked(), t))?;
             let spec = RunSpec {
                 env: env.get_untracked(),
                 agent: agent_spec,
@@ -123,38 +128,38 @@ pub fn Controls(
     view! {
         <form id="run-form" on:submit=submit>
             <div class="row">
-                <label>"Environment "
-                    <select id="env" on:change=move |ev| {
+                <label hidden=hidden(Control::Env)>"Environment "
+                    <select id="env" disabled=locked(Control::Env) on:change=move |ev| {
                         if let Ok(e) = EnvId::parse(&event_target_value(&ev)) { env.set(e); reset_episodes() }
                     }>
-                        {EnvId::ALL.iter().map(|e| view! { <option value=e.name() selected=*e == EnvId::Orchestrator>{e.name()}</option> }).collect_view()}
+                        {EnvId::ALL.iter().map(|e| view! { <option value=e.name() selected=*e == first.env>{e.name()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"Agent "
-                    <select id="agent" on:change=move |ev| {
+                <label hidden=hidden(Control::Agent)>"Agent "
+                    <select id="agent" disabled=locked(Control::Agent) on:change=move |ev| {
                         if let Ok(a) = AgentId::parse(&event_target_value(&ev)) { agent.set(a); reset_episodes() }
                     }>
-                        {AgentId::ALL.iter().map(|a| view! { <option value=a.name()>{a.name()}</option> }).collect_view()}
+                        {AgentId::ALL.iter().map(|a| view! { <option value=a.name() selected=*a == first.agent.id()>{a.name()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label hidden=move || agent.get() != AgentId::Dqn>"Network "
-                    <select id="dqn-config" on:change=move |ev| {
+                <label hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Hyperparameters)>"Network "
+                    <select id="dqn-config" disabled=locked(Control::Hyperparameters) on:change=move |ev| {
                         config.set(if event_target_value(&ev) == "seed" { DqnConfig::Seed } else { DqnConfig::Playground })
                     }>
                         <option value="playground">"playground (small, learns in seconds)"</option>
                         <option value="seed">"seed 000 table 1 ([512, 256], 1158 inputs)"</option>
                     </select>
                 </label>
-                <label>"Episodes "
-                    <input id="episodes" inputmode="numeric" autocomplete="off" prop:value=episodes
+                <label hidden=hidden(Control::Episodes)>"Episodes "
+                    <input id="episodes" disabled=locked(Control::Episodes) inputmode="numeric" autocomplete="off" prop:value=episodes
                         on:input=move |ev| episodes.set(event_target_value(&ev)) />
                 </label>
-                <label>"Seed "
-                    <input id="seed" inputmode="numeric" autocomplete="off" prop:value=seed
+                <label hidden=hidden(Control::Seed)>"Seed "
+                    <input id="seed" disabled=locked(Control::Seed) inputmode="numeric" autocomplete="off" prop:value=seed
                         on:input=move |ev| seed.set(event_target_value(&ev)) />
                 </label>
-                <label hidden=move || agent.get() != AgentId::Dqn>"Backend "
-                    <select id="backend" on:change=move |ev| {
+                <label hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>"Backend "
+                    <select id="backend" disabled=locked(Control::Backend) on:change=move |ev| {
                         if let Ok(b) = Backend::parse(&event_target_value(&ev)) { backend.set(b) }
                     }>
                         <option value="ndarray">"CPU (burn NdArray)"</option>
@@ -162,9 +167,12 @@ pub fn Controls(
                     </select>
                 </label>
             </div>
-            <details id="hyperparameters">
+            <details id="hyperparameters" hidden=hidden(Control::Hyperparameters)>
                 <summary>"Hyperparameters (defaults from the seed)"</summary>
-                <div class="params">{move || fields.get().into_iter().enumerate().map(field_view).collect_view()}</div>
+                <fieldset class="params" disabled=locked(Control::Hyperparameters)>
+                    <legend class="visually-hidden">"Hyperparameters"</legend>
+                    {move || fields.get().into_iter().enumerate().map(field_view).collect_view()}
+                </fieldset>
             </details>
             <button id="start" type="submit" disabled=move || !ready.get()>
                 {move || if ready.get() { "Train" } else { "Loading the training worker…" }}

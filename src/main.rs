@@ -4,12 +4,12 @@
 mod controls;
 mod download;
 mod model;
-mod params_form;
 mod plot;
 mod policy;
 mod tree_view;
 
 use engine::protocol::{Envelope, FromWorker, ToWorker};
+use engine::share::{Control, ShareLink};
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -99,6 +99,17 @@ fn App() -> impl IntoView {
     let runs = RwSignal::new(Vec::<RunData>::new());
     let selected = RwSignal::new(None::<u32>);
     let next_id = StoredValue::new(1u32);
+    let fragment = window().location().hash().unwrap_or_default();
+    let (link, problems) =
+        if fragment.len() > 1 { ShareLink::decode(&fragment) } else { (ShareLink::default(), Vec::new()) };
+    if !problems.is_empty() {
+        error
+            .set(Some(format!("This link was not entirely valid, so defaults stand in for: {}.", problems.join("; "))));
+    }
+    // A shared run starts as soon as the worker is ready.
+    let pending = StoredValue::new((fragment.len() > 1).then(|| link.spec.clone()));
+    // Reading a link edited in the address bar is a fresh start.
+    window_event_listener(leptos::ev::hashchange, |_| drop(window().location().reload()));
 
     let on_message = move |message: FromWorker| {
         match &message {
@@ -139,6 +150,25 @@ fn App() -> impl IntoView {
         send(ToWorker::Start { run_id: id, spec });
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
+    Effect::new(move |_| {
+        if ready.get()
+            && let Some(spec) = pending.try_update_value(Option::take).flatten()
+        {
+            on_start.run(spec);
+        }
+    });
+    let share_hidden = RwSignal::new(Vec::<Control>::new());
+    let share_locked = RwSignal::new(Vec::<Control>::new());
+    let share_url = RwSignal::new(None::<String>);
+    let on_share = Callback::new(move |id: u32| {
+        let Some(spec) = runs.with_untracked(|r| r.iter().find(|r| r.id == id).map(|r| r.spec.clone())) else { return };
+        let link = ShareLink { spec, hidden: share_hidden.get_untracked(), locked: share_locked.get_untracked() };
+        let location = window().location();
+        let base = format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
+        let url = format!("{base}#{}", link.encode());
+        copy_to_clipboard(&url);
+        share_url.set(Some(url));
+    });
 
     view! {
         <header>
@@ -151,13 +181,20 @@ fn App() -> impl IntoView {
         <main>
             <section aria-labelledby="run-heading" class="panel">
                 <h2 id="run-heading">"New run"</h2>
-                <Controls ready=ready on_start=on_start on_error=on_error />
+                <Controls initial=link ready=ready on_start=on_start on_error=on_error />
+                <TeacherOptions hidden=share_hidden locked=share_locked />
                 <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>
                     {move || error.get()}
                     <button type="button" class="dismiss" aria-label="Dismiss the message" on:click=move |_| error.set(None)>"×"</button>
                 </p>
             </section>
-            <RunsTable runs=runs selected=selected send=send />
+            <RunsTable runs=runs selected=selected send=send on_share=on_share />
+            <div id="share" class="panel" hidden=move || share_url.get().is_none()>
+                <label>"Link to this run (copied to the clipboard): it restores the form and trains the same run again"
+                    <input id="share-link" readonly prop:value=move || share_url.get().unwrap_or_default()
+                        on:focus=move |ev| { if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { input.select() } } />
+                </label>
+            </div>
             <MetricsPlot runs=runs on_error=on_error />
             <div class="columns">
                 <TreeView runs=runs selected_run=selected />
@@ -173,6 +210,7 @@ fn RunsTable(
     runs: RwSignal<Vec<RunData>>,
     selected: RwSignal<Option<u32>>,
     send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
+    on_share: Callback<u32>,
 ) -> impl IntoView {
     // Rows are keyed by run and built once; only their texts and visibilities follow the run, so a
     // button is never replaced between a press and its release while progress streams in.
@@ -204,6 +242,7 @@ fn RunsTable(
                     <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
                     <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
                         on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
+                    <button type="button" class="share" title="Copy a link that trains this run again" on:click=move |_| on_share.run(id)>"Share"</button>
                     <button type="button" class="remove" aria-label=format!("Remove run #{id}") on:click=move |_| {
                         send(ToWorker::Discard { run_id: id });
                         runs.update(|r| r.retain(|r| r.id != id));
@@ -226,6 +265,43 @@ fn RunsTable(
                 </table>
             </div>
         </section>
+    }
+}
+
+/// Copies `text`; a refusal (no permission, no secure context) leaves the link on screen to copy.
+fn copy_to_clipboard(text: &str) {
+    let ignore_refusal = Closure::<dyn FnMut(JsValue)>::new(|_: JsValue| {});
+    let _ = window().navigator().clipboard().write_text(text).catch(&ignore_refusal);
+    // The promise settles later; the (empty) handler must outlive this call.
+    ignore_refusal.forget();
+}
+
+/// What a shared link hides or locks: for handing out a reduced demo.
+#[component]
+fn TeacherOptions(hidden: RwSignal<Vec<Control>>, locked: RwSignal<Vec<Control>>) -> impl IntoView {
+    let toggles = move |list: RwSignal<Vec<Control>>, kind: &'static str| {
+        Control::ALL
+            .iter()
+            .map(|&c| {
+                view! {
+                    <label class="inline">
+                        <input type="checkbox" id=format!("{kind}-{}", c.name()) on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            list.update(|l| { l.retain(|x| *x != c); if on { l.push(c) } });
+                        } />
+                        {c.name()}
+                    </label>
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <details id="teacher">
+            <summary>"Share options for teachers"</summary>
+            <p class="hint">"Links made with the Share button of a run will hide or lock these controls, for a reduced demo."</p>
+            <fieldset><legend>"Hide"</legend>{toggles(hidden, "hide")}</fieldset>
+            <fieldset><legend>"Lock"</legend>{toggles(locked, "lock")}</fieldset>
+        </details>
     }
 }
 

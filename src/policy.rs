@@ -20,7 +20,7 @@ fn heat(value: f64, low: f64, high: f64) -> String {
     format!("background: rgb({}, {}, {})", mix(255.0, 120.0), mix(255.0, 170.0), mix(255.0, 220.0))
 }
 
-fn results_view(spec: &RunSpec, finished: &Finished) -> impl IntoView + use<> {
+fn results_view(spec: &RunSpec, finished: &Finished, fingerprint: String) -> impl IntoView + use<> {
     let (summary, greedy) = (&finished.summary, &finished.greedy);
     let speed = match finished.learn_steps {
         Some(steps) if finished.train_ms > 0.0 => {
@@ -60,6 +60,8 @@ fn results_view(spec: &RunSpec, finished: &Finished) -> impl IntoView + use<> {
             <tr><th scope="row">"Greedy mean return"</th><td>{format!("{:.2}", greedy.mean_return)}</td></tr>
             <tr><th scope="row">"Greedy mean agent calls"</th><td>{format!("{:.2}", greedy.mean_agent_calls)}</td></tr>
             <tr hidden=speed.is_empty()><th scope="row">"Network training"</th><td id="learn-speed">{speed.clone()}</td></tr>
+            <tr><th scope="row" title="A digest of every episode's return, success and actions: equal fingerprints, identical training">"Fingerprint of the training records"</th>
+                <td id="fingerprint"><code>{fingerprint}</code></td></tr>
             <tr><th scope="row">"Backend"</th><td id="backend-used">{if spec.agent.id() == AgentId::Dqn { spec.backend.name() } else { "none (tabular)" }}</td></tr>
         </table>
         {comparison}
@@ -160,7 +162,10 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
         let id = selected_run.get()?;
         // Only what the panel shows: records arrive constantly and would re-render it for nothing.
         runs.with(|runs| {
-            runs.iter().find(|r| r.id == id).map(|r| (r.id, r.spec.clone(), r.policy.clone(), r.finished.clone()))
+            runs.iter().find(|r| r.id == id).map(|r| {
+                let fingerprint = r.finished.is_some().then(|| engine::run::fingerprint(&r.records));
+                (r.id, r.spec.clone(), r.policy.clone(), r.finished.clone(), fingerprint)
+            })
         })
     });
     let task = RwSignal::new(0usize);
@@ -168,13 +173,13 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
         <section aria-labelledby="policy-heading" class="panel">
             <h2 id="policy-heading">"What the agent learned"</h2>
             {move || {
-                let Some((id, spec, policy, finished)) = run.get() else {
+                let Some((id, spec, policy, finished, fingerprint)) = run.get() else {
                     return view! { <p>"Select a run to see its results and policy."</p> }.into_any();
                 };
                 let Some(policy) = policy else {
                     return view! { <p>"The policy appears when run #" {id} " is paused or finished."</p> }.into_any();
                 };
-                let results = finished.map(|f| results_view(&spec, &f));
+                let results = finished.map(|f| results_view(&spec, &f, fingerprint.unwrap_or_default()));
                 let table = (!policy.table.is_empty()).then(|| table_view(&policy, spec.agent.id()));
                 let tasks: Vec<String> = policy.traces.iter().map(|t| t.task.clone()).collect();
                 let traces = policy.traces.clone();

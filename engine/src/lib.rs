@@ -7,9 +7,11 @@ pub mod env;
 pub mod episode_tree;
 pub mod features;
 pub mod hierarchical;
+pub mod params;
 pub mod policy_view;
 pub mod protocol;
 pub mod run;
+pub mod share;
 pub mod tasks;
 
 pub use agents::{Agent, AgentId, AgentSpec, AnyAgent};

@@ -35,6 +35,16 @@ impl RunSpec {
         Self { env, agent: agent.default_spec(env), seed, episodes, backend: Backend::default() }
     }
 
+    /// The episode budget a run of `agent` on `env` needs to learn (the seeds' budgets).
+    pub fn default_episodes(env: EnvId, agent: AgentId) -> u32 {
+        match (env, agent) {
+            (EnvId::Orchestrator, _) => 5000,
+            (EnvId::Planner, _) => 3000,
+            (EnvId::Executive, AgentId::Dqn) => 500,
+            (EnvId::Executive, _) => 3000,
+        }
+    }
+
     /// Checks every field; the error names the field and its allowed range.
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=Self::MAX_EPISODES).contains(&self.episodes) {
@@ -434,6 +444,20 @@ fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<
     }
 }
 
+/// A short digest of a run's records (every episode's return bits, success and actions): two runs
+/// with the same fingerprint trained identically, on whatever platform.
+pub fn fingerprint(records: &[EpisodeRecord]) -> String {
+    use std::hash::Hasher;
+    let mut hasher = fnv::FnvHasher::default();
+    for r in records {
+        hasher.write_u32(r.episode);
+        hasher.write_u64(r.outcome.episode_return.to_bits());
+        hasher.write_u8(u8::from(r.outcome.success));
+        hasher.write(&r.outcome.actions);
+    }
+    format!("{:016x}", hasher.finish())
+}
+
 /// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
 pub fn evaluation_rng(seed: u64) -> RunRng {
     let mut rng = RunRng::seed_from_u64(seed);
@@ -446,5 +470,22 @@ impl Iterator for Run {
 
     fn next(&mut self) -> Option<EpisodeRecord> {
         self.train_episode()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The browser must train the same run bit for bit: `e2e/page.spec.mjs` opens this spec as a
+    /// share link and expects the page (engine in wasm) to show the same fingerprint.
+    const ORCHESTRATOR_SEED_7_300: &str = "5e91bdbdb8c1afe8";
+
+    #[test]
+    fn fingerprint_of_a_reference_run_is_pinned() {
+        let run = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 7, 300)).unwrap();
+        let records: Vec<_> = run.collect();
+        assert_eq!(fingerprint(&records), ORCHESTRATOR_SEED_7_300);
+        assert_ne!(fingerprint(&records[..299]), ORCHESTRATOR_SEED_7_300);
     }
 }

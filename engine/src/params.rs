@@ -1,8 +1,9 @@
-//! The hyperparameter form, derived from the agent's parameter schema: one field per leaf of the
-//! parameter struct, explained by the field's doc comment. The user's text is kept as typed and
-//! parsed only when a run starts, so a half-typed number is never lost or silently replaced.
+//! Hyperparameters as named text fields, derived from the agent's parameter schema: one field per
+//! leaf of the parameter struct, explained by the field's doc comment. The page's form and share
+//! links both go through here: text is parsed only when a spec is built, and every problem names
+//! its field.
 
-use engine::AgentSpec;
+use crate::AgentSpec;
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +40,7 @@ impl Field {
         }
     }
 
-    fn parse(&self, text: &str) -> Result<Value, String> {
+    pub fn parse(&self, text: &str) -> Result<Value, String> {
         let text = text.trim();
         let bad = |what: &str| format!("{}: '{text}' is not {what}", self.name());
         match self.kind {
@@ -111,7 +112,7 @@ pub fn build(template: &AgentSpec, fields: &[Field], texts: &[String]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::{AgentId, EnvId};
+    use crate::{AgentId, EnvId};
 
     fn form(agent: AgentId) -> (AgentSpec, Vec<Field>, Vec<String>) {
         let spec = agent.default_spec(EnvId::Executive);
