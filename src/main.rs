@@ -3,6 +3,7 @@
 
 mod controls;
 mod download;
+mod frame;
 mod model;
 mod plot;
 mod policy;

@@ -8,6 +8,7 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use crate::download;
+use crate::frame::redraw_on_change;
 use crate::model::{Metric, RunData, metrics_csv, metrics_json, series};
 
 /// Points per series at most; more would not show on a canvas this wide.
@@ -69,26 +70,20 @@ pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<Strin
     let metric = RwSignal::new(Metric::SuccessLast100);
     let window = RwSignal::new(20usize);
     let canvas = NodeRef::<Canvas>::new();
-    // Redraws happen at most once per animation frame, however many messages arrive.
-    let frame_pending = StoredValue::new(false);
-
-    Effect::new(move |_| {
-        runs.track();
-        metric.track();
-        window.track();
-        if frame_pending.get_value() {
-            return;
-        }
-        frame_pending.set_value(true);
-        request_animation_frame(move || {
-            frame_pending.set_value(false);
+    redraw_on_change(
+        move || {
+            runs.track();
+            metric.track();
+            window.track();
+        },
+        move || {
             let Some(canvas) = canvas.get_untracked() else { return };
             let drawn = runs.with_untracked(|runs| draw(canvas, runs, metric.get_untracked(), window.get_untracked()));
             if let Err(problem) = drawn {
                 on_error.run(Some(problem));
             }
-        });
-    });
+        },
+    );
 
     let shown = move || runs.with_untracked(|runs| runs.iter().filter(|r| r.shown).cloned().collect::<Vec<_>>());
     let export_csv = move |_| {

@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use crate::frame::redraw_on_change;
 use crate::model::RunData;
 
 const COLUMN: f64 = 120.0;
@@ -172,7 +173,6 @@ pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>
     let view = RwSignal::new(None::<View>);
     let selected_node = RwSignal::new(None::<u32>);
     let drag = StoredValue::new(None::<(f64, f64, f64, f64)>);
-    let frame_pending = StoredValue::new(false);
     let run_tree = move || {
         let id = selected_run.get()?;
         runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| (r.tree.clone(), r.spec.env.action_names())))
@@ -190,16 +190,13 @@ pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>
     let current_view = move |c: &HtmlCanvasElement, placed: &[Placed]| {
         view.get_untracked().unwrap_or_else(|| fit(placed, f64::from(c.width()), f64::from(c.height())))
     };
-    Effect::new(move |_| {
-        placed.track();
-        view.track();
-        selected_node.track();
-        if frame_pending.get_value() {
-            return;
-        }
-        frame_pending.set_value(true);
-        request_animation_frame(move || {
-            frame_pending.set_value(false);
+    redraw_on_change(
+        move || {
+            placed.track();
+            view.track();
+            selected_node.track();
+        },
+        move || {
             let Some(c) = canvas.get_untracked() else { return };
             placed.with_untracked(|p| match p {
                 Some((placed, names, _)) => {
@@ -207,8 +204,8 @@ pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>
                 }
                 None => draw(&c, &[], &[], View { dx: 0.0, dy: 0.0, scale: 1.0 }, None),
             });
-        });
-    });
+        },
+    );
     let adjust = move |f: &dyn Fn(View) -> View| {
         let Some(c) = canvas.get_untracked() else { return };
         let base = placed.with_untracked(|p| p.as_ref().map(|(placed, _, _)| current_view(&c, placed)));
