@@ -1,15 +1,20 @@
 //! `rlcg`: train agents on the seed environments from the command line.
 //!
-//! Exit codes: 0 success, 1 an I/O failure, 2 bad arguments (unknown names, out-of-range values).
+//! Exit codes: 0 success, 1 an I/O failure, 2 bad arguments (unknown names, out-of-range values, a
+//! malformed task file), 3 `check` found reference solutions that do not pass.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use cli::python;
 use engine::agents::{AgentSpec, Backend, DqnParams, fixed_pipeline};
 use engine::hierarchical::hierarchical_inference;
+use engine::python::{Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};
+use engine::task_import::{ImportedTask, parse_task_file};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec, RunSummary};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -84,6 +89,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run every task's reference solution against its tests with python3, through the harness the
+    /// page uses in Pyodide. Tasks: HumanEval JSONL or APPS-style JSON.
+    Check {
+        /// The task file.
+        #[arg(long)]
+        tasks: PathBuf,
+        /// Wall-clock limit per program, in seconds.
+        #[arg(long, default_value_t = 5.0)]
+        timeout: f64,
+        /// Programs run in parallel (default: the machine's cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// List every task that did not pass, with why.
+        #[arg(long)]
+        verbose: bool,
+        /// Print one JSON object with the counts as the last line of stdout.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -113,6 +137,7 @@ fn main() -> ExitCode {
         Command::Hierarchical { seed, executive_episodes, planner_episodes, config, backend, json } => {
             hierarchical(seed, executive_episodes, planner_episodes, &config, backend, json)
         }
+        Command::Check { tasks, timeout, jobs, verbose, json } => check(&tasks, timeout, jobs, verbose, json),
         Command::List { json } => {
             list(json);
             Ok(())
@@ -135,8 +160,7 @@ fn run_training(args: &TrainArgs, keep_records: bool) -> Result<(Run, Vec<Episod
     }
     let spec = run_spec(args.env, args.agent, args.seed, args.episodes, args.config.as_deref(), args.backend)?;
     let mut run = Run::new(spec).map_err(usage)?;
-    let bar = ProgressBar::new(u64::from(args.episodes));
-    bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} episodes  {msg}").expect("the template is valid"));
+    let bar = progress_bar(u64::from(args.episodes), "episodes");
     let mut records = Vec::new();
     let started = Instant::now();
     // Drawing the bar costs more than a tabular episode; refresh it in chunks.
@@ -153,6 +177,14 @@ fn run_training(args: &TrainArgs, keep_records: bool) -> Result<(Run, Vec<Episod
     let wall_seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     Ok((run, records, wall_seconds))
+}
+
+/// A progress bar on stderr counting `unit`.
+fn progress_bar(length: u64, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::new(length);
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}");
+    bar.set_style(ProgressStyle::with_template(&template).expect("the template is valid"));
+    bar
 }
 
 /// The spec of a CLI run: the agent's defaults, with seed 000's table 1 for `--config seed`.
@@ -295,6 +327,57 @@ fn compare(args: &TrainArgs) -> Result<(), Failure> {
         println!("agent calls {:.1}% fewer than the fixed pipeline", 100.0 * reduction);
     }
     Ok(())
+}
+
+fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: bool) -> Result<(), Failure> {
+    if !(0.05..=600.0).contains(&timeout_s) {
+        return Err(usage(format!("--timeout must be between 0.05 and 600 seconds, not {timeout_s}")));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let name = path.display().to_string();
+    let tasks = parse_task_file(&name, &text).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| format!("{name}: {e}")).collect();
+        usage(format!("{} problem(s), nothing checked:\n{}", errors.len(), lines.join("\n")))
+    })?;
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let requests: Vec<ProgramRequest> = tasks.iter().map(ImportedTask::reference_request).collect();
+    let bar = progress_bar(requests.len() as u64, "checked");
+    let started = Instant::now();
+    let verdicts = python::run_all(&requests, (timeout_s * 1000.0).round() as u32, jobs, |_| bar.inc(1));
+    bar.finish_and_clear();
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let mut counts = BTreeMap::from(Outcome::ALL.map(|o| (o, 0u32)));
+    for (task, verdict) in tasks.iter().zip(&verdicts) {
+        let verdict = verdict.as_ref().map_err(|e| io_failure(e.clone()))?;
+        *counts.entry(verdict.outcome).or_default() += 1;
+        if verbose && verdict.outcome != Outcome::Pass {
+            let why = verdict.error.clone().or_else(|| verdict.tests.iter().find_map(|t| t.error.clone()));
+            println!("{}: {} ({})", task.id, verdict.outcome.label(), why.unwrap_or_default());
+        }
+    }
+    let passed = counts[&Outcome::Pass];
+    println!("{passed}/{} reference solutions pass ({jobs} python3 processes, {wall_seconds:.2} s)", tasks.len());
+    if json {
+        let summary = json!({
+            "tasks": name,
+            "total": tasks.len(),
+            "pass": passed,
+            "fail": counts[&Outcome::FailedTest],
+            "runtime_error": counts[&Outcome::RuntimeError],
+            "compile_error": counts[&Outcome::CompileError],
+            "timeout": counts[&Outcome::Timeout],
+            "wall_seconds": wall_seconds,
+        });
+        println!("{summary}");
+    }
+    if passed as usize == tasks.len() {
+        Ok(())
+    } else {
+        Err(Failure {
+            code: 3,
+            message: format!("{} reference solution(s) did not pass", tasks.len() - passed as usize),
+        })
+    }
 }
 
 fn list(json: bool) {

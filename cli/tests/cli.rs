@@ -2,6 +2,8 @@
 
 use std::process::{Command, Output};
 
+use cli::python::NativePython;
+use engine::python::ProgramRequest;
 use serde_json::Value;
 
 fn rlcg(args: &[&str]) -> Output {
@@ -138,7 +140,13 @@ fn hierarchical_json_has_passed_subtasks_and_final_code() {
     let trace = last_json_line(&output);
     assert_eq!(trace["passed"], true, "{trace}");
     assert_eq!(trace["subtasks"].as_array().unwrap().len(), 3);
-    assert!(trace["final_code"].as_str().unwrap().contains("def compute(a, b)"));
+    let final_code = trace["final_code"].as_str().unwrap();
+    assert!(final_code.contains("def compute(a, b)"));
+    // seed 000 §9: the delivered code passes the planner's tests in real Python.
+    let tests = &engine::tasks::planner_task().tests;
+    let verdict =
+        NativePython::start().unwrap().run(&ProgramRequest::with_statements(final_code, tests), 5_000).unwrap();
+    assert!(verdict.passed, "{verdict:?}");
 }
 
 #[test]
@@ -150,4 +158,61 @@ fn list_names_every_environment_and_agent() {
     };
     assert_eq!(names("environments"), ["executive", "planner", "orchestrator"]);
     assert_eq!(names("agents"), ["q-learning", "thompson-sampling", "q-thompson", "dqn"]);
+}
+
+fn task_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("rlcg-check-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn check_runs_the_bundled_samples_through_python() {
+    for (file, total) in [("humaneval.jsonl", 12), ("apps.json", 4)] {
+        let path = format!("{}/../tasks/samples/{file}", env!("CARGO_MANIFEST_DIR"));
+        let output = rlcg(&["check", "--tasks", &path, "--json"]);
+        assert!(output.status.success(), "{file}: {}", String::from_utf8_lossy(&output.stderr));
+        let summary = last_json_line(&output);
+        assert_eq!((summary["total"].as_u64(), summary["pass"].as_u64()), (Some(total), Some(total)), "{summary}");
+        assert!(summary["wall_seconds"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn check_counts_every_outcome_class_and_lists_failures() {
+    let task = |id: &str, solution: &str| {
+        serde_json::json!({
+            "task_id": id, "prompt": "", "canonical_solution": solution, "entry_point": "f",
+            "test": "def check(candidate):\n    assert candidate(1) == 2\n",
+        })
+        .to_string()
+    };
+    let lines = [
+        task("pass", "def f(x):\n    return x + 1\n"),
+        task("fail", "def f(x):\n    return x\n"),
+        task("crash", "def f(x):\n    return x / 0\n"),
+        task("syntax", "def f(x) return x\n"),
+        task("loop", "def f(x):\n    while True:\n        pass\n"),
+    ];
+    let path = task_file("outcomes.jsonl", &lines.join("\n"));
+    let output = rlcg(&["check", "--tasks", path.to_str().unwrap(), "--json", "--verbose", "--timeout", "0.5"]);
+    assert_eq!(output.status.code(), Some(3), "some reference solutions fail");
+    let summary = last_json_line(&output);
+    for (key, count) in
+        [("total", 5), ("pass", 1), ("fail", 1), ("runtime_error", 1), ("compile_error", 1), ("timeout", 1)]
+    {
+        assert_eq!(summary[key].as_u64(), Some(count), "{key}: {summary}");
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("crash: runtime error (ZeroDivisionError: division by zero (line 2))"), "{stdout}");
+    assert!(stdout.contains("loop: timeout"), "{stdout}");
+}
+
+#[test]
+fn check_refuses_a_malformed_file_naming_line_and_field() {
+    let path = task_file("bad.jsonl", "{\"task_id\": \"A\", \"prompt\": \"\"}\n");
+    let output = rlcg(&["check", "--tasks", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("line 1, field `canonical_solution`: is missing"), "{stderr}");
 }

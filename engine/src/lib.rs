@@ -10,8 +10,10 @@ pub mod hierarchical;
 pub mod params;
 pub mod policy_view;
 pub mod protocol;
+pub mod python;
 pub mod run;
 pub mod share;
+pub mod task_import;
 pub mod tasks;
 
 pub use agents::{Agent, AgentId, AgentSpec, AnyAgent};

@@ -1,11 +1,8 @@
 //! Seed 000's DQN results (§5.7, §7, §9), reproduced with fixed seeds in both configurations.
 
-mod common;
-
 use engine::agents::{AgentSpec, DqnParams};
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::hierarchical::hierarchical_inference;
-use engine::tasks::planner_task;
 use engine::{AgentId, EnvId, Environment, Run, RunSpec};
 
 fn dqn_spec(env: EnvId, params: DqnParams, seed: u64, episodes: u32) -> RunSpec {
@@ -71,8 +68,8 @@ fn planner_dqn_seed_configuration() {
     planner_reproduces(DqnParams::seed(EnvId::Planner));
 }
 
-/// §9: the planner drives compute(a, b), the executive solves each subtask, and the delivered code
-/// passes the planner's tests in real Python.
+/// §9: the planner drives compute(a, b) and the executive solves each subtask (that the delivered
+/// code passes the planner's tests in real Python is checked through the CLI, in cli/tests).
 #[test]
 fn hierarchical_inference_delivers_passing_code() {
     let executive = train_until(RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500), 1.0).0;
@@ -84,9 +81,6 @@ fn hierarchical_inference_delivers_passing_code() {
         let actions: Vec<_> = subtask.steps.iter().map(|s| s.action.as_str()).collect();
         assert_eq!(actions, ["generate", "test", "stop"], "{}", subtask.name);
     }
-    let task = planner_task();
-    let verdict = &common::python_verdicts(&[(trace.final_code.clone(), task.tests.clone())])[0];
-    assert!(common::as_verdict(verdict).passed, "{verdict}");
     assert!(hierarchical_inference(&executive, &planner).is_err(), "runs in the wrong roles are refused");
 }
 

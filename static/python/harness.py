@@ -1,47 +1,419 @@
 """Test harness shared by the playground's Python runners.
 
-Pyodide in the browser and the CLI's native python3 both run candidate programs through this file, so
-a verdict means the same thing everywhere. It follows seed 000's `run_tests_locally`: the program is
-executed with `from typing import List` in scope, then each test statement runs in the same globals.
+Pyodide in the browser (static/python/worker.mjs) and native python3 (the CLI and the Rust tests)
+both run candidate programs through this file, so a verdict means the same thing everywhere.
 
-As a script it reads one JSON request per line on stdin, `{"code": str, "tests": [str]}`, and prints
-one JSON verdict per line.
+A request is `{"code": str, "tests": [test, ...], "coverage": bool, "output_limit": int}` where a
+test is either a Python statement run in the program's globals after the program (seed 000's
+`run_tests_locally`: `from typing import List` is in scope), or `{"stdin": str, "stdout": str}`: the
+whole program runs on that input and its output must equal `stdout` up to trailing whitespace (APPS).
+
+The verdict has, besides `passed`, `number_passed` and `total`:
+- `outcome` and `reward`: StepCoder's classes (seed 002, eq. 3): pass +1, failed_test -0.3,
+  runtime_error -0.6, compile_error -1. Any runtime error outranks failed assertions, since a program
+  that crashes on one test is broken whatever the others say; `timeout` is a runtime error (-0.6).
+- `tests`: per test, whether it passed and the failing assertion or exception with its line.
+- `stdout`, `stderr` (each cut to `output_limit` characters, `truncated` says so).
+- `executed_lines`: the candidate's lines that ran (StepCoder's fine-grained optimisation mask).
+- `complexity`: seed 003's metrics and score; `conditionals`: start and end lines of the
+  conditional statements (StepCoder's curriculum points).
+
+As a script it reads one JSON request per line on stdin and prints one verdict per line.
 """
 
+import ast
+import io
 import json
+import os
 import sys
+import time
 import traceback
 
+CANDIDATE = "<candidate>"
+TEST = "<test>"
+REWARDS = {"pass": 1.0, "failed_test": -0.3, "runtime_error": -0.6, "timeout": -0.6, "compile_error": -1.0}
+DEFAULT_OUTPUT_LIMIT = 10_000
+CONTROL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
+if sys.version_info >= (3, 11):
+    CONTROL += (ast.TryStar,)
 
-def run_tests(code, tests):
-    """Run `code`, then every test in `tests`; return a JSON-ready verdict."""
-    verdict = {"passed": False, "number_passed": 0, "total": len(tests), "failures": [], "error": None}
-    scope = {}
+
+class ProgramExit(Exception):
+    """Raised instead of leaving the interpreter: `sys.exit` and `os._exit` would end the runner."""
+
+
+class BoundedOutput(io.TextIOBase):
+    """A stdout/stderr replacement that keeps the first `limit` characters and counts the rest."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.parts = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def value(self):
+        return "".join(self.parts)
+
+
+class LineRecorder:
+    """Records which lines of the candidate ran: sys.monitoring where the interpreter has it (each
+    line reports once, then is disabled, so coverage costs almost nothing), sys.settrace before 3.12."""
+
+    TOOL = 3  # sys.monitoring's free slot after the debugger (0), coverage.py (1) and profilers (2)
+
+    def __init__(self):
+        self.lines = set()
+
+    def __enter__(self):
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            monitoring.use_tool_id(self.TOOL, "rlcg-coverage")
+            monitoring.register_callback(self.TOOL, monitoring.events.LINE, self._on_line)
+            monitoring.set_events(self.TOOL, monitoring.events.LINE)
+            monitoring.restart_events()
+        else:
+            sys.settrace(self._on_call)
+        return self
+
+    def __exit__(self, *exc):
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is not None:
+            monitoring.set_events(self.TOOL, 0)
+            monitoring.register_callback(self.TOOL, monitoring.events.LINE, None)
+            monitoring.free_tool_id(self.TOOL)
+        else:
+            sys.settrace(None)
+        return False
+
+    def _on_line(self, code, line):
+        if code.co_filename == CANDIDATE:
+            self.lines.add(line)
+        return sys.monitoring.DISABLE
+
+    def _on_call(self, frame, event, arg):
+        return self._on_trace if frame.f_code.co_filename == CANDIDATE else None
+
+    def _on_trace(self, frame, event, arg):
+        if event == "line":
+            self.lines.add(frame.f_lineno)
+        return self._on_trace
+
+
+class NoRecorder:
+    lines = ()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def complexity(tree, source):
+    """Seed 003's metrics: cyclomatic (decision points + 1), cognitive (SonarSource's rules: +1 per
+    break in linear flow, plus the nesting level for nested ones), non-empty lines, deepest nesting of
+    control structures, and the score 2 x cyclomatic + 3 x nesting + 1.5 x cognitive."""
+    decisions = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler)):
+            decisions += 1
+        elif isinstance(node, ast.comprehension):
+            decisions += 1 + len(node.ifs)
+        elif isinstance(node, ast.BoolOp):
+            decisions += len(node.values) - 1
+        elif isinstance(node, ast.match_case):
+            decisions += 1
+    cognitive = _cognitive(tree, nesting=0, function=None)
+    nesting = _max_nesting(tree, 0)
+    lines = sum(1 for line in source.splitlines() if line.strip())
+    cyclomatic = decisions + 1
+    return {
+        "cyclomatic": cyclomatic,
+        "cognitive": cognitive,
+        "lines_of_code": lines,
+        "max_nesting": nesting,
+        "score": 2 * cyclomatic + 3 * nesting + 1.5 * cognitive,
+    }
+
+
+def _cognitive(node, nesting, function):
+    total = 0
+    if isinstance(node, ast.If):
+        total += 1 + nesting
+        total += _cognitive(node.test, nesting, function)
+        total += sum(_cognitive(child, nesting + 1, function) for child in node.body)
+        total += _else_branch(node.orelse, nesting, function)
+        return total
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+        total += 1 + nesting
+        header = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+        total += sum(_cognitive(child, nesting, function) for child in header)
+        total += sum(_cognitive(child, nesting + 1, function) for child in node.body)
+        if node.orelse:
+            total += 1 + sum(_cognitive(child, nesting + 1, function) for child in node.orelse)
+        return total
+    if isinstance(node, (ast.IfExp, ast.ExceptHandler, ast.Match)):
+        total += 1 + nesting
+        return total + sum(_cognitive(child, nesting + 1, function) for child in ast.iter_child_nodes(node))
+    if isinstance(node, ast.BoolOp):
+        total += 1  # a sequence of like operators counts once; ast nests unlike ones
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == function:
+        total += 1  # recursion
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        inner = nesting + 1 if function is not None else nesting
+        return sum(_cognitive(child, inner, node.name) for child in node.body)
+    if isinstance(node, ast.Lambda):
+        return total + _cognitive(node.body, nesting + 1, function)
+    return total + sum(_cognitive(child, nesting, function) for child in ast.iter_child_nodes(node))
+
+
+def _else_branch(orelse, nesting, function):
+    if not orelse:
+        return 0
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If):  # elif: +1, no nesting penalty
+        elif_node = orelse[0]
+        return (
+            1
+            + _cognitive(elif_node.test, nesting, function)
+            + sum(_cognitive(child, nesting + 1, function) for child in elif_node.body)
+            + _else_branch(elif_node.orelse, nesting, function)
+        )
+    return 1 + sum(_cognitive(child, nesting + 1, function) for child in orelse)
+
+
+def _max_nesting(node, depth):
+    deepest = depth
+    for child in ast.iter_child_nodes(node):
+        inner = depth + 1 if isinstance(child, CONTROL) else depth
+        if isinstance(node, ast.If) and child in node.orelse and isinstance(child, ast.If):
+            inner = depth  # an elif is a branch of its if, not a level below it
+        deepest = max(deepest, _max_nesting(child, inner))
+    return deepest
+
+
+def conditionals(tree):
+    """Start and end lines of the conditional statements (if/elif, while, match), in source order."""
+    found = [node for node in ast.walk(tree) if isinstance(node, (ast.If, ast.While, ast.Match))]
+    return sorted(({"start": n.lineno, "end": n.end_lineno} for n in found), key=lambda c: c["start"])
+
+
+def _candidate_line(tb):
+    """The last line of the candidate program in a traceback, if any."""
+    line = None
+    for frame in traceback.extract_tb(tb):
+        if frame.filename == CANDIDATE:
+            line = frame.lineno
+    return line
+
+
+def _describe(exc):
+    if isinstance(exc, ProgramExit):
+        return str(exc)
+    message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    line = _candidate_line(exc.__traceback__)
+    return f"{message} (line {line})" if line is not None else message
+
+
+def _exit_guard(code=0):
+    raise ProgramExit(f"the program called exit({code!r})")
+
+
+class _Sandbox:
+    """Redirects the standard streams and turns exits into exceptions while candidate code runs."""
+
+    def __init__(self, output_limit):
+        self.stdout = BoundedOutput(output_limit)
+        self.stderr = BoundedOutput(output_limit)
+
+    def __enter__(self):
+        self.saved = (sys.stdin, sys.stdout, sys.stderr, sys.exit, os._exit)
+        sys.stdout, sys.stderr = self.stdout, self.stderr
+        sys.stdin = io.StringIO("")
+        sys.exit = os._exit = _exit_guard
+        return self
+
+    def __exit__(self, *exc):
+        sys.stdin, sys.stdout, sys.stderr, sys.exit, os._exit = self.saved
+        return False
+
+
+def _run_statement(compiled, scope):
+    """Run compiled code; map every way it can end to (error kind, message)."""
     try:
-        exec("from typing import List", scope)
-        exec(code, scope)
-    except Exception as exc:  # the program itself failed: no test can run
-        verdict["error"] = f"{type(exc).__name__}: {exc}"
-        verdict["trace"] = traceback.format_exc(limit=3)
+        exec(compiled, scope)
+    except AssertionError as exc:
+        return "assertion", f"AssertionError: {exc}" if str(exc) else "AssertionError"
+    except KeyboardInterrupt:
+        raise  # the host's interrupt: the run is over, see run_program
+    except (Exception, SystemExit, GeneratorExit) as exc:  # SystemExit: `raise SystemExit` or exit()
+        return "runtime", _describe(exc)
+    return None, None
+
+
+def run_program(code, tests, coverage=True, output_limit=DEFAULT_OUTPUT_LIMIT):
+    """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
+    started = time.perf_counter()
+    verdict = {
+        "passed": False,
+        "number_passed": 0,
+        "total": len(tests),
+        "outcome": "compile_error",
+        "reward": REWARDS["compile_error"],
+        "error": None,
+        "tests": [],
+        "stdout": "",
+        "stderr": "",
+        "truncated": False,
+        "executed_lines": [],
+        "complexity": None,
+        "conditionals": [],
+        "duration_ms": 0.0,
+    }
+    try:
+        tree = ast.parse(code, CANDIDATE)
+        program = compile(tree, CANDIDATE, "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        line = getattr(exc, "lineno", None)
+        message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
+        verdict["error"] = f"{message} (line {line})" if line else message
+        verdict["duration_ms"] = (time.perf_counter() - started) * 1000
         return verdict
-    for test in tests:
-        try:
-            exec(test, scope)
-            verdict["number_passed"] += 1
-        except AssertionError:
-            verdict["failures"].append({"test": test, "error": "AssertionError"})
-        except Exception as exc:
-            verdict["failures"].append({"test": test, "error": f"{type(exc).__name__}: {exc}"})
-    verdict["passed"] = verdict["number_passed"] == verdict["total"]
+    verdict["complexity"] = complexity(tree, code)
+    verdict["conditionals"] = conditionals(tree)
+
+    sandbox = _Sandbox(output_limit)
+    recorder = LineRecorder() if coverage else NoRecorder()
+    program_error = None
+    interrupted = False
+    try:
+        with sandbox, recorder:
+            if all(isinstance(test, str) for test in tests):
+                program_error, interrupted = _statement_tests(program, tests, verdict)
+            else:
+                interrupted = _stdin_tests(program, tests, verdict, sandbox)
+    except KeyboardInterrupt:
+        interrupted = True
+
+    runtime_failure = program_error is not None or any(t["kind"] == "runtime" for t in verdict["tests"])
+    if interrupted:
+        verdict["outcome"] = "timeout"
+        verdict["error"] = "the run was stopped at the time limit"
+    elif program_error is not None:
+        verdict["outcome"] = "runtime_error"
+        verdict["error"] = program_error
+    elif runtime_failure:
+        verdict["outcome"] = "runtime_error"
+    elif verdict["number_passed"] == verdict["total"]:
+        verdict["outcome"] = "pass"
+    else:
+        verdict["outcome"] = "failed_test"
+    verdict["reward"] = REWARDS[verdict["outcome"]]
+    verdict["passed"] = verdict["outcome"] == "pass"
+    verdict["stdout"] = sandbox.stdout.value()
+    verdict["stderr"] = sandbox.stderr.value()
+    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
+    verdict["executed_lines"] = sorted(recorder.lines)
+    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
     return verdict
 
 
+def _record(verdict, test, kind, message):
+    passed = kind is None
+    verdict["tests"].append({"test": test, "passed": passed, "kind": kind, "error": message})
+    verdict["number_passed"] += passed
+
+
+def _statement_tests(program, tests, verdict):
+    scope = {"__name__": "__main__"}
+    exec("from typing import List", scope)
+    kind, message = _run_statement(program, scope)
+    if kind is not None:  # the program itself failed: no test can run
+        message = message if kind == "runtime" else f"the program raised {message}"
+        for test in tests:
+            verdict["tests"].append({"test": test, "passed": False, "kind": "not_run", "error": None})
+        return message, False
+    for test in tests:
+        try:
+            compiled = compile(test, TEST, "exec")
+        except SyntaxError as exc:
+            _record(verdict, test, "runtime", f"the test itself does not compile: {exc.msg}")
+            continue
+        kind, message = _run_statement(compiled, scope)
+        _record(verdict, test, kind, message)
+    return None, False
+
+
+def _stdin_tests(program, tests, verdict, sandbox):
+    for test in tests:
+        expected = str(test.get("stdout", ""))
+        sys.stdin = io.StringIO(str(test.get("stdin", "")))
+        captured = BoundedOutput(max(sandbox.stdout.limit, len(expected) + 1))
+        sys.stdout = captured
+        kind, message = _run_statement(program, {"__name__": "__main__"})
+        sys.stdout = sandbox.stdout
+        sandbox.stdout.write(captured.value())
+        if kind is None and captured.value().rstrip() != expected.rstrip():
+            got = captured.value().rstrip()
+            kind, message = "assertion", f"expected output {expected.rstrip()[:200]!r}, got {got[:200]!r}"
+        label = f"stdin: {str(test.get('stdin', ''))[:80]!r}"
+        _record(verdict, label, kind, message)
+    return False
+
+
+def handle(request):
+    """One request object to one verdict, or a clear error for a malformed request."""
+    if not isinstance(request, dict) or not isinstance(request.get("code"), str):
+        return {"request_error": "a request needs a string `code`"}
+    tests = request.get("tests", [])
+    if not isinstance(tests, list) or not all(isinstance(t, (str, dict)) for t in tests):
+        return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
+    return run_program(
+        request["code"],
+        tests,
+        coverage=bool(request.get("coverage", True)),
+        output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
+    )
+
+
 def main():
-    for line in sys.stdin:
+    """Serve requests over stdin/stdout. The protocol streams are moved off file descriptors 0 and 1
+    first, so a program writing to fd 1 or reading fd 0 cannot corrupt them."""
+    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    try:
+        import resource  # noqa: PLC0415  (POSIX only)
+
+        limit = int(os.environ.get("RLCG_MEMORY_LIMIT_BYTES", 2 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+    sys.setrecursionlimit(3000)
+    for line in protocol_in:
         if not line.strip():
             continue
-        request = json.loads(line)
-        print(json.dumps(run_tests(request["code"], request["tests"])), flush=True)
+        try:
+            verdict = handle(json.loads(line))
+        except json.JSONDecodeError as exc:
+            verdict = {"request_error": f"the request is not JSON: {exc}"}
+        except MemoryError:
+            verdict = {"request_error": "the harness ran out of memory"}
+        protocol_out.write(json.dumps(verdict) + "\n")
+        protocol_out.flush()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,197 @@
+//! The shared harness (`static/python/harness.py`) on the machine's python3.
+//!
+//! A runner keeps one python3 process and feeds it one request per line. A program that outlives its
+//! wall-clock limit, or takes the interpreter down with it, costs that process: it is killed and a
+//! fresh one started for the next program, so one bad program never spoils another's verdict.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use engine::python::{HARNESS_PY, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
+
+/// Time python3 gets to start and import the harness, on top of a program's own limit.
+const START_MARGIN: Duration = Duration::from_secs(2);
+
+pub struct NativePython {
+    child: Child,
+    stdin: ChildStdin,
+    replies: Receiver<String>,
+    fresh: bool,
+}
+
+impl NativePython {
+    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it).
+    pub fn start() -> Result<Self, String> {
+        let mut child = Command::new("python3")
+            .args(["-c", HARNESS_PY])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("could not start python3 (is it installed?): {e}"))?;
+        let stdin = child.stdin.take().expect("stdin was piped");
+        let stdout = child.stdout.take().expect("stdout was piped");
+        let (sender, replies) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Self { child, stdin, replies, fresh: true })
+    }
+
+    /// Runs one program; a timeout or a dead interpreter is a verdict, not an error. Errors are the
+    /// runner's own failures (python3 missing, a reply the harness should never give).
+    pub fn run(&mut self, request: &ProgramRequest, limit_ms: u32) -> Result<ProgramVerdict, String> {
+        let started = Instant::now();
+        let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
+        let margin = if self.fresh { START_MARGIN } else { Duration::ZERO };
+        self.fresh = false;
+        if writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).is_err() {
+            return self.restart_with(request, Outcome::RuntimeError, "the Python process had exited".into(), started);
+        }
+        match self.replies.recv_timeout(Duration::from_millis(limit_ms.into()) + margin) {
+            Ok(reply) => parse_reply(&reply),
+            Err(RecvTimeoutError::Timeout) => {
+                self.restart()?;
+                Ok(ProgramVerdict::timeout(request, limit_ms))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
+                let error = format!("the program ended the Python interpreter ({status})");
+                self.restart_with(request, Outcome::RuntimeError, error, started)
+            }
+        }
+    }
+
+    fn restart(&mut self) -> Result<(), String> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        *self = Self::start()?;
+        Ok(())
+    }
+
+    fn restart_with(
+        &mut self,
+        request: &ProgramRequest,
+        outcome: Outcome,
+        error: String,
+        started: Instant,
+    ) -> Result<ProgramVerdict, String> {
+        self.restart()?;
+        Ok(ProgramVerdict::from_host(request, outcome, error, started.elapsed().as_secs_f64() * 1000.0))
+    }
+}
+
+impl Drop for NativePython {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs every request, `jobs` python3 processes in parallel; verdicts come back in request order.
+pub fn run_all(
+    requests: &[ProgramRequest],
+    limit_ms: u32,
+    jobs: usize,
+    on_verdict: impl Fn(usize) + Sync,
+) -> Vec<Result<ProgramVerdict, String>> {
+    let next = AtomicUsize::new(0);
+    let results = Mutex::new((0..requests.len()).map(|_| None).collect::<Vec<_>>());
+    thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, requests.len().max(1)) {
+            scope.spawn(|| {
+                let mut runner = NativePython::start();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(request) = requests.get(index) else { break };
+                    let result = match &mut runner {
+                        Ok(runner) => runner.run(request, limit_ms),
+                        Err(e) => Err(e.clone()),
+                    };
+                    results.lock().expect("no runner panics while holding the lock")[index] = Some(result);
+                    on_verdict(index);
+                }
+            });
+        }
+    });
+    results.into_inner().expect("runners finished").into_iter().map(|r| r.expect("every request ran")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::python::TestCase;
+
+    use super::*;
+
+    fn request(code: &str, tests: &[&str]) -> ProgramRequest {
+        ProgramRequest::new(code, tests.iter().map(|t| TestCase::Statement((*t).into())).collect())
+    }
+
+    #[test]
+    fn the_four_outcome_classes_and_their_rewards() {
+        let mut python = NativePython::start().unwrap();
+        let cases = [
+            ("def f(x):\n    return x + 1\n", Outcome::Pass, 1.0),
+            ("def f(x):\n    return x\n", Outcome::FailedTest, -0.3),
+            ("def f(x):\n    return 1 / 0\n", Outcome::RuntimeError, -0.6),
+            ("def f(x)\n    return x\n", Outcome::CompileError, -1.0),
+        ];
+        for (code, outcome, reward) in cases {
+            let verdict = python.run(&request(code, &["assert f(1) == 2"]), 5_000).unwrap();
+            assert_eq!((verdict.outcome, verdict.reward), (outcome, reward), "{code}: {verdict:?}");
+            assert_eq!(verdict.reward, outcome.reward(), "the harness and the engine agree on rewards");
+        }
+    }
+
+    #[test]
+    fn coverage_complexity_and_conditionals() {
+        let code = "def sign(x):\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n";
+        let verdict = NativePython::start().unwrap().run(&request(code, &["assert sign(5) == 1"]), 5_000).unwrap();
+        assert_eq!(verdict.executed_lines, [1, 2, 3], "the untaken branches are not marked");
+        let complexity = verdict.complexity.unwrap();
+        assert_eq!((complexity.cyclomatic, complexity.cognitive, complexity.max_nesting), (3, 2, 1));
+        assert_eq!(complexity.score, 2.0 * 3.0 + 3.0 * 1.0 + 1.5 * 2.0);
+        let starts: Vec<u32> = verdict.conditionals.iter().map(|c| c.start).collect();
+        assert_eq!(starts, [2, 4]);
+    }
+
+    #[test]
+    fn hostile_programs_get_verdicts_and_the_next_program_still_runs() {
+        let mut python = NativePython::start().unwrap();
+        let hostile = [
+            ("while True:\n    try:\n        pass\n    except BaseException:\n        pass\n", Outcome::Timeout),
+            ("def f():\n    return f()\nf()\n", Outcome::RuntimeError),
+            ("x = 'x' * (10 ** 12)\n", Outcome::RuntimeError),
+            ("import sys\nsys.exit(0)\n", Outcome::RuntimeError),
+            ("import os\nos._exit(0)\n", Outcome::RuntimeError),
+            ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", Outcome::RuntimeError),
+            ("import os\nos.write(1, b'not json')\nprint('y' * 10**6)\n", Outcome::Pass),
+        ];
+        for (code, outcome) in hostile {
+            let verdict = python.run(&request(code, &[]), 1_000).unwrap();
+            assert_eq!(verdict.outcome, outcome, "{code}: {verdict:?}");
+            let next = python.run(&request("x = 1", &["assert x == 1"]), 1_000).unwrap();
+            assert_eq!(next.outcome, Outcome::Pass, "after {code}");
+        }
+        let flood = python.run(&request("print('y' * 10**6)", &[]), 1_000).unwrap();
+        assert!(flood.truncated && flood.stdout.len() == engine::python::DEFAULT_OUTPUT_LIMIT);
+    }
+
+    #[test]
+    fn run_all_keeps_request_order() {
+        let requests: Vec<_> =
+            (0..6).map(|i| request(&format!("x = {i}"), &[&format!("assert x == {}", i % 2)])).collect();
+        let verdicts = run_all(&requests, 5_000, 2, |_| {});
+        let passed: Vec<bool> = verdicts.iter().map(|v| v.as_ref().unwrap().passed).collect();
+        assert_eq!(passed, [true, true, false, false, false, false]);
+    }
+}

@@ -1,0 +1,209 @@
+//! What the engine asks of a Python runner and what it gets back: the request and verdict types of
+//! the shared harness (`static/python/harness.py`). The engine never runs Python itself (sans-IO);
+//! Pyodide in the browser and python3 in the CLI do, and both speak these types.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tasks::Verdict;
+
+/// Wall-clock limit for one program when the user sets none.
+pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
+/// Characters of stdout and of stderr kept per run.
+pub const DEFAULT_OUTPUT_LIMIT: usize = 10_000;
+/// The harness source, for runners that load it from memory (the CLI writes it to a temporary file).
+pub const HARNESS_PY: &str = include_str!("../../static/python/harness.py");
+
+/// One test: a Python statement run after the program in its globals, or an input/output pair on
+/// which the whole program runs (APPS's standard-input problems).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TestCase {
+    Statement(String),
+    Io { stdin: String, stdout: String },
+}
+
+/// A program and its tests, as the harness reads them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramRequest {
+    pub code: String,
+    pub tests: Vec<TestCase>,
+    /// Record which lines of `code` ran.
+    pub coverage: bool,
+    pub output_limit: usize,
+}
+
+impl ProgramRequest {
+    pub fn new(code: impl Into<String>, tests: Vec<TestCase>) -> Self {
+        Self { code: code.into(), tests, coverage: true, output_limit: DEFAULT_OUTPUT_LIMIT }
+    }
+
+    /// `tests` as plain statements (the seed environments' tests).
+    pub fn with_statements(code: impl Into<String>, tests: &[String]) -> Self {
+        Self::new(code, tests.iter().cloned().map(TestCase::Statement).collect())
+    }
+}
+
+/// StepCoder's outcome classes of a whole run (seed 002, eq. 3), plus a timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    FailedTest,
+    RuntimeError,
+    /// Stopped at the wall-clock limit; rewarded like a runtime error.
+    Timeout,
+    CompileError,
+}
+
+impl Outcome {
+    pub const ALL: [Outcome; 5] =
+        [Outcome::Pass, Outcome::FailedTest, Outcome::RuntimeError, Outcome::Timeout, Outcome::CompileError];
+
+    /// Seed 002's reward: +1, −0.3, −0.6, −1; a timeout is a runtime error.
+    pub fn reward(self) -> f64 {
+        match self {
+            Outcome::Pass => 1.0,
+            Outcome::FailedTest => -0.3,
+            Outcome::RuntimeError | Outcome::Timeout => -0.6,
+            Outcome::CompileError => -1.0,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::FailedTest => "failed test",
+            Outcome::RuntimeError => "runtime error",
+            Outcome::Timeout => "timeout",
+            Outcome::CompileError => "compile error",
+        }
+    }
+}
+
+/// One test's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub test: String,
+    pub passed: bool,
+    /// `assertion`, `runtime` or `not_run` (the program failed before the tests); none when passed.
+    pub kind: Option<String>,
+    /// The failing assertion or the exception, with the candidate's line where there is one.
+    pub error: Option<String>,
+}
+
+/// Seed 003's code metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Complexity {
+    pub cyclomatic: u32,
+    pub cognitive: u32,
+    pub lines_of_code: u32,
+    pub max_nesting: u32,
+    /// 2 × cyclomatic + 3 × nesting + 1.5 × cognitive.
+    pub score: f64,
+}
+
+/// Where a conditional statement starts and ends (1-based lines; StepCoder's curriculum points).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Conditional {
+    pub start: u32,
+    pub end: u32,
+}
+
+/// The harness's answer for one request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProgramVerdict {
+    pub passed: bool,
+    pub number_passed: u32,
+    pub total: u32,
+    pub outcome: Outcome,
+    pub reward: f64,
+    /// What stopped the whole program (compile error, crash before the tests, exit, timeout).
+    pub error: Option<String>,
+    pub tests: Vec<TestResult>,
+    pub stdout: String,
+    pub stderr: String,
+    /// Some output was cut at the request's `output_limit`.
+    pub truncated: bool,
+    pub executed_lines: Vec<u32>,
+    /// None when the code does not compile.
+    pub complexity: Option<Complexity>,
+    pub conditionals: Vec<Conditional>,
+    pub duration_ms: f64,
+}
+
+impl ProgramVerdict {
+    /// The verdict a runner reports when it had to kill the program at `limit_ms`.
+    pub fn timeout(request: &ProgramRequest, limit_ms: u32) -> Self {
+        let seconds = limit_ms as f64 / 1000.0;
+        let error = format!("the program did not finish within {seconds:.1} s and was stopped");
+        Self::from_host(request, Outcome::Timeout, error, limit_ms as f64)
+    }
+
+    /// A verdict from the runner rather than the harness: the program ended the interpreter itself
+    /// (a crash, a kill) or had to be stopped.
+    pub fn from_host(request: &ProgramRequest, outcome: Outcome, error: String, duration_ms: f64) -> Self {
+        Self {
+            passed: false,
+            number_passed: 0,
+            total: request.tests.len() as u32,
+            outcome,
+            reward: outcome.reward(),
+            error: Some(error),
+            tests: Vec::new(),
+            stdout: String::new(),
+            stderr: String::new(),
+            truncated: false,
+            executed_lines: Vec::new(),
+            complexity: None,
+            conditionals: Vec::new(),
+            duration_ms,
+        }
+    }
+
+    /// The summary the seed environments record.
+    pub fn verdict(&self) -> Verdict {
+        Verdict { passed: self.passed, number_passed: self.number_passed, total: self.total }
+    }
+}
+
+/// A harness reply: a verdict, or why the request itself was refused.
+pub fn parse_reply(line: &str) -> Result<ProgramVerdict, String> {
+    #[derive(Deserialize)]
+    struct Refusal {
+        request_error: String,
+    }
+    if let Ok(refusal) = serde_json::from_str::<Refusal>(line) {
+        return Err(format!("the Python harness refused the request: {}", refusal.request_error));
+    }
+    serde_json::from_str(line).map_err(|e| format!("the Python harness replied with something unreadable: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_serialise_as_the_harness_reads_them() {
+        let request = ProgramRequest::new(
+            "print(1)",
+            vec![TestCase::Statement("assert True".into()), TestCase::Io { stdin: "1".into(), stdout: "2".into() }],
+        );
+        let json = serde_json::to_value(&request).unwrap();
+        assert_eq!(json["tests"][0], "assert True");
+        assert_eq!(json["tests"][1]["stdin"], "1");
+        assert_eq!(serde_json::from_value::<ProgramRequest>(json).unwrap(), request);
+    }
+
+    #[test]
+    fn rewards_follow_stepcoder() {
+        let rewards: Vec<f64> = Outcome::ALL.iter().map(|o| o.reward()).collect();
+        assert_eq!(rewards, [1.0, -0.3, -0.6, -0.6, -1.0]);
+    }
+
+    #[test]
+    fn a_refusal_is_an_error_naming_the_reason() {
+        let error = parse_reply(r#"{"request_error": "a request needs a string `code`"}"#).unwrap_err();
+        assert!(error.contains("needs a string `code`"), "{error}");
+        assert!(parse_reply("{").unwrap_err().contains("unreadable"));
+    }
+}

@@ -1,0 +1,439 @@
+//! Importing coding tasks from the two common benchmark formats into harness requests.
+//!
+//! - HumanEval JSONL: one object per line with `task_id`, `prompt`, `canonical_solution`, `test`
+//!   and `entry_point`. The reference program is prompt + solution; the test is the `test` code
+//!   followed by `check(entry_point)`, as HumanEval's own evaluation does.
+//! - APPS-style JSON: an array (or JSON lines) of objects with `problem` (or APPS's `question`), a
+//!   solution (`solution`, or APPS's `solutions` list, possibly JSON-encoded), `inputs`/`outputs`
+//!   (top level, or inside APPS's `input_output`, possibly JSON-encoded), optional `fn_name` and
+//!   `starter_code`. With `fn_name` each pair is a call (`Solution().fn_name` when the starter code
+//!   declares `class Solution`); without it, the program reads the input on stdin.
+//!
+//! A file is imported whole or not at all: every malformed line is reported with its line number
+//! and field, and no task from a file with an error is returned.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::python::{ProgramRequest, TestCase};
+
+/// The most tasks one file may hold (keeps the browser's storage and the UI responsive).
+pub const MAX_TASKS_PER_FILE: usize = 5_000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskFormat {
+    HumanEval,
+    Apps,
+}
+
+/// A task ready for the harness.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ImportedTask {
+    pub id: String,
+    pub format: TaskFormat,
+    /// The problem statement (HumanEval: the prompt, a signature with its docstring).
+    pub prompt: String,
+    /// What the editor starts from: HumanEval's prompt, APPS's starter code.
+    pub starter_code: String,
+    /// The reference program (may be empty when an APPS task has no solution).
+    pub solution: String,
+    pub tests: Vec<TestCase>,
+}
+
+impl ImportedTask {
+    /// The reference solution against the task's tests.
+    pub fn reference_request(&self) -> ProgramRequest {
+        ProgramRequest::new(self.solution.clone(), self.tests.clone())
+    }
+}
+
+/// What was wrong with an imported file, and where.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportError {
+    /// 1-based line in the file (for a JSON array: the line where the object starts).
+    pub line: Option<usize>,
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ImportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (self.line, &self.field) {
+            (Some(line), Some(field)) => write!(f, "line {line}, field `{field}`: {}", self.message),
+            (Some(line), None) => write!(f, "line {line}: {}", self.message),
+            (None, Some(field)) => write!(f, "field `{field}`: {}", self.message),
+            (None, None) => f.write_str(&self.message),
+        }
+    }
+}
+
+fn error(line: Option<usize>, field: Option<&str>, message: impl Into<String>) -> ImportError {
+    ImportError { line, field: field.map(str::to_owned), message: message.into() }
+}
+
+/// Parses a task file (a JSON array or JSON lines): if the first object has any HumanEval key
+/// (`task_id`, `canonical_solution`, `entry_point`, `test`) all are HumanEval tasks, else APPS tasks. `file_name` only names the file in messages.
+pub fn parse_task_file(file_name: &str, text: &str) -> Result<Vec<ImportedTask>, Vec<ImportError>> {
+    let (objects, mut errors) =
+        if text.trim_start().starts_with('[') { json_array_objects(text) } else { json_line_objects(text) };
+    if objects.is_empty() && errors.is_empty() {
+        errors.push(error(None, None, format!("{file_name} holds no task")));
+    }
+    if objects.len() > MAX_TASKS_PER_FILE {
+        errors.push(error(None, None, format!("{} tasks; at most {MAX_TASKS_PER_FILE} per file", objects.len())));
+    }
+    const HUMANEVAL_KEYS: [&str; 4] = ["task_id", "canonical_solution", "entry_point", "test"];
+    let apps = objects.first().is_some_and(|(_, o)| !HUMANEVAL_KEYS.iter().any(|k| o.contains_key(*k)));
+    let format = if apps { TaskFormat::Apps } else { TaskFormat::HumanEval };
+    let mut tasks = Vec::with_capacity(objects.len());
+    let mut ids = BTreeSet::new();
+    for (index, (line, object)) in objects.iter().enumerate() {
+        let parsed = match format {
+            TaskFormat::HumanEval => humaneval_task(object, *line),
+            TaskFormat::Apps => apps_task(object, *line, index),
+        };
+        match parsed {
+            Ok(task) if !ids.insert(task.id.clone()) => {
+                errors.push(error(Some(*line), Some(id_field(format)), format!("`{}` appears twice", task.id)));
+            }
+            Ok(task) => tasks.push(task),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() { Ok(tasks) } else { Err(errors) }
+}
+
+fn id_field(format: TaskFormat) -> &'static str {
+    match format {
+        TaskFormat::HumanEval => "task_id",
+        TaskFormat::Apps => "problem_id",
+    }
+}
+
+type Objects = Vec<(usize, Map<String, Value>)>;
+
+fn json_line_objects(text: &str) -> (Objects, Vec<ImportError>) {
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = index + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Object(object)) => objects.push((line, object)),
+            Ok(_) => errors.push(error(Some(line), None, "expected one JSON object per line")),
+            Err(e) => errors.push(error(Some(line), None, format!("not JSON: {e}"))),
+        }
+    }
+    (objects, errors)
+}
+
+fn json_array_objects(text: &str) -> (Objects, Vec<ImportError>) {
+    let items = match serde_json::from_str::<Vec<Value>>(text) {
+        Ok(items) => items,
+        Err(e) => return (Vec::new(), vec![error(Some(e.line()), None, format!("not a JSON array of tasks: {e}"))]),
+    };
+    let starts = object_start_lines(text);
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for (index, item) in items.into_iter().enumerate() {
+        let line = starts.get(index).copied().unwrap_or(1);
+        match item {
+            Value::Object(object) => objects.push((line, object)),
+            _ => errors.push(error(Some(line), None, format!("item {} is not an object", index + 1))),
+        }
+    }
+    (objects, errors)
+}
+
+/// The line on which each top-level element of a JSON array starts (for error messages).
+fn object_start_lines(text: &str) -> Vec<usize> {
+    let (mut depth, mut line, mut in_string, mut escaped) = (0usize, 1usize, false, false);
+    let mut starts = Vec::new();
+    for c in text.chars() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                '"' => in_string = true,
+                '[' | '{' => {
+                    if depth == 1 {
+                        starts.push(line);
+                    }
+                    depth += 1;
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        if c == '\n' {
+            line += 1;
+        }
+    }
+    starts
+}
+
+fn string_field(object: &Map<String, Value>, line: usize, field: &str) -> Result<String, ImportError> {
+    match object.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(error(Some(line), Some(field), format!("must be a string, not {}", kind(other)))),
+        None => Err(error(Some(line), Some(field), "is missing")),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
+}
+
+fn humaneval_task(object: &Map<String, Value>, line: usize) -> Result<ImportedTask, ImportError> {
+    let id = string_field(object, line, "task_id")?;
+    let prompt = string_field(object, line, "prompt")?;
+    let solution = string_field(object, line, "canonical_solution")?;
+    let test = string_field(object, line, "test")?;
+    let entry_point = string_field(object, line, "entry_point")?;
+    if !is_identifier(&entry_point) {
+        return Err(error(Some(line), Some("entry_point"), format!("`{entry_point}` is not a Python name")));
+    }
+    if !test.contains("def check") {
+        return Err(error(Some(line), Some("test"), "defines no `check(candidate)` function"));
+    }
+    Ok(ImportedTask {
+        id,
+        format: TaskFormat::HumanEval,
+        starter_code: prompt.clone(),
+        solution: format!("{prompt}{solution}"),
+        prompt,
+        tests: vec![TestCase::Statement(format!("{test}\ncheck({entry_point})"))],
+    })
+}
+
+/// A value that APPS sometimes stores JSON-encoded inside a string.
+fn decoded(value: &Value) -> Value {
+    match value {
+        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| value.clone()),
+        other => other.clone(),
+    }
+}
+
+fn apps_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<ImportedTask, ImportError> {
+    let id = match object.get("problem_id").or_else(|| object.get("id")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => format!("apps-{}", index + 1),
+    };
+    let prompt = match (object.get("problem"), object.get("question")) {
+        (Some(_), _) => string_field(object, line, "problem")?,
+        (None, Some(_)) => string_field(object, line, "question")?,
+        (None, None) => return Err(error(Some(line), Some("problem"), "is missing (nor is `question`)")),
+    };
+    let solution = match (object.get("solution"), object.get("solutions").map(decoded)) {
+        (Some(_), _) => string_field(object, line, "solution")?,
+        (None, Some(Value::Array(list))) => match list.first() {
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(error(Some(line), Some("solutions"), "must hold strings")),
+            None => String::new(),
+        },
+        (None, Some(_)) => return Err(error(Some(line), Some("solutions"), "must be a list of programs")),
+        (None, None) => String::new(),
+    };
+    let starter_code = match object.get("starter_code") {
+        None | Some(Value::Null) => String::new(),
+        Some(_) => string_field(object, line, "starter_code")?,
+    };
+    let io_field = if object.contains_key("input_output") { "input_output" } else { "inputs" };
+    let io = match object.get("input_output").map(decoded) {
+        Some(Value::Object(io)) => io,
+        Some(_) => return Err(error(Some(line), Some("input_output"), "must be an object with inputs and outputs")),
+        None => object.clone(),
+    };
+    let pairs = |name: &str| -> Result<Vec<Value>, ImportError> {
+        match io.get(name) {
+            Some(Value::Array(values)) => Ok(values.clone()),
+            Some(other) => Err(error(Some(line), Some(name), format!("must be a list, not {}", kind(other)))),
+            None => Err(error(
+                Some(line),
+                Some(if io_field == "inputs" { name } else { io_field }),
+                format!("has no `{name}`"),
+            )),
+        }
+    };
+    let (inputs, outputs) = (pairs("inputs")?, pairs("outputs")?);
+    if inputs.len() != outputs.len() {
+        return Err(error(
+            Some(line),
+            Some("outputs"),
+            format!("{} outputs for {} inputs; they must pair up", outputs.len(), inputs.len()),
+        ));
+    }
+    if inputs.is_empty() {
+        return Err(error(Some(line), Some("inputs"), "is empty: a task needs at least one test"));
+    }
+    let fn_name = match io.get("fn_name").or_else(|| object.get("fn_name")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) if is_identifier(name) => Some(name.clone()),
+        Some(other) => return Err(error(Some(line), Some("fn_name"), format!("{other} is not a Python name"))),
+    };
+    let tests = match &fn_name {
+        Some(name) => {
+            let callee =
+                if starter_code.contains("class Solution") { format!("Solution().{name}") } else { name.clone() };
+            inputs.iter().zip(&outputs).map(|(input, output)| call_test(&callee, input, output)).collect()
+        }
+        None => inputs
+            .iter()
+            .zip(&outputs)
+            .enumerate()
+            .map(|(i, (input, output))| {
+                Ok(TestCase::Io {
+                    stdin: text_of(input).ok_or_else(|| io_error(line, "inputs", i))?,
+                    stdout: text_of(output).ok_or_else(|| io_error(line, "outputs", i))?,
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    Ok(ImportedTask { id, format: TaskFormat::Apps, prompt, starter_code, solution, tests })
+}
+
+fn io_error(line: usize, field: &str, index: usize) -> ImportError {
+    error(Some(line), Some(field), format!("item {} must be text or a list of lines", index + 1))
+}
+
+/// A standard-input case is a string, or a list of lines.
+fn text_of(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(lines) => {
+            lines.iter().map(|l| l.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>().map(|l| l.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// APPS's call-based check: the arguments are a list; the expected value may be wrapped in a list.
+fn call_test(callee: &str, input: &Value, output: &Value) -> TestCase {
+    let arguments = match input {
+        Value::Array(args) => args.iter().map(python_literal).collect::<Vec<_>>().join(", "),
+        single => python_literal(single),
+    };
+    let expected = python_literal(output);
+    TestCase::Statement(format!(
+        "_result = {callee}({arguments})\nassert _result == {expected} or [_result] == {expected}, f'got {{_result!r}}'"
+    ))
+}
+
+/// A JSON value as a Python literal (JSON's string escapes are valid in Python).
+fn python_literal(value: &Value) -> String {
+    match value {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Number(n) => n.to_string(),
+        Value::String(_) => value.to_string(),
+        Value::Array(items) => format!("[{}]", items.iter().map(python_literal).collect::<Vec<_>>().join(", ")),
+        Value::Object(map) => format!(
+            "{{{}}}",
+            map.iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), python_literal(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HUMANEVAL_LINE: &str = r#"{"task_id": "Demo/0", "prompt": "def add(a, b):\n    \"\"\"Sum.\"\"\"\n", "canonical_solution": "    return a + b\n", "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}"#;
+
+    #[test]
+    fn humaneval_lines_become_prompt_plus_solution_and_a_check_call() {
+        let tasks = parse_task_file("demo.jsonl", &format!("{HUMANEVAL_LINE}\n\n")).unwrap();
+        assert_eq!(tasks.len(), 1);
+        let task = &tasks[0];
+        assert_eq!(task.format, TaskFormat::HumanEval);
+        assert!(task.solution.ends_with("    return a + b\n") && task.solution.starts_with("def add"));
+        let TestCase::Statement(test) = &task.tests[0] else { panic!("a statement test") };
+        assert!(test.ends_with("check(add)"), "{test}");
+    }
+
+    #[test]
+    fn every_bad_line_is_named_and_nothing_is_half_imported() {
+        let text = format!(
+            "{HUMANEVAL_LINE}\nnot json\n{}\n{}\n{HUMANEVAL_LINE}\n",
+            HUMANEVAL_LINE.replace("\"entry_point\": \"add\"", "\"entry_point\": 3"),
+            HUMANEVAL_LINE.replace("\"entry_point\": \"add\"", "\"entry_point\": \"a-b\""),
+        );
+        let errors = parse_task_file("bad.jsonl", &text).unwrap_err();
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        assert!(messages[0].starts_with("line 2: not JSON"), "{messages:?}");
+        assert_eq!(messages[1], "line 3, field `entry_point`: must be a string, not a number");
+        assert_eq!(messages[2], "line 4, field `entry_point`: `a-b` is not a Python name");
+        assert_eq!(messages[3], "line 5, field `task_id`: `Demo/0` appears twice");
+    }
+
+    #[test]
+    fn apps_call_and_stdin_problems() {
+        let text = r#"[
+  {"problem_id": 7, "question": "Double it.", "solutions": "[\"def double(x):\\n    return 2 * x\\n\"]",
+   "input_output": "{\"inputs\": [[2], [5]], \"outputs\": [[4], 10], \"fn_name\": \"double\"}", "starter_code": ""},
+  {"problem": "Echo twice.", "solution": "s = input()\nprint(s + s)\n", "inputs": ["ab\n", ["x"]], "outputs": ["abab\n", "xx"]}
+]"#;
+        let tasks = parse_task_file("apps.json", text).unwrap();
+        assert_eq!(tasks[0].id, "7");
+        assert!(tasks[0].solution.starts_with("def double"));
+        let TestCase::Statement(call) = &tasks[0].tests[0] else { panic!() };
+        assert!(call.starts_with("_result = double(2)\nassert _result == [4] or [_result] == [4]"), "{call}");
+        assert_eq!(tasks[1].id, "apps-2");
+        assert_eq!(tasks[1].tests[1], TestCase::Io { stdin: "x".into(), stdout: "xx".into() });
+    }
+
+    #[test]
+    fn apps_errors_name_the_object_line_and_field() {
+        let text = "[\n  {\"problem\": \"p\", \"inputs\": [\"1\"], \"outputs\": []},\n  {\"problem\": \"q\", \"inputs\": [\"1\"], \"outputs\": [\"1\"], \"fn_name\": \"no such\"}\n]";
+        let messages: Vec<String> =
+            parse_task_file("apps.json", text).unwrap_err().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "line 2, field `outputs`: 0 outputs for 1 inputs; they must pair up",
+                "line 3, field `fn_name`: \"no such\" is not a Python name",
+            ]
+        );
+    }
+
+    #[test]
+    fn python_literals_of_json_values() {
+        let value: Value = serde_json::from_str(r#"[null, true, 1.5, "a\"b", {"k": [false]}]"#).unwrap();
+        assert_eq!(python_literal(&value), r#"[None, True, 1.5, "a\"b", {"k": [False]}]"#);
+    }
+
+    #[test]
+    fn an_empty_file_says_so() {
+        let errors = parse_task_file("empty.jsonl", "\n \n").unwrap_err();
+        assert_eq!(errors[0].to_string(), "empty.jsonl holds no task");
+    }
+}
