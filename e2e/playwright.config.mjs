@@ -1,7 +1,17 @@
 // Drives the built page (dist/, made by `trunk build`) in Debian's Chromium; no browser download.
+// The page is served as it should be hosted (cross-origin isolated, scripts/serve-dist.py), and a
+// second time without the isolation headers, to test the fallbacks of a plain static host.
 import { defineConfig } from '@playwright/test';
 
 const port = 8765;
+const plainPort = 8766;
+const serve = (port, flags = '') =>
+  ({
+    command: `python3 ../scripts/serve-dist.py --port ${port} --directory ../dist ${flags}`,
+    url: `http://127.0.0.1:${port}/`,
+    reuseExistingServer: false,
+    stderr: 'ignore',
+  });
 
 export default defineConfig({
   testDir: '.',
@@ -10,12 +20,7 @@ export default defineConfig({
   retries: 0,
   workers: 1,
   reporter: [['list']],
-  webServer: {
-    command: `python3 -m http.server ${port} --bind 127.0.0.1 --directory ../dist`,
-    url: `http://127.0.0.1:${port}/`,
-    reuseExistingServer: false,
-    stderr: 'ignore',
-  },
+  webServer: [serve(port), serve(plainPort, '--no-isolation')],
   use: {
     baseURL: `http://127.0.0.1:${port}/`,
     launchOptions: {

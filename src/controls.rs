@@ -30,7 +30,8 @@ pub fn Controls(
     /// The form's first values and the controls a teacher's link hides or locks.
     initial: ShareLink,
     ready: ReadSignal<bool>,
-    on_start: Callback<RunSpec>,
+    /// The run, and whether its test actions run the code in Python.
+    on_start: Callback<(RunSpec, bool)>,
     on_error: Callback<Option<String>>,
 ) -> impl IntoView {
     let first = initial.spec;
@@ -44,6 +45,7 @@ pub fn Controls(
     let episodes = RwSignal::new(first.episodes.to_string());
     let seed = RwSignal::new(first.seed.to_string());
     let backend = RwSignal::new(first.backend);
+    let real_python = RwSignal::new(false);
     // As bit sets, so the closures are `Copy` and every control can ask.
     let set = |list: &[Control]| list.iter().fold(0u8, |bits, &c| bits | 1 << c as u8);
     let (hidden_bits, locked_bits) = (set(&initial.hidden), set(&initial.locked));
@@ -86,7 +88,8 @@ pub fn Controls(
         match spec {
             Ok(spec) => {
                 on_error.run(None);
-                on_start.run(spec);
+                let python = real_python.get_untracked() && spec.env == EnvId::Executive;
+                on_start.run((spec, python));
             }
             Err(problem) => on_error.run(Some(problem)),
         }
@@ -167,6 +170,10 @@ pub fn Controls(
                     </select>
                 </label>
             </div>
+            <label class="inline" hidden=move || env.get() != EnvId::Executive>
+                <input type="checkbox" id="real-python" prop:checked=real_python on:change=move |ev| real_python.set(event_target_checked(&ev)) />
+                "Test actions run the code in Python (Pyodide) instead of using the recorded verdicts"
+            </label>
             <details id="hyperparameters" hidden=hidden(Control::Hyperparameters)>
                 <summary>"Hyperparameters (defaults from the seed)"</summary>
                 <fieldset class="params" disabled=locked(Control::Hyperparameters)>

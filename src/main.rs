@@ -3,23 +3,32 @@
 
 mod controls;
 mod download;
+mod editor;
 mod frame;
 mod model;
 mod plot;
 mod policy;
+mod python;
 mod tree_view;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use engine::protocol::{Envelope, FromWorker, ToWorker};
+use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest};
 use engine::share::{Control, ShareLink};
+use engine::tasks::{MeasuredVerdict, Verdict, executive_tasks};
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::controls::Controls;
+use crate::editor::PythonPane;
 use crate::model::{RunData, Status, css_colour};
 use crate::plot::MetricsPlot;
 use crate::policy::{PolicyPanel, percent};
+use crate::python::Python;
 use crate::tree_view::TreeView;
 
 fn main() {
@@ -143,19 +152,41 @@ fn App() -> impl IntoView {
         })
     };
 
-    let on_start = Callback::new(move |spec: RunSpec| {
+    let python = StoredValue::new_local(Python::new());
+    let python_note = RwSignal::new(None::<String>);
+    let start_run = move |spec: RunSpec, measured_verdicts: Option<Vec<MeasuredVerdict>>| {
         let id = next_id.get_value();
         next_id.set_value(id + 1);
         runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         selected.set(Some(id));
-        send(ToWorker::Start { run_id: id, spec });
+        send(ToWorker::Start { run_id: id, spec, measured_verdicts });
+    };
+    let on_start = Callback::new({
+        move |(spec, real_python): (RunSpec, bool)| {
+            if real_python {
+                python_note.set(Some("Running every program of the executive tasks in Python…".into()));
+                let python = python.get_value();
+                measure_executive_verdicts(&python, move |measured| match measured {
+                    Ok((measured, note)) => {
+                        python_note.set(Some(note));
+                        start_run(spec.clone(), Some(measured));
+                    }
+                    Err(problem) => {
+                        python_note.set(None);
+                        error.set(Some(format!("The run did not start: {problem}")));
+                    }
+                });
+            } else {
+                start_run(spec, None);
+            }
+        }
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
     Effect::new(move |_| {
         if ready.get()
             && let Some(spec) = pending.try_update_value(Option::take).flatten()
         {
-            on_start.run(spec);
+            on_start.run((spec, false));
         }
     });
     let share_hidden = RwSignal::new(Vec::<Control>::new());
@@ -183,6 +214,7 @@ fn App() -> impl IntoView {
             <section aria-labelledby="run-heading" class="panel">
                 <h2 id="run-heading">"New run"</h2>
                 <Controls initial=link ready=ready on_start=on_start on_error=on_error />
+                <p id="python-verdicts" role="status" hidden=move || python_note.get().is_none()>{move || python_note.get()}</p>
                 <TeacherOptions hidden=share_hidden locked=share_locked />
                 <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>
                     {move || error.get()}
@@ -201,6 +233,7 @@ fn App() -> impl IntoView {
                 <TreeView runs=runs selected_run=selected />
                 <PolicyPanel runs=runs selected_run=selected />
             </div>
+            <PythonPane python=python.get_value() />
             <About />
         </main>
     }
@@ -266,6 +299,50 @@ fn RunsTable(
                 </table>
             </div>
         </section>
+    }
+}
+
+/// Runs every code variant of the executive tasks in Python; hands back the measured verdicts and a
+/// note comparing them with the recorded ones, or why Python could not measure them.
+fn measure_executive_verdicts(
+    python: &Python,
+    done: impl Fn(Result<(Vec<MeasuredVerdict>, String), String>) + 'static,
+) {
+    let programs: Vec<(String, String, ProgramRequest, Verdict)> = executive_tasks()
+        .iter()
+        .flat_map(|task| {
+            task.code.iter().map(|(variant, code)| {
+                let request = ProgramRequest::with_statements(code.clone(), &task.tests);
+                (task.task_id.clone(), variant.clone(), request, task.verdict_of(variant))
+            })
+        })
+        .collect();
+    let total = programs.len();
+    let results = Rc::new(RefCell::new(Vec::with_capacity(total)));
+    let done = Rc::new(done);
+    for (task_id, variant, request, recorded) in programs {
+        let (results, done) = (results.clone(), done.clone());
+        python.run(request, DEFAULT_TIME_LIMIT_MS, move |verdict| {
+            let mut results = results.borrow_mut();
+            results.push(verdict.map(|v| (MeasuredVerdict { task_id, variant, verdict: v.verdict() }, recorded)));
+            if results.len() < total {
+                return;
+            }
+            let measured: Result<Vec<_>, String> = results.drain(..).collect();
+            done(measured.map(|pairs| {
+                let differing: Vec<String> = pairs
+                    .iter()
+                    .filter(|(m, recorded)| m.verdict != *recorded)
+                    .map(|(m, _)| format!("{} / {}", m.task_id, m.variant))
+                    .collect();
+                let note = if differing.is_empty() {
+                    format!("Pyodide ran the {total} programs of the executive tasks: all {total} verdicts equal the recorded ones.")
+                } else {
+                    format!("Pyodide ran the {total} programs of the executive tasks; these differ from the recorded verdicts, and the run uses Python's: {}.", differing.join(", "))
+                };
+                (pairs.into_iter().map(|(m, _)| m).collect(), note)
+            }));
+        });
     }
 }
 

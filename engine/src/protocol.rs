@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy_view::PolicyView;
 use crate::run::{EpisodeRecord, Evaluation, RunSpec, RunSummary};
+use crate::tasks::MeasuredVerdict;
 
 pub const PROTOCOL_VERSION: u32 = 2;
 
@@ -41,6 +42,9 @@ pub enum ToWorker {
     Start {
         run_id: u32,
         spec: RunSpec,
+        /// For an executive run whose test actions use verdicts measured in Python.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        measured_verdicts: Option<Vec<MeasuredVerdict>>,
     },
     /// Hold the run after its current episode; the worker answers with the policy so far.
     Pause {
@@ -118,7 +122,11 @@ mod tests {
 
     #[test]
     fn messages_round_trip_and_stale_versions_are_refused() {
-        let start = ToWorker::Start { run_id: 3, spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50) };
+        let start = ToWorker::Start {
+            run_id: 3,
+            spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50),
+            measured_verdicts: None,
+        };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
         let stale = json.replace("\"version\":2", "\"version\":1");

@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
 use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Progress, Transition};
+use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
 use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
+use crate::tasks::{MeasuredVerdict, executive_tasks_measured};
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -273,8 +275,23 @@ pub struct Run {
 
 impl Run {
     pub fn new(spec: RunSpec) -> Result<Self, String> {
+        let env = spec.env.make();
+        Self::with_env(spec, env)
+    }
+
+    /// An executive run whose test actions use verdicts measured in Python instead of the recorded
+    /// ones (the engine itself never runs Python: the host measures and passes them in).
+    pub fn with_measured_verdicts(spec: RunSpec, measured: &[MeasuredVerdict]) -> Result<Self, String> {
+        if spec.env != EnvId::Executive {
+            return Err(format!("only the executive environment runs its tests in Python, not {}", spec.env.name()));
+        }
+        let tasks = executive_tasks_measured(measured)?;
+        let env = AnyEnv::Executive(ExecutiveEnv::new(tasks, None, ExecutiveRewards::default()));
+        Self::with_env(spec, env)
+    }
+
+    fn with_env(spec: RunSpec, mut env: AnyEnv) -> Result<Self, String> {
         spec.validate()?;
-        let mut env = spec.env.make();
         let mut rng = RunRng::seed_from_u64(spec.seed);
         let mut agent = spec.agent.build(&env, spec.backend, &mut rng)?;
         let featurizer = agent.embedding_dim().map(|dim| Featurizer::new(&env, dim));
@@ -487,5 +504,42 @@ mod tests {
         let records: Vec<_> = run.collect();
         assert_eq!(fingerprint(&records), ORCHESTRATOR_SEED_7_300);
         assert_ne!(fingerprint(&records[..299]), ORCHESTRATOR_SEED_7_300);
+    }
+
+    fn recorded() -> Vec<MeasuredVerdict> {
+        let tasks = crate::tasks::executive_tasks();
+        let mut measured = Vec::new();
+        for task in tasks.iter() {
+            for (variant, verdict) in &task.verdicts {
+                measured.push(MeasuredVerdict {
+                    task_id: task.task_id.clone(),
+                    variant: variant.clone(),
+                    verdict: *verdict,
+                });
+            }
+        }
+        measured
+    }
+
+    #[test]
+    fn measured_verdicts_drive_the_executive_test_action() {
+        let spec = RunSpec::new(EnvId::Executive, AgentId::QLearning, 3, 200);
+        let plain: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+        let same: Vec<_> = Run::with_measured_verdicts(spec.clone(), &recorded()).unwrap().collect();
+        assert_eq!(fingerprint(&plain), fingerprint(&same), "verdicts equal to the recorded ones change nothing");
+
+        // Python saying that every program passes makes the environment a different one.
+        let mut all_pass = recorded();
+        for m in &mut all_pass {
+            m.verdict.passed = true;
+            m.verdict.number_passed = m.verdict.total;
+        }
+        let changed: Vec<_> = Run::with_measured_verdicts(spec.clone(), &all_pass).unwrap().collect();
+        assert_ne!(fingerprint(&plain), fingerprint(&changed));
+
+        let missing = Run::with_measured_verdicts(spec, &recorded()[1..]).err().unwrap();
+        assert!(missing.starts_with("no measured verdict for task"), "{missing}");
+        let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 10);
+        assert!(Run::with_measured_verdicts(orchestrator, &recorded()).is_err());
     }
 }

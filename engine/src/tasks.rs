@@ -132,6 +132,31 @@ pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
 pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../tasks/executive.json");
 pub const PLANNER_TASK_JSON: &str = include_str!("../../tasks/planner.json");
 
+/// A verdict measured by running one code variant of a task in Python (the page's "test actions run
+/// in Python" switch): it replaces the recorded one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MeasuredVerdict {
+    pub task_id: String,
+    pub variant: String,
+    pub verdict: Verdict,
+}
+
+/// The bundled executive tasks with every recorded verdict replaced by a measured one; every code
+/// variant of every task must have been measured.
+pub fn executive_tasks_measured(measured: &[MeasuredVerdict]) -> Result<Arc<[ExecutiveTask]>, String> {
+    let mut tasks = executive_tasks().to_vec();
+    for task in &mut tasks {
+        for (variant, verdict) in &mut task.verdicts {
+            *verdict = measured
+                .iter()
+                .find(|m| m.task_id == task.task_id && &m.variant == variant)
+                .map(|m| m.verdict)
+                .ok_or_else(|| format!("no measured verdict for task {} / {variant}", task.task_id))?;
+        }
+    }
+    Ok(tasks.into())
+}
+
 /// The three bundled executive tasks.
 pub fn executive_tasks() -> Arc<[ExecutiveTask]> {
     static TASKS: OnceLock<Arc<[ExecutiveTask]>> = OnceLock::new();

@@ -86,13 +86,20 @@ impl Trainer {
 
     fn handle(&mut self, request: ToWorker) {
         match request {
-            ToWorker::Start { run_id, spec } => match Run::new(spec) {
-                Ok(run) => {
-                    let slot = Slot { id: run_id, run, paused: false, unsent: Vec::new(), train_ms: 0.0, stride: 1 };
-                    self.slots.push(slot);
+            ToWorker::Start { run_id, spec, measured_verdicts } => {
+                let run = match measured_verdicts {
+                    Some(measured) => Run::with_measured_verdicts(spec, &measured),
+                    None => Run::new(spec),
+                };
+                match run {
+                    Ok(run) => {
+                        let slot =
+                            Slot { id: run_id, run, paused: false, unsent: Vec::new(), train_ms: 0.0, stride: 1 };
+                        self.slots.push(slot);
+                    }
+                    Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
                 }
-                Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
-            },
+            }
             ToWorker::Pause { run_id } => {
                 if let Some(slot) = self.slot(run_id) {
                     slot.paused = true;

@@ -1,0 +1,168 @@
+// The Python pane and the executive environment on real Python, in Chromium: Pyodide served with
+// the page, the shared harness, the time limit, imports of task files.
+import { test, expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+
+const PLAIN_HOST = 'http://127.0.0.1:8766/'; // the same build served without isolation headers
+
+function watchErrors(page) {
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('pageerror', (err) => errors.push(err.message));
+  return errors;
+}
+
+/** Puts a program and its tests in the editor, runs it, and waits for the verdict. */
+async function runProgram(page, code, tests = '', { limit = '5' } = {}) {
+  await page.locator('#editor-code').fill(code);
+  await page.locator('#editor-tests').fill(tests);
+  await page.locator('#editor-limit').fill(limit);
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#outcome')).toBeVisible({ timeout: 30_000 });
+  return {
+    outcome: await page.locator('#outcome').textContent(),
+    reward: await page.locator('#reward').textContent(),
+  };
+}
+
+const ADD_TESTS = 'assert add(1, 2) == 3\nassert add(0, 0) == 0';
+
+test('programs get StepCoder outcome classes and rewards, test by test', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  await expect(page.locator('#python-state')).toContainText('loads when you first run');
+  expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
+  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d s\)/);
+  await expect(page.locator('#tests-passed')).toHaveText('2/2 tests');
+
+  expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
+  await expect(page.locator('#test-results tbody tr.failed')).toHaveCount(1);
+  await expect(page.locator('#test-results tbody tr.failed')).toContainText('assert add(1, 2) == 3');
+
+  expect(await runProgram(page, 'def add(a, b)\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'compile error', reward: '-1' });
+  await expect(page.locator('#program-error')).toContainText('SyntaxError');
+  await expect(page.locator('#program-error')).toContainText('(line 1)');
+
+  expect(await runProgram(page, 'def add(a, b):\n    return a / 0\n', ADD_TESTS)).toEqual({ outcome: 'runtime error', reward: '-0.6' });
+  await expect(page.locator('#test-results')).toContainText('ZeroDivisionError: division by zero (line 2)');
+
+  // Output is captured and cut short; exits, recursion and memory bombs are verdicts, not dead tabs.
+  await runProgram(page, "print('x' * 100000)\nimport sys\nprint('to stderr', file=sys.stderr)\n");
+  await expect(page.locator('#verdict h3').filter({ hasText: 'Output' })).toContainText('(cut short)');
+  expect((await page.locator('#stdout').textContent()).length).toBe(10000);
+  await expect(page.locator('#stderr')).toHaveText('to stderr\n');
+  for (const [code, message] of [
+    ['import sys\nsys.exit(2)\n', 'the program called exit(2)'],
+    ['import os\nos._exit(1)\n', 'the program called exit(1)'],
+    ['def f():\n    return f()\nf()\n', 'RecursionError'],
+    ['x = [0] * (10 ** 9)\n', 'MemoryError'],
+  ]) {
+    expect((await runProgram(page, code)).outcome).toBe('runtime error');
+    await expect(page.locator('#program-error')).toContainText(message);
+  }
+  // The next program is unaffected.
+  expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+  expect(errors).toEqual([]);
+});
+
+test('coverage marks the untaken branch; the complexity badge and conditionals are shown', async ({ page }) => {
+  await page.goto('./');
+  const code = 'def sign(x):\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n';
+  await runProgram(page, code, 'assert sign(3) == 1');
+  const line = (n) => page.locator(`#coverage .line[data-line="${n}"]`);
+  for (const n of [1, 2, 3]) await expect(line(n)).toHaveClass(/executed/);
+  for (const n of [4, 5, 6]) await expect(line(n)).toHaveClass(/missed/);
+  await expect(line(2)).toContainText('◆');
+  await expect(line(4)).toContainText('◆');
+  await expect(page.locator('#complexity')).toHaveText('complexity 12.0 (cyclomatic 3, cognitive 2, nesting 1, 6 lines)');
+});
+
+test('an infinite loop is stopped within the limit + 1 s and the next run passes, with and without isolation', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+  await runProgram(page, 'x = 1', ''); // load Python first, so the clock measures the loop alone
+  const loops = [
+    'while True:\n    pass\n', // stopped by the interrupt
+    'while True:\n    try:\n        pass\n    except BaseException:\n        pass\n', // ignores it: the worker is replaced
+    'sum(range(10 ** 12))\n', // a long C call: the same
+  ];
+  for (const loop of loops) {
+    const started = Date.now();
+    expect(await runProgram(page, loop, '', { limit: '1' })).toEqual({ outcome: 'timeout', reward: '-0.6' });
+    expect(Date.now() - started).toBeLessThan(2000 + 300); // limit + 1 s, plus Playwright's own polling
+    expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+  }
+
+  // A host without COOP/COEP: no interrupt, so the worker is replaced every time.
+  await page.goto(PLAIN_HOST);
+  expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
+  await expect(page.locator('#python-pane .hint').first()).toContainText('not cross-origin isolated');
+  await runProgram(page, 'x = 1', '');
+  const started = Date.now();
+  expect(await runProgram(page, loops[0], '', { limit: '1' })).toEqual({ outcome: 'timeout', reward: '-0.6' });
+  expect(Date.now() - started).toBeLessThan(2300);
+  expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+  expect(errors).toEqual([]);
+});
+
+test('programs cannot reach the page, its storage or the network', async ({ page }) => {
+  await page.goto('./');
+  await runProgram(page, 'import js\n');
+  await expect(page.locator('#program-error')).toContainText("No module named 'js'");
+  await runProgram(page, 'import pyodide.code\npyodide.code.run_js("indexedDB")\n');
+  await expect(page.locator('#program-error')).toContainText("No module named 'js'");
+  await runProgram(page, 'import pyodide_js\n');
+  await expect(page.locator('#program-error')).toContainText("No module named 'pyodide_js'");
+});
+
+test('task files: a bad line is named and nothing is imported; good files import, persist and pass', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  await page.locator('#import summary').click();
+  const sample = await readFile(new URL('../tasks/samples/humaneval.jsonl', import.meta.url), 'utf8');
+  const lines = sample.trim().split('\n');
+  const broken = [lines[0], lines[1].replace('"entry_point": "is_palindrome"', '"entry_point": 7'), lines[2]].join('\n');
+  await page.locator('#import-tasks').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/json', buffer: Buffer.from(broken) });
+  await expect(page.locator('#import-message')).toHaveText('Nothing was imported from broken.jsonl: 1 problem(s).');
+  await expect(page.locator('#import-errors')).toHaveText('broken.jsonl: line 2, field `entry_point`: must be a string, not a number');
+
+  await page.locator('#import-tasks').setInputFiles({ name: 'humaneval.jsonl', mimeType: 'application/json', buffer: Buffer.from(sample) });
+  await expect(page.locator('#import-message')).toContainText('Imported 12 tasks from humaneval.jsonl');
+  const apps = await readFile(new URL('../tasks/samples/apps.json', import.meta.url));
+  await page.locator('#import-tasks').setInputFiles({ name: 'apps.json', mimeType: 'application/json', buffer: apps });
+  await expect(page.locator('#import-message')).toContainText('Imported 4 tasks from apps.json');
+
+  // Imported tasks survive a reload and load into the editor.
+  await page.reload();
+  await page.locator('#import summary').click();
+  await expect(page.locator('#import')).toContainText('16 imported tasks kept in this browser.');
+  await page.locator('#editor-task').selectOption('imported · apps-sum');
+  await expect(page.locator('#python-pane')).toContainText('Plus 3 input/output tests');
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
+  await page.locator('#check-tasks').click();
+  await expect(page.locator('#check-summary')).toContainText('16/16 reference solutions pass', { timeout: 60_000 });
+  expect(errors).toEqual([]);
+});
+
+test('the executive environment on real Python reproduces the recorded verdicts and the same run', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  await expect(page.locator('#start')).toBeEnabled();
+  await page.locator('#env').selectOption('executive');
+  await page.locator('#agent').selectOption('q-learning');
+  await page.locator('#episodes').fill('300');
+  await page.locator('#seed').fill('4');
+  await page.locator('#start').click();
+  await expect(page.locator('#runs tbody tr').nth(0).locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const recorded = await page.locator('#fingerprint').textContent();
+
+  await page.locator('#real-python').check();
+  await page.locator('#start').click();
+  await expect(page.locator('#python-verdicts')).toHaveText(
+    'Pyodide ran the 10 programs of the executive tasks: all 10 verdicts equal the recorded ones.', { timeout: 30_000 });
+  await expect(page.locator('#runs tbody tr').nth(1).locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  await expect(page.locator('#fingerprint')).toHaveText(recorded);
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,409 @@
+//! The Python pane: a program and its tests side by side, run by Pyodide through the shared harness;
+//! the verdict (StepCoder's outcome class and reward), each test's result, the output, the lines that
+//! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported from HumanEval
+//! JSONL and APPS JSON files, which are kept in the browser.
+
+use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
+use engine::task_import::{ImportedTask, parse_task_file};
+use engine::tasks::{executive_tasks, planner_task};
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+
+use crate::python::{Python, PythonState};
+
+/// Where imported tasks are kept between visits.
+const STORAGE_KEY: &str = "rlcg.imported-tasks.v1";
+
+/// A program and tests the editor can load.
+#[derive(Clone, Debug, PartialEq)]
+struct Example {
+    label: String,
+    code: String,
+    tests: Vec<TestCase>,
+}
+
+fn bundled_examples() -> Vec<Example> {
+    let mut examples = Vec::new();
+    for task in executive_tasks().iter() {
+        for (variant, code) in &task.code {
+            examples.push(Example {
+                label: format!("seed 000 · {} · {variant} code", task.task_id),
+                code: code.clone(),
+                tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
+            });
+        }
+    }
+    let planner = planner_task();
+    examples.push(Example {
+        label: format!("seed 000 · {} · integrated code", planner.task_id),
+        code: planner.integrated_code.clone(),
+        tests: planner.tests.iter().cloned().map(TestCase::Statement).collect(),
+    });
+    examples
+}
+
+fn imported_example(task: &ImportedTask) -> Example {
+    let code = if task.solution.is_empty() { task.starter_code.clone() } else { task.solution.clone() };
+    Example { label: format!("imported · {}", task.id), code, tests: task.tests.clone() }
+}
+
+/// Tests as the editor shows them: one statement per line; indented lines continue the one above.
+fn tests_text(tests: &[TestCase]) -> String {
+    tests
+        .iter()
+        .filter_map(|t| match t {
+            TestCase::Statement(s) => Some(s.as_str()),
+            TestCase::Io { .. } => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn parse_tests(text: &str) -> Vec<TestCase> {
+    let mut tests: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let continues = line.starts_with([' ', '\t']) || line.trim().is_empty();
+        match tests.last_mut() {
+            Some(last) if continues => {
+                last.push('\n');
+                last.push_str(line);
+            }
+            _ if line.trim().is_empty() => {}
+            _ => tests.push(line.to_owned()),
+        }
+    }
+    tests.into_iter().map(|t| TestCase::Statement(t.trim_end().to_owned())).collect()
+}
+
+fn load_imported() -> (Vec<ImportedTask>, Option<String>) {
+    let stored = window().local_storage().ok().flatten().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+    match stored.map(|text| serde_json::from_str::<Vec<ImportedTask>>(&text)) {
+        None => (Vec::new(), None),
+        Some(Ok(tasks)) => (tasks, None),
+        Some(Err(e)) => (
+            Vec::new(),
+            Some(format!("The imported tasks kept in this browser could not be read ({e}); import them again.")),
+        ),
+    }
+}
+
+fn store_imported(tasks: &[ImportedTask]) -> Result<(), String> {
+    let storage = window().local_storage().ok().flatten().ok_or("this browser keeps no local storage")?;
+    let text = serde_json::to_string(tasks).expect("tasks serialise");
+    storage
+        .set_item(STORAGE_KEY, &text)
+        .map_err(|_| format!("the browser refused to keep {} KiB of tasks (storage full?)", text.len() / 1024))
+}
+
+fn outcome_class(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "outcome pass",
+        Outcome::FailedTest => "outcome failed",
+        Outcome::RuntimeError | Outcome::Timeout => "outcome runtime",
+        Outcome::CompileError => "outcome compile",
+    }
+}
+
+fn parse_limit(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if (0.1..=60.0).contains(&seconds) => Ok((seconds * 1000.0).round() as u32),
+        _ => Err(format!("time limit must be a number of seconds from 0.1 to 60, got '{text}'")),
+    }
+}
+
+#[component]
+pub fn PythonPane(python: Python) -> impl IntoView {
+    let bundled = bundled_examples();
+    let (stored, storage_problem) = load_imported();
+    let imported = RwSignal::new(stored);
+    let first = bundled[0].clone();
+
+    let code = RwSignal::new(first.code.clone());
+    let tests_edit = RwSignal::new(tests_text(&first.tests));
+    // Input/output tests (APPS) are not edited as text; they stay with the task that brought them.
+    let io_tests = RwSignal::new(Vec::<TestCase>::new());
+    let limit = RwSignal::new(format!("{}", DEFAULT_TIME_LIMIT_MS as f64 / 1000.0));
+    let verdict = RwSignal::new(None::<(ProgramVerdict, String)>);
+    let problem = RwSignal::new(storage_problem);
+    let import_message = RwSignal::new(None::<String>);
+    let import_errors = RwSignal::new(Vec::<String>::new());
+    let check_summary = RwSignal::new(None::<String>);
+
+    let bundled = StoredValue::new(bundled);
+    let examples = move || {
+        let mut all = bundled.get_value();
+        imported.with(|t| all.extend(t.iter().map(imported_example)));
+        all
+    };
+    let choose = move |label: String| {
+        if let Some(example) = examples().into_iter().find(|e| e.label == label) {
+            code.set(example.code);
+            tests_edit.set(tests_text(&example.tests));
+            io_tests.set(example.tests.into_iter().filter(|t| matches!(t, TestCase::Io { .. })).collect());
+            verdict.set(None);
+        }
+    };
+
+    let run = {
+        let python = python.clone();
+        move |_| {
+            let limit_ms = match parse_limit(&limit.get_untracked()) {
+                Ok(ms) => ms,
+                Err(message) => return problem.set(Some(message)),
+            };
+            problem.set(None);
+            verdict.set(None);
+            let source = code.get_untracked();
+            let mut tests = parse_tests(&tests_edit.get_untracked());
+            tests.extend(io_tests.get_untracked());
+            python.run(ProgramRequest::new(source.clone(), tests), limit_ms, move |result| match result {
+                Ok(v) => verdict.set(Some((v, source))),
+                Err(message) => problem.set(Some(message)),
+            });
+        }
+    };
+
+    let import_file = move |file: web_sys::File| {
+        let name = file.name();
+        import_message.set(Some(format!("Reading {name}…")));
+        import_errors.set(Vec::new());
+        let read = file.text();
+        let on_text = Closure::once(move |text: JsValue| {
+            let text = text.as_string().unwrap_or_default();
+            match parse_task_file(&name, &text) {
+                Ok(tasks) => {
+                    let count = tasks.len();
+                    let mut all = imported.get_untracked();
+                    all.retain(|t| !tasks.iter().any(|n| n.id == t.id));
+                    all.extend(tasks);
+                    match store_imported(&all) {
+                        Ok(()) => {
+                            imported.set(all);
+                            import_message.set(Some(format!(
+                                "Imported {count} tasks from {name}; they are kept in this browser."
+                            )));
+                        }
+                        Err(e) => import_message.set(Some(format!("{name} was read but not imported: {e}"))),
+                    }
+                }
+                Err(errors) => {
+                    import_message.set(Some(format!("Nothing was imported from {name}: {} problem(s).", errors.len())));
+                    import_errors.set(errors.iter().take(50).map(|e| format!("{name}: {e}")).collect());
+                }
+            }
+        });
+        let _ = read.then(&on_text);
+        on_text.forget();
+    };
+    let on_pick = move |ev: leptos::ev::Event| {
+        let input: web_sys::HtmlInputElement = event_target(&ev);
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            import_file(file);
+        }
+        input.set_value("");
+    };
+    let on_drop = move |ev: leptos::ev::DragEvent| {
+        ev.prevent_default();
+        if let Some(file) = ev.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+            import_file(file);
+        }
+    };
+
+    let check_all = {
+        let python = python.clone();
+        move |_| {
+            let tasks = imported.get_untracked();
+            if tasks.is_empty() {
+                return check_summary.set(Some("Import a task file first.".into()));
+            }
+            let total = tasks.len();
+            let started = js_sys::Date::now();
+            let tally = StoredValue::new((0usize, 0usize, 0.0f64));
+            check_summary.set(Some(format!("Checking {total} reference solutions…")));
+            for task in tasks {
+                python.run(task.reference_request(), DEFAULT_TIME_LIMIT_MS, move |result| {
+                    tally.update_value(|(done, passed, python_ms)| {
+                        *done += 1;
+                        if let Ok(v) = &result {
+                            *passed += usize::from(v.passed);
+                            *python_ms += v.duration_ms;
+                        }
+                    });
+                    let (done, passed, python_ms) = tally.get_value();
+                    if done == total {
+                        let wall = (js_sys::Date::now() - started) / 1000.0;
+                        check_summary.set(Some(format!(
+                            "{passed}/{total} reference solutions pass; {wall:.2} s in all, {:.0} ms inside Python.",
+                            python_ms
+                        )));
+                    }
+                });
+            }
+        }
+    };
+
+    let state_text = {
+        let python = python.clone();
+        move || match python.state.get() {
+            PythonState::Idle => "Python loads when you first run a program.".to_owned(),
+            PythonState::Loading => "Loading Python (Pyodide)…".to_owned(),
+            PythonState::Ready { load_ms } => format!("Python ready (loaded in {:.1} s).", load_ms / 1000.0),
+            PythonState::Running => "Running…".to_owned(),
+            PythonState::Failed(message) => message,
+        }
+    };
+    let busy = {
+        let python = python.clone();
+        move || matches!(python.state.get(), PythonState::Loading | PythonState::Running)
+    };
+    let isolation = if Python::cross_origin_isolated() {
+        "Runaway programs are interrupted (the page is cross-origin isolated); ones that ignore it are stopped by restarting Python."
+    } else {
+        "Runaway programs are stopped by restarting Python (the page is not cross-origin isolated, so it cannot interrupt them)."
+    };
+    let line_count = move || code.with(|c| c.lines().count().max(1));
+
+    view! {
+        <section aria-labelledby="python-heading" class="panel" id="python-pane">
+            <h2 id="python-heading">"Python"</h2>
+            <p class="hint">"Programs run in your browser with Pyodide, in a worker of their own, through the harness the training environments use. " {isolation}</p>
+            <div class="row">
+                <label>"Program "
+                    <select id="editor-task" on:change=move |ev| choose(event_target_value(&ev))>
+                        {move || examples().into_iter().map(|e| view! { <option value=e.label.clone()>{e.label.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>"Time limit (s) "<input id="editor-limit" inputmode="decimal" size="4" prop:value=limit on:input=move |ev| limit.set(event_target_value(&ev)) /></label>
+                <button type="button" id="editor-run" on:click=run>"Run"</button>
+                <span id="python-state" role="status" class:busy=busy>{state_text}</span>
+            </div>
+            <p class="error" role="alert" id="python-problem" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
+            <div class="editor">
+                <div class="code-column">
+                    <label for="editor-code">"Code"</label>
+                    <div class="code-box">
+                        <pre class="gutter" aria-hidden="true">{move || (1..=line_count()).map(|n| format!("{n}\n")).collect::<String>()}</pre>
+                        <textarea id="editor-code" spellcheck="false" autocomplete="off" wrap="off" rows="14"
+                            prop:value=code on:input=move |ev| code.set(event_target_value(&ev))
+                            on:scroll=move |ev| {
+                                let area: web_sys::HtmlTextAreaElement = event_target(&ev);
+                                if let Some(gutter) = area.previous_element_sibling() { gutter.set_scroll_top(area.scroll_top()) }
+                            }></textarea>
+                    </div>
+                </div>
+                <div class="code-column">
+                    <label for="editor-tests">"Tests (one per line; indented lines continue a test)"</label>
+                    <textarea id="editor-tests" spellcheck="false" autocomplete="off" wrap="off" rows="14"
+                        prop:value=tests_edit on:input=move |ev| tests_edit.set(event_target_value(&ev))></textarea>
+                    <p class="hint" hidden=move || io_tests.with(Vec::is_empty)>
+                        {move || format!("Plus {} input/output tests from the task: the program runs on each input and must print the expected output.", io_tests.with(Vec::len))}
+                    </p>
+                </div>
+            </div>
+            {move || verdict.get().map(|(v, source)| view! { <VerdictView verdict=v source=source /> })}
+            <details id="import" on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
+                <summary>"Import tasks (HumanEval JSONL, APPS JSON)"</summary>
+                <p class="hint">"Choose or drop a file. HumanEval lines need task_id, prompt, canonical_solution, test and entry_point; APPS objects need a problem, inputs and outputs (and fn_name for call-based problems). A file with any bad line is not imported."</p>
+                <input type="file" id="import-tasks" accept=".jsonl,.json,application/json" on:change=on_pick />
+                <p id="import-message" role="status">{move || import_message.get()}</p>
+                <ul id="import-errors" class="error">{move || import_errors.get().into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
+                <p>{move || format!("{} imported tasks kept in this browser.", imported.with(Vec::len))}</p>
+                <button type="button" id="check-tasks" on:click=check_all>"Run every imported reference solution"</button>
+                <button type="button" id="forget-tasks" on:click=move |_| {
+                    imported.set(Vec::new());
+                    if let Err(e) = store_imported(&[]) { problem.set(Some(e)) }
+                }>"Forget imported tasks"</button>
+                <p id="check-summary" role="status">{move || check_summary.get()}</p>
+            </details>
+        </section>
+    }
+}
+
+#[component]
+fn VerdictView(verdict: ProgramVerdict, source: String) -> impl IntoView {
+    let reward = format!("{:+}", verdict.reward);
+    let executed: std::collections::BTreeSet<u32> = verdict.executed_lines.iter().copied().collect();
+    let conditional_starts: std::collections::BTreeSet<u32> = verdict.conditionals.iter().map(|c| c.start).collect();
+    let complexity = verdict.complexity.map(|c| {
+        format!(
+            "complexity {:.1} (cyclomatic {}, cognitive {}, nesting {}, {} lines)",
+            c.score, c.cyclomatic, c.cognitive, c.max_nesting, c.lines_of_code
+        )
+    });
+    let lines = source
+        .lines()
+        .enumerate()
+        .map(|(i, text)| {
+            let number = i as u32 + 1;
+            let class = if text.trim().is_empty() {
+                "line"
+            } else if executed.contains(&number) {
+                "line executed"
+            } else {
+                "line missed"
+            };
+            let marker = if conditional_starts.contains(&number) { "◆" } else { " " };
+            view! { <span class=class data-line=number><span class="number">{format!("{number:>3}{marker}")}</span>{format!("{text}\n")}</span> }
+        })
+        .collect_view();
+    let has_coverage = !verdict.executed_lines.is_empty();
+    view! {
+        <div id="verdict" class="verdict">
+            <p>
+                <span id="outcome" class=outcome_class(verdict.outcome)>{verdict.outcome.label()}</span>
+                " reward "<strong id="reward">{reward}</strong>
+                " · "<span id="tests-passed">{format!("{}/{} tests", verdict.number_passed, verdict.total)}</span>
+                " · "{format!("{:.0} ms", verdict.duration_ms)}
+                {complexity.map(|c| view! { " · " <span id="complexity" class="badge">{c}</span> })}
+            </p>
+            <p id="program-error" class="error" hidden=verdict.error.is_none()>{verdict.error.clone()}</p>
+            <table id="test-results" hidden=verdict.tests.is_empty()>
+                <thead><tr><th scope="col">"Test"</th><th scope="col">"Result"</th><th scope="col">"Why"</th></tr></thead>
+                <tbody>
+                    {verdict.tests.iter().map(|t| view! {
+                        <tr class=if t.passed { "passed" } else { "failed" }>
+                            <td><code>{t.test.clone()}</code></td>
+                            <td>{if t.passed { "pass" } else if t.kind.as_deref() == Some("not_run") { "not run" } else { "fail" }}</td>
+                            <td>{t.error.clone()}</td>
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <div hidden=!has_coverage>
+                <h3>"Lines that ran"<small>" (◆ starts a conditional statement)"</small></h3>
+                <pre id="coverage" class="coverage">{lines}</pre>
+            </div>
+            <div hidden=verdict.stdout.is_empty() && verdict.stderr.is_empty()>
+                <h3>"Output"{verdict.truncated.then_some(" (cut short)")}</h3>
+                <pre id="stdout">{verdict.stdout.clone()}</pre>
+                <pre id="stderr" class="error">{verdict.stderr.clone()}</pre>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indented_lines_continue_a_test() {
+        let tests = parse_tests("assert f(1) == 1\n\nfor x in range(3):\n    assert f(x) == x\nassert True\n");
+        assert_eq!(
+            tests,
+            [
+                TestCase::Statement("assert f(1) == 1".into()),
+                TestCase::Statement("for x in range(3):\n    assert f(x) == x".into()),
+                TestCase::Statement("assert True".into()),
+            ]
+        );
+        assert_eq!(parse_tests(&tests_text(&tests)), tests);
+    }
+
+    #[test]
+    fn time_limits_are_checked() {
+        assert_eq!(parse_limit("2.5"), Ok(2500));
+        assert!(parse_limit("0").unwrap_err().contains("from 0.1 to 60"));
+        assert!(parse_limit("abc").unwrap_err().contains("'abc'"));
+    }
+}
