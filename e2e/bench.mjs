@@ -4,9 +4,12 @@
 //     measures, and wall time from Train to the results on screen);
 //   - DQN learn steps per second on NdArray (playground executive run, 500 episodes);
 //   - the page's frame rate while a DQN run trains;
-//   - the gzip size of the app and worker wasm.
+//   - the gzip size of the app and worker wasm;
+//   - Python: Pyodide's load time cold (fresh profile) and warm (HTTP cache), the latency of a
+//     small test suite, and the time inside the harness for the bundled sample tasks, against
+//     native python3 running the same harness (`rlcg check`).
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +17,8 @@ import path from 'node:path';
 
 const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const port = 8799;
-const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', dist], { stdio: 'ignore' });
+const root = path.join(dist, '..');
+const server = spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port), '--directory', dist], { stdio: 'ignore' });
 await new Promise((resolve) => setTimeout(resolve, 800));
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
@@ -63,6 +67,8 @@ try {
   }));
   await page.locator('#runs tbody tr').last().locator('.stop').click();
 
+  await benchPython(figures);
+
   const wasm = (await readdir(dist)).filter((f) => f.endsWith('.wasm'));
   let gzipBytes = 0;
   for (const file of wasm) {
@@ -78,4 +84,64 @@ try {
 }
 for (const [name, value] of Object.entries(figures)) {
   console.log(`${name.padEnd(44)} ${typeof value === 'number' ? +value.toFixed(2) : value}`);
+}
+
+async function benchPython(figures) {
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const loads = [];
+  const context = await browser.newContext();
+  for (let i = 0; i < 4; i++) {
+    const python = await context.newPage();
+    await python.goto(`http://127.0.0.1:${port}/`);
+    await python.click('#editor-run');
+    await python.locator('#outcome').waitFor({ timeout: 60_000 });
+    const state = await python.locator('#python-state').textContent();
+    loads.push(parseFloat(state.match(/loaded in ([\d.]+) s/)[1]));
+    if (i < 3) await python.close();
+    else {
+      // Timed inside the page, from the click to the verdict in the DOM.
+      const latencies = [];
+      for (let run = 0; run < 20; run++) {
+        latencies.push(await python.evaluate(() => new Promise((resolve) => {
+          const previous = document.querySelector('#outcome');
+          const started = performance.now();
+          const observer = new MutationObserver(() => {
+            const outcome = document.querySelector('#outcome');
+            if (outcome && outcome !== previous) { observer.disconnect(); resolve(performance.now() - started); }
+          });
+          observer.observe(document.body, { childList: true, subtree: true });
+          document.querySelector('#editor-run').click();
+        })));
+      }
+      figures.python_run_5_tests_latency_ms_median_of_20 = median(latencies);
+
+      await python.click('#import summary');
+      for (const file of ['humaneval.jsonl', 'apps.json']) {
+        await python.locator('#import-tasks').setInputFiles(path.join(root, 'tasks', 'samples', file));
+        await python.locator('#import-message', { hasText: 'Imported' }).waitFor();
+      }
+      const inside = [];
+      for (let round = 0; round < 5; round++) {
+        await python.click('#check-tasks');
+        const summary = await python.locator('#check-summary', { hasText: 'reference solutions pass' }).textContent();
+        inside.push(parseFloat(summary.match(/([\d.]+) ms inside Python/)[1]));
+      }
+      figures.pyodide_samples_16_inside_python_ms_best_of_5 = Math.min(...inside);
+    }
+  }
+  await context.close();
+  figures.pyodide_load_cold_s = loads[0];
+  figures.pyodide_load_warm_s_best_of_3 = Math.min(...loads.slice(1));
+
+  const native = [];
+  for (let round = 0; round < 5; round++) {
+    let seconds = 0;
+    for (const file of ['humaneval.jsonl', 'apps.json']) {
+      const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'check', '--jobs', '1', '--json', '--tasks', path.join(root, 'tasks', 'samples', file)], { cwd: root, encoding: 'utf8' });
+      seconds += JSON.parse(out.stdout.trim().split('\n').pop()).python_seconds;
+    }
+    native.push(seconds * 1000);
+  }
+  figures.native_python3_samples_16_inside_python_ms_best_of_5 = Math.min(...native);
+  figures.pyodide_over_native_python3 = figures.pyodide_samples_16_inside_python_ms_best_of_5 / figures.native_python3_samples_16_inside_python_ms_best_of_5;
 }

@@ -233,7 +233,7 @@ pub fn PythonPane(python: Python) -> impl IntoView {
                     if done == total {
                         let wall = (js_sys::Date::now() - started) / 1000.0;
                         check_summary.set(Some(format!(
-                            "{passed}/{total} reference solutions pass; {wall:.2} s in all, {:.0} ms inside Python.",
+                            "{passed}/{total} reference solutions pass; {wall:.2} s in all, {:.1} ms inside Python.",
                             python_ms
                         )));
                     }

@@ -347,9 +347,11 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
     bar.finish_and_clear();
     let wall_seconds = started.elapsed().as_secs_f64();
     let mut counts = BTreeMap::from(Outcome::ALL.map(|o| (o, 0u32)));
+    let mut python_ms = 0.0;
     for (task, verdict) in tasks.iter().zip(&verdicts) {
         let verdict = verdict.as_ref().map_err(|e| io_failure(e.clone()))?;
         *counts.entry(verdict.outcome).or_default() += 1;
+        python_ms += verdict.duration_ms;
         if verbose && verdict.outcome != Outcome::Pass {
             let why = verdict.error.clone().or_else(|| verdict.tests.iter().find_map(|t| t.error.clone()));
             println!("{}: {} ({})", task.id, verdict.outcome.label(), why.unwrap_or_default());
@@ -367,6 +369,8 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
             "compile_error": counts[&Outcome::CompileError],
             "timeout": counts[&Outcome::Timeout],
             "wall_seconds": wall_seconds,
+            // Time inside the harness, summed over programs: comparable with Pyodide's figure.
+            "python_seconds": python_ms / 1000.0,
         });
         println!("{summary}");
     }

@@ -29,12 +29,21 @@ pub struct ProgramRequest {
     pub tests: Vec<TestCase>,
     /// Record which lines of `code` ran.
     pub coverage: bool,
+    /// Compute the complexity metrics and the conditional statements.
+    pub analysis: bool,
     pub output_limit: usize,
 }
 
 impl ProgramRequest {
     pub fn new(code: impl Into<String>, tests: Vec<TestCase>) -> Self {
-        Self { code: code.into(), tests, coverage: true, output_limit: DEFAULT_OUTPUT_LIMIT }
+        Self { code: code.into(), tests, coverage: true, analysis: true, output_limit: DEFAULT_OUTPUT_LIMIT }
+    }
+
+    /// Only the verdict: no coverage and no analysis, for checks of many programs.
+    pub fn verdict_only(mut self) -> Self {
+        self.coverage = false;
+        self.analysis = false;
+        self
     }
 
     /// `tests` as plain statements (the seed environments' tests).

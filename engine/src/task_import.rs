@@ -45,9 +45,9 @@ pub struct ImportedTask {
 }
 
 impl ImportedTask {
-    /// The reference solution against the task's tests.
+    /// The reference solution against the task's tests, for a check (verdict only).
     pub fn reference_request(&self) -> ProgramRequest {
-        ProgramRequest::new(self.solution.clone(), self.tests.clone())
+        ProgramRequest::new(self.solution.clone(), self.tests.clone()).verdict_only()
     }
 }
 

@@ -3,7 +3,8 @@
 Pyodide in the browser (static/python/worker.mjs) and native python3 (the CLI and the Rust tests)
 both run candidate programs through this file, so a verdict means the same thing everywhere.
 
-A request is `{"code": str, "tests": [test, ...], "coverage": bool, "output_limit": int}` where a
+A request is `{"code": str, "tests": [test, ...], "coverage": bool, "analysis": bool,
+"output_limit": int}` (coverage and analysis, on by default, cost time a bare check can save) where a
 test is either a Python statement run in the program's globals after the program (seed 000's
 `run_tests_locally`: `from typing import List` is in scope), or `{"stdin": str, "stdout": str}`: the
 whole program runs on that input and its output must equal `stdout` up to trailing whitespace (APPS).
@@ -121,31 +122,41 @@ class NoRecorder:
         return False
 
 
-def complexity(tree, source):
-    """Seed 003's metrics: cyclomatic (decision points + 1), cognitive (SonarSource's rules: +1 per
-    break in linear flow, plus the nesting level for nested ones), non-empty lines, deepest nesting of
-    control structures, and the score 2 x cyclomatic + 3 x nesting + 1.5 x cognitive."""
+DECISIONS = (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler, ast.match_case)
+CONDITIONALS = (ast.If, ast.While, ast.Match)
+
+
+def analyse(tree, source):
+    """Seed 003's metrics and the conditional statements, from one walk of the tree plus the two
+    nesting-aware passes. Cyclomatic: decision points + 1. Cognitive: SonarSource's rules (+1 per
+    break in linear flow, plus the nesting level for nested ones). Lines: non-empty. Nesting: the
+    deepest nesting of control structures. Score: 2 x cyclomatic + 3 x nesting + 1.5 x cognitive.
+    Conditionals: start and end lines of if/elif, while and match statements, in source order."""
     decisions = 0
+    found = []
     for node in ast.walk(tree):
-        if isinstance(node, (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.ExceptHandler)):
+        if isinstance(node, DECISIONS):
             decisions += 1
+            if isinstance(node, CONDITIONALS):
+                found.append({"start": node.lineno, "end": node.end_lineno})
         elif isinstance(node, ast.comprehension):
             decisions += 1 + len(node.ifs)
         elif isinstance(node, ast.BoolOp):
             decisions += len(node.values) - 1
-        elif isinstance(node, ast.match_case):
-            decisions += 1
+        elif isinstance(node, ast.Match):
+            found.append({"start": node.lineno, "end": node.end_lineno})
+    cyclomatic = decisions + 1
     cognitive = _cognitive(tree, nesting=0, function=None)
     nesting = _max_nesting(tree, 0)
     lines = sum(1 for line in source.splitlines() if line.strip())
-    cyclomatic = decisions + 1
-    return {
+    metrics = {
         "cyclomatic": cyclomatic,
         "cognitive": cognitive,
         "lines_of_code": lines,
         "max_nesting": nesting,
         "score": 2 * cyclomatic + 3 * nesting + 1.5 * cognitive,
     }
+    return metrics, sorted(found, key=lambda c: c["start"])
 
 
 def _cognitive(node, nesting, function):
@@ -203,12 +214,6 @@ def _max_nesting(node, depth):
     return deepest
 
 
-def conditionals(tree):
-    """Start and end lines of the conditional statements (if/elif, while, match), in source order."""
-    found = [node for node in ast.walk(tree) if isinstance(node, (ast.If, ast.While, ast.Match))]
-    return sorted(({"start": n.lineno, "end": n.end_lineno} for n in found), key=lambda c: c["start"])
-
-
 def _candidate_line(tb):
     """The last line of the candidate program in a traceback, if any."""
     line = None
@@ -262,7 +267,7 @@ def _run_statement(compiled, scope):
     return None, None
 
 
-def run_program(code, tests, coverage=True, output_limit=DEFAULT_OUTPUT_LIMIT):
+def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT):
     """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
     started = time.perf_counter()
     verdict = {
@@ -282,16 +287,17 @@ def run_program(code, tests, coverage=True, output_limit=DEFAULT_OUTPUT_LIMIT):
         "duration_ms": 0.0,
     }
     try:
-        tree = ast.parse(code, CANDIDATE)
-        program = compile(tree, CANDIDATE, "exec")
+        # Building the Python AST objects costs more than compiling: only when analysis needs them.
+        tree = ast.parse(code, CANDIDATE) if analysis else None
+        program = compile(tree if analysis else code, CANDIDATE, "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         line = getattr(exc, "lineno", None)
         message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
         verdict["error"] = f"{message} (line {line})" if line else message
         verdict["duration_ms"] = (time.perf_counter() - started) * 1000
         return verdict
-    verdict["complexity"] = complexity(tree, code)
-    verdict["conditionals"] = conditionals(tree)
+    if analysis:
+        verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
 
     sandbox = _Sandbox(output_limit)
     recorder = LineRecorder() if coverage else NoRecorder()
@@ -383,6 +389,7 @@ def handle(request):
         request["code"],
         tests,
         coverage=bool(request.get("coverage", True)),
+        analysis=bool(request.get("analysis", True)),
         output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
     )
 

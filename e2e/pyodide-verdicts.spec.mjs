@@ -1,0 +1,35 @@
+// Every verdict recorded in tasks/ must be what Pyodide says, as cli/tests/python_verdicts.rs checks
+// against native python3: the same Pyodide build the page serves (build/pyodide), the same harness,
+// run in Node.
+import { test, expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+
+const root = new URL('../', import.meta.url);
+const read = async (path) => readFile(new URL(path, root), 'utf8');
+
+test('the recorded verdicts of every bundled program equal Pyodide’s', async () => {
+  const { loadPyodide } = await import(new URL('build/pyodide/pyodide.mjs', root).href);
+  const pyodide = await loadPyodide({ indexURL: new URL('build/pyodide/', root).pathname });
+  pyodide.FS.writeFile('/home/pyodide/harness.py', await read('static/python/harness.py'));
+  pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide")');
+  const handle = pyodide.runPython('import json, harness\n(lambda r: json.dumps(harness.handle(json.loads(r))))');
+  const verdictOf = (code, tests) => {
+    const v = JSON.parse(handle(JSON.stringify({ code, tests })));
+    return { passed: v.passed, number_passed: v.number_passed, total: v.total };
+  };
+
+  const programs = [];
+  for (const task of JSON.parse(await read('tasks/executive.json')).tasks) {
+    for (const [variant, code] of Object.entries(task.code)) {
+      programs.push([`${task.task_id} / ${variant}`, code, task.tests, task.verdicts[variant]]);
+    }
+  }
+  const planner = JSON.parse(await read('tasks/planner.json'));
+  programs.push([`${planner.task_id} / integrated`, planner.integrated_code, planner.tests, planner.integrated_verdict]);
+  for (const subtask of planner.subtasks) programs.push([subtask.name, subtask.code, subtask.tests, subtask.verdict]);
+
+  for (const [label, code, tests, recorded] of programs) {
+    expect(verdictOf(code, tests), label).toEqual(recorded);
+  }
+  expect(programs.length).toBe(14);
+});
