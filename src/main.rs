@@ -6,6 +6,7 @@ mod download;
 mod editor;
 mod frame;
 mod model;
+mod offline;
 mod plot;
 mod policy;
 mod python;
@@ -152,6 +153,8 @@ fn App() -> impl IntoView {
         })
     };
 
+    let update_ready = RwSignal::new(false);
+    offline::register(update_ready);
     let python = StoredValue::new_local(Python::new());
     let python_note = RwSignal::new(None::<String>);
     let start_run = move |spec: RunSpec, measured_verdicts: Option<Vec<MeasuredVerdict>>| {
@@ -203,6 +206,10 @@ fn App() -> impl IntoView {
     });
 
     view! {
+        <p id="update" class="banner" role="status" hidden=move || !update_ready.get()>
+            "A new version of the playground is ready. "
+            <button type="button" id="apply-update" on:click=|_| offline::apply_update()>"Reload to update"</button>
+        </p>
         <header>
             <h1>"RL for LLM code generation"</h1>
             <p class="tagline">

@@ -1,0 +1,74 @@
+// Offline use: after one visit, the service worker serves the page, both wasm modules, the harness
+// and Pyodide; a new build is offered as an update and replaces the old cache. The page is served
+// here from a copy of dist/ by a server this test starts and stops, so "offline" is real.
+import { test, expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const port = 8767;
+const url = `http://127.0.0.1:${port}/`;
+const dist = new URL('../dist/', import.meta.url).pathname;
+const serveScript = new URL('../scripts/serve-dist.py', import.meta.url).pathname;
+
+async function serve(directory) {
+  const server = spawn('python3', [serveScript, '--port', String(port), '--directory', directory], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    try { if ((await fetch(url)).ok) return server; } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the test server did not start');
+}
+
+const stop = (server) => new Promise((resolve) => {
+  if (server.exitCode !== null || server.signalCode !== null) return resolve();
+  server.once('exit', resolve);
+  server.kill();
+});
+const rlcgCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('rlcg-')));
+
+test('after one visit the page trains and runs Python with the network off; a new build is offered as an update', async ({ browser }) => {
+  const copy = await mkdtemp(path.join(tmpdir(), 'rlcg-offline-'));
+  await cp(dist, copy, { recursive: true });
+  let server = await serve(copy);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+    expect(await rlcgCaches(page)).toHaveLength(1);
+
+    await stop(server);
+    await context.setOffline(true);
+    await page.reload();
+    await expect(page.locator('#start')).toBeEnabled();
+    await page.locator('#env').selectOption('orchestrator');
+    await page.locator('#episodes').fill('300');
+    await page.locator('#start').click();
+    await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
+    await page.locator('#editor-code').fill('def add(a, b):\n    return a + b\n');
+    await page.locator('#editor-tests').fill('assert add(2, 2) == 4');
+    await page.locator('#editor-run').click();
+    await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
+
+    // A new build: its service worker installs beside the old one and the page offers it.
+    await context.setOffline(false);
+    const sw = path.join(copy, 'sw.js');
+    await writeFile(sw, (await readFile(sw, 'utf8')).replace(/"version":"([0-9a-f]+)"/, '"version":"$1-next"'));
+    server = await serve(copy);
+    const before = await rlcgCaches(page);
+    await page.evaluate(async () => (await navigator.serviceWorker.getRegistration()).update());
+    await expect(page.locator('#update')).toBeVisible({ timeout: 30_000 });
+    await Promise.all([page.waitForEvent('load'), page.locator('#apply-update').click()]);
+    await expect.poll(() => rlcgCaches(page)).toEqual([`${before[0]}-next`]);
+    await expect(page.locator('#update')).toBeHidden();
+    expect(errors).toEqual([]);
+  } finally {
+    await context.close();
+    await stop(server);
+    await rm(copy, { recursive: true, force: true });
+  }
+});

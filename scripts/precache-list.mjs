@@ -1,0 +1,31 @@
+// Trunk post-build hook: writes into the staged sw.js the list of every file of the build and a
+// version hashed from their contents (see static/sw.js).
+import { createHash } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) throw new Error('run by Trunk as a post_build hook (TRUNK_STAGING_DIR is not set)');
+const worker = path.join(staging, 'sw.js');
+
+async function filesUnder(dir) {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)])));
+  return nested.flat();
+}
+
+const files = (await filesUnder(staging)).filter((f) => f !== worker).sort();
+const hash = createHash('sha256');
+for (const file of files) {
+  hash.update(path.relative(staging, file));
+  hash.update(await readFile(file));
+}
+const list = {
+  version: hash.digest('hex').slice(0, 16),
+  files: ['./', ...files.map((f) => `./${path.relative(staging, f).split(path.sep).join('/')}`)],
+};
+const source = await readFile(worker, 'utf8');
+const placeholder = "/*PRECACHE*/ { version: 'unbuilt', files: [] }";
+if (!source.includes(placeholder)) throw new Error('sw.js has no precache placeholder');
+await writeFile(worker, source.replace(placeholder, JSON.stringify(list)));
+console.log(`sw.js: ${list.files.length} files precached as version ${list.version}`);

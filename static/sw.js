@@ -1,0 +1,40 @@
+// The service worker: after one visit the page, both wasm modules, the Python harness and Pyodide
+// come from a versioned cache, so training and Python tests work with the network off.
+// The build (scripts/precache-list.mjs, a Trunk hook) replaces the list below with every file of
+// the build and a version hashed from their contents; a new build is therefore a new service worker,
+// which the page offers to switch to ("update available").
+const PRECACHE = /*PRECACHE*/ { version: 'unbuilt', files: [] };
+const CACHE = `rlcg-${PRECACHE.version}`;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    // `reload`: fill the cache from the server, not from the HTTP cache of an older build.
+    await cache.addAll(PRECACHE.files.map((file) => new Request(file, { cache: 'reload' })));
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    for (const name of await caches.keys()) {
+      if (name.startsWith('rlcg-') && name !== CACHE) await caches.delete(name);
+    }
+    await self.clients.claim();
+  })());
+});
+
+// The page asks the waiting worker to take over when the user accepts the update.
+self.addEventListener('message', (event) => {
+  if (event.data === 'skip_waiting') self.skipWaiting();
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    const cached = await cache.match(request, { ignoreSearch: true })
+      ?? (request.mode === 'navigate' ? await cache.match('./') : undefined);
+    return cached ?? fetch(request);
+  })());
+});
