@@ -50,6 +50,11 @@ test('the page explains every environment and agent before any run, with sources
     await expect(page.locator('.cards li strong', { hasText: new RegExp(`^${name}$`) })).toBeVisible();
   }
   await expect(page.locator('#seed-003 cite')).toContainText('Q-Learning and Thompson Sampling');
+  // A source link is an in-page anchor, not a share link: no reload, no message, no run.
+  await page.locator('.cards a[href="#seed-003"]').first().click();
+  await expect(page).toHaveURL(/#seed-003$/);
+  await page.waitForTimeout(300);
+  await expect(page.locator('#error')).toBeHidden();
   await expect(page.getByText('No runs yet')).toBeVisible();
   // Hyperparameters come with their explanation; the DQN-only controls are hidden for Q-learning.
   await page.locator('#hyperparameters summary').click();

@@ -63,6 +63,11 @@ fn spawn_worker(
     Ok(worker)
 }
 
+/// A share link's fragment holds `key=value` pairs; one without is an in-page anchor (`#seed-000`).
+fn is_share_fragment(fragment: &str) -> bool {
+    fragment.contains('=')
+}
+
 /// Applies a worker message to the runs.
 fn apply(runs: &mut [RunData], message: FromWorker) {
     fn find(runs: &mut [RunData], id: u32) -> Option<&mut RunData> {
@@ -111,16 +116,20 @@ fn App() -> impl IntoView {
     let selected = RwSignal::new(None::<u32>);
     let next_id = StoredValue::new(1u32);
     let fragment = window().location().hash().unwrap_or_default();
-    let (link, problems) =
-        if fragment.len() > 1 { ShareLink::decode(&fragment) } else { (ShareLink::default(), Vec::new()) };
+    let shared = is_share_fragment(&fragment);
+    let (link, problems) = if shared { ShareLink::decode(&fragment) } else { (ShareLink::default(), Vec::new()) };
     if !problems.is_empty() {
         error
             .set(Some(format!("This link was not entirely valid, so defaults stand in for: {}.", problems.join("; "))));
     }
     // A shared run starts as soon as the worker is ready.
-    let pending = StoredValue::new((fragment.len() > 1).then(|| link.spec.clone()));
-    // Reading a link edited in the address bar is a fresh start.
-    window_event_listener(leptos::ev::hashchange, |_| drop(window().location().reload()));
+    let pending = StoredValue::new(shared.then(|| link.spec.clone()));
+    // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
+    window_event_listener(leptos::ev::hashchange, |_| {
+        if is_share_fragment(&window().location().hash().unwrap_or_default()) {
+            drop(window().location().reload())
+        }
+    });
 
     let on_message = move |message: FromWorker| {
         match &message {
