@@ -272,3 +272,30 @@ test('a corrupted link names what was wrong and falls back to defaults', async (
   await expect(page.locator('#error')).toContainText("the link has version '7'; this page reads version 1");
   expect(errors).toEqual([]);
 });
+
+test('a run exported as JSON imports into a fresh browser with its plot, tree and results', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  await openPage(page);
+  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const download = page.waitForEvent('download');
+  await page.locator('#export-json').click();
+  const exported = await (await download).path();
+
+  const fresh = await (await browser.newContext()).newPage();
+  const freshErrors = watchErrors(fresh);
+  await openPage(fresh);
+  await fresh.locator('#import-runs').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('[{"spec": 3}]') });
+  await expect(fresh.locator('#error')).toContainText('broken.json is not a runs file exported by this page (line 1, column');
+  await fresh.locator('#import-runs').setInputFiles(exported);
+  const imported = fresh.locator('#runs tbody tr');
+  await expect(imported).toHaveCount(1);
+  await expect(imported.locator('.status')).toHaveText('finished');
+  await expect(imported.locator('.done')).toHaveText('300');
+  await expect(fresh.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
+  expect(await pixelsNear(fresh, '#plot', BLUE)).toBeGreaterThan(200);
+  expect(await pixelsNear(fresh, '#tree', BLUE)).toBeGreaterThan(50);
+  expect(errors).toEqual([]);
+  expect(freshErrors).toEqual([]);
+});

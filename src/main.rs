@@ -26,7 +26,7 @@ use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::controls::Controls;
 use crate::editor::PythonPane;
-use crate::model::{RunData, Status, css_colour};
+use crate::model::{RunData, Status, css_colour, parse_runs_json};
 use crate::plot::MetricsPlot;
 use crate::policy::{PolicyPanel, percent};
 use crate::python::Python;
@@ -214,6 +214,24 @@ fn App() -> impl IntoView {
         share_url.set(Some(url));
     });
 
+    // Runs read back from an exported JSON file join the table, with fresh ids.
+    let on_import = Callback::new(move |(name, text): (String, String)| match parse_runs_json(&name, &text) {
+        Ok(imported) => {
+            let mut last = None;
+            runs.update(|runs| {
+                for run in imported {
+                    let id = next_id.get_value();
+                    next_id.set_value(id + 1);
+                    runs.push(RunData::imported(id, run));
+                    last = Some(id);
+                }
+            });
+            selected.set(last);
+            error.set(None);
+        }
+        Err(problem) => error.set(Some(problem)),
+    });
+
     view! {
         <p id="update" class="banner" role="status" hidden=move || !update_ready.get()>
             "A new version of the playground is ready. "
@@ -237,7 +255,7 @@ fn App() -> impl IntoView {
                     <button type="button" class="dismiss" aria-label="Dismiss the message" on:click=move |_| error.set(None)>"×"</button>
                 </p>
             </section>
-            <RunsTable runs=runs selected=selected send=send on_share=on_share />
+            <RunsTable runs=runs selected=selected send=send on_share=on_share on_import=on_import />
             <div id="share" class="panel" hidden=move || share_url.get().is_none()>
                 <label>"Link to this run (copied to the clipboard): it restores the form and trains the same run again"
                     <input id="share-link" readonly prop:value=move || share_url.get().unwrap_or_default()
@@ -261,6 +279,8 @@ fn RunsTable(
     selected: RwSignal<Option<u32>>,
     send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
     on_share: Callback<u32>,
+    /// A chosen runs file: its name and text.
+    on_import: Callback<(String, String)>,
 ) -> impl IntoView {
     // Rows are keyed by run and built once; only their texts and visibilities follow the run, so a
     // button is never replaced between a press and its release while progress streams in.
@@ -306,6 +326,18 @@ fn RunsTable(
     view! {
         <section aria-labelledby="runs-heading" class="panel">
             <h2 id="runs-heading">"Runs"</h2>
+            <label class="inline">"Import runs exported as JSON "
+                <input type="file" id="import-runs" accept=".json,application/json" on:change=move |ev| {
+                    let input: web_sys::HtmlInputElement = event_target(&ev);
+                    if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                        let name = file.name();
+                        let on_text = Closure::once(move |text: JsValue| on_import.run((name, text.as_string().unwrap_or_default())));
+                        let _ = file.text().then(&on_text);
+                        on_text.forget();
+                    }
+                    input.set_value("");
+                } />
+            </label>
             <p hidden=move || runs.with(|r| !r.is_empty())>"No runs yet: choose an environment and an agent above and press Train. Runs you start are kept here to compare."</p>
             <div class="scroll">
                 <table id="runs" hidden=move || runs.with(|r| r.is_empty())>

@@ -4,7 +4,7 @@
 use engine::policy_view::PolicyView;
 use engine::protocol::Finished;
 use engine::{EpisodeRecord, EpisodeTree, RunSpec};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Colour-blind-safe series colours (Okabe & Ito), one per run in turn.
 pub const PALETTE: [(u8, u8, u8); 7] =
@@ -20,6 +20,8 @@ pub enum Status {
     Paused,
     /// Training ended: the budget was spent, or the user stopped it early.
     Finished,
+    /// Read from an exported file before training had finished; it cannot be trained further here.
+    Imported,
     Failed(String),
 }
 
@@ -29,6 +31,7 @@ impl Status {
             Status::Training => "training",
             Status::Paused => "paused",
             Status::Finished => "finished",
+            Status::Imported => "imported",
             Status::Failed(_) => "failed",
         }
     }
@@ -74,6 +77,19 @@ impl RunData {
             self.tree.add(record.episode, &o.actions, o.episode_return, o.success);
         }
         self.records.extend(records);
+    }
+
+    /// A run read back from an exported file, shown as it was (plot, tree, results).
+    pub fn imported(id: u32, run: ImportedRun) -> Self {
+        let mut data = Self::new(id, run.spec);
+        data.add(run.records);
+        data.status = if run.finished.is_some() { Status::Finished } else { Status::Imported };
+        data.policy = run.finished.as_ref().map(|f| f.policy.clone());
+        data.finished = run.finished.map(|mut f| {
+            f.run_id = id;
+            f
+        });
+        data
     }
 
     pub fn success_last100(&self) -> f64 {
@@ -219,6 +235,36 @@ pub fn metrics_json(runs: &[&RunData]) -> String {
     serde_json::to_string_pretty(&runs).expect("runs serialise")
 }
 
+/// A run of an exported JSON file (`metrics_json`), read back.
+#[derive(Debug, Deserialize)]
+pub struct ImportedRun {
+    pub spec: RunSpec,
+    pub finished: Option<Box<Finished>>,
+    pub records: Vec<EpisodeRecord>,
+}
+
+/// Reads the runs of an exported JSON file; a problem names the file, and the run and record or the
+/// line and column where it is.
+pub fn parse_runs_json(name: &str, text: &str) -> Result<Vec<ImportedRun>, String> {
+    let runs: Vec<ImportedRun> = serde_json::from_str(text).map_err(|e| {
+        format!("{name} is not a runs file exported by this page (line {}, column {}: {e})", e.line(), e.column())
+    })?;
+    if runs.is_empty() {
+        return Err(format!("{name} holds no run"));
+    }
+    for (index, run) in runs.iter().enumerate() {
+        let at = |what: String| format!("{name}, run {}: {what}", index + 1);
+        run.spec.validate().map_err(at)?;
+        if run.records.len() > run.spec.episodes as usize {
+            return Err(at(format!("{} records for a budget of {} episodes", run.records.len(), run.spec.episodes)));
+        }
+        if let Some((i, record)) = run.records.iter().enumerate().find(|(i, r)| r.episode as usize != *i) {
+            return Err(at(format!("record {} is episode {} where {i} was expected", i + 1, record.episode)));
+        }
+    }
+    Ok(runs)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +315,31 @@ mod tests {
         let json: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 20);
         assert_eq!(json[0]["spec"]["env"], "orchestrator");
+    }
+
+    #[test]
+    fn exported_runs_read_back_as_they_were() {
+        let run = trained(300);
+        let text = metrics_json(&[&run]);
+        let imported = parse_runs_json("runs.json", &text).unwrap();
+        assert_eq!(imported.len(), 1);
+        let back = RunData::imported(9, imported.into_iter().next().unwrap());
+        assert_eq!(back.spec, run.spec);
+        assert_eq!(back.records, run.records);
+        assert_eq!(back.status, Status::Imported, "no results were exported for this run");
+        assert_eq!(back.tree.nodes().len(), run.tree.nodes().len());
+        assert_eq!(back.tree.node(0).visits, 300);
+    }
+
+    #[test]
+    fn a_bad_runs_file_names_the_run_and_the_problem() {
+        let run = trained(20);
+        let mut value: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
+        value[0]["records"][3]["episode"] = 7.into();
+        let problem = parse_runs_json("runs.json", &value.to_string()).unwrap_err();
+        assert_eq!(problem, "runs.json, run 1: record 4 is episode 7 where 3 was expected");
+        let problem = parse_runs_json("x.json", "[{\"spec\": 1}]").unwrap_err();
+        assert!(problem.starts_with("x.json is not a runs file exported by this page (line 1, column"), "{problem}");
+        assert_eq!(parse_runs_json("e.json", "[]").unwrap_err(), "e.json holds no run");
     }
 }
