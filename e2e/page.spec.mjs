@@ -1,13 +1,6 @@
 import { test, expect } from '@playwright/test';
+import { watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
-
-/** Collects console errors and uncaught exceptions, which the page must never produce. */
-function watchErrors(page) {
-  const errors = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
 
 async function openPage(page) {
   await page.goto('./');

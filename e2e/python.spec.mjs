@@ -1,16 +1,10 @@
 // The Python pane and the executive environment on real Python, in Chromium: Pyodide served with
 // the page, the shared harness, the time limit, imports of task files.
 import { test, expect } from '@playwright/test';
+import { watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/'; // the same build served without isolation headers
-
-function watchErrors(page) {
-  const errors = [];
-  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
 
 /** Puts a program and its tests in the editor, runs it, and waits for the verdict. */
 async function runProgram(page, code, tests = '', { limit = '5' } = {}) {

@@ -173,24 +173,22 @@ fn App() -> impl IntoView {
         selected.set(Some(id));
         send(ToWorker::Start { run_id: id, spec, measured_verdicts });
     };
-    let on_start = Callback::new({
-        move |(spec, real_python): (RunSpec, bool)| {
-            if real_python {
-                python_note.set(Some("Running every program of the executive tasks in Python…".into()));
-                let python = python.get_value();
-                measure_executive_verdicts(&python, move |measured| match measured {
-                    Ok((measured, note)) => {
-                        python_note.set(Some(note));
-                        start_run(spec.clone(), Some(measured));
-                    }
-                    Err(problem) => {
-                        python_note.set(None);
-                        error.set(Some(format!("The run did not start: {problem}")));
-                    }
-                });
-            } else {
-                start_run(spec, None);
-            }
+    let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
+        if real_python {
+            python_note.set(Some("Running every program of the executive tasks in Python…".into()));
+            let python = python.get_value();
+            measure_executive_verdicts(&python, move |measured| match measured {
+                Ok((measured, note)) => {
+                    python_note.set(Some(note));
+                    start_run(spec.clone(), Some(measured));
+                }
+                Err(problem) => {
+                    python_note.set(None);
+                    error.set(Some(format!("The run did not start: {problem}")));
+                }
+            });
+        } else {
+            start_run(spec, None);
         }
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
