@@ -292,3 +292,36 @@ test('a run exported as JSON imports into a fresh browser with its plot, tree an
   expect(errors).toEqual([]);
   expect(freshErrors).toEqual([]);
 });
+
+test('a reload keeps every run; an interrupted one resumes and trains exactly as without the reload', async ({ page }) => {
+  const errors = watchErrors(page);
+  await openPage(page);
+  const finished = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await expect(finished.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const row = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
+  await expect.poll(async () => Number(await row.locator('.done').textContent()), { timeout: 60_000 }).toBeGreaterThan(60);
+  await row.locator('.pause').click();
+  await expect(row.locator('.status')).toHaveText('paused');
+  const done = await row.locator('.done').textContent();
+  await page.waitForTimeout(1500); // the page saves about once a second
+
+  await page.reload();
+  await expect(page.locator('#runs tbody tr')).toHaveCount(2);
+  const [first, second] = [page.locator('#runs tbody tr').nth(0), page.locator('#runs tbody tr').nth(1)];
+  await expect(first.locator('.status')).toHaveText('finished');
+  await first.locator('.select').click();
+  await expect(page.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  await expect(second.locator('.status')).toHaveText('interrupted');
+  await expect(second.locator('.done')).toHaveText(done);
+  await expect(page.locator('#start')).toBeEnabled();
+  await second.locator('.continue').click();
+  await expect(second.locator('.status')).toHaveText('finished', { timeout: 90_000 });
+  await second.locator('.select').click();
+  const resumed = await page.locator('#fingerprint').textContent();
+
+  // The same spec trained without interruption gives the same records.
+  const again = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
+  await expect(again.locator('.status')).toHaveText('finished', { timeout: 90_000 });
+  await expect(page.locator('#fingerprint')).toHaveText(resumed);
+  expect(errors).toEqual([]);
+});

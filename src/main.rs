@@ -7,6 +7,7 @@ mod editor;
 mod frame;
 mod model;
 mod offline;
+mod persist;
 mod plot;
 mod policy;
 mod python;
@@ -17,6 +18,7 @@ use std::rc::Rc;
 
 use engine::protocol::{Envelope, FromWorker, ToWorker};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest};
+use engine::run::{Resume, fingerprint};
 use engine::share::{Control, ShareLink};
 use engine::tasks::{MeasuredVerdict, Verdict, executive_tasks};
 use engine::{AgentId, EnvId, RunSpec};
@@ -171,7 +173,7 @@ fn App() -> impl IntoView {
         next_id.set_value(id + 1);
         runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         selected.set(Some(id));
-        send(ToWorker::Start { run_id: id, spec, measured_verdicts });
+        send(ToWorker::Start { run_id: id, spec, measured_verdicts, resume: None });
     };
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
         if real_python {
@@ -210,6 +212,45 @@ fn App() -> impl IntoView {
         let url = format!("{base}#{}", link.encode());
         copy_to_clipboard(&url);
         share_url.set(Some(url));
+    });
+
+    // Runs kept in this browser come back as they were; those that were training are interrupted and
+    // offer to resume. Saving starts once they are back.
+    leptos::task::spawn_local(async move {
+        match persist::restore().await {
+            Ok((stored, problems)) => {
+                runs.update(|runs| {
+                    for stored in stored {
+                        let mut id = stored.id;
+                        if runs.iter().any(|r| r.id == id) {
+                            id = next_id.get_value();
+                        }
+                        next_id.set_value(next_id.get_value().max(id + 1));
+                        runs.push(RunData::imported(id, stored.run));
+                    }
+                });
+                if !problems.is_empty() {
+                    error.set(Some(problems.join("; ")));
+                }
+            }
+            Err(problem) => error.set(Some(problem)),
+        }
+        persist::keep_saving(runs, move |problem| error.set(Some(problem)));
+    });
+    let on_continue = Callback::new(move |id: u32| {
+        let Some((spec, resume)) = runs.with_untracked(|runs| {
+            let run = runs.iter().find(|r| r.id == id)?;
+            let resume = Resume { episodes: run.records.len() as u32, fingerprint: fingerprint(&run.records) };
+            Some((run.spec.clone(), resume))
+        }) else {
+            return;
+        };
+        runs.update(|runs| {
+            if let Some(run) = runs.iter_mut().find(|r| r.id == id) {
+                run.status = Status::Training;
+            }
+        });
+        send(ToWorker::Start { run_id: id, spec, measured_verdicts: None, resume: Some(resume) });
     });
 
     // Runs read back from an exported JSON file join the table, with fresh ids.
@@ -253,7 +294,7 @@ fn App() -> impl IntoView {
                     <button type="button" class="dismiss" aria-label="Dismiss the message" on:click=move |_| error.set(None)>"×"</button>
                 </p>
             </section>
-            <RunsTable runs=runs selected=selected send=send on_share=on_share on_import=on_import />
+            <RunsTable runs=runs selected=selected send=send on_share=on_share on_import=on_import on_continue=on_continue />
             <div id="share" class="panel" hidden=move || share_url.get().is_none()>
                 <label>"Link to this run (copied to the clipboard): it restores the form and trains the same run again"
                     <input id="share-link" readonly prop:value=move || share_url.get().unwrap_or_default()
@@ -279,6 +320,8 @@ fn RunsTable(
     on_share: Callback<u32>,
     /// A chosen runs file: its name and text.
     on_import: Callback<(String, String)>,
+    /// Resume an interrupted run.
+    on_continue: Callback<u32>,
 ) -> impl IntoView {
     // Rows are keyed by run and built once; only their texts and visibilities follow the run, so a
     // button is never replaced between a press and its release while progress streams in.
@@ -307,6 +350,8 @@ fn RunsTable(
                 <td class="actions">
                     <button type="button" class="pause" hidden=move || status() != Status::Training on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
                     <button type="button" class="resume" hidden=move || status() != Status::Paused on:click=move |_| send(ToWorker::Resume { run_id: id })>"Resume"</button>
+                    <button type="button" class="continue" hidden=move || status() != Status::Interrupted title="Train the recorded episodes again, then go on"
+                        on:click=move |_| on_continue.run(id)>"Resume"</button>
                     <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
                     <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
                         on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>

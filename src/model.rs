@@ -20,8 +20,9 @@ pub enum Status {
     Paused,
     /// Training ended: the budget was spent, or the user stopped it early.
     Finished,
-    /// Read from an exported file before training had finished; it cannot be trained further here.
-    Imported,
+    /// Training stopped without finishing (the page was reloaded, or the run came from a file):
+    /// resuming trains the recorded episodes again, then goes on.
+    Interrupted,
     Failed(String),
 }
 
@@ -31,7 +32,7 @@ impl Status {
             Status::Training => "training",
             Status::Paused => "paused",
             Status::Finished => "finished",
-            Status::Imported => "imported",
+            Status::Interrupted => "interrupted",
             Status::Failed(_) => "failed",
         }
     }
@@ -83,7 +84,7 @@ impl RunData {
     pub fn imported(id: u32, run: ImportedRun) -> Self {
         let mut data = Self::new(id, run.spec);
         data.add(run.records);
-        data.status = if run.finished.is_some() { Status::Finished } else { Status::Imported };
+        data.status = if run.finished.is_some() { Status::Finished } else { Status::Interrupted };
         data.policy = run.finished.as_ref().map(|f| f.policy.clone());
         data.finished = run.finished.map(|mut f| {
             f.run_id = id;
@@ -220,19 +221,27 @@ struct RunExport<'a> {
     records: &'a [EpisodeRecord],
 }
 
+impl<'a> RunExport<'a> {
+    fn of(run: &'a RunData) -> Self {
+        Self {
+            id: run.id,
+            spec: &run.spec,
+            status: run.status.label(),
+            finished: run.finished.as_deref(),
+            records: &run.records,
+        }
+    }
+}
+
 /// Every run's spec, results and episode records.
 pub fn metrics_json(runs: &[&RunData]) -> String {
-    let runs: Vec<RunExport> = runs
-        .iter()
-        .map(|r| RunExport {
-            id: r.id,
-            spec: &r.spec,
-            status: r.status.label(),
-            finished: r.finished.as_deref(),
-            records: &r.records,
-        })
-        .collect();
+    let runs: Vec<RunExport> = runs.iter().map(|r| RunExport::of(r)).collect();
     serde_json::to_string_pretty(&runs).expect("runs serialise")
+}
+
+/// One run as `metrics_json` writes it, compactly (what the page stores).
+pub fn run_json(run: &RunData) -> String {
+    serde_json::to_string(&RunExport::of(run)).expect("runs serialise")
 }
 
 /// A run of an exported JSON file (`metrics_json`), read back.
@@ -326,7 +335,7 @@ mod tests {
         let back = RunData::imported(9, imported.into_iter().next().unwrap());
         assert_eq!(back.spec, run.spec);
         assert_eq!(back.records, run.records);
-        assert_eq!(back.status, Status::Imported, "no results were exported for this run");
+        assert_eq!(back.status, Status::Interrupted, "no results were exported for this run");
         assert_eq!(back.tree.nodes().len(), run.tree.nodes().len());
         assert_eq!(back.tree.node(0).visits, 300);
     }

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::policy_view::PolicyView;
-use crate::run::{EpisodeRecord, Evaluation, RunSpec, RunSummary};
+use crate::run::{EpisodeRecord, Evaluation, Resume, RunSpec, RunSummary};
 use crate::tasks::MeasuredVerdict;
 
 pub const PROTOCOL_VERSION: u32 = 2;
@@ -45,6 +45,9 @@ pub enum ToWorker {
         /// For an executive run whose test actions use verdicts measured in Python.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         measured_verdicts: Option<Vec<MeasuredVerdict>>,
+        /// Go on from recorded episodes (after a reload): they are trained again, unsent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resume: Option<Resume>,
     },
     /// Hold the run after its current episode; the worker answers with the policy so far.
     Pause {
@@ -126,6 +129,7 @@ mod tests {
             run_id: 3,
             spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50),
             measured_verdicts: None,
+            resume: None,
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));

@@ -290,6 +290,21 @@ impl Run {
         Self::with_env(spec, env)
     }
 
+    /// Continues a run whose first `resume.episodes` records are kept elsewhere (the page's storage)
+    /// without their agent: runs are deterministic, so training them again restores the agent
+    /// exactly, and the fingerprint proves it.
+    pub fn resume(mut self, resume: &Resume) -> Result<Self, String> {
+        let replayed: Vec<EpisodeRecord> = (0..resume.episodes).map_while(|_| self.train_episode()).collect();
+        let replayed_fingerprint = fingerprint(&replayed);
+        if replayed.len() != resume.episodes as usize || replayed_fingerprint != resume.fingerprint {
+            return Err(format!(
+                "training the first {} episodes again gave other records (fingerprint {replayed_fingerprint}, stored {}), so the run cannot go on from them",
+                resume.episodes, resume.fingerprint
+            ));
+        }
+        Ok(self)
+    }
+
     fn with_env(spec: RunSpec, mut env: AnyEnv) -> Result<Self, String> {
         spec.validate()?;
         let mut rng = RunRng::seed_from_u64(spec.seed);
@@ -461,6 +476,13 @@ fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<
     }
 }
 
+/// Where a run stopped: how many episodes are recorded, and their fingerprint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resume {
+    pub episodes: u32,
+    pub fingerprint: String,
+}
+
 /// A short digest of a run's records (every episode's return bits, success and actions): two runs
 /// with the same fingerprint trained identically, on whatever platform.
 pub fn fingerprint(records: &[EpisodeRecord]) -> String {
@@ -541,5 +563,18 @@ mod tests {
         assert!(missing.starts_with("no measured verdict for task"), "{missing}");
         let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 10);
         assert!(Run::with_measured_verdicts(orchestrator, &recorded()).is_err());
+    }
+
+    #[test]
+    fn a_resumed_run_goes_on_exactly_as_the_uninterrupted_one() {
+        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 5, 300);
+        let whole: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+        let resume = Resume { episodes: 120, fingerprint: fingerprint(&whole[..120]) };
+        let rest: Vec<_> = Run::new(spec.clone()).unwrap().resume(&resume).unwrap().collect();
+        assert_eq!(fingerprint(&rest), fingerprint(&whole[120..]));
+
+        let other = Resume { episodes: 120, fingerprint: fingerprint(&whole[..119]) };
+        let problem = Run::new(spec).unwrap().resume(&other).err().unwrap();
+        assert!(problem.starts_with("training the first 120 episodes again gave other records"), "{problem}");
     }
 }

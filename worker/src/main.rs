@@ -86,10 +86,15 @@ impl Trainer {
 
     fn handle(&mut self, request: ToWorker) {
         match request {
-            ToWorker::Start { run_id, spec, measured_verdicts } => {
+            ToWorker::Start { run_id, spec, measured_verdicts, resume } => {
                 let run = match measured_verdicts {
                     Some(measured) => Run::with_measured_verdicts(spec, &measured),
                     None => Run::new(spec),
+                };
+                // The replay blocks this worker for as long as those episodes took to train.
+                let run = match resume {
+                    Some(resume) => run.and_then(|run| run.resume(&resume)),
+                    None => run,
                 };
                 match run {
                     Ok(run) => {

@@ -1,0 +1,93 @@
+//! Keeping runs across reloads: every run (spec, status, results, episode records) is written to
+//! IndexedDB (`static/store.js`) about once a second while it changes, and read back when the page
+//! opens. The episode tree is rebuilt from the records; the agent is not stored, because a run is
+//! deterministic: resuming trains the recorded episodes again (see `Run::resume`).
+
+use std::collections::HashMap;
+
+use gloo_timers::callback::Interval;
+use leptos::prelude::*;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::model::{ImportedRun, RunData, run_json};
+
+#[wasm_bindgen(module = "/static/store.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = putRun)]
+    fn put_run(id: u32, json: String) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = deleteRun)]
+    fn delete_run(id: u32) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = allRuns)]
+    fn all_runs() -> js_sys::Promise;
+}
+
+/// A stored run: an export of one run, with its id. (Its status comes back from what it holds: with
+/// results it finished, without it was interrupted.)
+#[derive(Deserialize)]
+pub struct StoredRun {
+    pub id: u32,
+    #[serde(flatten)]
+    pub run: ImportedRun,
+}
+
+/// Reads the stored runs; unreadable ones are reported, not fatal.
+pub async fn restore() -> Result<(Vec<StoredRun>, Vec<String>), String> {
+    let stored = JsFuture::from(all_runs()).await.map_err(|e| format!("the stored runs could not be read: {e:?}"))?;
+    let mut runs = Vec::new();
+    let mut problems = Vec::new();
+    for value in js_sys::Array::from(&stored).iter() {
+        let text = value.as_string().unwrap_or_default();
+        match serde_json::from_str::<StoredRun>(&text) {
+            Ok(run) => runs.push(run),
+            Err(e) => problems.push(format!("a stored run could not be read ({e})")),
+        }
+    }
+    runs.sort_by_key(|r| r.id);
+    Ok((runs, problems))
+}
+
+/// Writes changed runs about once a second and forgets removed ones; a failed write is reported
+/// through `on_error` and retried on the next tick.
+pub fn keep_saving(runs: RwSignal<Vec<RunData>>, on_error: impl Fn(String) + Clone + 'static) {
+    // What was last written for each run: its number of records and its status.
+    let saved = StoredValue::new_local(HashMap::<u32, (usize, String)>::new());
+    Interval::new(1_000, move || {
+        let mut writes = Vec::new();
+        let mut deletes = Vec::new();
+        runs.with_untracked(|runs| {
+            saved.update_value(|saved| {
+                for run in runs {
+                    let state = (run.records.len(), run.status.label().to_owned());
+                    if saved.get(&run.id) != Some(&state) {
+                        writes.push((run.id, run_json(run)));
+                        saved.insert(run.id, state);
+                    }
+                }
+                saved.retain(|id, _| {
+                    let kept = runs.iter().any(|r| r.id == *id);
+                    if !kept {
+                        deletes.push(*id);
+                    }
+                    kept
+                });
+            })
+        });
+        for (id, json) in writes {
+            let on_error = on_error.clone();
+            leptos::task::spawn_local(async move {
+                if let Err(e) = JsFuture::from(put_run(id, json)).await {
+                    saved.update_value(|s| drop(s.remove(&id)));
+                    on_error(format!("run #{id} could not be saved in this browser: {e:?}"));
+                }
+            });
+        }
+        for id in deletes {
+            leptos::task::spawn_local(async move {
+                let _ = JsFuture::from(delete_run(id)).await;
+            });
+        }
+    })
+    .forget();
+}
