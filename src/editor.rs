@@ -1,7 +1,7 @@
 //! The Python pane: a program and its tests side by side, run by Pyodide through the shared harness;
 //! the verdict (StepCoder's outcome class and reward), each test's result, the output, the lines that
 //! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported from HumanEval
-//! JSONL and APPS JSON files, which are kept in the browser.
+//! JSONL and APPS JSON files, which are kept in the browser's IndexedDB.
 
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use engine::task_import::{ImportedTask, parse_task_file};
@@ -9,10 +9,8 @@ use engine::tasks::{executive_tasks, planner_task};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use crate::persist;
 use crate::python::{Python, PythonState};
-
-/// Where imported tasks are kept between visits.
-const STORAGE_KEY: &str = "rlcg.imported-tasks.v1";
 
 /// A program and tests the editor can load.
 #[derive(Clone, Debug, PartialEq)]
@@ -75,26 +73,6 @@ fn parse_tests(text: &str) -> Vec<TestCase> {
     tests.into_iter().map(|t| TestCase::Statement(t.trim_end().to_owned())).collect()
 }
 
-fn load_imported() -> (Vec<ImportedTask>, Option<String>) {
-    let stored = window().local_storage().ok().flatten().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-    match stored.map(|text| serde_json::from_str::<Vec<ImportedTask>>(&text)) {
-        None => (Vec::new(), None),
-        Some(Ok(tasks)) => (tasks, None),
-        Some(Err(e)) => (
-            Vec::new(),
-            Some(format!("The imported tasks kept in this browser could not be read ({e}); import them again.")),
-        ),
-    }
-}
-
-fn store_imported(tasks: &[ImportedTask]) -> Result<(), String> {
-    let storage = window().local_storage().ok().flatten().ok_or("this browser keeps no local storage")?;
-    let text = serde_json::to_string(tasks).expect("tasks serialise");
-    storage
-        .set_item(STORAGE_KEY, &text)
-        .map_err(|_| format!("the browser refused to keep {} KiB of tasks (storage full?)", text.len() / 1024))
-}
-
 fn outcome_class(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Pass => "outcome pass",
@@ -114,8 +92,7 @@ fn parse_limit(text: &str) -> Result<u32, String> {
 #[component]
 pub fn PythonPane(python: Python) -> impl IntoView {
     let bundled = bundled_examples();
-    let (stored, storage_problem) = load_imported();
-    let imported = RwSignal::new(stored);
+    let imported = RwSignal::new(Vec::<ImportedTask>::new());
     let first = bundled[0].clone();
 
     let code = RwSignal::new(first.code.clone());
@@ -124,7 +101,13 @@ pub fn PythonPane(python: Python) -> impl IntoView {
     let io_tests = RwSignal::new(Vec::<TestCase>::new());
     let limit = RwSignal::new(format!("{}", DEFAULT_TIME_LIMIT_MS as f64 / 1000.0));
     let verdict = RwSignal::new(None::<(ProgramVerdict, String)>);
-    let problem = RwSignal::new(storage_problem);
+    let problem = RwSignal::new(None::<String>);
+    leptos::task::spawn_local(async move {
+        match persist::load_tasks().await {
+            Ok(tasks) => imported.set(tasks),
+            Err(e) => problem.set(Some(e)),
+        }
+    });
     let import_message = RwSignal::new(None::<String>);
     let import_errors = RwSignal::new(Vec::<String>::new());
     let check_summary = RwSignal::new(None::<String>);
@@ -176,15 +159,17 @@ pub fn PythonPane(python: Python) -> impl IntoView {
                     let mut all = imported.get_untracked();
                     all.retain(|t| !tasks.iter().any(|n| n.id == t.id));
                     all.extend(tasks);
-                    match store_imported(&all) {
-                        Ok(()) => {
-                            imported.set(all);
-                            import_message.set(Some(format!(
-                                "Imported {count} tasks from {name}; they are kept in this browser."
-                            )));
+                    leptos::task::spawn_local(async move {
+                        match persist::save_tasks(&all).await {
+                            Ok(()) => {
+                                imported.set(all);
+                                import_message.set(Some(format!(
+                                    "Imported {count} tasks from {name}; they are kept in this browser."
+                                )));
+                            }
+                            Err(e) => import_message.set(Some(format!("{name} was read but not imported: {e}"))),
                         }
-                        Err(e) => import_message.set(Some(format!("{name} was read but not imported: {e}"))),
-                    }
+                    });
                 }
                 Err(errors) => {
                     import_message.set(Some(format!("Nothing was imported from {name}: {} problem(s).", errors.len())));
@@ -311,7 +296,9 @@ pub fn PythonPane(python: Python) -> impl IntoView {
                 <button type="button" id="check-tasks" on:click=check_all>"Run every imported reference solution"</button>
                 <button type="button" id="forget-tasks" on:click=move |_| {
                     imported.set(Vec::new());
-                    if let Err(e) = store_imported(&[]) { problem.set(Some(e)) }
+                    leptos::task::spawn_local(async move {
+                        if let Err(e) = persist::save_tasks(&[]).await { problem.set(Some(e)) }
+                    });
                 }>"Forget imported tasks"</button>
                 <p id="check-summary" role="status">{move || check_summary.get()}</p>
             </details>

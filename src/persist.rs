@@ -1,4 +1,4 @@
-//! Keeping runs across reloads: every run (spec, status, results, episode records) is written to
+//! Keeping runs and imported tasks across reloads, in IndexedDB. Runs: every run (spec, status, results, episode records) is written to
 //! IndexedDB (`static/store.js`) about once a second while it changes, and read back when the page
 //! opens. The episode tree is rebuilt from the records; the agent is not stored, because a run is
 //! deterministic: resuming trains the recorded episodes again (see `Run::resume`).
@@ -11,6 +11,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use engine::task_import::ImportedTask;
+
 use crate::model::{ImportedRun, RunData, run_json};
 
 #[wasm_bindgen(module = "/static/store.js")]
@@ -21,6 +23,30 @@ extern "C" {
     fn delete_run(id: u32) -> js_sys::Promise;
     #[wasm_bindgen(js_name = allRuns)]
     fn all_runs() -> js_sys::Promise;
+    #[wasm_bindgen(js_name = putTasks)]
+    fn put_tasks(json: String) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = getTasks)]
+    fn get_tasks() -> js_sys::Promise;
+}
+
+/// The imported tasks kept in this browser (none before the first import).
+pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
+    let stored =
+        JsFuture::from(get_tasks()).await.map_err(|e| format!("the imported tasks could not be read: {e:?}"))?;
+    match stored.as_string() {
+        None => Ok(Vec::new()),
+        Some(text) => serde_json::from_str(&text)
+            .map_err(|e| format!("the imported tasks kept in this browser could not be read ({e}); import them again")),
+    }
+}
+
+pub async fn save_tasks(tasks: &[ImportedTask]) -> Result<(), String> {
+    let json = serde_json::to_string(tasks).expect("tasks serialise");
+    let kib = json.len() / 1024;
+    JsFuture::from(put_tasks(json))
+        .await
+        .map(drop)
+        .map_err(|e| format!("the browser refused to keep {kib} KiB of tasks: {e:?}"))
 }
 
 /// A stored run: an export of one run, with its id. (Its status comes back from what it holds: with

@@ -1,29 +1,35 @@
-// The page's IndexedDB store of runs (imported by the app through wasm-bindgen): one record per run,
-// keyed by run id, holding the JSON the app writes.
+// The page's IndexedDB stores (imported by the app through wasm-bindgen), holding the JSON the app
+// writes: `runs`, one record per run keyed by run id; `tasks`, the imported task list under one key.
 const DATABASE = 'rlcg';
 const RUNS = 'runs';
+const TASKS = 'tasks';
 let database;
 
 function open() {
   return new Promise((resolve, reject) => {
     const request = indexedDB.open(DATABASE, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(RUNS);
+    request.onupgradeneeded = () => {
+      request.result.createObjectStore(RUNS);
+      request.result.createObjectStore(TASKS);
+    };
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
 }
 
-async function transaction(mode, operation) {
+async function transaction(store, mode, operation) {
   database ??= await open();
   return new Promise((resolve, reject) => {
-    const tx = database.transaction(RUNS, mode);
-    const request = operation(tx.objectStore(RUNS));
+    const tx = database.transaction(store, mode);
+    const request = operation(tx.objectStore(store));
     tx.oncomplete = () => resolve(request.result);
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error);
   });
 }
 
-export const putRun = (id, json) => transaction('readwrite', (runs) => runs.put(json, id));
-export const deleteRun = (id) => transaction('readwrite', (runs) => runs.delete(id));
-export const allRuns = () => transaction('readonly', (runs) => runs.getAll());
+export const putRun = (id, json) => transaction(RUNS, 'readwrite', (runs) => runs.put(json, id));
+export const deleteRun = (id) => transaction(RUNS, 'readwrite', (runs) => runs.delete(id));
+export const allRuns = () => transaction(RUNS, 'readonly', (runs) => runs.getAll());
+export const putTasks = (json) => transaction(TASKS, 'readwrite', (tasks) => tasks.put(json, 'imported'));
+export const getTasks = () => transaction(TASKS, 'readonly', (tasks) => tasks.get('imported'));
