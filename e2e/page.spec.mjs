@@ -293,7 +293,7 @@ test('a run exported as JSON imports into a fresh browser with its plot, tree an
   expect(freshErrors).toEqual([]);
 });
 
-test('a reload keeps every run; an interrupted one resumes and trains exactly as without the reload', async ({ page }) => {
+test('a reload keeps every run and the form; an interrupted one resumes and trains exactly as without the reload', async ({ page }) => {
   const errors = watchErrors(page);
   await openPage(page);
   const finished = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
@@ -307,6 +307,11 @@ test('a reload keeps every run; an interrupted one resumes and trains exactly as
 
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(2);
+  // The form keeps the values of the last run started.
+  await expect(page.locator('#env')).toHaveValue('executive');
+  await expect(page.locator('#agent')).toHaveValue('dqn');
+  await expect(page.locator('#seed')).toHaveValue('3');
+  await expect(page.locator('#episodes')).toHaveValue('300');
   const [first, second] = [page.locator('#runs tbody tr').nth(0), page.locator('#runs tbody tr').nth(1)];
   await expect(first.locator('.status')).toHaveText('finished');
   await first.locator('.select').click();

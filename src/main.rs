@@ -124,6 +124,14 @@ fn App() -> impl IntoView {
         error
             .set(Some(format!("This link was not entirely valid, so defaults stand in for: {}.", problems.join("; "))));
     }
+    // The form starts from the link, or else from the values of the last run started here.
+    let form = RwSignal::new(shared.then(|| link.clone()));
+    if !shared {
+        leptos::task::spawn_local(async move {
+            let stored = persist::load_form().await.map(|fragment| ShareLink::decode(&fragment).0);
+            form.set(Some(stored.unwrap_or_default()));
+        });
+    }
     // A shared run starts as soon as the worker is ready.
     let pending = StoredValue::new(shared.then(|| link.spec.clone()));
     // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
@@ -176,6 +184,7 @@ fn App() -> impl IntoView {
         send(ToWorker::Start { run_id: id, spec, measured_verdicts, resume: None });
     };
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
+        persist::save_form(ShareLink { spec: spec.clone(), hidden: Vec::new(), locked: Vec::new() }.encode());
         if real_python {
             python_note.set(Some("Running every program of the executive tasks in Python…".into()));
             let python = python.get_value();
@@ -286,7 +295,7 @@ fn App() -> impl IntoView {
         <main>
             <section aria-labelledby="run-heading" class="panel">
                 <h2 id="run-heading">"New run"</h2>
-                <Controls initial=link ready=ready on_start=on_start on_error=on_error />
+                {move || form.get().map(|initial| view! { <Controls initial=initial ready=ready on_start=on_start on_error=on_error /> })}
                 <p id="python-verdicts" role="status" hidden=move || python_note.get().is_none()>{move || python_note.get()}</p>
                 <TeacherOptions hidden=share_hidden locked=share_locked />
                 <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>

@@ -1,4 +1,4 @@
-//! Keeping runs and imported tasks across reloads, in IndexedDB. Runs: every run (spec, status, results, episode records) is written to
+//! Keeping runs, imported tasks and the run form's values across reloads, in IndexedDB. Runs: every run (spec, status, results, episode records) is written to
 //! IndexedDB (`static/store.js`) about once a second while it changes, and read back when the page
 //! opens. The episode tree is rebuilt from the records; the agent is not stored, because a run is
 //! deterministic: resuming trains the recorded episodes again (see `Run::resume`).
@@ -27,7 +27,25 @@ extern "C" {
     fn put_tasks(json: String) -> js_sys::Promise;
     #[wasm_bindgen(js_name = getTasks)]
     fn get_tasks() -> js_sys::Promise;
+    #[wasm_bindgen(js_name = putSetting)]
+    fn put_setting(name: &str, value: String) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = getSetting)]
+    fn get_setting(name: &str) -> js_sys::Promise;
 }
+
+/// The run form's last values, as a share-link fragment (none before the first run).
+pub async fn load_form() -> Option<String> {
+    JsFuture::from(get_setting(FORM)).await.ok()?.as_string()
+}
+
+/// Keeps the run form's values; losing them costs nothing but convenience, so failures are ignored.
+pub fn save_form(fragment: String) {
+    leptos::task::spawn_local(async move {
+        let _ = JsFuture::from(put_setting(FORM, fragment)).await;
+    });
+}
+
+const FORM: &str = "form";
 
 /// The imported tasks kept in this browser (none before the first import).
 pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
