@@ -1,17 +1,17 @@
-//! Keeping runs, imported tasks and the run form's values across reloads, in IndexedDB. Runs: every run (spec, status, results, episode records) is written to
-//! IndexedDB (`static/store.js`) about once a second while it changes, and read back when the page
-//! opens. The episode tree is rebuilt from the records; the agent is not stored, because a run is
-//! deterministic: resuming trains the recorded episodes again (see `Run::resume`).
+//! Keeping runs, imported tasks and the run form's values across reloads, in IndexedDB
+//! (`static/store.js`). Every run (spec, status, results, episode records) is written about once a
+//! second while it changes, and read back when the page opens. The episode tree is rebuilt from the
+//! records. The agent is not stored, because a run is deterministic: resuming trains the recorded
+//! episodes again (see `Run::resume`).
 
 use std::collections::HashMap;
 
+use engine::task_import::ImportedTask;
 use gloo_timers::callback::Interval;
 use leptos::prelude::*;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-
-use engine::task_import::ImportedTask;
 
 use crate::model::{ImportedRun, RunData, run_json};
 
