@@ -20,6 +20,22 @@ async function startRun(page, { env, agent, episodes, seed }) {
   return row;
 }
 
+/** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
+const REFERENCE = { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7, fingerprint: '5e91bdbdb8c1afe8' };
+
+/** Trains the reference run to the end; returns its row. */
+async function trainReference(page) {
+  const row = await startRun(page, REFERENCE);
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  return row;
+}
+
+/** A page in a new browser context (its own storage), with its errors watched. */
+async function freshPage(browser) {
+  const page = await (await browser.newContext()).newPage();
+  return { fresh: page, freshErrors: watchErrors(page) };
+}
+
 /** Pixels of a canvas within `tolerance` of an rgb colour. */
 async function pixelsNear(page, selector, [r, g, b], tolerance = 40) {
   return page.locator(selector).evaluate((canvas, [r, g, b, tolerance]) => {
@@ -225,10 +241,8 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
 test('a share link trains the same run again, bit for bit, in a fresh browser context', async ({ page, browser }) => {
   const errors = watchErrors(page);
   await openPage(page);
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
-  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
-  // The same fingerprint as the native engine's for this spec (engine/src/run.rs).
-  await expect(page.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  const row = await trainReference(page);
+  await expect(page.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   await page.locator('#teacher summary').click();
   await page.locator('#hide-hyperparameters').check();
   await page.locator('#lock-env').check();
@@ -236,8 +250,7 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   const url = await page.locator('#share-link').inputValue();
   expect(url).toContain('#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300&hide=hyperparameters&lock=env');
 
-  const fresh = await (await browser.newContext()).newPage();
-  const freshErrors = watchErrors(fresh);
+  const { fresh, freshErrors } = await freshPage(browser);
   await fresh.goto(url);
   await expect(fresh.locator('#env')).toBeDisabled();
   await expect(fresh.locator('#env')).toHaveValue('orchestrator');
@@ -245,7 +258,7 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   await expect(fresh.locator('#seed')).toHaveValue('7');
   // The shared run starts by itself and trains identically.
   await expect(fresh.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
-  await expect(fresh.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  await expect(fresh.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
   expect(errors).toEqual([]);
   expect(freshErrors).toEqual([]);
@@ -269,14 +282,12 @@ test('a corrupted link names what was wrong and falls back to defaults', async (
 test('a run exported as JSON imports into a fresh browser with its plot, tree and results', async ({ page, browser }) => {
   const errors = watchErrors(page);
   await openPage(page);
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
-  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  await trainReference(page);
   const download = page.waitForEvent('download');
   await page.locator('#export-json').click();
   const exported = await (await download).path();
 
-  const fresh = await (await browser.newContext()).newPage();
-  const freshErrors = watchErrors(fresh);
+  const { fresh, freshErrors } = await freshPage(browser);
   await openPage(fresh);
   await fresh.locator('#import-runs').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('[{"spec": 3}]') });
   await expect(fresh.locator('#error')).toContainText('broken.json is not a runs file exported by this page (line 1, column');
@@ -285,7 +296,7 @@ test('a run exported as JSON imports into a fresh browser with its plot, tree an
   await expect(imported).toHaveCount(1);
   await expect(imported.locator('.status')).toHaveText('finished');
   await expect(imported.locator('.done')).toHaveText('300');
-  await expect(fresh.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  await expect(fresh.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
   expect(await pixelsNear(fresh, '#plot', BLUE)).toBeGreaterThan(200);
   expect(await pixelsNear(fresh, '#tree', BLUE)).toBeGreaterThan(50);
@@ -296,8 +307,7 @@ test('a run exported as JSON imports into a fresh browser with its plot, tree an
 test('a reload keeps every run and the form; an interrupted one resumes and trains exactly as without the reload', async ({ page }) => {
   const errors = watchErrors(page);
   await openPage(page);
-  const finished = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
-  await expect(finished.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  await trainReference(page);
   const row = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
   await expect.poll(async () => Number(await row.locator('.done').textContent()), { timeout: 60_000 }).toBeGreaterThan(60);
   await row.locator('.pause').click();
@@ -315,11 +325,11 @@ test('a reload keeps every run and the form; an interrupted one resumes and trai
   const [first, second] = [page.locator('#runs tbody tr').nth(0), page.locator('#runs tbody tr').nth(1)];
   await expect(first.locator('.status')).toHaveText('finished');
   await first.locator('.select').click();
-  await expect(page.locator('#fingerprint')).toHaveText('5e91bdbdb8c1afe8');
+  await expect(page.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   await expect(second.locator('.status')).toHaveText('interrupted');
   await expect(second.locator('.done')).toHaveText(done);
   await expect(page.locator('#start')).toBeEnabled();
-  await second.locator('.continue').click();
+  await second.locator('.resume').click();
   await expect(second.locator('.status')).toHaveText('finished', { timeout: 90_000 });
   await second.locator('.select').click();
   const resumed = await page.locator('#fingerprint').textContent();

@@ -5,12 +5,12 @@
 
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use engine::task_import::{ImportedTask, parse_task_file};
-use engine::tasks::{executive_tasks, planner_task};
+use engine::tasks::{executive_programs, planner_programs};
 use leptos::prelude::*;
-use wasm_bindgen::prelude::*;
 
 use crate::persist;
 use crate::python::{Python, PythonState};
+use crate::upload;
 
 /// A program and tests the editor can load.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,23 +21,15 @@ struct Example {
 }
 
 fn bundled_examples() -> Vec<Example> {
-    let mut examples = Vec::new();
-    for task in executive_tasks().iter() {
-        for (variant, code) in &task.code {
-            examples.push(Example {
-                label: format!("seed 000 · {} · {variant} code", task.task_id),
-                code: code.clone(),
-                tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
-            });
-        }
-    }
-    let planner = planner_task();
-    examples.push(Example {
-        label: format!("seed 000 · {} · integrated code", planner.task_id),
-        code: planner.integrated_code.clone(),
-        tests: planner.tests.iter().cloned().map(TestCase::Statement).collect(),
-    });
-    examples
+    executive_programs()
+        .into_iter()
+        .chain(planner_programs())
+        .map(|p| Example {
+            label: format!("seed 000 · {} · {} code", p.task_id, p.variant),
+            code: p.code,
+            tests: p.tests.into_iter().map(TestCase::Statement).collect(),
+        })
+        .collect()
 }
 
 fn imported_example(task: &ImportedTask) -> Example {
@@ -147,12 +139,13 @@ pub fn PythonPane(python: Python) -> impl IntoView {
     };
 
     let import_file = move |file: web_sys::File| {
-        let name = file.name();
-        import_message.set(Some(format!("Reading {name}…")));
+        import_message.set(Some(format!("Reading {}…", file.name())));
         import_errors.set(Vec::new());
-        let read = file.text();
-        let on_text = Closure::once(move |text: JsValue| {
-            let text = text.as_string().unwrap_or_default();
+        upload::read_text(file, move |name, text| {
+            let text = match text {
+                Ok(text) => text,
+                Err(problem) => return import_message.set(Some(problem)),
+            };
             match parse_task_file(&name, &text) {
                 Ok(tasks) => {
                     let count = tasks.len();
@@ -177,15 +170,11 @@ pub fn PythonPane(python: Python) -> impl IntoView {
                 }
             }
         });
-        let _ = read.then(&on_text);
-        on_text.forget();
     };
     let on_pick = move |ev: leptos::ev::Event| {
-        let input: web_sys::HtmlInputElement = event_target(&ev);
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+        if let Some(file) = upload::picked(&ev) {
             import_file(file);
         }
-        input.set_value("");
     };
     let on_drop = move |ev: leptos::ev::DragEvent| {
         ev.prevent_default();
@@ -203,27 +192,17 @@ pub fn PythonPane(python: Python) -> impl IntoView {
             }
             let total = tasks.len();
             let started = js_sys::Date::now();
-            let tally = StoredValue::new((0usize, 0usize, 0.0f64));
             check_summary.set(Some(format!("Checking {total} reference solutions…")));
-            for task in tasks {
-                python.run(task.reference_request(), DEFAULT_TIME_LIMIT_MS, move |result| {
-                    tally.update_value(|(done, passed, python_ms)| {
-                        *done += 1;
-                        if let Ok(v) = &result {
-                            *passed += usize::from(v.passed);
-                            *python_ms += v.duration_ms;
-                        }
-                    });
-                    let (done, passed, python_ms) = tally.get_value();
-                    if done == total {
-                        let wall = (js_sys::Date::now() - started) / 1000.0;
-                        check_summary.set(Some(format!(
-                            "{passed}/{total} reference solutions pass; {wall:.2} s in all, {:.1} ms inside Python.",
-                            python_ms
-                        )));
-                    }
-                });
-            }
+            let requests = tasks.iter().map(ImportedTask::reference_request).collect();
+            python.run_all(requests, DEFAULT_TIME_LIMIT_MS, move |results| {
+                let verdicts: Vec<_> = results.into_iter().flatten().collect();
+                let passed = verdicts.iter().filter(|v| v.passed).count();
+                let python_ms: f64 = verdicts.iter().map(|v| v.duration_ms).sum();
+                let wall = (js_sys::Date::now() - started) / 1000.0;
+                check_summary.set(Some(format!(
+                    "{passed}/{total} reference solutions pass; {wall:.2} s in all, {python_ms:.1} ms inside Python."
+                )));
+            });
         }
     };
 

@@ -12,15 +12,13 @@ mod plot;
 mod policy;
 mod python;
 mod tree_view;
-
-use std::cell::RefCell;
-use std::rc::Rc;
+mod upload;
 
 use engine::protocol::{Envelope, FromWorker, ToWorker};
-use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest};
+use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::run::{Resume, fingerprint};
 use engine::share::{Control, ShareLink};
-use engine::tasks::{MeasuredVerdict, Verdict, executive_tasks};
+use engine::tasks::{BundledProgram, MeasuredVerdict, executive_programs};
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -263,21 +261,23 @@ fn App() -> impl IntoView {
     });
 
     // Runs read back from an exported JSON file join the table, with fresh ids.
-    let on_import = Callback::new(move |(name, text): (String, String)| match parse_runs_json(&name, &text) {
-        Ok(imported) => {
-            let mut last = None;
-            runs.update(|runs| {
-                for run in imported {
-                    let id = next_id.get_value();
-                    next_id.set_value(id + 1);
-                    runs.push(RunData::imported(id, run));
-                    last = Some(id);
-                }
-            });
-            selected.set(last);
-            error.set(None);
+    let on_import = Callback::new(move |(name, text): (String, Result<String, String>)| {
+        match text.and_then(|text| parse_runs_json(&name, &text)) {
+            Ok(imported) => {
+                let mut last = None;
+                runs.update(|runs| {
+                    for run in imported {
+                        let id = next_id.get_value();
+                        next_id.set_value(id + 1);
+                        runs.push(RunData::imported(id, run));
+                        last = Some(id);
+                    }
+                });
+                selected.set(last);
+                error.set(None);
+            }
+            Err(problem) => error.set(Some(problem)),
         }
-        Err(problem) => error.set(Some(problem)),
     });
 
     view! {
@@ -327,8 +327,8 @@ fn RunsTable(
     selected: RwSignal<Option<u32>>,
     send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
     on_share: Callback<u32>,
-    /// A chosen runs file: its name and text.
-    on_import: Callback<(String, String)>,
+    /// A chosen runs file: its name, and its text or why it could not be read.
+    on_import: Callback<(String, Result<String, String>)>,
     /// Resume an interrupted run.
     on_continue: Callback<u32>,
 ) -> impl IntoView {
@@ -358,9 +358,9 @@ fn RunsTable(
                 <td class="success">{move || percent(live.get().map_or(0.0, |l| l.2))}</td>
                 <td class="actions">
                     <button type="button" class="pause" hidden=move || status() != Status::Training on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
-                    <button type="button" class="resume" hidden=move || status() != Status::Paused on:click=move |_| send(ToWorker::Resume { run_id: id })>"Resume"</button>
-                    <button type="button" class="continue" hidden=move || status() != Status::Interrupted title="Train the recorded episodes again, then go on"
-                        on:click=move |_| on_continue.run(id)>"Resume"</button>
+                    // A paused run is still in the worker; an interrupted one must be started again from its records.
+                    <button type="button" class="resume" hidden=move || !matches!(status(), Status::Paused | Status::Interrupted)
+                        on:click=move |_| if status() == Status::Interrupted { on_continue.run(id) } else { send(ToWorker::Resume { run_id: id }) }>"Resume"</button>
                     <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
                     <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
                         on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
@@ -380,14 +380,9 @@ fn RunsTable(
             <h2 id="runs-heading">"Runs"</h2>
             <label class="inline">"Import runs exported as JSON "
                 <input type="file" id="import-runs" accept=".json,application/json" on:change=move |ev| {
-                    let input: web_sys::HtmlInputElement = event_target(&ev);
-                    if let Some(file) = input.files().and_then(|f| f.get(0)) {
-                        let name = file.name();
-                        let on_text = Closure::once(move |text: JsValue| on_import.run((name, text.as_string().unwrap_or_default())));
-                        let _ = file.text().then(&on_text);
-                        on_text.forget();
+                    if let Some(file) = upload::picked(&ev) {
+                        upload::read_text(file, move |name, text| on_import.run((name, text)));
                     }
-                    input.set_value("");
                 } />
             </label>
             <p hidden=move || runs.with(|r| !r.is_empty())>"No runs yet: choose an environment and an agent above and press Train. Runs you start are kept here to compare."</p>
@@ -406,44 +401,28 @@ fn RunsTable(
 /// note comparing them with the recorded ones, or why Python could not measure them.
 fn measure_executive_verdicts(
     python: &Python,
-    done: impl Fn(Result<(Vec<MeasuredVerdict>, String), String>) + 'static,
+    done: impl FnOnce(Result<(Vec<MeasuredVerdict>, String), String>) + 'static,
 ) {
-    let programs: Vec<(String, String, ProgramRequest, Verdict)> = executive_tasks()
-        .iter()
-        .flat_map(|task| {
-            task.code.iter().map(|(variant, code)| {
-                let request = ProgramRequest::with_statements(code.clone(), &task.tests);
-                (task.task_id.clone(), variant.clone(), request, task.verdict_of(variant))
-            })
-        })
-        .collect();
-    let total = programs.len();
-    let results = Rc::new(RefCell::new(Vec::with_capacity(total)));
-    let done = Rc::new(done);
-    for (task_id, variant, request, recorded) in programs {
-        let (results, done) = (results.clone(), done.clone());
-        python.run(request, DEFAULT_TIME_LIMIT_MS, move |verdict| {
-            let mut results = results.borrow_mut();
-            results.push(verdict.map(|v| (MeasuredVerdict { task_id, variant, verdict: v.verdict() }, recorded)));
-            if results.len() < total {
-                return;
-            }
-            let measured: Result<Vec<_>, String> = results.drain(..).collect();
-            done(measured.map(|pairs| {
-                let differing: Vec<String> = pairs
-                    .iter()
-                    .filter(|(m, recorded)| m.verdict != *recorded)
-                    .map(|(m, _)| format!("{} / {}", m.task_id, m.variant))
-                    .collect();
-                let note = if differing.is_empty() {
-                    format!("Pyodide ran the {total} programs of the executive tasks: all {total} verdicts equal the recorded ones.")
-                } else {
-                    format!("Pyodide ran the {total} programs of the executive tasks; these differ from the recorded verdicts, and the run uses Python's: {}.", differing.join(", "))
-                };
-                (pairs.into_iter().map(|(m, _)| m).collect(), note)
-            }));
-        });
-    }
+    let programs = executive_programs();
+    let requests = programs.iter().map(BundledProgram::request).collect();
+    python.run_all(requests, DEFAULT_TIME_LIMIT_MS, move |results| {
+        let verdicts: Result<Vec<_>, String> = results.into_iter().map(|r| r.map(|v| v.verdict())).collect();
+        done(verdicts.map(|verdicts| {
+            let total = programs.len();
+            let differing: Vec<String> = programs
+                .iter()
+                .zip(&verdicts)
+                .filter(|(p, v)| p.recorded != **v)
+                .map(|(p, _)| format!("{} / {}", p.task_id, p.variant))
+                .collect();
+            let note = if differing.is_empty() {
+                format!("Pyodide ran the {total} programs of the executive tasks: all {total} verdicts equal the recorded ones.")
+            } else {
+                format!("Pyodide ran the {total} programs of the executive tasks; these differ from the recorded verdicts, and the run uses Python's: {}.", differing.join(", "))
+            };
+            (programs.iter().zip(verdicts).map(|(p, v)| p.measured(v)).collect(), note)
+        }));
+    });
 }
 
 /// Copies `text`; a refusal (no permission, no secure context) leaves the link on screen to copy.

@@ -58,7 +58,6 @@ struct Host {
     running: Option<Running>,
     next_id: u32,
     interrupt: Option<Int32Array>,
-    restarts: u32,
     /// How long the current worker took to load Pyodide and the harness.
     load_ms: f64,
 }
@@ -81,8 +80,6 @@ impl Host {
 pub struct Python {
     host: Rc<RefCell<Host>>,
     pub state: RwSignal<PythonState>,
-    /// Workers terminated and replaced because a program would not stop.
-    pub restarts: RwSignal<u32>,
 }
 
 impl Python {
@@ -95,10 +92,9 @@ impl Python {
             running: None,
             next_id: 1,
             interrupt: None,
-            restarts: 0,
             load_ms: 0.0,
         };
-        Self { host: Rc::new(RefCell::new(host)), state: RwSignal::new(PythonState::Idle), restarts: RwSignal::new(0) }
+        Self { host: Rc::new(RefCell::new(host)), state: RwSignal::new(PythonState::Idle) }
     }
 
     /// Whether an interrupt can stop a runaway program without restarting Python.
@@ -118,6 +114,30 @@ impl Python {
             self.spawn();
         }
         self.pump();
+    }
+
+    /// Queues several programs; `done` gets their results in request order once all are in.
+    pub fn run_all(
+        &self,
+        requests: Vec<ProgramRequest>,
+        limit_ms: u32,
+        done: impl FnOnce(Vec<Result<ProgramVerdict, String>>) + 'static,
+    ) {
+        let total = requests.len();
+        let results = Rc::new(RefCell::new((0..total).map(|_| None).collect::<Vec<_>>()));
+        let done = Rc::new(RefCell::new(Some(done)));
+        for (index, request) in requests.into_iter().enumerate() {
+            let (results, done) = (results.clone(), done.clone());
+            self.run(request, limit_ms, move |result| {
+                let mut slots = results.borrow_mut();
+                slots[index] = Some(result);
+                if slots.iter().all(Option::is_some)
+                    && let Some(done) = done.borrow_mut().take()
+                {
+                    done(slots.drain(..).flatten().collect());
+                }
+            });
+        }
     }
 
     fn spawn(&self) {
@@ -253,8 +273,6 @@ impl Python {
         let running = {
             let mut host = self.host.borrow_mut();
             host.stop_worker();
-            host.restarts += 1;
-            self.restarts.set(host.restarts);
             host.running.take().filter(|r| r.id == id)
         };
         if let Some(running) = running {

@@ -529,18 +529,7 @@ mod tests {
     }
 
     fn recorded() -> Vec<MeasuredVerdict> {
-        let tasks = crate::tasks::executive_tasks();
-        let mut measured = Vec::new();
-        for task in tasks.iter() {
-            for (variant, verdict) in &task.verdicts {
-                measured.push(MeasuredVerdict {
-                    task_id: task.task_id.clone(),
-                    variant: variant.clone(),
-                    verdict: *verdict,
-                });
-            }
-        }
-        measured
+        crate::tasks::executive_programs().iter().map(|p| p.measured(p.recorded)).collect()
     }
 
     #[test]

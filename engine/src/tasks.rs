@@ -6,6 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+use crate::python::ProgramRequest;
+
 /// Outcome of running a program against a task's tests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -131,6 +133,63 @@ pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
 
 pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../tasks/executive.json");
 pub const PLANNER_TASK_JSON: &str = include_str!("../../tasks/planner.json");
+
+/// One program of the bundled task data: its code, its tests and its recorded verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BundledProgram {
+    pub task_id: String,
+    /// The code variant (`correct`, `incorrect`, ...; `integrated` for the planner's program).
+    pub variant: String,
+    pub code: String,
+    pub tests: Vec<String>,
+    pub recorded: Verdict,
+}
+
+impl BundledProgram {
+    pub fn request(&self) -> ProgramRequest {
+        ProgramRequest::with_statements(self.code.clone(), &self.tests)
+    }
+
+    pub fn measured(&self, verdict: Verdict) -> MeasuredVerdict {
+        MeasuredVerdict { task_id: self.task_id.clone(), variant: self.variant.clone(), verdict }
+    }
+}
+
+/// Every code variant of the executive tasks.
+pub fn executive_programs() -> Vec<BundledProgram> {
+    executive_tasks()
+        .iter()
+        .flat_map(|task| {
+            task.code.iter().map(|(variant, code)| BundledProgram {
+                task_id: task.task_id.clone(),
+                variant: variant.clone(),
+                code: code.clone(),
+                tests: task.tests.clone(),
+                recorded: task.verdict_of(variant),
+            })
+        })
+        .collect()
+}
+
+/// The planner's integrated program, then the program of each subtask.
+pub fn planner_programs() -> Vec<BundledProgram> {
+    let task = planner_task();
+    let integrated = BundledProgram {
+        task_id: task.task_id.clone(),
+        variant: "integrated".into(),
+        code: task.integrated_code.clone(),
+        tests: task.tests.clone(),
+        recorded: task.integrated_verdict,
+    };
+    let subtasks = task.subtasks.iter().map(|s| BundledProgram {
+        task_id: s.name.clone(),
+        variant: "planned".into(),
+        code: s.code.clone(),
+        tests: s.tests.clone(),
+        recorded: s.verdict,
+    });
+    std::iter::once(integrated).chain(subtasks).collect()
+}
 
 /// A verdict measured by running one code variant of a task in Python (the page's "test actions run
 /// in Python" switch): it replaces the recorded one.
