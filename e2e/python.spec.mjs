@@ -56,6 +56,12 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   }
   // The next program is unaffected.
   expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+
+  // A bad time limit is named, and nothing runs.
+  await page.locator('#editor-limit').fill('abc');
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#python-problem')).toHaveText("time limit must be a number of seconds from 0.1 to 60, got 'abc'");
+  await expect(page.locator('#outcome')).toHaveText('pass'); // the previous verdict stays
   expect(errors).toEqual([]);
 });
 
@@ -137,6 +143,23 @@ test('task files: a bad line is named and nothing is imported; good files import
   await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
   await page.locator('#check-tasks').click();
   await expect(page.locator('#check-summary')).toContainText('16/16 reference solutions pass', { timeout: 60_000 });
+
+  // A file dropped on the import area imports like a chosen one (an id already there is replaced).
+  const dropped = await page.evaluateHandle((text) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], 'dropped.jsonl', { type: 'application/json' }));
+    return transfer;
+  }, lines[0]);
+  await page.locator('#import').dispatchEvent('drop', { dataTransfer: dropped });
+  await expect(page.locator('#import-message')).toContainText('Imported 1 tasks from dropped.jsonl');
+  await expect(page.locator('#import')).toContainText('16 imported tasks kept in this browser.');
+
+  // Forgetting them lasts across a reload.
+  await page.locator('#forget-tasks').click();
+  await expect(page.locator('#import')).toContainText('0 imported tasks kept in this browser.');
+  await page.reload();
+  await page.locator('#import summary').click();
+  await expect(page.locator('#import')).toContainText('0 imported tasks kept in this browser.');
   expect(errors).toEqual([]);
 });
 

@@ -215,4 +215,9 @@ fn check_refuses_a_malformed_file_naming_line_and_field() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("line 1, field `canonical_solution`: is missing"), "{stderr}");
+
+    let output = rlcg(&["check", "--tasks", path.to_str().unwrap(), "--timeout", "0"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--timeout must be between 0.05 and 600 seconds, not 0"), "{stderr}");
 }
