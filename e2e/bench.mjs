@@ -26,7 +26,7 @@ const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 const figures = {};
 try {
   await page.goto(`http://127.0.0.1:${port}/`);
-  await page.waitForFunction(() => !document.querySelector('#start').disabled);
+  await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
   async function train(env, agent, episodes, seed) {
     await page.selectOption('#env', env);
