@@ -80,11 +80,17 @@ impl Featurizer {
 
     /// Writes the current observation of `env` into `out` (length [`dim`](Self::dim)).
     pub fn write(&self, env: &impl Environment, out: &mut [f32]) {
+        self.write_parts(&env.texts(), |rest| env.features(rest), out);
+    }
+
+    /// Writes the embeddings of `texts` and then, through `env_features`, the environment's own
+    /// features: for states that live outside an [`Environment`] (the live mode's).
+    pub fn write_parts(&self, texts: &[&str], env_features: impl FnOnce(&mut [f32]), out: &mut [f32]) {
         let d = self.embedder.dim;
-        for (slot, text) in env.texts().into_iter().enumerate().take(self.text_slots) {
+        for (slot, text) in texts.iter().enumerate().take(self.text_slots) {
             self.embedder.embed(text, &mut out[slot * d..(slot + 1) * d]);
         }
-        env.features(&mut out[self.text_slots * d..]);
+        env_features(&mut out[self.text_slots * d..]);
     }
 }
 

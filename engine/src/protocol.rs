@@ -8,7 +8,7 @@ use crate::policy_view::PolicyView;
 use crate::run::{EpisodeRecord, Evaluation, Resume, RunSpec, RunSummary};
 use crate::tasks::MeasuredVerdict;
 
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,6 +68,28 @@ pub enum ToWorker {
     Discard {
         run_id: u32,
     },
+    /// Rebuild a run's trained agent from its recorded episodes (after a reload), without training
+    /// further, so live mode can ask it for actions.
+    Restore {
+        run_id: u32,
+        spec: RunSpec,
+        resume: Resume,
+    },
+    /// Live mode: the greedy action of run `run_id`'s agent in a live episode's state.
+    Decide {
+        request_id: u32,
+        run_id: u32,
+        state: LiveState,
+    },
+}
+
+/// A live episode's state as the policy reads it (see [`crate::live::LiveEpisode`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveState {
+    pub state: usize,
+    pub mask: u8,
+    pub texts: Vec<String>,
+    pub env_features: Vec<f32>,
 }
 
 /// Worker → page.
@@ -96,6 +118,16 @@ pub enum FromWorker {
     Failed {
         run_id: Option<u32>,
         message: String,
+    },
+    /// The run's agent is rebuilt (after `Restore`), or why not.
+    Restored {
+        run_id: u32,
+        result: Result<(), String>,
+    },
+    /// The answer to `Decide`: an action, or why the run cannot decide.
+    Decision {
+        request_id: u32,
+        result: Result<usize, String>,
     },
 }
 
@@ -133,10 +165,10 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":2", "\"version\":1");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 1, expected 2");
+        let stale = json.replace("\"version\":3", "\"version\":2");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 2, expected 3");
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":2,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":3,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );

@@ -449,9 +449,15 @@ impl Run {
     /// The greedy action of the trained agent in `env`'s current state (`env` may be any
     /// environment of the run's kind, for example one on another task).
     pub fn greedy_action(&self, env: &impl Environment, obs: Observation) -> usize {
+        self.greedy_action_on(obs, &env.texts(), |out| env.features(out))
+    }
+
+    /// The greedy action in a state given by its observation, texts and environment features (a
+    /// live episode's state, which no [`Environment`] holds).
+    pub fn greedy_action_on(&self, obs: Observation, texts: &[&str], env_features: impl FnOnce(&mut [f32])) -> usize {
         let mut features = vec![0.0; self.featurizer.map_or(0, |f| f.dim())];
         if let Some(f) = &self.featurizer {
-            f.write(env, &mut features);
+            f.write_parts(texts, env_features, &mut features);
         }
         self.agent.greedy(obs, &features)
     }

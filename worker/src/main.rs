@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use engine::agents::fixed_pipeline;
+use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::{EnvId, EpisodeRecord, Run};
 use wasm_bindgen::prelude::*;
@@ -58,6 +59,8 @@ struct Trainer {
     /// clamped to 4 ms.
     wake: MessagePort,
     slots: Vec<Slot>,
+    /// Runs whose training ended, kept so live mode can ask their agents for actions.
+    trained: Vec<(u32, Run)>,
     slice_scheduled: bool,
     last_progress: f64,
 }
@@ -136,7 +139,32 @@ impl Trainer {
                     self.finish(slot);
                 }
             }
-            ToWorker::Discard { run_id } => self.slots.retain(|s| s.id != run_id),
+            ToWorker::Discard { run_id } => {
+                self.slots.retain(|s| s.id != run_id);
+                self.trained.retain(|(id, _)| *id != run_id);
+            }
+            ToWorker::Restore { run_id, spec, resume } => {
+                // Replays the recorded episodes: as long as they took to train.
+                let result = Run::new(spec).and_then(|run| run.resume(&resume)).map(|mut run| {
+                    run.stop();
+                    self.trained.retain(|(id, _)| *id != run_id);
+                    self.trained.push((run_id, run));
+                });
+                self.post(FromWorker::Restored { run_id, result });
+            }
+            ToWorker::Decide { request_id, run_id, state } => {
+                let run = self
+                    .slots
+                    .iter()
+                    .find(|s| s.id == run_id)
+                    .map(|s| &s.run)
+                    .or_else(|| self.trained.iter().find(|(id, _)| *id == run_id).map(|(_, run)| run));
+                let result = match run {
+                    Some(run) => live::decide(run, &state),
+                    None => Err(format!("run #{run_id} is not in the training worker")),
+                };
+                self.post(FromWorker::Decision { request_id, result });
+            }
         }
         self.schedule();
     }
@@ -189,7 +217,7 @@ impl Trainer {
     }
 
     /// Evaluates a run whose training ended and reports it.
-    fn finish(&self, mut slot: Slot) {
+    fn finish(&mut self, mut slot: Slot) {
         slot.run.stop();
         let spec = slot.run.spec();
         let finished = Finished {
@@ -203,6 +231,7 @@ impl Trainer {
             learn_steps: slot.run.agent().learn_steps(),
         };
         self.post(FromWorker::Finished(Box::new(finished)));
+        self.trained.push((slot.id, slot.run));
     }
 }
 
@@ -214,6 +243,7 @@ fn main() {
         scope: scope.clone(),
         wake: channel.port2(),
         slots: Vec::new(),
+        trained: Vec::new(),
         slice_scheduled: false,
         last_progress: 0.0,
     }));

@@ -115,6 +115,17 @@ impl OrchestratorState {
     pub fn mask(self) -> ActionMask {
         ActionMask::from_legal(&[true, true, self.has_code && !self.has_error, self.has_error])
     }
+
+    /// Four flags and a one-hot iteration bucket (8 features).
+    pub fn write_features(self, out: &mut [f32]) {
+        let flags = [self.has_plan, self.has_code, self.has_error, self.tests_pass];
+        for (o, b) in out.iter_mut().zip(flags) {
+            *o = f32::from(u8::from(b));
+        }
+        for (k, o) in out[4..8].iter_mut().enumerate() {
+            *o = f32::from(u8::from(k == self.iteration_bucket()));
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -249,16 +260,8 @@ impl Environment for OrchestratorEnv {
         ]
     }
 
-    /// Four flags and a one-hot iteration bucket.
     fn features(&self, out: &mut [f32]) {
-        let s = self.state;
-        let flags = [s.has_plan, s.has_code, s.has_error, s.tests_pass];
-        for (o, b) in out.iter_mut().zip(flags) {
-            *o = f32::from(u8::from(b));
-        }
-        for (k, o) in out[4..8].iter_mut().enumerate() {
-            *o = f32::from(u8::from(k == s.iteration_bucket()));
-        }
+        self.state.write_features(out);
     }
 }
 

@@ -1,0 +1,612 @@
+//! The OpenAI-compatible chat-completions protocol, without the I/O: provider settings and presets,
+//! the request body, the server-sent-event stream and the replies parsed into text and token usage,
+//! HTTP failures turned into messages a person can act on, the retry policy, and code extraction
+//! from a reply. The page's client does the fetching; everything here is tested natively.
+//!
+//! The API key is not part of any type here: it lives only in the page's client, so nothing that is
+//! serialised (settings, runs, share links, exports) can carry it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// A provider the settings form offers ready-filled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub base_url: &'static str,
+    pub model: &'static str,
+    pub needs_key: bool,
+    /// What to do when the browser refuses the cross-origin request.
+    pub cors_hint: &'static str,
+}
+
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "openrouter",
+        label: "OpenRouter",
+        base_url: "https://openrouter.ai/api/v1",
+        model: "meta-llama/llama-3.1-8b-instruct",
+        needs_key: true,
+        cors_hint: "OpenRouter allows browser requests; check the base URL and your connection",
+    },
+    Preset {
+        id: "openai",
+        label: "OpenAI",
+        base_url: "https://api.openai.com/v1",
+        model: "gpt-4o-mini",
+        needs_key: true,
+        cors_hint: "OpenAI allows browser requests; check the base URL and your connection",
+    },
+    Preset {
+        id: "ollama",
+        label: "Ollama (localhost)",
+        base_url: "http://localhost:11434/v1",
+        model: "qwen2.5-coder:7b",
+        needs_key: false,
+        cors_hint: "start Ollama with OLLAMA_ORIGINS set to this page's origin (or *), e.g. OLLAMA_ORIGINS='*' ollama serve",
+    },
+    Preset {
+        id: "lmstudio",
+        label: "LM Studio (localhost)",
+        base_url: "http://localhost:1234/v1",
+        model: "qwen2.5-coder-7b-instruct",
+        needs_key: false,
+        cors_hint: "turn on \"Enable CORS\" in LM Studio's server settings and check that the server is running",
+    },
+    Preset {
+        id: "custom",
+        label: "Other OpenAI-compatible endpoint",
+        base_url: "",
+        model: "",
+        needs_key: false,
+        cors_hint: "the server must answer this page's origin with Access-Control-Allow-Origin (and allow the Authorization and Content-Type headers)",
+    },
+];
+
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+/// Where and how to call the model. Deliberately without the API key (see the module doc).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProviderSettings {
+    /// A [`Preset`] id; `custom` for any other base URL.
+    pub preset: String,
+    /// The API root, e.g. `https://openrouter.ai/api/v1`; `/chat/completions` is appended.
+    pub base_url: String,
+    pub model: String,
+    /// Sampling temperature, 0–2.
+    pub temperature: f64,
+    /// Nucleus sampling mass, in (0, 1].
+    pub top_p: f64,
+    /// Most tokens one reply may have.
+    pub max_tokens: u32,
+    /// US dollars per million prompt tokens, for the cost estimate (0 for local models).
+    pub price_prompt_per_million: f64,
+    /// US dollars per million completion tokens.
+    pub price_completion_per_million: f64,
+    /// Seconds one attempt may take, from request to the last token.
+    pub timeout_s: u32,
+    /// Attempts after the first for rate limits, server errors and network failures.
+    pub max_retries: u32,
+}
+
+impl Default for ProviderSettings {
+    fn default() -> Self {
+        Self::from_preset(&PRESETS[0])
+    }
+}
+
+impl ProviderSettings {
+    pub fn from_preset(preset: &Preset) -> Self {
+        Self {
+            preset: preset.id.to_owned(),
+            base_url: preset.base_url.to_owned(),
+            model: preset.model.to_owned(),
+            temperature: 0.2,
+            top_p: 1.0,
+            max_tokens: 1024,
+            price_prompt_per_million: 0.0,
+            price_completion_per_million: 0.0,
+            timeout_s: 60,
+            max_retries: 3,
+        }
+    }
+
+    /// Every field checked; the error names the field and the allowed values.
+    pub fn validate(&self) -> Result<(), String> {
+        let url = self.base_url.trim();
+        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len() {
+            return Err(format!("base URL: \"{url}\" is not an http:// or https:// address"));
+        }
+        if self.model.trim().is_empty() {
+            return Err("model: give the model's name, e.g. gpt-4o-mini".into());
+        }
+        if !(0.0..=2.0).contains(&self.temperature) {
+            return Err(format!("temperature: {} is outside 0–2", self.temperature));
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            return Err(format!("top-p: {} is outside (0, 1]", self.top_p));
+        }
+        if !(1..=65_536).contains(&self.max_tokens) {
+            return Err(format!("max tokens: {} is outside 1–65536", self.max_tokens));
+        }
+        for (name, price) in
+            [("prompt price", self.price_prompt_per_million), ("completion price", self.price_completion_per_million)]
+        {
+            if !(price.is_finite() && price >= 0.0) {
+                return Err(format!("{name}: {price} is not a price (0 or more dollars per million tokens)"));
+            }
+        }
+        if !(1..=600).contains(&self.timeout_s) {
+            return Err(format!("timeout: {} s is outside 1–600 s", self.timeout_s));
+        }
+        if self.max_retries > 10 {
+            return Err(format!("retries: {} is more than 10", self.max_retries));
+        }
+        Ok(())
+    }
+
+    pub fn endpoint(&self) -> String {
+        format!("{}/chat/completions", self.base_url.trim().trim_end_matches('/'))
+    }
+
+    pub fn cors_hint(&self) -> &'static str {
+        preset(&self.preset).unwrap_or(&PRESETS[PRESETS.len() - 1]).cors_hint
+    }
+
+    /// The JSON body of a chat-completions request. Streaming asks for the usage in the last chunk.
+    pub fn request_body(&self, messages: &[ChatMessage], stream: bool) -> String {
+        let mut body = json!({
+            "model": self.model.trim(),
+            "messages": messages,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "stream": stream,
+        });
+        if stream {
+            body["stream_options"] = json!({ "include_usage": true });
+        }
+        body.to_string()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// `system`, `user` or `assistant`.
+    pub role: String,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        Self { role: role.to_owned(), content: content.into() }
+    }
+}
+
+/// Tokens one call used, as the server reports them (or estimated where it reports none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// About four characters a token, for servers that report no usage (and the simulated LLM).
+    pub fn estimate(messages: &[ChatMessage], reply: &str) -> Self {
+        let prompt: usize = messages.iter().map(|m| m.content.chars().count()).sum();
+        Self { prompt_tokens: prompt.div_ceil(4) as u64, completion_tokens: reply.chars().count().div_ceil(4) as u64 }
+    }
+
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+
+    pub fn total(self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    /// US dollars at the settings' prices.
+    pub fn cost(self, settings: &ProviderSettings) -> f64 {
+        (self.prompt_tokens as f64 * settings.price_prompt_per_million
+            + self.completion_tokens as f64 * settings.price_completion_per_million)
+            / 1e6
+    }
+}
+
+/// Why a call failed, which decides whether it is worth another attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// 401 / 403: the key is missing, wrong or not allowed this model.
+    Auth,
+    /// 404, or a 400 that names the model.
+    UnknownModel,
+    /// 429.
+    RateLimited,
+    /// 5xx.
+    Server,
+    /// The request never got an answer: offline, DNS, refused, or a CORS refusal (the browser does
+    /// not say which).
+    Network,
+    Timeout,
+    /// Another 4xx: the server refused the request as written.
+    BadRequest,
+    /// The answer was not the JSON the protocol promises.
+    Malformed,
+    /// A well-formed answer without any choice or text.
+    Empty,
+    Cancelled,
+}
+
+impl FailureKind {
+    pub fn is_retryable(self) -> bool {
+        matches!(self, Self::RateLimited | Self::Server | Self::Network | Self::Timeout)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmFailure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+impl LlmFailure {
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+
+    /// A fetch that got no response at all.
+    pub fn network(settings: &ProviderSettings, detail: &str) -> Self {
+        Self::new(
+            FailureKind::Network,
+            format!(
+                "could not reach {} ({detail}): the server is down or unreachable, or refused this page's origin (CORS). Hint: {}",
+                settings.endpoint(),
+                settings.cors_hint()
+            ),
+        )
+    }
+
+    pub fn timeout(settings: &ProviderSettings) -> Self {
+        Self::new(
+            FailureKind::Timeout,
+            format!("no complete reply from {} within {} s", settings.model, settings.timeout_s),
+        )
+    }
+
+    /// An HTTP error status, explained; `body` is the server's answer (its `error.message` is
+    /// quoted, with anything that looks like a key masked).
+    pub fn from_status(status: u16, body: &str, settings: &ProviderSettings) -> Self {
+        let detail =
+            server_error_message(body).map(|m| format!(" The server said: {}", mask_secrets(&m))).unwrap_or_default();
+        let model = settings.model.trim();
+        let mentions_model = body.to_lowercase().contains("model");
+        let (kind, message) = match status {
+            401 => (
+                FailureKind::Auth,
+                "HTTP 401: the API key is missing or wrong; enter the key for this provider".to_owned(),
+            ),
+            403 => (
+                FailureKind::Auth,
+                format!("HTTP 403: the key is not allowed to use {model} (or this provider refuses the request)"),
+            ),
+            404 => (
+                FailureKind::UnknownModel,
+                format!("HTTP 404: unknown model \"{model}\" or wrong base URL ({})", settings.endpoint()),
+            ),
+            400 | 422 if mentions_model => {
+                (FailureKind::UnknownModel, format!("HTTP {status}: the server does not accept the model \"{model}\""))
+            }
+            429 => (FailureKind::RateLimited, "HTTP 429: rate limited".to_owned()),
+            500..=599 => (FailureKind::Server, format!("HTTP {status}: the server failed")),
+            _ => (FailureKind::BadRequest, format!("HTTP {status}: the server refused the request")),
+        };
+        Self::new(kind, format!("{message}.{detail}"))
+    }
+}
+
+/// The `error.message` (or `error` string) of an OpenAI-style error body.
+fn server_error_message(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let error = value.get("error")?;
+    error.get("message").and_then(Value::as_str).or_else(|| error.as_str()).map(|m| m.chars().take(300).collect())
+}
+
+/// Replaces tokens that look like API keys (`sk-…`, long opaque strings) with a mask, so a
+/// provider's error message that quotes the key does not show it.
+pub fn mask_secrets(text: &str) -> String {
+    text.split_inclusive(char::is_whitespace)
+        .map(|piece| {
+            let word = piece.trim_end();
+            let opaque = word.len() >= 20 && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_.*".contains(c));
+            let looks_like_key = word.starts_with("sk-") || (opaque && word.chars().any(|c| c.is_ascii_digit()));
+            if looks_like_key { piece.replacen(word, "[hidden]", 1) } else { piece.to_owned() }
+        })
+        .collect()
+}
+
+/// Milliseconds to wait before attempt `attempt + 1` (attempt counts from 0): the server's
+/// `Retry-After` seconds when it sent them (capped at a minute), else 1 s doubling up to 30 s.
+pub fn retry_delay_ms(attempt: u32, retry_after: Option<&str>) -> u64 {
+    if let Some(seconds) = retry_after.and_then(|v| v.trim().parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0)
+    {
+        return (seconds.min(60.0) * 1000.0) as u64;
+    }
+    (1000u64 << attempt.min(5)).min(30_000)
+}
+
+/// One piece of a streamed reply.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StreamEvent {
+    Text(String),
+    Usage(Usage),
+    /// `data: [DONE]`.
+    Done,
+}
+
+/// Splits a server-sent-event byte stream, fed in arbitrary pieces, into the `data` of each event
+/// (a small line protocol; the SSE crates are tied to an async runtime, this is fed from fetch).
+#[derive(Debug, Default)]
+pub struct SseDecoder {
+    pending: String,
+    data: Vec<String>,
+}
+
+impl SseDecoder {
+    /// The data of every event completed by `chunk`.
+    pub fn feed(&mut self, chunk: &str) -> Vec<String> {
+        self.pending.push_str(chunk);
+        let mut events = Vec::new();
+        while let Some(end) = self.pending.find('\n') {
+            let line: String = self.pending.drain(..=end).collect();
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    events.push(std::mem::take(&mut self.data).join("\n"));
+                }
+            } else if let Some(value) = line.strip_prefix("data:") {
+                self.data.push(value.strip_prefix(' ').unwrap_or(value).to_owned());
+            }
+            // Comments (`: keep-alive`), `event:`, `id:` and `retry:` lines carry nothing we use.
+        }
+        events
+    }
+
+    /// The last event, if the stream ended without its blank line.
+    pub fn finish(&mut self) -> Option<String> {
+        let rest = std::mem::take(&mut self.pending);
+        if let Some(value) = rest.trim_end().strip_prefix("data:") {
+            self.data.push(value.trim_start().to_owned());
+        }
+        (!self.data.is_empty()).then(|| std::mem::take(&mut self.data).join("\n"))
+    }
+}
+
+/// The events in one streamed chunk's data.
+pub fn parse_stream_data(data: &str) -> Result<Vec<StreamEvent>, LlmFailure> {
+    if data.trim() == "[DONE]" {
+        return Ok(vec![StreamEvent::Done]);
+    }
+    let value: Value = serde_json::from_str(data).map_err(|e| {
+        LlmFailure::new(FailureKind::Malformed, format!("a streamed chunk is not JSON ({e}): {}", preview(data)))
+    })?;
+    if let Some(message) = server_error_message(data) {
+        return Err(LlmFailure::new(
+            FailureKind::Server,
+            format!("the stream reported an error: {}", mask_secrets(&message)),
+        ));
+    }
+    let mut events = Vec::new();
+    if let Some(text) = value.pointer("/choices/0/delta/content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        events.push(StreamEvent::Text(text.to_owned()));
+    }
+    if let Some(usage) = parse_usage(&value) {
+        events.push(StreamEvent::Usage(usage));
+    }
+    Ok(events)
+}
+
+/// Text and usage of a whole (non-streamed) completion.
+pub fn parse_completion(body: &str) -> Result<(String, Option<Usage>), LlmFailure> {
+    let value: Value = serde_json::from_str(body).map_err(|e| {
+        LlmFailure::new(FailureKind::Malformed, format!("the reply is not JSON ({e}): {}", preview(body)))
+    })?;
+    let choices = value.get("choices").and_then(Value::as_array);
+    let Some(first) = choices.and_then(|c| c.first()) else {
+        return Err(LlmFailure::new(FailureKind::Empty, "the reply has no choices"));
+    };
+    let text = first.pointer("/message/content").and_then(Value::as_str).unwrap_or_default();
+    Ok((text.to_owned(), parse_usage(&value)))
+}
+
+fn parse_usage(value: &Value) -> Option<Usage> {
+    let usage = value.get("usage").filter(|u| u.is_object())?;
+    let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") })
+}
+
+fn preview(text: &str) -> String {
+    let short: String = text.chars().take(80).collect();
+    if short.len() < text.len() { format!("{short}…") } else { short }
+}
+
+/// The Python program in a reply: the longest fenced block tagged python (or untagged), else the
+/// text from its first line of code on when the model used no fences. Reasoning models' `<think>`
+/// sections are skipped; an unclosed fence (a reply cut at max tokens) runs to the end.
+pub fn extract_code(reply: &str) -> Option<String> {
+    let reply = strip_thinking(reply);
+    let mut blocks: Vec<(bool, String)> = Vec::new();
+    let mut lines = reply.lines();
+    while let Some(line) = lines.next() {
+        let Some(tag) = line.trim_start().strip_prefix("```") else { continue };
+        let tag = tag.trim().to_lowercase();
+        let body: Vec<&str> = lines.by_ref().take_while(|l| !l.trim_start().starts_with("```")).collect();
+        let python = matches!(tag.as_str(), "python" | "py" | "python3");
+        if python || tag.is_empty() {
+            blocks.push((python, body.join("\n")));
+        }
+    }
+    let fenced = blocks.iter().filter(|(python, _)| *python).chain(blocks.iter().filter(|(python, _)| !python));
+    let best = fenced.map(|(_, code)| code.trim_matches('\n')).filter(|code| !code.trim().is_empty()).fold(
+        None::<&str>,
+        |best, code| match best {
+            Some(b) if b.len() >= code.len() => Some(b),
+            _ => Some(code),
+        },
+    );
+    if !blocks.is_empty() {
+        return best.map(|code| format!("{code}\n"));
+    }
+    let starts_code =
+        |l: &str| ["def ", "class ", "import ", "from ", "@", "async def "].iter().any(|p| l.starts_with(p));
+    let start = reply.lines().position(starts_code)?;
+    let code: Vec<&str> = reply.lines().skip(start).collect();
+    Some(format!("{}\n", code.join("\n").trim_end()))
+}
+
+fn strip_thinking(reply: &str) -> &str {
+    match reply.find("</think>") {
+        Some(end) if reply.trim_start().starts_with("<think>") => &reply[end + "</think>".len()..],
+        _ => reply,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid_settings_and_custom_needs_a_url() {
+        for preset in PRESETS.iter().filter(|p| p.id != "custom") {
+            assert_eq!(ProviderSettings::from_preset(preset).validate(), Ok(()), "{}", preset.id);
+        }
+        let custom = ProviderSettings::from_preset(preset("custom").unwrap());
+        assert!(custom.validate().unwrap_err().starts_with("base URL"));
+        let settings = ProviderSettings { base_url: "http://127.0.0.1:9/v1/".into(), ..ProviderSettings::default() };
+        assert_eq!(settings.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+        let bad = ProviderSettings { temperature: 3.0, ..ProviderSettings::default() };
+        assert_eq!(bad.validate().unwrap_err(), "temperature: 3 is outside 0–2");
+        let bad = ProviderSettings { top_p: 0.0, ..ProviderSettings::default() };
+        assert!(bad.validate().unwrap_err().starts_with("top-p"));
+    }
+
+    #[test]
+    fn the_request_body_carries_sampling_settings_and_asks_for_streamed_usage() {
+        let settings = ProviderSettings::default();
+        let body: Value =
+            serde_json::from_str(&settings.request_body(&[ChatMessage::new("user", "hi")], true)).unwrap();
+        assert_eq!(body["model"], settings.model.as_str());
+        assert_eq!(body["messages"][0]["content"], "hi");
+        assert_eq!(body["max_tokens"], 1024);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        let body: Value = serde_json::from_str(&settings.request_body(&[], false)).unwrap();
+        assert!(body.get("stream_options").is_none());
+    }
+
+    #[test]
+    fn sse_events_survive_any_chunking() {
+        let stream = ": keep-alive\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n";
+        for size in [1, 3, 17, stream.len()] {
+            let mut decoder = SseDecoder::default();
+            let chars: Vec<char> = stream.chars().collect();
+            let data: Vec<String> =
+                chars.chunks(size).flat_map(|c| decoder.feed(&c.iter().collect::<String>())).collect();
+            let events: Vec<StreamEvent> = data.iter().flat_map(|d| parse_stream_data(d).unwrap()).collect();
+            assert_eq!(
+                events,
+                vec![
+                    StreamEvent::Text("Hel".into()),
+                    StreamEvent::Text("lo".into()),
+                    StreamEvent::Usage(Usage { prompt_tokens: 7, completion_tokens: 2 }),
+                    StreamEvent::Done
+                ],
+                "chunks of {size}"
+            );
+        }
+        let mut decoder = SseDecoder::default();
+        assert!(decoder.feed("data: [DONE]").is_empty());
+        assert_eq!(decoder.finish().as_deref(), Some("[DONE]"));
+    }
+
+    #[test]
+    fn malformed_and_empty_replies_are_named() {
+        assert_eq!(parse_stream_data("{oops").unwrap_err().kind, FailureKind::Malformed);
+        let error = parse_stream_data("{\"error\":{\"message\":\"overloaded\"}}").unwrap_err();
+        assert_eq!(error.message, "the stream reported an error: overloaded");
+        assert_eq!(parse_completion("{\"choices\":[]}").unwrap_err().kind, FailureKind::Empty);
+        assert_eq!(parse_completion("<html>").unwrap_err().kind, FailureKind::Malformed);
+        let (text, usage) = parse_completion(
+            "{\"choices\":[{\"message\":{\"content\":\"ok\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}",
+        )
+        .unwrap();
+        assert_eq!((text.as_str(), usage), ("ok", Some(Usage { prompt_tokens: 3, completion_tokens: 1 })));
+    }
+
+    #[test]
+    fn statuses_become_actionable_messages_without_the_key() {
+        let settings = ProviderSettings::default();
+        let quoted = "{\"error\":{\"message\":\"Incorrect API key provided: sk-abc123def456ghi789jkl. You can find your key at ...\"}}";
+        let auth = LlmFailure::from_status(401, quoted, &settings);
+        assert_eq!(auth.kind, FailureKind::Auth);
+        assert!(auth.message.contains("API key is missing or wrong"), "{}", auth.message);
+        assert!(!auth.message.contains("sk-abc123"), "{}", auth.message);
+        assert!(auth.message.contains("[hidden]"));
+        let model = LlmFailure::from_status(404, "{}", &settings);
+        assert_eq!(model.kind, FailureKind::UnknownModel);
+        assert!(model.message.contains(&settings.model));
+        let model = LlmFailure::from_status(400, "{\"error\":{\"message\":\"model not found\"}}", &settings);
+        assert_eq!(model.kind, FailureKind::UnknownModel);
+        assert!(LlmFailure::from_status(429, "", &settings).kind.is_retryable());
+        assert!(LlmFailure::from_status(503, "", &settings).kind.is_retryable());
+        assert!(!LlmFailure::from_status(401, "", &settings).kind.is_retryable());
+        let ollama = ProviderSettings::from_preset(preset("ollama").unwrap());
+        assert!(LlmFailure::network(&ollama, "TypeError: Failed to fetch").message.contains("OLLAMA_ORIGINS"));
+    }
+
+    #[test]
+    fn retries_back_off_exponentially_and_honour_retry_after() {
+        assert_eq!([0, 1, 2, 3].map(|a| retry_delay_ms(a, None)), [1000, 2000, 4000, 8000]);
+        assert_eq!(retry_delay_ms(9, None), 30_000);
+        assert_eq!(retry_delay_ms(0, Some("2")), 2000);
+        assert_eq!(retry_delay_ms(0, Some("0.25")), 250);
+        assert_eq!(retry_delay_ms(0, Some("3600")), 60_000);
+        assert_eq!(retry_delay_ms(1, Some("Wed, 21 Oct 2015 07:28:00 GMT")), 2000);
+    }
+
+    #[test]
+    fn usage_costs_at_the_settings_prices() {
+        let settings = ProviderSettings {
+            price_prompt_per_million: 0.15,
+            price_completion_per_million: 0.60,
+            ..ProviderSettings::default()
+        };
+        let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000 };
+        assert!((usage.cost(&settings) - 0.45).abs() < 1e-12);
+        assert_eq!(Usage::estimate(&[ChatMessage::new("user", "12345678")], "123").total(), 3);
+    }
+
+    #[test]
+    fn code_is_found_with_fences_several_blocks_prose_or_none() {
+        let fenced = "Here you go:\n```python\ndef f():\n    return 1\n```\nThis returns one.";
+        assert_eq!(extract_code(fenced).unwrap(), "def f():\n    return 1\n");
+        let several = "Bug:\n```python\nreturn x\n```\n## Correct code\n```python\ndef f(x):\n    return x + 1\n```\n";
+        assert_eq!(extract_code(several).unwrap(), "def f(x):\n    return x + 1\n");
+        let untagged = "```\ndef g():\n    pass\n```";
+        assert_eq!(extract_code(untagged).unwrap(), "def g():\n    pass\n");
+        let other_language = "```bash\npip install x\n```\n```py\nimport x\n```";
+        assert_eq!(extract_code(other_language).unwrap(), "import x\n");
+        let bare = "Sure! Here is the function.\ndef h(a):\n    return a * 2\n";
+        assert_eq!(extract_code(bare).unwrap(), "def h(a):\n    return a * 2\n");
+        let cut = "```python\ndef k():\n    return [1,";
+        assert_eq!(extract_code(cut).unwrap(), "def k():\n    return [1,\n");
+        let thinking = "<think>maybe ```python\nwrong()\n``` no</think>\n```python\nright()\n```";
+        assert_eq!(extract_code(thinking).unwrap(), "right()\n");
+        assert_eq!(extract_code("I cannot help with that."), None);
+        assert_eq!(extract_code("```python\n\n```"), None);
+    }
+}
