@@ -20,7 +20,11 @@ export default defineConfig({
   retries: 0,
   workers: 1,
   reporter: [['list']],
-  webServer: [serve(port), serve(plainPort, '--no-isolation')],
+  webServer: [
+    serve(port),
+    serve(plainPort, '--no-isolation'),
+    { command: 'node llm-stub.mjs', url: 'http://127.0.0.1:8790/', reuseExistingServer: false, env: { PORT: '8790' } },
+  ],
   use: {
     baseURL: `http://127.0.0.1:${port}/`,
     launchOptions: {

@@ -82,9 +82,12 @@ fn parse_limit(text: &str) -> Result<u32, String> {
 }
 
 #[component]
-pub fn PythonPane(python: Python) -> impl IntoView {
+pub fn PythonPane(
+    python: Python,
+    /// Tasks imported from files (kept in IndexedDB; live mode offers them too).
+    imported: RwSignal<Vec<ImportedTask>>,
+) -> impl IntoView {
     let bundled = bundled_examples();
-    let imported = RwSignal::new(Vec::<ImportedTask>::new());
     let first = bundled[0].clone();
 
     let code = RwSignal::new(first.code.clone());
@@ -94,12 +97,6 @@ pub fn PythonPane(python: Python) -> impl IntoView {
     let limit = RwSignal::new(format!("{}", DEFAULT_TIME_LIMIT_MS as f64 / 1000.0));
     let verdict = RwSignal::new(None::<(ProgramVerdict, String)>);
     let problem = RwSignal::new(None::<String>);
-    leptos::task::spawn_local(async move {
-        match persist::load_tasks().await {
-            Ok(tasks) => imported.set(tasks),
-            Err(e) => problem.set(Some(e)),
-        }
-    });
     let import_message = RwSignal::new(None::<String>);
     let import_errors = RwSignal::new(Vec::<String>::new());
     let check_summary = RwSignal::new(None::<String>);

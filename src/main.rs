@@ -5,6 +5,8 @@ mod controls;
 mod download;
 mod editor;
 mod frame;
+mod live;
+mod llm_client;
 mod model;
 mod offline;
 mod persist;
@@ -18,14 +20,17 @@ use engine::protocol::{Envelope, FromWorker, ToWorker};
 use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::run::{Resume, fingerprint};
 use engine::share::{Control, ShareLink};
+use engine::task_import::ImportedTask;
 use engine::tasks::{BundledProgram, MeasuredVerdict, executive_programs};
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
+use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::controls::Controls;
 use crate::editor::PythonPane;
+use crate::live::{LivePanel, WorkerCalls};
 use crate::model::{RunData, Status, css_colour, parse_runs_json};
 use crate::plot::MetricsPlot;
 use crate::policy::{PolicyPanel, percent};
@@ -74,7 +79,10 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
         runs.iter_mut().find(|r| r.id == id)
     }
     match message {
-        FromWorker::Ready | FromWorker::Failed { run_id: None, .. } => {}
+        FromWorker::Ready
+        | FromWorker::Failed { run_id: None, .. }
+        | FromWorker::Restored { .. }
+        | FromWorker::Decision { .. } => {}
         FromWorker::Progress { runs: batches } => {
             for batch in batches {
                 if let Some(run) = find(runs, batch.run_id) {
@@ -139,7 +147,9 @@ fn App() -> impl IntoView {
         }
     });
 
+    let calls = StoredValue::new_local(Rc::new(WorkerCalls::default()));
     let on_message = move |message: FromWorker| {
+        calls.with_value(|c| c.answer(&message));
         match &message {
             FromWorker::Ready => set_ready.set(true),
             FromWorker::Failed { run_id, message } => error.set(Some(match run_id {
@@ -173,6 +183,13 @@ fn App() -> impl IntoView {
     let update_ready = RwSignal::new(false);
     offline::register(update_ready);
     let python = StoredValue::new_local(Python::new());
+    let imported_tasks = RwSignal::new(Vec::<ImportedTask>::new());
+    leptos::task::spawn_local(async move {
+        match persist::load_tasks().await {
+            Ok(tasks) => imported_tasks.set(tasks),
+            Err(problem) => error.set(Some(problem)),
+        }
+    });
     let python_note = RwSignal::new(None::<String>);
     let start_run = move |spec: RunSpec, measured_verdicts: Option<Vec<MeasuredVerdict>>| {
         let id = next_id.get_value();
@@ -315,7 +332,8 @@ fn App() -> impl IntoView {
                 <TreeView runs=runs selected_run=selected />
                 <PolicyPanel runs=runs selected_run=selected />
             </div>
-            <PythonPane python=python.get_value() />
+            <PythonPane python=python.get_value() imported=imported_tasks />
+            <LivePanel runs=runs imported=imported_tasks python=python.get_value() calls=calls send=send />
             <About />
         </main>
     }

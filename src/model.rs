@@ -51,6 +51,8 @@ pub struct RunData {
     pub finished: Option<Box<Finished>>,
     /// Drawn in the plot.
     pub shown: bool,
+    /// Live-mode episodes added to the tree (ids from `live::LIVE_EPISODE_BASE`).
+    pub live_episodes: u32,
 }
 
 impl RunData {
@@ -65,6 +67,7 @@ impl RunData {
             policy: None,
             finished: None,
             shown: true,
+            live_episodes: 0,
         }
     }
 

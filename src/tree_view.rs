@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::frame::redraw_on_change;
+use crate::live::LIVE_EPISODE_BASE;
 use crate::model::RunData;
 
 const COLUMN: f64 = 120.0;
@@ -274,7 +275,12 @@ pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>
             let node = tree.nodes().get(node_id as usize)?;
             let path: Vec<&str> =
                 tree.path(node_id).iter().map(|&a| names.get(usize::from(a)).copied().unwrap_or("?")).collect();
-            let episodes: Vec<String> = node.episodes.iter().rev().map(u32::to_string).collect();
+            let episodes: Vec<String> = node
+                .episodes
+                .iter()
+                .rev()
+                .map(|&e| if e >= LIVE_EPISODE_BASE { format!("live {}", e - LIVE_EPISODE_BASE + 1) } else { e.to_string() })
+                .collect();
             let path = if path.is_empty() { "(start of every episode)".to_owned() } else { path.join(" → ") };
             Some(view! {
                 <div id="tree-node" class="node-details">

@@ -1,0 +1,160 @@
+import { test, expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { watchErrors } from './helpers.mjs';
+
+const STUB = 'http://127.0.0.1:8790';
+const KEY = 'sk-e2e-SECRET-0123456789abcdefXYZ';
+
+/** Opens the page and trains orchestrator Q-learning (seed 1, 5000 episodes) to the end. */
+async function trainOrchestrator(page) {
+  await page.goto('./');
+  await expect(page.locator('#start')).toBeEnabled();
+  await page.locator('#env').selectOption('orchestrator');
+  await page.locator('#agent').selectOption('q-learning');
+  await page.locator('#episodes').fill('5000');
+  await page.locator('#seed').fill('1');
+  await page.locator('#start').click();
+  await expect(page.locator('#runs tbody tr .status').first()).toHaveText('finished', { timeout: 60_000 });
+}
+
+/** Points live mode at the stub with `model` and the test key. */
+async function useStub(page, model) {
+  await page.locator('#llm-provider').selectOption('custom');
+  await page.locator('#llm-base-url').fill(`${STUB}/v1`);
+  await page.locator('#llm-base-url').dispatchEvent('change');
+  await page.locator('#llm-model').fill(model);
+  await page.locator('#llm-model').dispatchEvent('change');
+  await page.locator('#llm-key').fill(KEY);
+  await page.locator('#llm-key').dispatchEvent('change');
+}
+
+async function go(page) {
+  await page.locator('#live-task').selectOption('task2_incorrect');
+  await page.locator('#live-go').click();
+  await expect(page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });
+}
+
+test('offline, a trained orchestrator policy drives the simulated LLM with Pyodide verdicts, and compares with the pipeline', async ({ page }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  await expect(page.locator('#live-policy option').first()).toContainText('#1 orchestrator · q-learning');
+  await go(page);
+  // Seed 003's learned policy: coder first, then the tester, whose verdict comes from Pyodide.
+  const steps = page.locator('#live-steps li');
+  await expect(steps.first().locator('strong')).toHaveText('coder');
+  await expect(steps.nth(1).locator('strong')).toHaveText('tester');
+  await expect(steps.nth(1).locator('.verdict')).toContainText(/tests passed · \d+ lines ran/);
+  const timeline = page.locator('#live-timeline tbody tr');
+  await expect(timeline.first()).toHaveClass(/task/);
+  await expect(page.locator('#live-timeline tr.code').first()).toBeVisible();
+  await expect(page.locator('#live-timeline tr.test_result').first()).toBeVisible();
+  await expect(page.locator('#live-summary')).toContainText(/agent calls \d+ · LLM calls \d+ · test runs \d+ · tokens \d+/);
+
+  await page.locator('#live-compare').click();
+  await expect(page.locator('#live-history tbody tr')).toHaveCount(2, { timeout: 60_000 });
+  const pipeline = page.locator('#live-history tbody tr').nth(1);
+  await expect(pipeline.locator('td').first()).toContainText('fixed pipeline: planner');
+  await expect(page.locator('#live-steps li').first().locator('strong')).toHaveText('planner');
+  expect(errors).toEqual([]);
+});
+
+test('against an OpenAI-compatible server the reply streams in, the episode succeeds, and the key stays out of links, exports and workers', async ({ page }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  await useStub(page, 'stub-coder');
+  await go(page);
+  await expect(page.locator('#live-summary')).toContainText(/^success · return 10\.1 · agent calls 2 · LLM calls 1 · test runs 1 · tokens \d+ \(100 prompt/);
+  await expect(page.locator('#live-stream')).toContainText('It handles every case.');
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+  const auth = await (await fetch(`${STUB}/last-authorization`)).json();
+  expect(auth.authorization).toBe(`Bearer ${KEY}`);
+
+  // Not in the address, the share link, the exports, the stored settings or any worker's scope.
+  expect(page.url()).not.toContain(KEY);
+  await page.locator('#runs tbody tr .share').first().click();
+  expect(await page.locator('#share-link').inputValue()).not.toContain(KEY);
+  for (const button of ['#export-json', '#export-csv']) {
+    const download = page.waitForEvent('download');
+    await page.locator(button).click();
+    expect(await readFile(await (await download).path(), 'utf8')).not.toContain(KEY);
+  }
+  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  expect(storage).not.toContain(KEY);
+  expect(storage).toContain('stub-coder');
+  for (const worker of page.workers()) {
+    const found = await worker.evaluate((key) => Object.getOwnPropertyNames(self).some((name) => {
+      try { return String(self[name]).includes(key) || JSON.stringify(self[name] ?? null).includes(key); } catch { return false; }
+    }), KEY);
+    expect(found, worker.url()).toBe(false);
+  }
+  // Inside Python: no object the interpreter holds mentions the key (built here from pieces, so
+  // this program's own text does not contain it).
+  const [head, tail] = [KEY.slice(0, 10), KEY.slice(10)];
+  await page.locator('#editor-code').fill(
+    `import gc\nkey = ${JSON.stringify(head)} + ${JSON.stringify(tail)}\n` +
+    'def holds(o):\n    values = o.values() if isinstance(o, dict) else o\n    return any(isinstance(v, str) and key in v for v in values)\n' +
+    'hits = [o for o in gc.get_objects() if isinstance(o, (dict, list, tuple)) and o is not globals() and holds(o)]\n' +
+    'print("key-hits", len(hits))\n');
+  await page.locator('#editor-tests').fill('');
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#stdout')).toContainText('key-hits 0', { timeout: 30_000 });
+
+  // Ticking "remember" keeps the key in this browser's storage, and unticking removes it.
+  await page.locator('#llm-remember').check();
+  expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).toContain(KEY);
+  await page.locator('#llm-remember').uncheck();
+  expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(KEY);
+  expect(errors).toEqual([]);
+});
+
+test('rate limits are retried after Retry-After; a refused key, malformed JSON and a reply without code get clear messages', async ({ page }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+
+  await useStub(page, `stub-429-${Date.now()}`);
+  await page.locator('#live-task').selectOption('task2_incorrect');
+  await page.locator('#live-go').click();
+  await expect(page.locator('#live-status')).toContainText('HTTP 429: rate limited. The server said: Rate limit reached Retrying in 1.0 s');
+  await expect(page.locator('#live-summary')).toContainText(/^success/, { timeout: 30_000 });
+
+  await useStub(page, 'stub-401');
+  await go(page);
+  await expect(page.locator('#live-status')).toContainText('HTTP 401: the API key is missing or wrong');
+  await expect(page.locator('#live-timeline tr.error').first()).toContainText('[hidden]');
+  expect(await page.locator('#live').innerText()).not.toContain(KEY);
+
+  await useStub(page, 'stub-malformed');
+  await go(page);
+  await expect(page.locator('#live-timeline tr.error').first()).toContainText('a streamed chunk is not JSON');
+
+  await useStub(page, 'stub-nocode');
+  await go(page);
+  await expect(page.locator('#live-timeline tr.error').first()).toContainText("the coder's reply has no Python code: I'm sorry");
+
+  await useStub(page, 'no-such-model');
+  await go(page);
+  await expect(page.locator('#live-status')).toContainText('HTTP 404: unknown model "no-such-model"');
+  // Chromium logs each refused request itself; anything else would be the page's fault.
+  expect(errors.filter((e) => !e.startsWith('Failed to load resource: the server responded with a status of'))).toEqual([]);
+});
+
+test('prompts are editable, checked before use, and restorable to the defaults', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  await page.locator('#prompts summary').click();
+  await page.locator('#prompt-id').selectOption('orchestrator.coder');
+  await expect(page.locator('#prompt-user')).toHaveValue(/\{plan\}/);
+  await page.locator('#prompt-user').fill('Write {task} with {cod}');
+  await page.locator('#prompt-save').click();
+  await expect(page.locator('#prompt-message')).toHaveText(/prompt orchestrator.coder, user: unknown placeholder \{cod\} at character 18 \(this prompt can use \{task\}, \{plan\}\)/);
+  await page.locator('#prompt-user').fill('Write {task}. Plan: {plan}. Only code, please.');
+  await page.locator('#prompt-save').click();
+  await expect(page.locator('#prompt-message')).toHaveText('Saved.');
+  await page.reload();
+  await page.locator('#prompts summary').click();
+  await page.locator('#prompt-id').selectOption('orchestrator.coder');
+  await expect(page.locator('#prompt-user')).toHaveValue('Write {task}. Plan: {plan}. Only code, please.');
+  await page.locator('#prompt-restore').click();
+  await expect(page.locator('#prompt-user')).toHaveValue(/^Task:\n\{task\}/);
+  expect(errors).toEqual([]);
+});

@@ -1,0 +1,83 @@
+// An OpenAI-compatible chat-completions server for the e2e suite, on 127.0.0.1. The model name picks
+// the behaviour: stub-coder streams sensible answers; stub-429* answers 429 (Retry-After: 1) the
+// first time for each model name, then as stub-coder; stub-401 refuses the key and quotes it back,
+// as some providers do; stub-malformed streams a chunk that is not JSON; stub-nocode replies without
+// code. GET /last-authorization tells which Authorization header the last request carried.
+import { createServer } from 'node:http';
+
+const port = Number(process.env.PORT ?? 8790);
+const seen429 = new Set();
+let lastAuthorization = null;
+
+const cors = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Authorization, Content-Type',
+  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
+};
+
+const SOLUTIONS = {
+  find_max: 'def find_max(nums):\n    return max(nums)\n',
+  is_palindrome: 'def is_palindrome(s: str) -> bool:\n    return s == s[::-1]\n',
+};
+
+function answer(messages) {
+  const system = messages.find((m) => m.role === 'system')?.content ?? '';
+  const user = messages.find((m) => m.role === 'user')?.content ?? '';
+  if (system.includes('Planner')) return '1. Walk the list.\n2. Keep the largest value.\n3. Return it.';
+  if (system.includes('Tester')) return 'The function returns the wrong element.';
+  if (system.includes('recalls')) return '- Use the built-in.';
+  const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
+  const code = name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
+  return `Here is my solution.\n\n\`\`\`python\n${code}\`\`\`\n\nIt handles every case.`;
+}
+
+function stream(res, text) {
+  res.writeHead(200, { ...cors, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const pieces = text.match(/[\s\S]{1,12}/g) ?? [];
+  for (const piece of pieces) {
+    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: piece } }] })}\n\n`);
+  }
+  res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 100, completion_tokens: pieces.length } })}\n\n`);
+  res.end('data: [DONE]\n\n');
+}
+
+function json(res, status, body, headers = {}) {
+  res.writeHead(status, { ...cors, 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+createServer((req, res) => {
+  if (req.method === 'OPTIONS') {
+    res.writeHead(204, cors);
+    return res.end();
+  }
+  if (req.method === 'GET' && req.url === '/last-authorization') return json(res, 200, { authorization: lastAuthorization });
+  if (req.method === 'GET') return json(res, 200, { ok: true });
+  let body = '';
+  req.on('data', (chunk) => { body += chunk; });
+  req.on('end', () => {
+    lastAuthorization = req.headers.authorization ?? null;
+    let request;
+    try {
+      request = JSON.parse(body);
+    } catch {
+      return json(res, 400, { error: { message: 'the request is not JSON' } });
+    }
+    const model = String(request.model ?? '');
+    if (model === 'stub-401') {
+      const key = (lastAuthorization ?? '').replace(/^Bearer /, '');
+      return json(res, 401, { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account.` } });
+    }
+    if (model.startsWith('stub-429') && !seen429.has(model)) {
+      seen429.add(model);
+      return json(res, 429, { error: { message: 'Rate limit reached' } }, { 'Retry-After': '1' });
+    }
+    if (model === 'stub-malformed') {
+      res.writeHead(200, { ...cors, 'Content-Type': 'text/event-stream' });
+      return res.end('data: {"choices": [{"delta": {"content": "def\n\n');
+    }
+    if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
+    if (model === 'stub-coder' || model.startsWith('stub-429')) return stream(res, answer(request.messages ?? []));
+    return json(res, 404, { error: { message: `The model ${model} does not exist` } });
+  });
+}).listen(port, '127.0.0.1');
