@@ -192,9 +192,9 @@ pub fn LivePanel(
     };
 
     let play = move |choice: Choice, label: String| {
-        let Some(task) =
-            tasks().into_iter().find(|t| t.id == task_id.get_untracked()).or_else(|| tasks().into_iter().next())
-        else {
+        let all = tasks();
+        let wanted = task_id.get_untracked();
+        let Some(task) = all.iter().find(|t| t.id == wanted).or(all.first()).cloned() else {
             return problem.set(Some("there is no task to solve".into()));
         };
         let remote = llm_choice.get_untracked() != SIMULATED;
@@ -229,6 +229,10 @@ pub fn LivePanel(
         let calls = calls.get_value();
         let action_names = choice.env().action_names();
         let llm_label = if remote { settings.model.clone() } else { "simulated LLM".to_owned() };
+        let show = move |episode: &LiveEpisode| {
+            messages.set(episode.messages().to_vec());
+            steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
+        };
         leptos::task::spawn_local(async move {
             let start = js_sys::Date::now();
             let now = move || js_sys::Date::now() - start;
@@ -306,11 +310,9 @@ pub fn LivePanel(
                         }
                     }
                 }
-                messages.set(episode.messages().to_vec());
-                steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
+                show(&episode);
             }
-            messages.set(episode.messages().to_vec());
-            steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
+            show(&episode);
             let result = episode.summary().clone();
             let cost = if remote { result.usage.cost(&settings) } else { 0.0 };
             status.set(format!("Episode over: {}.", result.ended));

@@ -206,7 +206,7 @@ pub struct LiveEpisode {
     driver: Driver,
     task: LiveTask,
     prompts: PromptSet,
-    executive: ExecutiveState,
+    executive: ExecutiveFlags,
     orchestrator: OrchestratorState,
     plan: String,
     code: String,
@@ -219,12 +219,6 @@ pub struct LiveEpisode {
     steps: Vec<LiveStep>,
     messages: Vec<BlackboardMessage>,
     summary: LiveSummary,
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct ExecutiveState {
-    flags: ExecutiveFlags,
-    tests: usize,
 }
 
 /// Test-report characters kept for prompts and messages.
@@ -244,7 +238,7 @@ impl LiveEpisode {
             env,
             driver,
             prompts,
-            executive: ExecutiveState::default(),
+            executive: ExecutiveFlags::default(),
             orchestrator: OrchestratorState::default(),
             plan: String::new(),
             code: String::new(),
@@ -305,7 +299,7 @@ impl LiveEpisode {
     /// The state in the trained environment's encoding.
     pub fn observation(&self) -> Observation {
         match self.env {
-            EnvId::Executive => Observation { state: self.executive.flags.index(), mask: self.executive.flags.mask() },
+            EnvId::Executive => Observation { state: self.executive.index(), mask: self.executive.mask() },
             _ => Observation { state: self.orchestrator.index(), mask: self.orchestrator.mask() },
         }
     }
@@ -321,7 +315,7 @@ impl LiveEpisode {
     /// The trained environment's own features of the current state.
     pub fn write_features(&self, out: &mut [f32]) {
         match self.env {
-            EnvId::Executive => out.copy_from_slice(&self.executive.flags.as_features()),
+            EnvId::Executive => out.copy_from_slice(&self.executive.as_features()),
             _ => self.orchestrator.write_features(out),
         }
     }
@@ -346,7 +340,7 @@ impl LiveEpisode {
         }
         self.steps.push(LiveStep { action, code: self.code.clone(), ..LiveStep::default() });
         let executive_call = [executive::GENERATE, executive::DEBUG, executive::SEARCH].contains(&action)
-            && self.executive.flags.mask().allows(action);
+            && self.executive.mask().allows(action);
         if self.env == EnvId::Orchestrator || executive_call {
             self.summary.agent_calls += 1;
         }
@@ -357,9 +351,9 @@ impl LiveEpisode {
     }
 
     fn act_executive(&mut self, action: usize, now_ms: f64) {
-        let flags = self.executive.flags;
+        let flags = self.executive;
         if !flags.mask().allows(action) {
-            self.executive.flags.invalid_action = true;
+            self.executive.invalid_action = true;
             self.note(format!("{} is not allowed now", executive::ACTION_NAMES[action]));
             return self.settle_executive(None, now_ms);
         }
@@ -451,7 +445,7 @@ impl LiveEpisode {
         match call.prompt_id.as_str() {
             "executive.search" => {
                 self.hints = text.clone();
-                self.executive.flags.has_searched = true;
+                self.executive.has_searched = true;
                 self.post(agent, Some("debugger"), MessageKind::Feedback, text, now_ms);
                 self.settle_executive(Some(ExecutiveRewards::default().search), now_ms);
             }
@@ -494,11 +488,11 @@ impl LiveEpisode {
         let params = OrchestratorParams::default();
         match prompt_id {
             "executive.generate" => {
-                self.executive.flags.has_generated = true;
+                self.executive.has_generated = true;
                 self.settle_executive(Some(executive.generate), now_ms);
             }
             "executive.debug" => {
-                self.executive.flags.debug_count += 1;
+                self.executive.debug_count += 1;
                 self.settle_executive(Some(executive.debug), now_ms);
             }
             "orchestrator.coder" => {
@@ -533,10 +527,8 @@ impl LiveEpisode {
         }
         match self.env {
             EnvId::Executive => {
-                let state = &mut self.executive;
-                state.tests += 1;
-                state.flags.test_count = state.tests as u8;
-                state.flags.last_test_passed = passed;
+                self.executive.test_count += 1;
+                self.executive.last_test_passed = passed;
                 let r = ExecutiveRewards::default();
                 self.settle_executive(Some(if passed { r.test_pass } else { r.test_fail }), now_ms);
             }
@@ -622,7 +614,7 @@ impl LiveEpisode {
     fn decide_pipeline(&mut self, now_ms: f64) {
         let action = match self.env {
             EnvId::Executive => {
-                let flags = self.executive.flags;
+                let flags = self.executive;
                 const CHAIN: [usize; 4] = [executive::GENERATE, executive::TEST, executive::DEBUG, executive::TEST];
                 if flags.last_test_passed {
                     executive::STOP
@@ -708,7 +700,7 @@ impl SimulatedLlm {
         let p = self.params;
         let text = match call.prompt_id.as_str() {
             "executive.generate" => fenced(&answers.generate),
-            "executive.debug" if episode.executive.flags.has_searched => fenced(&answers.debug_after_search),
+            "executive.debug" if episode.executive.has_searched => fenced(&answers.debug_after_search),
             "executive.debug" => fenced(&answers.debug),
             "executive.search" => "- Re-read the docstring: the failing tests show the edge cases it implies.\n- Prefer the standard library function for this operation over a hand-written loop.".to_owned(),
             "orchestrator.planner" => format!(
@@ -737,28 +729,15 @@ mod tests {
     use crate::python::{Outcome, TestResult};
 
     fn verdict(passed: bool, total: u32) -> ProgramVerdict {
-        let number_passed = if passed { total } else { total - 1 };
-        ProgramVerdict {
-            passed,
-            number_passed,
-            total,
-            outcome: if passed { Outcome::Pass } else { Outcome::FailedTest },
-            reward: if passed { 1.0 } else { -0.3 },
-            error: None,
-            tests: vec![TestResult {
-                test: "assert f(1) == 2".into(),
-                passed,
-                kind: None,
-                error: (!passed).then(|| "AssertionError".into()),
-            }],
-            stdout: String::new(),
-            stderr: String::new(),
-            truncated: false,
-            executed_lines: Vec::new(),
-            complexity: None,
-            conditionals: Vec::new(),
-            duration_ms: 1.0,
-        }
+        let request = ProgramRequest::with_statements("", &vec![String::new(); total as usize]);
+        let outcome = if passed { Outcome::Pass } else { Outcome::FailedTest };
+        let mut verdict = ProgramVerdict::from_host(&request, outcome, String::new(), 1.0);
+        verdict.error = None;
+        verdict.passed = passed;
+        verdict.number_passed = if passed { total } else { total - 1 };
+        let error = (!passed).then(|| "AssertionError".into());
+        verdict.tests = vec![TestResult { test: "assert f(1) == 2".into(), passed, kind: None, error }];
+        verdict
     }
 
     fn task() -> LiveTask {
