@@ -45,16 +45,22 @@ fn orchestrator_q_learning_5000(c: &mut Criterion) {
     });
 }
 
-/// One learn step (sample 64, double-DQN targets, backward, Adam) on a full replay buffer.
+/// The backends this build can train on (Wgpu with the engine's `wgpu` feature, on a GPU adapter).
+fn backends() -> Vec<Backend> {
+    Backend::ALL.into_iter().filter(|b| b.device().is_ok()).collect()
+}
+
+/// One learn step (sample 64, double-DQN targets, backward, Adam) on a full replay buffer; compare
+/// with `bench/dqn_learn_step.py`, the same step in PyTorch.
 fn dqn_train_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("dqn_train_step_batch64");
     group.sample_size(20);
-    for (name, params) in
-        [("playground", DqnParams::playground(EnvId::Executive)), ("seed", DqnParams::seed(EnvId::Executive))]
-    {
+    let configs =
+        [("playground", DqnParams::playground(EnvId::Executive)), ("seed", DqnParams::seed(EnvId::Executive))];
+    for (backend, (name, params)) in backends().into_iter().flat_map(|b| configs.clone().map(|c| (b, c))) {
         let inputs = 3 * params.embedding_dim + 6;
         let mut rng = RunRng::seed_from_u64(1);
-        let mut dqn = Dqn::new(params, inputs, 5, Backend::Ndarray.device().unwrap(), &mut rng);
+        let mut dqn = Dqn::new(params, inputs, 5, backend.device().unwrap(), &mut rng);
         let features: Vec<f32> = (0..inputs).map(|i| (i % 7) as f32 / 7.0).collect();
         let next = Observation { state: 0, mask: ActionMask::all(5) };
         let transition = |action| Transition {
@@ -69,7 +75,8 @@ fn dqn_train_step(c: &mut Criterion) {
         for i in 0..1000 {
             dqn.remember(&transition(i % 5));
         }
-        group.bench_function(format!("{name}_{inputs}_inputs"), |b| b.iter(|| dqn.observe(&transition(0), &mut rng)));
+        let id = format!("{}_{name}_{inputs}_inputs", backend.name());
+        group.bench_function(id, |b| b.iter(|| dqn.observe(&transition(0), &mut rng)));
     }
     group.finish();
 }
@@ -78,19 +85,21 @@ fn dqn_train_step(c: &mut Criterion) {
 fn executive_dqn_to_99(c: &mut Criterion) {
     let mut group = c.benchmark_group("executive_dqn_playground");
     group.sample_size(10);
-    let spec = RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500);
-    assert!(matches!(spec.agent, AgentSpec::Dqn(_)));
-    group.bench_function("to_99pct_success_last100", |b| {
-        b.iter(|| {
-            let mut run = Run::new(spec.clone()).expect("the spec is valid");
-            while let Some(record) = run.train_episode() {
-                if record.episode >= 99 && record.success_last100 >= 0.99 {
-                    return record.episode;
+    for backend in backends() {
+        let spec = RunSpec { backend, ..RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500) };
+        assert!(matches!(spec.agent, AgentSpec::Dqn(_)));
+        group.bench_function(format!("{}_to_99pct_success_last100", backend.name()), |b| {
+            b.iter(|| {
+                let mut run = Run::new(spec.clone()).expect("the spec is valid");
+                while let Some(record) = run.train_episode() {
+                    if record.episode >= 99 && record.success_last100 >= 0.99 {
+                        return record.episode;
+                    }
                 }
-            }
-            panic!("the run never reached 99%")
+                panic!("the run never reached 99%")
+            });
         });
-    });
+    }
     group.finish();
 }
 

@@ -1,12 +1,16 @@
 //! Seed 000's DQN results (§5.7, §7, §9), reproduced with fixed seeds in both configurations.
 
-use engine::agents::{AgentSpec, DqnParams};
+use engine::agents::{AgentSpec, Backend, DqnParams};
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::hierarchical::hierarchical_inference;
 use engine::{AgentId, EnvId, Environment, Run, RunSpec};
 
 fn dqn_spec(env: EnvId, params: DqnParams, seed: u64, episodes: u32) -> RunSpec {
     RunSpec { agent: AgentSpec::Dqn(params), ..RunSpec::new(env, AgentId::Dqn, seed, episodes) }
+}
+
+fn on(backend: Backend, spec: RunSpec) -> RunSpec {
+    RunSpec { backend, ..spec }
 }
 
 /// Trains; returns the run and the first episode at which success(last100) reached `target`.
@@ -22,8 +26,8 @@ fn train_until(spec: RunSpec, target: f64) -> (Run, Option<u32>) {
 }
 
 /// §5.7: success(last100) ≥ 99% within 500 episodes, and each task's greedy rollout is canonical.
-fn executive_reproduces(params: DqnParams) {
-    let (run, reached) = train_until(dqn_spec(EnvId::Executive, params, 1, 500), 0.99);
+fn executive_reproduces(params: DqnParams, backend: Backend) {
+    let (run, reached) = train_until(on(backend, dqn_spec(EnvId::Executive, params, 1, 500)), 0.99);
     assert!(reached.is_some(), "success(last100) stayed below 99%: {:?}", run.summary());
     let canonical: [&[usize]; 3] = [
         &[GENERATE, TEST, STOP],
@@ -40,8 +44,8 @@ fn executive_reproduces(params: DqnParams) {
 }
 
 /// §7: success(last100) ≥ 90% within 3000 episodes; the greedy rollout is the planning episode.
-fn planner_reproduces(params: DqnParams) {
-    let (run, reached) = train_until(dqn_spec(EnvId::Planner, params, 1, 3000), 0.90);
+fn planner_reproduces(params: DqnParams, backend: Backend) {
+    let (run, reached) = train_until(on(backend, dqn_spec(EnvId::Planner, params, 1, 3000)), 0.90);
     assert!(reached.is_some(), "success(last100) stayed below 90%: {:?}", run.summary());
     let episode = run.greedy_episode(0, 0);
     assert_eq!(episode.actions, [0, 1, 2, 3, 4], "planning, execution, integration, evaluation, stop");
@@ -50,22 +54,22 @@ fn planner_reproduces(params: DqnParams) {
 
 #[test]
 fn executive_dqn_playground() {
-    executive_reproduces(DqnParams::playground(EnvId::Executive));
+    executive_reproduces(DqnParams::playground(EnvId::Executive), Backend::Ndarray);
 }
 
 #[test]
 fn executive_dqn_seed_configuration() {
-    executive_reproduces(DqnParams::seed(EnvId::Executive));
+    executive_reproduces(DqnParams::seed(EnvId::Executive), Backend::Ndarray);
 }
 
 #[test]
 fn planner_dqn_playground() {
-    planner_reproduces(DqnParams::playground(EnvId::Planner));
+    planner_reproduces(DqnParams::playground(EnvId::Planner), Backend::Ndarray);
 }
 
 #[test]
 fn planner_dqn_seed_configuration() {
-    planner_reproduces(DqnParams::seed(EnvId::Planner));
+    planner_reproduces(DqnParams::seed(EnvId::Planner), Backend::Ndarray);
 }
 
 /// §9: the planner drives compute(a, b) and the executive solves each subtask (that the delivered
@@ -92,6 +96,51 @@ fn dqn_runs_are_reproducible() {
     let b: Vec<_> = Run::new(spec).unwrap().collect();
     assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     assert!(a.iter().any(|r| r.loss.is_some()), "the agent learned");
+}
+
+/// The same results on burn's Wgpu backend (Vulkan, Metal or DX12 natively), on machines with a GPU
+/// adapter: `cargo test -p engine --features wgpu --test dqn_reproductions wgpu`. Floating-point
+/// sums run in another order there, so the runs are not bit-identical to NdArray's; the headline
+/// results must hold all the same.
+#[cfg(feature = "wgpu")]
+mod wgpu {
+    use super::*;
+
+    #[test]
+    fn wgpu_executive_dqn_playground() {
+        executive_reproduces(DqnParams::playground(EnvId::Executive), Backend::Wgpu);
+    }
+
+    #[test]
+    fn wgpu_executive_dqn_seed_configuration() {
+        executive_reproduces(DqnParams::seed(EnvId::Executive), Backend::Wgpu);
+    }
+
+    #[test]
+    fn wgpu_planner_dqn_playground() {
+        planner_reproduces(DqnParams::playground(EnvId::Planner), Backend::Wgpu);
+    }
+
+    /// The same weights (drawn from the run's RNG) give the same Q-values on both backends, and
+    /// so do they after the first episode's learn steps.
+    #[test]
+    fn wgpu_and_ndarray_agree() {
+        let spec = dqn_spec(EnvId::Executive, DqnParams::seed(EnvId::Executive), 3, 4);
+        let mut cpu = Run::new(spec.clone()).unwrap();
+        let mut gpu = Run::new(on(Backend::Wgpu, spec)).unwrap();
+        let start_values = |run: &Run| run.greedy_trace(0, 7).steps[0].values.clone();
+        // Adam's first steps move a weight by about the learning rate whatever the gradient's size,
+        // so a gradient near zero rounded to the other sign on one backend moves it the other way.
+        let assert_close = |cpu: &Run, gpu: &Run, tolerance: f64| {
+            let (a, b) = (start_values(cpu), start_values(gpu));
+            assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= tolerance * (1.0 + x.abs())), "{a:?} vs {b:?}");
+        };
+        assert_close(&cpu, &gpu, 1e-5);
+        let (cpu_first, gpu_first) = (cpu.train_episode().unwrap(), gpu.train_episode().unwrap());
+        assert_eq!(cpu_first.outcome.actions, gpu_first.outcome.actions, "the first episode's actions");
+        assert!(cpu_first.loss.is_some(), "the agents learned");
+        assert_close(&cpu, &gpu, 1e-2);
+    }
 }
 
 #[test]
