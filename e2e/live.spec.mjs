@@ -158,3 +158,53 @@ test('prompts are editable, checked before use, and restorable to the defaults',
   await expect(page.locator('#prompt-user')).toHaveValue(/^Task:\n\{task\}/);
   expect(errors).toEqual([]);
 });
+
+test('after a reload, and in a browser the run was imported into, trained policies come back from their stored checkpoints; the executive DQN drives an episode', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  await page.locator('#env').selectOption('executive');
+  await page.locator('#agent').selectOption('dqn');
+  await page.locator('#episodes').fill('500');
+  await page.locator('#start').click();
+  const dqn = page.locator('#runs tbody tr').nth(1);
+  await expect(dqn.locator('.status')).toHaveText('finished', { timeout: 90_000 });
+  await page.waitForTimeout(1500); // the page saves about once a second
+
+  await page.reload();
+  await expect(page.locator('#runs tbody tr')).toHaveCount(2);
+  // The worker holds no agent after a reload: the orchestrator policy is loaded from its Q-table.
+  await go(page);
+  await expect(page.locator('#live-restored')).toHaveText("Run #1's policy was loaded from its stored checkpoint.");
+  await expect(page.locator('#live-steps li').first().locator('strong')).toHaveText('coder');
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  // The executive DQN's network too; it generates, tests, debugs and stops on the simulated LLM.
+  const dqnOption = page.locator('#live-policy option', { hasText: '#2 executive · dqn' });
+  await page.locator('#live-policy').selectOption(await dqnOption.getAttribute('value'));
+  await go(page);
+  await expect(page.locator('#live-restored')).toHaveText("Run #2's policy was loaded from its stored checkpoint.");
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  const actions = await page.locator('#live-steps li strong').allTextContents();
+  expect(actions[0]).toBe('generate');
+  expect(actions.at(-1)).toBe('stop');
+  expect(actions).toContain('test');
+
+  // An exported run brings its checkpoint into another browser.
+  const download = page.waitForEvent('download');
+  await page.locator('#export-json').click();
+  const exported = await (await download).path();
+  expect(await readFile(exported, 'utf8')).toContain('"burnpack"');
+  const context = await browser.newContext();
+  const fresh = await context.newPage();
+  const freshErrors = watchErrors(fresh);
+  await fresh.goto('./');
+  await expect(fresh.locator('#start')).toBeEnabled();
+  await fresh.locator('#import-runs').setInputFiles(exported);
+  await expect(fresh.locator('#runs tbody tr')).toHaveCount(2);
+  await fresh.locator('#live-policy').selectOption({ index: 1 });
+  await go(fresh);
+  await expect(fresh.locator('#live-restored')).toContainText('policy was loaded from its stored checkpoint.');
+  await expect(fresh.locator('#live-summary')).toContainText(/^success/);
+  await context.close();
+  expect(errors).toEqual([]);
+  expect(freshErrors).toEqual([]);
+});

@@ -19,7 +19,7 @@ use engine::llm::{FailureKind, PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
 use engine::protocol::{FromWorker, LiveState, ToWorker};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
-use engine::run::{Resume, fingerprint};
+use engine::run::{Restoration, Resume, fingerprint};
 use engine::task_import::ImportedTask;
 use futures_channel::oneshot;
 use leptos::prelude::*;
@@ -42,7 +42,7 @@ const SIMULATED: &str = "simulated";
 pub struct WorkerCalls {
     next_request: Cell<u32>,
     decisions: RefCell<HashMap<u32, oneshot::Sender<Result<usize, String>>>>,
-    restores: RefCell<HashMap<u32, oneshot::Sender<Result<(), String>>>>,
+    restores: RefCell<HashMap<u32, oneshot::Sender<Result<Restoration, String>>>>,
 }
 
 impl WorkerCalls {
@@ -72,12 +72,25 @@ impl WorkerCalls {
         rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
     }
 
-    async fn restore(&self, send: impl Fn(ToWorker), run: &RunData) -> Result<(), String> {
+    async fn restore(&self, send: impl Fn(ToWorker), run: &RunData) -> Result<Restoration, String> {
         let (tx, rx) = oneshot::channel();
         self.restores.borrow_mut().insert(run.id, tx);
         let resume = Resume { episodes: run.records.len() as u32, fingerprint: fingerprint(&run.records) };
-        send(ToWorker::Restore { run_id: run.id, spec: run.spec.clone(), resume });
+        let checkpoint = run.finished.as_ref().and_then(|f| f.checkpoint.clone());
+        send(ToWorker::Restore { run_id: run.id, spec: run.spec.clone(), resume, checkpoint });
         rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
+    }
+}
+
+fn restoration_note(run_id: u32, how: &Restoration) -> String {
+    match how {
+        Restoration::Checkpoint => format!("Run #{run_id}'s policy was loaded from its stored checkpoint."),
+        Restoration::Replay { episodes, checkpoint_problem: None } => {
+            format!("Run #{run_id}'s policy was rebuilt by training its {episodes} recorded episodes again.")
+        }
+        Restoration::Replay { episodes, checkpoint_problem: Some(problem) } => format!(
+            "Run #{run_id}'s stored checkpoint could not be used ({problem}); its policy was rebuilt by training its {episodes} recorded episodes again."
+        ),
     }
 }
 
@@ -159,6 +172,8 @@ pub fn LivePanel(
     let messages = RwSignal::new(Vec::<BlackboardMessage>::new());
     let steps = RwSignal::new(Vec::<(String, LiveStep)>::new());
     let summary = RwSignal::new(None::<(LiveSummary, f64)>);
+    // How the policy came back after a reload or an import.
+    let restoration = RwSignal::new(None::<String>);
     let history = RwSignal::new(Vec::<HistoryRow>::new());
     let running = RwSignal::new(false);
     let cancel = StoredValue::new_local(CancelToken::default());
@@ -253,12 +268,12 @@ pub fn LivePanel(
                             restored = true;
                             let run = runs.with_untracked(|r| r.iter().find(|r| r.id == run_id).cloned());
                             if let Some(run) = run {
-                                status.set(format!(
-                                    "Rebuilding run #{run_id}'s agent from its {} recorded episodes…",
-                                    run.records.len()
-                                ));
+                                status.set(format!("Bringing run #{run_id}'s trained agent back…"));
                                 decision = match calls.restore(send, &run).await {
-                                    Ok(()) => calls.decide(send, run_id, episode.live_state()).await,
+                                    Ok(how) => {
+                                        restoration.set(Some(restoration_note(run_id, &how)));
+                                        calls.decide(send, run_id, episode.live_state()).await
+                                    }
                                     Err(message) => Err(message),
                                 };
                             }
@@ -459,6 +474,7 @@ pub fn LivePanel(
             </p>
             <p id="live-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="live-status" role="status">{move || status.get()}</p>
+            <p id="live-restored" hidden=move || restoration.get().is_none()>{move || restoration.get()}</p>
             <pre id="live-stream" class="stream" hidden=move || stream.get().is_empty()>{move || stream.get()}</pre>
             <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost)| format!(
                 "{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",

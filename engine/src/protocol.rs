@@ -4,11 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::agents::Checkpoint;
 use crate::policy_view::PolicyView;
-use crate::run::{EpisodeRecord, Evaluation, Resume, RunSpec, RunSummary};
+use crate::run::{EpisodeRecord, Evaluation, Restoration, Resume, RunSpec, RunSummary};
 use crate::tasks::MeasuredVerdict;
 
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,12 +69,15 @@ pub enum ToWorker {
     Discard {
         run_id: u32,
     },
-    /// Rebuild a run's trained agent from its recorded episodes (after a reload), without training
-    /// further, so live mode can ask it for actions.
+    /// Rebuild a run's trained agent (after a reload or an import), without training further, so
+    /// live mode can ask it for actions: from its checkpoint when there is one, else by training
+    /// its recorded episodes again.
     Restore {
         run_id: u32,
         spec: RunSpec,
         resume: Resume,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        checkpoint: Option<Checkpoint>,
     },
     /// Live mode: the greedy action of run `run_id`'s agent in a live episode's state.
     Decide {
@@ -119,10 +123,10 @@ pub enum FromWorker {
         run_id: Option<u32>,
         message: String,
     },
-    /// The run's agent is rebuilt (after `Restore`), or why not.
+    /// The run's agent is rebuilt (after `Restore`), and how; or why not.
     Restored {
         run_id: u32,
-        result: Result<(), String>,
+        result: Result<Restoration, String>,
     },
     /// The answer to `Decide`: an action, or why the run cannot decide.
     Decision {
@@ -148,6 +152,9 @@ pub struct Finished {
     pub train_ms: f64,
     /// Gradient steps, for neural agents.
     pub learn_steps: Option<u32>,
+    /// The trained policy, stored with the run (absent in runs saved before checkpoints were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Checkpoint>,
 }
 
 #[cfg(test)]
@@ -165,10 +172,10 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":3", "\"version\":2");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 2, expected 3");
+        let stale = json.replace("\"version\":4", "\"version\":3");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 3, expected 4");
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":3,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":4,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );

@@ -9,7 +9,7 @@ use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
-use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Progress, Transition};
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Checkpoint, Progress, Transition};
 use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
 use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
@@ -305,6 +305,37 @@ impl Run {
         Ok(self)
     }
 
+    /// A run of `spec` whose agent holds the policy in `checkpoint` (see [`Checkpoint`]): for live
+    /// mode and policy views after a reload or an import. It has no records and trains no further.
+    pub fn from_checkpoint(spec: RunSpec, checkpoint: &Checkpoint) -> Result<Self, String> {
+        let mut run = Self::new(spec)?;
+        run.agent.load_checkpoint(checkpoint)?;
+        run.stopped = true;
+        Ok(run)
+    }
+
+    /// A finished run's trained agent, from its checkpoint if it has one that loads, else by
+    /// training its recorded episodes again (as long as they took to train).
+    pub fn rebuild(
+        spec: RunSpec,
+        resume: &Resume,
+        checkpoint: Option<&Checkpoint>,
+    ) -> Result<(Self, Restoration), String> {
+        let checkpoint_problem = match checkpoint.map(|c| Self::from_checkpoint(spec.clone(), c)) {
+            Some(Ok(run)) => return Ok((run, Restoration::Checkpoint)),
+            Some(Err(problem)) => Some(problem),
+            None => None,
+        };
+        let mut run = Self::new(spec)?.resume(resume)?;
+        run.stop();
+        Ok((run, Restoration::Replay { episodes: resume.episodes, checkpoint_problem }))
+    }
+
+    /// What the agent learned so far, to store with the run.
+    pub fn checkpoint(&self) -> Result<Checkpoint, String> {
+        self.agent.checkpoint()
+    }
+
     fn with_env(spec: RunSpec, mut env: AnyEnv) -> Result<Self, String> {
         spec.validate()?;
         let mut rng = RunRng::seed_from_u64(spec.seed);
@@ -482,6 +513,20 @@ fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<
     }
 }
 
+/// How [`Run::rebuild`] brought a trained agent back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "from", rename_all = "snake_case")]
+pub enum Restoration {
+    /// Loaded from the run's stored checkpoint.
+    Checkpoint,
+    /// Trained the recorded episodes again: there was no checkpoint, or it could not be loaded.
+    Replay {
+        episodes: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        checkpoint_problem: Option<String>,
+    },
+}
+
 /// Where a run stopped: how many episodes are recorded, and their fingerprint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resume {
@@ -571,5 +616,67 @@ mod tests {
         let other = Resume { episodes: 120, fingerprint: fingerprint(&whole[..119]) };
         let problem = Run::new(spec).unwrap().resume(&other).err().unwrap();
         assert!(problem.starts_with("training the first 120 episodes again gave other records"), "{problem}");
+    }
+
+    /// A run rebuilt from its checkpoint (through JSON, as the page stores it) has the trained
+    /// run's policy: the same values and greedy episodes, for every agent.
+    #[test]
+    fn a_checkpoint_brings_the_policy_back() {
+        for (env, agent, episodes) in [
+            (EnvId::Orchestrator, AgentId::QLearning, 400),
+            (EnvId::Orchestrator, AgentId::ThompsonSampling, 400),
+            (EnvId::Executive, AgentId::QThompson, 400),
+            (EnvId::Executive, AgentId::Dqn, 60),
+        ] {
+            let spec = RunSpec::new(env, agent, 3, episodes);
+            let mut trained = Run::new(spec.clone()).unwrap();
+            while trained.train_episode().is_some() {}
+            let json = serde_json::to_string(&trained.checkpoint().unwrap()).unwrap();
+            let restored = Run::from_checkpoint(spec.clone(), &serde_json::from_str(&json).unwrap()).unwrap();
+            assert!(restored.is_finished() && restored.episodes_done() == 0);
+            let (a, b) = (trained.policy_view(), restored.policy_view());
+            assert_eq!(a.traces, b.traces, "{env:?} {agent:?}");
+            assert_eq!(trained.evaluate_greedy(50), restored.evaluate_greedy(50), "{env:?} {agent:?}");
+            let untrained = Run::new(spec).unwrap();
+            assert_ne!(untrained.policy_view().traces, a.traces, "{env:?} {agent:?}: training changed the policy");
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_agent_or_size_is_refused() {
+        let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 10);
+        let executive = RunSpec::new(EnvId::Executive, AgentId::QLearning, 1, 10);
+        let checkpoint = Run::new(orchestrator.clone()).unwrap().checkpoint().unwrap();
+        let Checkpoint::QTable { q } = &checkpoint else { panic!("Q-learning keeps a Q-table") };
+        let problem = Run::from_checkpoint(executive, &checkpoint).err().unwrap();
+        assert!(problem.starts_with(&format!("the checkpoint's Q-table has {} entries; this agent's has", q.len())));
+        let thompson = RunSpec::new(EnvId::Orchestrator, AgentId::ThompsonSampling, 1, 10);
+        let problem = Run::from_checkpoint(thompson, &checkpoint).err().unwrap();
+        assert_eq!(problem, "a Q-table checkpoint does not fit a thompson-sampling agent");
+        let mut nan = q.clone();
+        nan[3] = f64::NAN;
+        let problem = Run::from_checkpoint(orchestrator, &Checkpoint::QTable { q: nan }).err().unwrap();
+        assert_eq!(problem, "the checkpoint's Q-table has an invalid entry NaN at index 3");
+    }
+
+    #[test]
+    fn rebuilding_uses_the_checkpoint_and_falls_back_to_the_records() {
+        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 2, 200);
+        let mut trained = Run::new(spec.clone()).unwrap();
+        let records: Vec<_> = trained.by_ref().collect();
+        let resume = Resume { episodes: 200, fingerprint: fingerprint(&records) };
+        let checkpoint = trained.checkpoint().unwrap();
+        let traces = trained.policy_view().traces;
+
+        let (run, how) = Run::rebuild(spec.clone(), &resume, Some(&checkpoint)).unwrap();
+        assert_eq!((how, run.policy_view().traces), (Restoration::Checkpoint, traces.clone()));
+        let (run, how) = Run::rebuild(spec.clone(), &resume, None).unwrap();
+        assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: None });
+        assert_eq!(run.policy_view().traces, traces);
+        let wrong = Checkpoint::Beliefs { beliefs: vec![] };
+        let (run, how) = Run::rebuild(spec, &resume, Some(&wrong)).unwrap();
+        let problem = "a Thompson-sampling checkpoint does not fit a q-learning agent".to_owned();
+        assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: Some(problem) });
+        assert_eq!(run.policy_view().traces, traces);
     }
 }

@@ -143,12 +143,11 @@ impl Trainer {
                 self.slots.retain(|s| s.id != run_id);
                 self.trained.retain(|(id, _)| *id != run_id);
             }
-            ToWorker::Restore { run_id, spec, resume } => {
-                // Replays the recorded episodes: as long as they took to train.
-                let result = Run::new(spec).and_then(|run| run.resume(&resume)).map(|mut run| {
-                    run.stop();
+            ToWorker::Restore { run_id, spec, resume, checkpoint } => {
+                let result = Run::rebuild(spec, &resume, checkpoint.as_ref()).map(|(run, how)| {
                     self.trained.retain(|(id, _)| *id != run_id);
                     self.trained.push((run_id, run));
+                    how
                 });
                 self.post(FromWorker::Restored { run_id, result });
             }
@@ -229,6 +228,8 @@ impl Trainer {
             policy: slot.run.policy_view(),
             train_ms: slot.train_ms,
             learn_steps: slot.run.agent().learn_steps(),
+            // A run without its checkpoint is still whole: its policy can be trained again.
+            checkpoint: slot.run.checkpoint().inspect_err(|problem| web_sys::console::warn_1(&problem.into())).ok(),
         };
         self.post(FromWorker::Finished(Box::new(finished)));
         self.trained.push((slot.id, slot.run));

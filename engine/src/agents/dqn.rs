@@ -19,6 +19,8 @@
 //! Weights are initialised from the run's RNG (PyTorch's default uniform ±1/√fan_in), so a run is
 //! reproducible without touching burn's global seed.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use burn::grad_clipping::GradientClippingConfig;
 use burn::module::{Module, Param};
 use burn::nn::Linear;
@@ -31,7 +33,9 @@ use rand::seq::index;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal};
+use super::{
+    Agent, AgentId, Checkpoint, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal,
+};
 use crate::RunRng;
 use crate::env::{ActionMask, EnvId, Observation};
 
@@ -404,21 +408,21 @@ impl Dqn {
         self.epsilon = (self.epsilon * p.epsilon_decay).max(p.epsilon_min);
     }
 
-    /// The greedy policy's network as burn record bytes (burnpack).
     /// Gradient steps taken so far.
     pub fn learn_steps(&self) -> u32 {
         self.learn_steps
     }
 
-    pub fn checkpoint(&self) -> Result<Vec<u8>, String> {
+    /// The greedy policy's network as burn record bytes (burnpack).
+    pub fn network_bytes(&self) -> Result<Vec<u8>, String> {
         let network = self.policy.clone().unwrap_or_else(|| self.online().valid());
         let bytes = network.into_record().into_bytes().map_err(|e| format!("cannot save the network: {e}"))?;
         Ok(bytes.to_vec())
     }
 
-    /// Makes the network in `bytes` (from [`checkpoint`](Self::checkpoint) of an agent with the
-    /// same architecture) the greedy policy.
-    pub fn load_checkpoint(&mut self, bytes: &[u8]) -> Result<(), String> {
+    /// Makes the network in `bytes` (from [`network_bytes`](Self::network_bytes) of an agent with
+    /// the same architecture) the greedy policy.
+    pub fn load_network(&mut self, bytes: &[u8]) -> Result<(), String> {
         let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
             .map_err(|e| format!("not a network checkpoint: {e}"))?;
         let network = self
@@ -496,6 +500,21 @@ impl Agent for Dqn {
     fn embedding_dim(&self) -> Option<usize> {
         Some(self.params.embedding_dim)
     }
+
+    fn checkpoint(&self) -> Result<Checkpoint, String> {
+        Ok(Checkpoint::Network { burnpack: BASE64.encode(self.network_bytes()?) })
+    }
+
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        match checkpoint {
+            Checkpoint::Network { burnpack } => {
+                let bytes =
+                    BASE64.decode(burnpack).map_err(|e| format!("the checkpoint's network is not base64: {e}"))?;
+                self.load_network(&bytes)
+            }
+            other => Err(other.mismatch(AgentId::Dqn)),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -559,16 +578,20 @@ mod tests {
     fn checkpoints_round_trip_and_reject_other_shapes() {
         let mut rng = RunRng::seed_from_u64(2);
         let trained = agent(DqnParams::default(), &mut rng);
-        let bytes = trained.checkpoint().unwrap();
+        let bytes = trained.network_bytes().unwrap();
         let mut fresh = agent(DqnParams::default(), &mut rng);
         let features = [0.3, 0.1, 0.0, 1.0];
         assert_ne!(fresh.q_values(&features), trained.q_values(&features));
-        fresh.load_checkpoint(&bytes).unwrap();
+        fresh.load_network(&bytes).unwrap();
         assert_eq!(fresh.q_values(&features), trained.q_values(&features));
 
         let mut other = agent(DqnParams { hidden: vec![8], ..DqnParams::default() }, &mut rng);
-        assert!(other.load_checkpoint(&bytes).unwrap_err().starts_with("the checkpoint does not fit"));
-        assert!(other.load_checkpoint(b"not a checkpoint").unwrap_err().starts_with("not a network checkpoint"));
+        assert!(other.load_network(&bytes).unwrap_err().starts_with("the checkpoint does not fit"));
+        assert!(other.load_network(b"not a checkpoint").unwrap_err().starts_with("not a network checkpoint"));
+        let not_base64 = Checkpoint::Network { burnpack: "***".into() };
+        assert!(other.load_checkpoint(&not_base64).unwrap_err().starts_with("the checkpoint's network is not base64"));
+        let table = Checkpoint::QTable { q: vec![0.0; 4] };
+        assert_eq!(other.load_checkpoint(&table).unwrap_err(), "a Q-table checkpoint does not fit a dqn agent");
     }
 
     #[test]

@@ -43,6 +43,56 @@ pub struct Progress {
     pub window_full: bool,
 }
 
+/// What a trained agent learned, as a value: stored with a run so that its policy comes back after
+/// a reload or an import without training again. Training state (exploration rate, replay memory,
+/// optimiser moments) is left out: a run goes on by training its recorded episodes again, which
+/// also proves it is the same run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Checkpoint {
+    /// Q-learning's table, row-major states × actions.
+    QTable { q: Vec<f64> },
+    /// Thompson sampling's Beta posteriors (α, β), row-major states × actions.
+    Beliefs { beliefs: Vec<(f64, f64)> },
+    /// Q-learning with Thompson exploration: both tables.
+    QThompson { q: Vec<f64>, beliefs: Vec<(f64, f64)> },
+    /// The DQN's greedy network as burn record bytes (burnpack), in base64.
+    Network { burnpack: String },
+}
+
+impl Checkpoint {
+    fn kind(&self) -> &'static str {
+        match self {
+            Checkpoint::QTable { .. } => "Q-table",
+            Checkpoint::Beliefs { .. } => "Thompson-sampling",
+            Checkpoint::QThompson { .. } => "Q-Thompson",
+            Checkpoint::Network { .. } => "network",
+        }
+    }
+
+    /// The error for a checkpoint loaded into another kind of agent.
+    pub(crate) fn mismatch(&self, agent: AgentId) -> String {
+        format!("a {} checkpoint does not fit a {} agent", self.kind(), agent.name())
+    }
+}
+
+/// Copies a stored table over `table` when it has the same size and every entry passes `valid`.
+pub(crate) fn load_table<T: Copy + std::fmt::Debug>(
+    name: &str,
+    stored: &[T],
+    table: &mut [T],
+    valid: impl Fn(&T) -> bool,
+) -> Result<(), String> {
+    if stored.len() != table.len() {
+        return Err(format!("the checkpoint's {name} has {} entries; this agent's has {}", stored.len(), table.len()));
+    }
+    if let Some(i) = stored.iter().position(|v| !valid(v)) {
+        return Err(format!("the checkpoint's {name} has an invalid entry {:?} at index {i}", stored[i]));
+    }
+    table.copy_from_slice(stored);
+    Ok(())
+}
+
 pub trait Agent {
     /// The action to take while training (may explore). `features` is empty unless
     /// [`embedding_dim`](Self::embedding_dim) asks for them.
@@ -68,6 +118,10 @@ pub trait Agent {
     fn embedding_dim(&self) -> Option<usize> {
         None
     }
+    /// What the agent learned (its greedy policy), to store with the run.
+    fn checkpoint(&self) -> Result<Checkpoint, String>;
+    /// Takes on the policy in a checkpoint of an agent of the same kind and shape.
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String>;
 }
 
 /// The legal actions, or every action when the mask allows none (an environment may forbid all
@@ -271,6 +325,12 @@ impl Agent for AnyAgent {
     }
     fn embedding_dim(&self) -> Option<usize> {
         each_agent!(self, a => a.embedding_dim())
+    }
+    fn checkpoint(&self) -> Result<Checkpoint, String> {
+        each_agent!(self, a => a.checkpoint())
+    }
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        each_agent!(self, a => a.load_checkpoint(checkpoint))
     }
 }
 

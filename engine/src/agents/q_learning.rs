@@ -13,7 +13,7 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Progress, Transition, check_range, masked_argmax, random_legal};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, load_table, masked_argmax, random_legal};
 use crate::RunRng;
 use crate::env::{ActionMask, Observation};
 
@@ -75,6 +75,11 @@ impl QLearning {
         }
     }
 
+    /// The whole table, row-major `n_states × n_actions`.
+    pub fn table(&self) -> &[f64] {
+        &self.q
+    }
+
     pub fn q_values(&self, state: usize) -> &[f64] {
         &self.q[state * self.n_actions..(state + 1) * self.n_actions]
     }
@@ -123,6 +128,17 @@ impl Agent for QLearning {
 
     fn action_values(&self, obs: Observation, _features: &[f32]) -> Vec<f64> {
         self.q_values(obs.state).to_vec()
+    }
+
+    fn checkpoint(&self) -> Result<Checkpoint, String> {
+        Ok(Checkpoint::QTable { q: self.q.clone() })
+    }
+
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        match checkpoint {
+            Checkpoint::QTable { q } => load_table("Q-table", q, &mut self.q, |v| v.is_finite()),
+            other => Err(other.mismatch(AgentId::QLearning)),
+        }
     }
 }
 

@@ -6,7 +6,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition};
+use super::{
+    Agent, AgentId, Checkpoint, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition,
+};
 use crate::RunRng;
 use crate::env::Observation;
 
@@ -66,6 +68,24 @@ impl Agent for QThompson {
 
     fn action_values(&self, obs: Observation, _features: &[f32]) -> Vec<f64> {
         self.values.action_values(obs, &[])
+    }
+
+    fn checkpoint(&self) -> Result<Checkpoint, String> {
+        Ok(Checkpoint::QThompson { q: self.values.table().to_vec(), beliefs: self.beliefs.table().to_vec() })
+    }
+
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        match checkpoint {
+            // Both tables or neither.
+            Checkpoint::QThompson { q, beliefs } => {
+                let (mut values, mut posteriors) = (self.values.clone(), self.beliefs.clone());
+                values.load_checkpoint(&Checkpoint::QTable { q: q.clone() })?;
+                posteriors.load_checkpoint(&Checkpoint::Beliefs { beliefs: beliefs.clone() })?;
+                (self.values, self.beliefs) = (values, posteriors);
+                Ok(())
+            }
+            other => Err(other.mismatch(AgentId::QThompson)),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, Progress, Transition, check_range, masked_argmax};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, load_table, masked_argmax};
 use crate::RunRng;
 use crate::env::Observation;
 
@@ -50,6 +50,11 @@ pub struct ThompsonSampling {
 impl ThompsonSampling {
     pub fn new(params: ThompsonParams, n_states: usize, n_actions: usize) -> Self {
         Self { params, n_actions, beliefs: vec![(params.prior_alpha, params.prior_beta); n_states * n_actions] }
+    }
+
+    /// Every posterior (α, β), row-major `n_states × n_actions`.
+    pub fn table(&self) -> &[(f64, f64)] {
+        &self.beliefs
     }
 
     pub fn belief(&self, state: usize, action: usize) -> (f64, f64) {
@@ -104,6 +109,21 @@ impl Agent for ThompsonSampling {
                 alpha / (alpha + beta)
             })
             .collect()
+    }
+
+    fn checkpoint(&self) -> Result<Checkpoint, String> {
+        Ok(Checkpoint::Beliefs { beliefs: self.beliefs.clone() })
+    }
+
+    fn load_checkpoint(&mut self, checkpoint: &Checkpoint) -> Result<(), String> {
+        match checkpoint {
+            Checkpoint::Beliefs { beliefs } => {
+                load_table("posteriors", beliefs, &mut self.beliefs, |&(alpha, beta)| {
+                    alpha.is_finite() && beta.is_finite() && alpha > 0.0 && beta > 0.0
+                })
+            }
+            other => Err(other.mismatch(AgentId::ThompsonSampling)),
+        }
     }
 }
 
