@@ -249,9 +249,21 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   await row.locator('.share').click();
   const url = await page.locator('#share-link').inputValue();
   expect(url).toContain('#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300&hide=hyperparameters&lock=env');
+  expect(url).toContain(`&r.episodes=300&r.success=`);
+  expect(url).toContain(`&r.fp=${REFERENCE.fingerprint}&r.greedy=`);
+  expect(url).toContain('&r.table=');
+  expect(url.length).toBeLessThanOrEqual(2000 + 100);
+  await expect(page.locator('#share-note')).toBeHidden();
 
   const { fresh, freshErrors } = await freshPage(browser);
   await fresh.goto(url);
+  // The sender's results are on screen before anything is trained here.
+  const finalPercent = Math.round(Number((await page.locator('#final-success-last100').textContent()).replace('%', '')));
+  await expect(fresh.locator('#shared-summary')).toContainText(`trained 300 episodes and ended at ${finalPercent}% success over the last 100`);
+  await expect(fresh.locator('#shared-curve polyline')).toHaveAttribute('points', /^0\.0,\d+( [\d.]+,\d+){49}$/);
+  await expect(fresh.locator('#shared-table tbody tr').first()).toBeVisible();
+  await expect(fresh.locator('#shared-table td.best').first()).toBeVisible();
+  await expect(fresh.locator('#shared-check')).toHaveText(`Trained again here (run #1): identical to the sender's run, fingerprint ${REFERENCE.fingerprint}.`, { timeout: 60_000 });
   await expect(fresh.locator('#env')).toBeDisabled();
   await expect(fresh.locator('#env')).toHaveValue('orchestrator');
   await expect(fresh.locator('#hyperparameters')).toBeHidden();
@@ -276,6 +288,11 @@ test('a corrupted link names what was wrong and falls back to defaults', async (
   await expect(page.locator('#runs tbody tr')).toHaveCount(1);
   await page.goto('./#v=7&env=planner');
   await expect(page.locator('#error')).toContainText("the link has version '7'; this page reads version 1");
+  // Tampered results are left out with a message; the run itself still trains.
+  await page.goto('./#v=1&env=planner&agent=q-learning&episodes=50&r.episodes=50&r.success=ZA&r.fp=0123&r.table=0_1');
+  await expect(page.locator('#error')).toContainText("r.fp: '0123' is not 16 hexadecimal digits; the shared results are left out");
+  await expect(page.locator('#shared-results')).toHaveCount(0);
+  await expect(page.locator('#runs tbody tr').last().locator('.status')).toHaveText('finished', { timeout: 30_000 });
   expect(errors).toEqual([]);
 });
 

@@ -13,13 +13,14 @@ mod persist;
 mod plot;
 mod policy;
 mod python;
+mod shared_results;
 mod tree_view;
 mod upload;
 
 use engine::protocol::{Envelope, FromWorker, ToWorker};
 use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::run::{Resume, fingerprint};
-use engine::share::{Control, ShareLink};
+use engine::share::{Control, ShareLink, SharedResults};
 use engine::task_import::ImportedTask;
 use engine::tasks::{BundledProgram, MeasuredVerdict, executive_programs};
 use engine::{AgentId, EnvId, RunSpec};
@@ -35,6 +36,7 @@ use crate::model::{RunData, Status, css_colour, parse_runs_json};
 use crate::plot::MetricsPlot;
 use crate::policy::{PolicyPanel, percent};
 use crate::python::Python;
+use crate::shared_results::SharedResultsPanel;
 use crate::tree_view::TreeView;
 
 fn main() {
@@ -199,7 +201,7 @@ fn App() -> impl IntoView {
         send(ToWorker::Start { run_id: id, spec, measured_verdicts, resume: None });
     };
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
-        persist::save_form(ShareLink { spec: spec.clone(), hidden: Vec::new(), locked: Vec::new() }.encode());
+        persist::save_form(ShareLink::of(spec.clone()).encode());
         if real_python {
             python_note.set(Some("Running every program of the executive tasks in Python…".into()));
             let python = python.get_value();
@@ -228,14 +230,29 @@ fn App() -> impl IntoView {
     let share_hidden = RwSignal::new(Vec::<Control>::new());
     let share_locked = RwSignal::new(Vec::<Control>::new());
     let share_url = RwSignal::new(None::<String>);
+    let share_note = RwSignal::new(None::<String>);
     let on_share = Callback::new(move |id: u32| {
-        let Some(spec) = runs.with_untracked(|r| r.iter().find(|r| r.id == id).map(|r| r.spec.clone())) else { return };
-        let link = ShareLink { spec, hidden: share_hidden.get_untracked(), locked: share_locked.get_untracked() };
+        let Some((spec, results)) = runs.with_untracked(|r| {
+            let run = r.iter().find(|r| r.id == id)?;
+            let finished = run.finished.as_deref();
+            let table = finished.map_or(&[][..], |f| &f.policy.table[..]);
+            Some((run.spec.clone(), SharedResults::of(&run.records, finished.map(|f| &f.greedy), table)))
+        }) else {
+            return;
+        };
+        let link = ShareLink {
+            hidden: share_hidden.get_untracked(),
+            locked: share_locked.get_untracked(),
+            results,
+            ..ShareLink::of(spec)
+        };
+        let (fragment, left_out) = link.encode_within_budget();
         let location = window().location();
         let base = format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
-        let url = format!("{base}#{}", link.encode());
+        let url = format!("{base}#{fragment}");
         copy_to_clipboard(&url);
         share_url.set(Some(url));
+        share_note.set(left_out);
     });
 
     // Runs kept in this browser come back as they were; those that were training are interrupted and
@@ -322,11 +339,13 @@ fn App() -> impl IntoView {
             </section>
             <RunsTable runs=runs selected=selected send=send on_share=on_share on_import=on_import on_continue=on_continue />
             <div id="share" class="panel" hidden=move || share_url.get().is_none()>
-                <label>"Link to this run (copied to the clipboard): it restores the form and trains the same run again"
+                <label>"Link to this run (copied to the clipboard): it restores the form, shows the run's results so far and trains the same run again"
                     <input id="share-link" readonly prop:value=move || share_url.get().unwrap_or_default()
                         on:focus=move |ev| { if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { input.select() } } />
                 </label>
+                <p id="share-note" hidden=move || share_note.get().is_none()>{move || share_note.get()}</p>
             </div>
+            {link.results.clone().map(|results| view! { <SharedResultsPanel spec=link.spec.clone() results=results runs=runs /> })}
             <MetricsPlot runs=runs on_error=on_error />
             <div class="columns">
                 <TreeView runs=runs selected_run=selected />

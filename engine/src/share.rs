@@ -3,17 +3,29 @@
 //! Only hyperparameters that differ from the agent's defaults are written (`p.` + the field name).
 //! `hide` and `lock` list controls a teacher wants hidden or fixed in a reduced demo.
 //!
+//! A link may also carry the sender's results (`r.` fields, see [`SharedResults`]) so that the
+//! recipient sees them at once, and can check that training the spec again gives the same run.
+//!
 //! Decoding never fails: every field is checked like the form checks it, and a bad one is replaced
 //! by its default (a number out of range is clamped) with a message naming the field.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64_URL;
 
 use crate::agents::{AgentId, Backend};
 use crate::env::EnvId;
 use crate::params;
-use crate::run::RunSpec;
+use crate::policy_view::StateRow;
+use crate::run::{EpisodeRecord, Evaluation, RunSpec, fingerprint};
 
 pub const LINK_VERSION: u32 = 1;
 /// Longer fragments are refused before parsing: no real spec comes close.
 pub const MAX_LINK_CHARS: usize = 4096;
+/// Links with results are kept under this many characters (chat apps and mail clients cut longer
+/// URLs); what does not fit is left out, the learned table first.
+pub const SHARED_LINK_BUDGET: usize = 2000;
+/// Points of the success curve in a link.
+pub const CURVE_POINTS: usize = 50;
 
 /// The page's controls that a link may hide or lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,16 +66,138 @@ pub struct ShareLink {
     pub spec: RunSpec,
     pub hidden: Vec<Control>,
     pub locked: Vec<Control>,
+    /// What the sender's run gave (absent from a link that only describes a run).
+    pub results: Option<SharedResults>,
+}
+
+/// The results of the sender's run, small enough for a URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedResults {
+    /// Episodes trained.
+    pub episodes: u32,
+    /// Success over the last 100 episodes in whole percent, at up to [`CURVE_POINTS`] evenly
+    /// spaced episodes (the last point is the last episode).
+    pub success_curve: Vec<u8>,
+    /// The trained greedy policy's evaluation: success rate in percent and mean agent calls.
+    pub greedy: Option<(f64, f64)>,
+    /// The fingerprint of every record: training the spec again must give the same.
+    pub fingerprint: String,
+    /// Tabular agents: the learned values of each state training visited, rounded to 0.01.
+    pub table: Option<Vec<(usize, Vec<f64>)>>,
+}
+
+impl SharedResults {
+    /// The results of a run from its records, the evaluation of its greedy policy and (tabular
+    /// agents) its value table.
+    pub fn of(records: &[EpisodeRecord], greedy: Option<&Evaluation>, table: &[StateRow]) -> Option<Self> {
+        let last = records.last()?;
+        let n = records.len();
+        let points = n.min(CURVE_POINTS);
+        let success_curve = (1..=points)
+            .map(|i| (records[(i * n).div_ceil(points) - 1].success_last100 * 100.0).round() as u8)
+            .collect();
+        let round = |v: f64| (v * 100.0).round() / 100.0;
+        Some(Self {
+            episodes: last.episode + 1,
+            success_curve,
+            greedy: greedy.map(|g| (round(g.success_rate * 100.0), round(g.mean_agent_calls))),
+            fingerprint: fingerprint(records),
+            table: (!table.is_empty())
+                .then(|| table.iter().map(|row| (row.state, row.values.iter().map(|&v| round(v)).collect())).collect()),
+        })
+    }
+
+    fn append(&self, out: &mut form_urlencoded::Serializer<String>) {
+        out.append_pair("r.episodes", &self.episodes.to_string())
+            .append_pair("r.success", &BASE64_URL.encode(&self.success_curve))
+            .append_pair("r.fp", &self.fingerprint);
+        if let Some((success, calls)) = self.greedy {
+            out.append_pair("r.greedy", &format!("{success}_{calls}"));
+        }
+        if let Some(table) = &self.table {
+            // `*`, `_`, `.` and `-` need no escaping in a URL, so the table stays readable.
+            let rows: Vec<String> = table
+                .iter()
+                .map(|(state, values)| {
+                    let values: Vec<String> = values.iter().map(f64::to_string).collect();
+                    format!("{state}_{}", values.join("_"))
+                })
+                .collect();
+            out.append_pair("r.table", &rows.join("*"));
+        }
+    }
+
+    /// Reads the `r.` fields, checked against the run they claim to come from.
+    fn read(get: impl Fn(&str) -> Option<String>, spec: &RunSpec) -> Result<Option<Self>, String> {
+        let Some(episodes) = get("r.episodes") else {
+            return match ["r.success", "r.fp", "r.greedy", "r.table"].into_iter().find(|k| get(k).is_some()) {
+                Some(key) => Err(format!("{key} without r.episodes")),
+                None => Ok(None),
+            };
+        };
+        let episodes: u32 = whole(&episodes).map_err(|e| format!("r.episodes: {e}"))?;
+        if !(1..=spec.episodes).contains(&episodes) {
+            return Err(format!("r.episodes: {episodes} is outside 1..={} (the run's budget)", spec.episodes));
+        }
+        let curve = get("r.success").ok_or("r.success is missing")?;
+        let success_curve =
+            BASE64_URL.decode(curve.as_bytes()).map_err(|e| format!("r.success: not base64url ({e})"))?;
+        if success_curve.is_empty() || success_curve.len() > CURVE_POINTS || success_curve.iter().any(|&p| p > 100) {
+            return Err(format!("r.success: expected 1 to {CURVE_POINTS} percentages of at most 100"));
+        }
+        let fingerprint = get("r.fp").ok_or("r.fp is missing")?;
+        if fingerprint.len() != 16 || !fingerprint.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("r.fp: '{fingerprint}' is not 16 hexadecimal digits"));
+        }
+        let greedy = get("r.greedy").map(|text| read_greedy(&text)).transpose()?;
+        let table = get("r.table").map(|text| read_table(&text, spec)).transpose()?;
+        Ok(Some(Self { episodes, success_curve, greedy, fingerprint: fingerprint.to_ascii_lowercase(), table }))
+    }
+}
+
+fn number(text: &str) -> Result<f64, String> {
+    text.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| format!("'{text}' is not a number"))
+}
+
+fn read_greedy(text: &str) -> Result<(f64, f64), String> {
+    let problem = || format!("r.greedy: '{text}' is not success_calls (two numbers)");
+    let (success, calls) = text.split_once('_').ok_or_else(problem)?;
+    let (success, calls) = (number(success).map_err(|_| problem())?, number(calls).map_err(|_| problem())?);
+    if !(0.0..=100.0).contains(&success) || !(0.0..=1000.0).contains(&calls) {
+        return Err(format!("r.greedy: success must be 0 to 100 (%) and calls 0 to 1000, got {success} and {calls}"));
+    }
+    Ok((success, calls))
+}
+
+fn read_table(text: &str, spec: &RunSpec) -> Result<Vec<(usize, Vec<f64>)>, String> {
+    if spec.agent.id() == AgentId::Dqn {
+        return Err("r.table: a DQN has no value table".into());
+    }
+    let env = spec.env.make();
+    let info = crate::env::Environment::info(&env);
+    let actions = info.action_names.len();
+    text.split('*')
+        .enumerate()
+        .map(|(i, row)| {
+            let mut parts = row.split('_');
+            let state: usize = parts.next().map(whole).transpose()?.unwrap_or(usize::MAX);
+            if state >= info.n_states {
+                return Err(format!("row {}: state must be below {}", i + 1, info.n_states));
+            }
+            let values = parts.map(number).collect::<Result<Vec<f64>, String>>()?;
+            if values.len() != actions || values.iter().any(|v| v.abs() > 1e6) {
+                return Err(format!("row {}: expected {actions} values of at most 1e6 in size", i + 1));
+            }
+            Ok((state, values))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("r.table: {e}"))
 }
 
 impl Default for ShareLink {
     fn default() -> Self {
         let (env, agent) = (EnvId::Orchestrator, AgentId::QLearning);
-        Self {
-            spec: RunSpec::new(env, agent, 1, RunSpec::default_episodes(env, agent)),
-            hidden: vec![],
-            locked: vec![],
-        }
+        Self::of(RunSpec::new(env, agent, 1, RunSpec::default_episodes(env, agent)))
     }
 }
 
@@ -94,6 +228,32 @@ fn controls(list: &[Control]) -> String {
 }
 
 impl ShareLink {
+    /// A link to train `spec`, with nothing hidden, locked or attached.
+    pub fn of(spec: RunSpec) -> Self {
+        Self { spec, hidden: vec![], locked: vec![], results: None }
+    }
+
+    /// The fragment, kept within [`SHARED_LINK_BUDGET`] by leaving out results that do not fit:
+    /// the learned table first, then the rest. Says what was left out and why.
+    pub fn encode_within_budget(&self) -> (String, Option<String>) {
+        let full = self.encode();
+        let Some(results) = self.results.as_ref().filter(|_| full.len() > SHARED_LINK_BUDGET) else {
+            return (full, None);
+        };
+        let too_long = |what: &str| format!("{what} would make it {} characters long", full.len());
+        if let Some(table) = &results.table {
+            let without_table =
+                Self { results: Some(SharedResults { table: None, ..results.clone() }), ..self.clone() };
+            let fragment = without_table.encode();
+            if fragment.len() <= SHARED_LINK_BUDGET {
+                let what = format!("the learned table ({} states)", table.len());
+                return (fragment, Some(format!("The link leaves out {what}: {}.", too_long("it"))));
+            }
+        }
+        let fragment = Self { results: None, ..self.clone() }.encode();
+        (fragment, Some(format!("The link leaves out the run's results: {}.", too_long("they"))))
+    }
+
     /// The fragment (without `#`).
     pub fn encode(&self) -> String {
         let spec = &self.spec;
@@ -118,6 +278,9 @@ impl ShareLink {
             if !list.is_empty() {
                 out.append_pair(key, &controls(list));
             }
+        }
+        if let Some(results) = &self.results {
+            results.append(&mut out);
         }
         out.finish()
     }
@@ -170,7 +333,8 @@ impl ShareLink {
             }
         }
         for key in pairs.iter().map(|(k, _)| k.as_str()) {
-            let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock"].contains(&key);
+            let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock"].contains(&key)
+                || ["r.episodes", "r.success", "r.fp", "r.greedy", "r.table"].contains(&key);
             if !known && !key.starts_with("p.") {
                 problems.push(format!("'{key}' is not a field of a share link"));
             }
@@ -185,7 +349,11 @@ impl ShareLink {
             template.clone()
         });
         let spec = RunSpec { env, agent: agent_spec, seed, episodes, backend };
-        (ShareLink { spec, hidden, locked }, problems)
+        let results = SharedResults::read(|key| get(key).map(str::to_owned), &spec).unwrap_or_else(|problem| {
+            problems.push(format!("{problem}; the shared results are left out"));
+            None
+        });
+        (ShareLink { spec, hidden, locked, results }, problems)
     }
 }
 
@@ -202,8 +370,11 @@ mod tests {
         assert_eq!(link.encode(), "v=1&env=orchestrator&agent=q-learning&seed=1&episodes=5000");
         let mut spec = RunSpec::new(EnvId::Executive, AgentId::Dqn, 42, 500);
         spec.agent = AgentSpec::Dqn(DqnParams::seed(EnvId::Executive));
-        let teacher =
-            ShareLink { spec, hidden: vec![Control::Hyperparameters], locked: vec![Control::Env, Control::Agent] };
+        let teacher = ShareLink {
+            hidden: vec![Control::Hyperparameters],
+            locked: vec![Control::Env, Control::Agent],
+            ..ShareLink::of(spec)
+        };
         let fragment = teacher.encode();
         assert!(fragment.contains("p.hidden=512%2C+256"), "{fragment}");
         assert!(fragment.ends_with("hide=hyperparameters&lock=env%2Cagent"), "{fragment}");
@@ -246,6 +417,74 @@ mod tests {
         }
     }
 
+    /// Results of a short run of `spec` (a few episodes, whatever the budget).
+    fn results_of(spec: &RunSpec) -> SharedResults {
+        let short = RunSpec { episodes: spec.episodes.min(30), ..spec.clone() };
+        let mut run = crate::Run::new(short).unwrap();
+        let records: Vec<_> = run.by_ref().collect();
+        SharedResults::of(&records, Some(&run.evaluate_greedy(20)), &run.policy_view().table).unwrap()
+    }
+
+    #[test]
+    fn results_ride_along_and_are_checked() {
+        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 7, 300);
+        let mut run = crate::Run::new(spec.clone()).unwrap();
+        let records: Vec<_> = run.by_ref().collect();
+        let greedy = run.evaluate_greedy(100);
+        let results = SharedResults::of(&records, Some(&greedy), &run.policy_view().table).unwrap();
+        assert_eq!(results.episodes, 300);
+        assert_eq!(results.success_curve.len(), CURVE_POINTS);
+        assert_eq!(*results.success_curve.last().unwrap() as f64, (records[299].success_last100 * 100.0).round());
+        assert_eq!(results.fingerprint, "5e91bdbdb8c1afe8", "the reference run pinned in run.rs");
+        let link = ShareLink { results: Some(results.clone()), ..ShareLink::of(spec.clone()) };
+        let (fragment, left_out) = link.encode_within_budget();
+        assert_eq!(left_out, None, "{} characters", fragment.len());
+        assert!(fragment.contains("&r.episodes=300&r.success=") && fragment.contains("&r.table="), "{fragment}");
+        let (decoded, problems) = ShareLink::decode(&fragment);
+        assert_eq!(problems, Vec::<String>::new());
+        assert_eq!(decoded, link);
+
+        // A table too large for the budget is left out, and the link says so.
+        let mut big = results.clone();
+        big.table = Some((0..80).map(|s| (s % 32, vec![1.234_567; 5])).collect());
+        let (fragment, left_out) =
+            ShareLink { results: Some(big), ..ShareLink::of(spec.clone()) }.encode_within_budget();
+        assert!(fragment.len() <= SHARED_LINK_BUDGET && !fragment.contains("r.table") && fragment.contains("r.fp="));
+        assert!(left_out.unwrap().starts_with("The link leaves out the learned table (80 states): it would make it "));
+
+        let bad = [
+            (
+                "r.episodes=301&r.success=ZA&r.fp=5e91bdbdb8c1afe8",
+                "r.episodes: 301 is outside 1..=300 (the run's budget)",
+            ),
+            (
+                "r.episodes=3&r.success=_w&r.fp=5e91bdbdb8c1afe8",
+                "r.success: expected 1 to 50 percentages of at most 100",
+            ),
+            ("r.episodes=3&r.success=ZA&r.fp=xyz", "r.fp: 'xyz' is not 16 hexadecimal digits"),
+            ("r.success=ZA", "r.success without r.episodes"),
+            (
+                "r.episodes=3&r.success=ZA&r.fp=5e91bdbdb8c1afe8&r.greedy=120_2",
+                "r.greedy: success must be 0 to 100 (%) and calls 0 to 1000, got 120 and 2",
+            ),
+            (
+                "r.episodes=3&r.success=ZA&r.fp=5e91bdbdb8c1afe8&r.table=0_1_2",
+                "r.table: row 1: expected 4 values of at most 1e6 in size",
+            ),
+            (
+                "r.episodes=3&r.success=ZA&r.fp=5e91bdbdb8c1afe8&r.table=99999_1_2_3_4_5",
+                "r.table: row 1: state must be below",
+            ),
+        ];
+        for (fields, expected) in bad {
+            let (link, problems) = ShareLink::decode(&format!("{}&{fields}", ShareLink::of(spec.clone()).encode()));
+            assert_eq!(link.spec, spec, "{fields}: the spec stands");
+            assert!(link.results.is_none(), "{fields}");
+            assert!(problems.len() == 1 && problems[0].starts_with(expected), "{fields}: {problems:?}");
+            assert!(problems[0].ends_with("; the shared results are left out"), "{problems:?}");
+        }
+    }
+
     fn any_spec() -> impl Strategy<Value = RunSpec> {
         (0usize..3, 0usize..3, any::<u64>(), 1u32..=RunSpec::MAX_EPISODES, 0.0f64..=1.0, 0.0f64..=1.0).prop_map(
             |(env, agent, seed, episodes, alpha, gamma)| {
@@ -269,7 +508,7 @@ mod tests {
 
         #[test]
         fn edited_links_decode_to_valid_specs(spec in any_spec(), cut in 0usize..200, junk in "[&=%a-z0-9.,+-]{0,20}") {
-            let fragment = ShareLink { spec, hidden: vec![], locked: vec![] }.encode();
+            let fragment = ShareLink { results: Some(results_of(&spec)), ..ShareLink::of(spec) }.encode();
             let edited = format!("{}{junk}", &fragment[..cut.min(fragment.len())]);
             let (link, _) = ShareLink::decode(&edited);
             prop_assert!(link.spec.validate().is_ok());
@@ -277,7 +516,7 @@ mod tests {
 
         #[test]
         fn every_spec_round_trips(spec in any_spec()) {
-            let link = ShareLink { spec, hidden: vec![Control::Seed], locked: vec![] };
+            let link = ShareLink { hidden: vec![Control::Seed], results: Some(results_of(&spec)), ..ShareLink::of(spec) };
             prop_assert_eq!(ShareLink::decode(&link.encode()), (link, vec![]));
         }
     }
