@@ -36,7 +36,14 @@ pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults, runs: RwSignal<
         move || {
             runs.with(|runs| {
                 let run = runs.iter().find(|r| r.spec == spec && r.status == Status::Finished)?;
-                let ours = fingerprint(&run.records[..episodes.min(run.records.len())]);
+                if run.records.len() < episodes {
+                    return Some(format!(
+                        "Run #{} stopped after {} of the sender's {episodes} episodes, so the two cannot be compared.",
+                        run.id,
+                        run.records.len()
+                    ));
+                }
+                let ours = fingerprint(&run.records[..episodes]);
                 Some(if ours == expected {
                     format!("Trained again here (run #{}): identical to the sender's run, fingerprint {ours}.", run.id)
                 } else {
