@@ -204,6 +204,23 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await go(fresh);
   await expect(fresh.locator('#live-restored')).toContainText('policy was loaded from its stored checkpoint.');
   await expect(fresh.locator('#live-summary')).toContainText(/^success/);
+
+  // A run saved without a checkpoint (as before checkpoints existed), and one whose checkpoint is
+  // damaged: both policies are rebuilt from the records, and the page says why.
+  const runs = JSON.parse(await readFile(exported, 'utf8'));
+  delete runs[0].finished.checkpoint;
+  runs[1].finished.checkpoint.burnpack = '***';
+  await fresh.locator('#import-runs').setInputFiles({ name: 'edited.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(runs)) });
+  await expect(fresh.locator('#runs tbody tr')).toHaveCount(4);
+  for (const [index, expected] of [
+    [2, "Run #3's policy was rebuilt by training its 5000 recorded episodes again."],
+    [3, "Run #4's stored checkpoint could not be used (the checkpoint's network is not base64: "],
+  ]) {
+    await fresh.locator('#live-policy').selectOption({ index });
+    await go(fresh);
+    await expect(fresh.locator('#live-restored')).toContainText(expected);
+    await expect(fresh.locator('#live-summary')).toContainText(/^success/);
+  }
   await context.close();
   expect(errors).toEqual([]);
   expect(freshErrors).toEqual([]);

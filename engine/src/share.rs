@@ -26,6 +26,8 @@ pub const MAX_LINK_CHARS: usize = 4096;
 pub const SHARED_LINK_BUDGET: usize = 2000;
 /// Points of the success curve in a link.
 pub const CURVE_POINTS: usize = 50;
+/// The fields of [`SharedResults`] in a link.
+const RESULT_FIELDS: [&str; 5] = ["r.episodes", "r.success", "r.fp", "r.greedy", "r.table"];
 
 /// The page's controls that a link may hide or lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -130,7 +132,7 @@ impl SharedResults {
     /// Reads the `r.` fields, checked against the run they claim to come from.
     fn read(get: impl Fn(&str) -> Option<String>, spec: &RunSpec) -> Result<Option<Self>, String> {
         let Some(episodes) = get("r.episodes") else {
-            return match ["r.success", "r.fp", "r.greedy", "r.table"].into_iter().find(|k| get(k).is_some()) {
+            return match RESULT_FIELDS.into_iter().find(|k| get(k).is_some()) {
                 Some(key) => Err(format!("{key} without r.episodes")),
                 None => Ok(None),
             };
@@ -334,7 +336,7 @@ impl ShareLink {
         }
         for key in pairs.iter().map(|(k, _)| k.as_str()) {
             let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock"].contains(&key)
-                || ["r.episodes", "r.success", "r.fp", "r.greedy", "r.table"].contains(&key);
+                || RESULT_FIELDS.contains(&key);
             if !known && !key.starts_with("p.") {
                 problems.push(format!("'{key}' is not a field of a share link"));
             }
