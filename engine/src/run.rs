@@ -8,13 +8,13 @@ use std::collections::VecDeque;
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
 use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Checkpoint, Progress, Transition};
 use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
 use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
 use crate::tasks::{MeasuredVerdict, executive_tasks_measured};
+use crate::{RunRng, completed, resolved};
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,9 +80,10 @@ impl EpisodeOutcome {
     }
 }
 
-/// How actions are chosen in an episode, and what the agent does with the experience.
+/// How actions are chosen in an episode, and what the agent does with the experience. Choosing is
+/// asynchronous because a training agent on WebGPU awaits its Q-values.
 trait Policy {
-    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize;
+    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String>;
     fn learn(&mut self, _transition: &Transition) {}
 }
 
@@ -100,11 +101,11 @@ struct Training<'a> {
 }
 
 impl Policy for Training<'_> {
-    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize {
+    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
         let visits = &mut self.visits[obs.state];
         visits.count += 1;
         visits.mask = obs.mask;
-        self.agent.act(obs, features, self.rng)
+        self.agent.act_async(obs, features, self.rng).await
     }
     fn learn(&mut self, transition: &Transition) {
         self.agent.observe(transition, self.rng);
@@ -114,8 +115,8 @@ impl Policy for Training<'_> {
 struct Greedy<'a>(&'a AnyAgent);
 
 impl Policy for Greedy<'_> {
-    fn choose(&mut self, obs: Observation, features: &[f32]) -> usize {
-        self.0.greedy(obs, features)
+    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
+        Ok(self.0.greedy(obs, features))
     }
 }
 
@@ -126,8 +127,8 @@ struct Expert<'a> {
 }
 
 impl Policy for Expert<'_> {
-    fn choose(&mut self, _obs: Observation, _features: &[f32]) -> usize {
-        self.actions.next().expect("expert sequences end the episode")
+    async fn choose(&mut self, _obs: Observation, _features: &[f32]) -> Result<usize, String> {
+        Ok(self.actions.next().expect("expert sequences end the episode"))
     }
     fn learn(&mut self, transition: &Transition) {
         self.agent.remember(transition);
@@ -135,12 +136,12 @@ impl Policy for Expert<'_> {
 }
 
 /// Plays one episode of `env`, already reset to `obs`; features are computed only with a featurizer.
-fn play_episode(
+async fn play_episode(
     env: &mut AnyEnv,
     obs: Observation,
     policy: &mut impl Policy,
     featurizer: Option<&Featurizer>,
-) -> EpisodeOutcome {
+) -> Result<EpisodeOutcome, String> {
     let mut obs = obs;
     let dim = featurizer.map_or(0, Featurizer::dim);
     let (mut features, mut next_features) = (vec![0.0; dim], vec![0.0; dim]);
@@ -149,7 +150,7 @@ fn play_episode(
     }
     let mut outcome = EpisodeOutcome { task: env.task_index() as u16, ..EpisodeOutcome::default() };
     loop {
-        let action = policy.choose(obs, &features);
+        let action = policy.choose(obs, &features).await?;
         let step = env.step(action);
         if let Some(f) = featurizer {
             f.write(env, &mut next_features);
@@ -166,7 +167,7 @@ fn play_episode(
         outcome.record(action, step.reward, step.info.agent_call, step.info.invalid_action);
         outcome.success |= step.info.success;
         if step.done() {
-            return outcome;
+            return Ok(outcome);
         }
         obs = step.observation;
         std::mem::swap(&mut features, &mut next_features);
@@ -293,8 +294,19 @@ impl Run {
     /// Continues a run whose first `resume.episodes` records are kept elsewhere (the page's storage)
     /// without their agent: runs are deterministic, so training them again restores the agent
     /// exactly, and the fingerprint proves it.
-    pub fn resume(mut self, resume: &Resume) -> Result<Self, String> {
-        let replayed: Vec<EpisodeRecord> = (0..resume.episodes).map_while(|_| self.train_episode()).collect();
+    pub fn resume(self, resume: &Resume) -> Result<Self, String> {
+        completed(self.resume_async(resume))
+    }
+
+    /// [`resume`](Self::resume), awaiting the device.
+    pub async fn resume_async(mut self, resume: &Resume) -> Result<Self, String> {
+        let mut replayed = Vec::with_capacity(resume.episodes as usize);
+        while replayed.len() < resume.episodes as usize {
+            match self.train_episode_async().await? {
+                Some(record) => replayed.push(record),
+                None => break,
+            }
+        }
         let replayed_fingerprint = fingerprint(&replayed);
         if replayed.len() != resume.episodes as usize || replayed_fingerprint != resume.fingerprint {
             return Err(format!(
@@ -306,9 +318,11 @@ impl Run {
     }
 
     /// A run of `spec` whose agent holds the policy in `checkpoint` (see [`Checkpoint`]): for live
-    /// mode and policy views after a reload or an import. It has no records and trains no further.
+    /// mode and policy views after a reload or an import. It has no records and trains no further,
+    /// so its agent computes on the CPU whichever backend trained it.
     pub fn from_checkpoint(spec: RunSpec, checkpoint: &Checkpoint) -> Result<Self, String> {
-        let mut run = Self::new(spec)?;
+        let mut run = Self::new(RunSpec { backend: Backend::Ndarray, ..spec.clone() })?;
+        run.spec = spec;
         run.agent.load_checkpoint(checkpoint)?;
         run.stopped = true;
         Ok(run)
@@ -321,13 +335,23 @@ impl Run {
         resume: &Resume,
         checkpoint: Option<&Checkpoint>,
     ) -> Result<(Self, Restoration), String> {
+        completed(Self::rebuild_async(spec, resume, checkpoint))
+    }
+
+    /// [`rebuild`](Self::rebuild), awaiting the device; the policy ends up on the CPU.
+    pub async fn rebuild_async(
+        spec: RunSpec,
+        resume: &Resume,
+        checkpoint: Option<&Checkpoint>,
+    ) -> Result<(Self, Restoration), String> {
         let checkpoint_problem = match checkpoint.map(|c| Self::from_checkpoint(spec.clone(), c)) {
             Some(Ok(run)) => return Ok((run, Restoration::Checkpoint)),
             Some(Err(problem)) => Some(problem),
             None => None,
         };
-        let mut run = Self::new(spec)?.resume(resume)?;
+        let mut run = Self::new(spec)?.resume_async(resume).await?;
         run.stop();
+        run.copy_policy_to_cpu().await?;
         Ok((run, Restoration::Replay { episodes: resume.episodes, checkpoint_problem }))
     }
 
@@ -405,22 +429,36 @@ impl Run {
 
     /// Trains one episode; `None` once the budget is spent.
     pub fn train_episode(&mut self) -> Option<EpisodeRecord> {
+        resolved(self.train_episode_async())
+    }
+
+    /// [`train_episode`](Self::train_episode), awaiting the device; an error means the device failed.
+    pub async fn train_episode_async(&mut self) -> Result<Option<EpisodeRecord>, String> {
         if self.is_finished() {
-            return None;
+            return Ok(None);
         }
         let epsilon = self.agent.epsilon();
         let obs = self.env.reset(self.rng.next_u64());
         let mut training = Training { agent: &mut self.agent, rng: &mut self.rng, visits: &mut self.state_visits };
-        let outcome = play_episode(&mut self.env, obs, &mut training, self.featurizer.as_ref());
-        let record = self.record(outcome, epsilon);
+        let outcome = play_episode(&mut self.env, obs, &mut training, self.featurizer.as_ref()).await?;
+        let record = self.record(outcome, epsilon).await?;
         if self.is_finished() {
             self.agent.finish();
         }
-        Some(record)
+        Ok(Some(record))
+    }
+
+    /// Copies the greedy policy of a run on a GPU to the CPU (see [`Dqn::copy_to_cpu`]); call it
+    /// before greedy evaluations, policy views or checkpoints of a WebGPU run in a browser.
+    pub async fn copy_policy_to_cpu(&mut self) -> Result<(), String> {
+        match &mut self.agent {
+            AnyAgent::Dqn(dqn) if self.spec.backend != Backend::Ndarray => dqn.copy_to_cpu().await,
+            _ => Ok(()),
+        }
     }
 
     /// Updates the rolling metrics and the tree with an episode, and closes it for the agent.
-    fn record(&mut self, outcome: EpisodeOutcome, epsilon: Option<f64>) -> EpisodeRecord {
+    async fn record(&mut self, outcome: EpisodeOutcome, epsilon: Option<f64>) -> Result<EpisodeRecord, String> {
         if self.window.len() == WINDOW {
             let (success, ret) = self.window.pop_front().expect("the window is full");
             self.window_successes -= u32::from(success);
@@ -436,13 +474,14 @@ impl Run {
         }
         let mean_return_last100 = self.window_return_sum / filled;
         let window_full = self.window.len() == WINDOW;
-        let loss = self.agent.end_episode(&Progress { success_last100, mean_return_last100, window_full });
+        let loss =
+            self.agent.end_episode_async(&Progress { success_last100, mean_return_last100, window_full }).await?;
         self.totals.add(&outcome);
         self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);
         let record =
             EpisodeRecord { episode: self.episode, outcome, epsilon, loss, success_last100, mean_return_last100 };
         self.episode += 1;
-        record
+        Ok(record)
     }
 
     pub fn summary(&self) -> RunSummary {
@@ -473,7 +512,7 @@ impl Run {
         let mut env = self.env.clone();
         Evaluation::of((0..episodes).map(|_| {
             let obs = env.reset(rng.next_u64());
-            play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref())
+            resolved(play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref()))
         }))
     }
 
@@ -497,7 +536,7 @@ impl Run {
     pub fn greedy_episode(&self, task: usize, seed: u64) -> EpisodeOutcome {
         let mut env = self.env.clone();
         let obs = env.reset_task(seed, task);
-        play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref())
+        resolved(play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref()))
     }
 }
 
@@ -508,7 +547,7 @@ fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<
         for _ in 0..per_task {
             let obs = env.reset_task(rng.next_u64(), task);
             let Some(actions) = env.expert_actions() else { return };
-            play_episode(env, obs, &mut Expert { agent, actions: actions.into_iter() }, featurizer);
+            resolved(play_episode(env, obs, &mut Expert { agent, actions: actions.into_iter() }, featurizer));
         }
     }
 }

@@ -141,6 +141,26 @@ mod wgpu {
         assert!(cpu_first.loss.is_some(), "the agents learned");
         assert_close(&cpu, &gpu, 1e-2);
     }
+
+    /// The browser's path: training awaits the GPU, and the trained policy, copied to the CPU,
+    /// answers as it did on the GPU.
+    #[test]
+    fn wgpu_async_training_and_its_cpu_copy() {
+        let params = DqnParams::playground(EnvId::Executive);
+        let mut run = Run::new(on(Backend::Wgpu, dqn_spec(EnvId::Executive, params, 2, 60))).unwrap();
+        while engine::completed(run.train_episode_async()).unwrap().is_some() {}
+        let on_gpu = run.greedy_trace(1, 7);
+        engine::completed(run.copy_policy_to_cpu()).unwrap();
+        let on_cpu = run.greedy_trace(1, 7);
+        assert_eq!(on_gpu.steps.len(), on_cpu.steps.len());
+        for (g, c) in on_gpu.steps.iter().zip(&on_cpu.steps) {
+            assert_eq!(g.action, c.action);
+            assert!(
+                g.values.iter().zip(&c.values).all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + x.abs())),
+                "{g:?} vs {c:?}"
+            );
+        }
+    }
 }
 
 #[test]

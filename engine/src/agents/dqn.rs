@@ -18,6 +18,11 @@
 //!
 //! Weights are initialised from the run's RNG (PyTorch's default uniform ±1/√fan_in), so a run is
 //! reproducible without touching burn's global seed.
+//!
+//! A browser cannot wait for its GPU, so on WebGPU every value is read back asynchronously: acting
+//! awaits the Q-values ([`Dqn::act_async`]), a learn step reads nothing (targets are computed on the
+//! device, losses are read once per episode), and the greedy network is copied to the CPU
+//! ([`Dqn::copy_to_cpu`]) for evaluations, policy views and checkpoints.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -27,7 +32,7 @@ use burn::nn::Linear;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::store::ModuleRecord;
 use burn::tensor::activation::relu;
-use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData};
+use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData, Transaction};
 use rand::Rng;
 use rand::seq::index;
 use schemars::JsonSchema;
@@ -36,8 +41,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     Agent, AgentId, Checkpoint, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal,
 };
-use crate::RunRng;
 use crate::env::{ActionMask, EnvId, Observation};
+use crate::{RunRng, resolved};
 
 /// Where the networks run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +86,20 @@ impl Backend {
             }
         }
     }
+}
+
+/// Brings WebGPU up for [`Backend::Wgpu`], asynchronously as browsers require before any tensor is
+/// made there; returns the adapter's description.
+#[cfg(feature = "wgpu")]
+pub async fn init_webgpu() -> Result<String, String> {
+    let (_, setup) = Device::wgpu_options().init_with_setup_async().await.map_err(|e| e.to_string())?;
+    let info = setup.adapter.get_info();
+    // Browsers may leave the adapter's names empty, for privacy.
+    let names: Vec<&str> = [info.name.as_str(), info.driver.as_str()].into_iter().filter(|n| !n.is_empty()).collect();
+    Ok(match names.is_empty() {
+        true => format!("an unnamed {:?} adapter", info.backend),
+        false => format!("{} ({:?})", names.join(", "), info.backend),
+    })
 }
 
 /// Hyperparameters of the agent. [`DqnParams::seed`] is seed 000's table 1; the default is
@@ -210,6 +229,29 @@ impl DuelingQNet {
         }
     }
 
+    fn layers(&self) -> impl Iterator<Item = &Linear> {
+        self.trunk.iter().chain([&self.value_hidden, &self.value_out, &self.advantage_hidden, &self.advantage_out])
+    }
+
+    /// A copy on `device`, read back in one transaction without blocking.
+    async fn copy_to(&self, device: &Device) -> Result<Self, String> {
+        let transaction = self.layers().fold(Transaction::default(), |transaction, layer| {
+            let bias = layer.bias.as_ref().expect("every layer is built with a bias (see `linear`)");
+            transaction.register(layer.weight.val()).register(bias.val())
+        });
+        let data = transaction.execute_async().await.map_err(|e| format!("cannot read the network back: {e:?}"))?;
+        let mut data = data.into_iter();
+        let mut next = || data.next().expect("two tensors were registered per layer");
+        let mut layers: Vec<Linear> = self
+            .layers()
+            .map(|_| Linear { weight: Param::from_data(next(), device), bias: Some(Param::from_data(next(), device)) })
+            .collect();
+        let heads = layers.split_off(self.trunk.len());
+        let [value_hidden, value_out, advantage_hidden, advantage_out] =
+            heads.try_into().expect("the network has four head layers");
+        Ok(Self { trunk: layers, value_hidden, value_out, advantage_hidden, advantage_out })
+    }
+
     /// Q-values, `[batch, actions]`.
     pub fn forward(&self, input: Tensor<2>) -> Tensor<2> {
         let x = self.trunk.iter().fold(input, |x, layer| relu(layer.forward(x)));
@@ -316,12 +358,15 @@ pub struct Dqn {
     replay: Replay,
     epsilon: f64,
     learn_steps: u32,
-    episode_loss_sum: f64,
-    episode_learn_steps: u32,
+    /// This episode's losses, read back once when it ends rather than stalling every learn step.
+    episode_losses: Vec<Tensor<1>>,
     /// Best success(last100), its mean return, and the network that reached them.
     best: Option<(f64, f64, DuelingQNet)>,
     /// The greedy policy once training has finished (the best checkpoint).
     policy: Option<DuelingQNet>,
+    /// The greedy network read back to the CPU by [`Dqn::copy_to_cpu`], with the CPU device; it
+    /// answers greedy queries until the agent learns again.
+    cpu_copy: Option<(DuelingQNet, Device)>,
 }
 
 impl std::fmt::Debug for Dqn {
@@ -352,10 +397,10 @@ impl Dqn {
             replay: Replay::new(params.replay_capacity, input_dim),
             epsilon: params.epsilon_start,
             learn_steps: 0,
-            episode_loss_sum: 0.0,
-            episode_learn_steps: 0,
+            episode_losses: Vec::new(),
             best: None,
             policy: None,
+            cpu_copy: None,
             params,
         }
     }
@@ -364,15 +409,64 @@ impl Dqn {
         self.online.as_ref().expect("the online network is only taken during a learn step")
     }
 
+    /// The network greedy actions come from: the best checkpoint once training has finished.
+    fn greedy_network(&self) -> DuelingQNet {
+        self.policy.clone().unwrap_or_else(|| self.online().valid())
+    }
+
     /// Q-values of one observation under the greedy policy's network.
     pub fn q_values(&self, features: &[f32]) -> Vec<f32> {
-        let inference = self.device.clone().inner();
-        let input = Tensor::<2>::from_data(TensorData::new(features.to_vec(), [1, self.input_dim]), &inference);
-        let network = match &self.policy {
-            Some(policy) => policy.forward(input),
-            None => self.online().valid().forward(input),
+        resolved(self.q_values_async(features))
+    }
+
+    /// [`q_values`](Self::q_values), awaiting the read-back.
+    pub async fn q_values_async(&self, features: &[f32]) -> Result<Vec<f32>, String> {
+        let input =
+            |device: &Device| Tensor::<2>::from_data(TensorData::new(features.to_vec(), [1, self.input_dim]), device);
+        let q = match (&self.cpu_copy, &self.policy) {
+            (Some((copy, cpu)), _) => copy.forward(input(cpu)),
+            (None, Some(policy)) => policy.forward(input(&self.device.clone().inner())),
+            (None, None) => self.online().valid().forward(input(&self.device.clone().inner())),
         };
-        network.into_data().try_into_vec::<f32>().expect("Q-values are f32")
+        f32_values(q.into_data_async().await)
+    }
+
+    /// [`Agent::act`], awaiting the Q-values when it acts greedily.
+    pub async fn act_async(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        // Training acts on the training device, so that pausing (which copies) never changes a run.
+        self.cpu_copy = None;
+        if rng.random::<f64>() < self.epsilon {
+            let mask = if self.params.explore_with_mask { obs.mask } else { ActionMask::all(self.n_actions) };
+            return Ok(random_legal(mask, self.n_actions, rng));
+        }
+        let values: Vec<f64> = self.q_values_async(features).await?.into_iter().map(f64::from).collect();
+        Ok(masked_argmax(&values, obs.mask))
+    }
+
+    /// [`Agent::end_episode`], awaiting the episode's losses.
+    pub async fn end_episode_async(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+        let losses = match self.episode_losses.len() {
+            0 => Vec::new(),
+            _ => f32_values(Tensor::cat(std::mem::take(&mut self.episode_losses), 0).into_data_async().await)?,
+        };
+        let better = progress.window_full
+            && self.best.as_ref().is_none_or(|(success, mean_return, _)| {
+                progress.success_last100 > *success
+                    || (progress.success_last100 == *success && progress.mean_return_last100 > *mean_return)
+            });
+        if better {
+            self.best = Some((progress.success_last100, progress.mean_return_last100, self.online().valid()));
+        }
+        Ok((!losses.is_empty()).then(|| losses.iter().map(|&l| f64::from(l)).sum::<f64>() / losses.len() as f64))
+    }
+
+    /// Copies the greedy network to the CPU, where it answers greedy queries, policy views and
+    /// checkpoints synchronously: a browser cannot wait for its GPU.
+    pub async fn copy_to_cpu(&mut self) -> Result<(), String> {
+        let cpu = Backend::Ndarray.device()?.inner();
+        let copy = self.greedy_network().copy_to(&cpu).await?;
+        self.cpu_copy = Some((copy, cpu));
+        Ok(())
     }
 
     /// One gradient step on a replay minibatch.
@@ -387,16 +481,17 @@ impl Dqn {
         let next_illegal = Tensor::<2, Bool>::from_data(TensorData::new(batch.next_illegal, [b, a]), &inference);
         let best_next = online.valid().forward(next_states.clone()).mask_fill(next_illegal, -1e9).argmax(1);
         let next_q = self.target.forward(next_states).gather(1, best_next);
-        let next_q = next_q.into_data().try_into_vec::<f32>().expect("Q-values are f32");
-        let gamma = p.gamma as f32;
-        let targets: Vec<f32> = (0..b).map(|i| batch.rewards[i] + gamma * next_q[i] * (1.0 - batch.dones[i])).collect();
+        let rewards = Tensor::<2>::from_data(TensorData::new(batch.rewards, [b, 1]), &inference);
+        let not_done: Vec<f32> = batch.dones.iter().map(|done| 1.0 - done).collect();
+        let not_done = Tensor::<2>::from_data(TensorData::new(not_done, [b, 1]), &inference);
+        // r + γ·Q′·(1 − done), on the device so that nothing is read back during a learn step.
+        let targets = next_q.mul_scalar(p.gamma as f32).mul(not_done).add(rewards);
 
         let states = Tensor::<2>::from_data(TensorData::new(batch.states, [b, d]), &self.device);
         let actions = Tensor::<2, Int>::from_data(TensorData::new(batch.actions, [b, 1]), &self.device);
-        let targets = Tensor::<2>::from_data(TensorData::new(targets, [b, 1]), &self.device);
         let loss = (online.forward(states).gather(1, actions) - targets).powi_scalar(2).mean();
-        self.episode_loss_sum += f64::from(loss.clone().into_scalar::<f32>());
-        self.episode_learn_steps += 1;
+        self.episode_losses.push(loss.clone().inner());
+        self.cpu_copy = None;
         let grads = GradientsParams::from_grads(loss.backward(), &online);
         let online = self.optimizer.step(p.learning_rate, online, grads);
 
@@ -415,7 +510,10 @@ impl Dqn {
 
     /// The greedy policy's network as burn record bytes (burnpack).
     pub fn network_bytes(&self) -> Result<Vec<u8>, String> {
-        let network = self.policy.clone().unwrap_or_else(|| self.online().valid());
+        let network = match &self.cpu_copy {
+            Some((copy, _)) => copy.clone(),
+            None => self.greedy_network(),
+        };
         let bytes = network.into_record().into_bytes().map_err(|e| format!("cannot save the network: {e}"))?;
         Ok(bytes.to_vec())
     }
@@ -431,18 +529,14 @@ impl Dqn {
             .try_load_record(record)
             .map_err(|e| format!("the checkpoint does not fit this network: {e}"))?;
         self.policy = Some(network);
+        self.cpu_copy = None;
         Ok(())
     }
 }
 
 impl Agent for Dqn {
     fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize {
-        if rng.random::<f64>() < self.epsilon {
-            let mask = if self.params.explore_with_mask { obs.mask } else { ActionMask::all(self.n_actions) };
-            random_legal(mask, self.n_actions, rng)
-        } else {
-            self.greedy(obs, features)
-        }
+        resolved(self.act_async(obs, features, rng))
     }
 
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
@@ -467,18 +561,7 @@ impl Agent for Dqn {
     /// Keeps the best network once the window is full; the loss is the mean over the episode's
     /// learn steps.
     fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
-        let better = progress.window_full
-            && self.best.as_ref().is_none_or(|(success, mean_return, _)| {
-                progress.success_last100 > *success
-                    || (progress.success_last100 == *success && progress.mean_return_last100 > *mean_return)
-            });
-        if better {
-            self.best = Some((progress.success_last100, progress.mean_return_last100, self.online().valid()));
-        }
-        let loss = (self.episode_learn_steps > 0).then(|| self.episode_loss_sum / f64::from(self.episode_learn_steps));
-        self.episode_loss_sum = 0.0;
-        self.episode_learn_steps = 0;
-        loss
+        resolved(self.end_episode_async(progress))
     }
 
     /// The best network becomes the policy (the last one if the run was shorter than the window).
@@ -487,6 +570,7 @@ impl Agent for Dqn {
             Some((_, _, best)) => best.clone(),
             None => self.online().valid(),
         });
+        self.cpu_copy = None;
     }
 
     fn epsilon(&self) -> Option<f64> {
@@ -515,6 +599,12 @@ impl Agent for Dqn {
             other => Err(other.mismatch(AgentId::Dqn)),
         }
     }
+}
+
+/// A read-back's values as f32.
+fn f32_values(data: Result<TensorData, burn::tensor::ExecutionError>) -> Result<Vec<f32>, String> {
+    let data = data.map_err(|e| format!("cannot read values back from the device: {e:?}"))?;
+    data.try_into_vec::<f32>().map_err(|e| format!("the device returned values that are not f32: {e:?}"))
 }
 
 #[cfg(test)]
@@ -592,6 +682,30 @@ mod tests {
         assert!(other.load_checkpoint(&not_base64).unwrap_err().starts_with("the checkpoint's network is not base64"));
         let table = Checkpoint::QTable { q: vec![0.0; 4] };
         assert_eq!(other.load_checkpoint(&table).unwrap_err(), "a Q-table checkpoint does not fit a dqn agent");
+    }
+
+    #[test]
+    fn a_cpu_copy_answers_like_the_network_until_the_agent_learns() {
+        let mut rng = RunRng::seed_from_u64(3);
+        let mut dqn = agent(DqnParams { hidden: vec![8, 6], learning_starts: 1, ..DqnParams::default() }, &mut rng);
+        let features = [0.2, -0.4, 1.0, 0.7];
+        let on_device = dqn.q_values(&features);
+        crate::completed(dqn.copy_to_cpu()).unwrap();
+        assert!(dqn.cpu_copy.is_some());
+        assert_eq!(dqn.q_values(&features), on_device, "every layer is copied in its place");
+        let obs = Observation { state: 0, mask: ActionMask::all(3) };
+        let t = Transition {
+            state: 0,
+            action: 1,
+            reward: 1.0,
+            next: obs,
+            done: true,
+            features: &features,
+            next_features: &features,
+        };
+        dqn.observe(&t, &mut rng);
+        assert!(dqn.cpu_copy.is_none(), "a learn step makes the copy stale");
+        assert_ne!(dqn.q_values(&features), on_device);
     }
 
     #[test]

@@ -275,6 +275,22 @@ pub enum AnyAgent {
 }
 
 impl AnyAgent {
+    /// [`Agent::act`], awaiting a GPU's Q-values without blocking.
+    pub async fn act_async(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        match self {
+            AnyAgent::Dqn(dqn) => dqn.act_async(obs, features, rng).await,
+            other => Ok(other.act(obs, features, rng)),
+        }
+    }
+
+    /// [`Agent::end_episode`], awaiting a GPU's losses without blocking.
+    pub async fn end_episode_async(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+        match self {
+            AnyAgent::Dqn(dqn) => dqn.end_episode_async(progress).await,
+            other => Ok(other.end_episode(progress)),
+        }
+    }
+
     /// Gradient steps taken so far, for agents that learn by gradient descent.
     pub fn learn_steps(&self) -> Option<u32> {
         match self {
