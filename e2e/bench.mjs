@@ -2,7 +2,8 @@
 // nothing about speed. Run with `scripts/bench-browser` after a release build.
 //   - the 5000-episode orchestrator Q-learning run inside the worker (training time the worker
 //     measures, and wall time from Train to the results on screen);
-//   - DQN learn steps per second on NdArray (playground executive run, 500 episodes);
+//   - DQN learn steps per second on NdArray (playground executive run, 500 episodes) and, when the
+//     worker finds a WebGPU adapter, on WebGPU (the same run);
 //   - the page's frame rate while a DQN run trains;
 //   - the gzip size of the app and worker wasm;
 //   - Python: Pyodide's load time cold (fresh profile) and warm (HTTP cache), the latency of a
@@ -21,16 +22,17 @@ const root = path.join(dist, '..');
 const server = spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port), '--directory', dist], { stdio: 'ignore' });
 await new Promise((resolve) => setTimeout(resolve, 800));
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox'] });
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'] });
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 const figures = {};
 try {
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
-  async function train(env, agent, episodes, seed) {
+  async function train(env, agent, episodes, seed, backend = 'ndarray') {
     await page.selectOption('#env', env);
     await page.selectOption('#agent', agent);
+    if (agent === 'dqn') await page.selectOption('#backend', backend);
     await page.fill('#episodes', String(episodes));
     await page.fill('#seed', String(seed));
     const rows = await page.locator('#runs tbody tr').count();
@@ -51,7 +53,16 @@ try {
 
   const dqn = await train('executive', 'dqn', 500, 1);
   figures.dqn_executive_500_wall_s = dqn.wallMs / 1000;
-  figures.dqn_learn_steps_per_s_ndarray = parseFloat((await page.locator('#learn-speed').textContent()).match(/([\d.]+) per second/)[1]);
+  const learnSpeed = async () => parseFloat((await page.locator('#learn-speed').textContent()).match(/([\d.]+) per second/)[1]);
+  figures.dqn_learn_steps_per_s_ndarray = await learnSpeed();
+  await page.locator('#backend-note:not(:has-text("Looking for"))').waitFor({ timeout: 30_000 });
+  figures.webgpu = (await page.locator('#backend-note').textContent()).split('.')[0];
+  if (figures.webgpu.startsWith('WebGPU adapter')) {
+    const gpu = await train('executive', 'dqn', 500, 1, 'wgpu');
+    figures.dqn_executive_500_wall_s_webgpu = gpu.wallMs / 1000;
+    figures.dqn_learn_steps_per_s_webgpu = await learnSpeed();
+  }
+  await page.selectOption('#backend', 'ndarray');
 
   // Frame rate while a long DQN run trains in the worker and the page redraws its plots.
   await page.selectOption('#env', 'executive');

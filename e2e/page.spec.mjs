@@ -75,6 +75,10 @@ test('the page explains every environment and agent before any run, with sources
   await expect(page.locator('#param-hidden')).toHaveValue('64, 32');
   await page.locator('#dqn-config').selectOption('seed');
   await expect(page.locator('#param-hidden')).toHaveValue('512, 256');
+  // This browser runs with its GPU off: the worker finds no WebGPU adapter and says so.
+  await expect(page.locator('#backend-note')).toContainText('WebGPU is unavailable here', { timeout: 30_000 });
+  await expect(page.locator('#backend option[value="wgpu"]')).toBeDisabled();
+  await expect(page.locator('#backend')).toHaveValue('ndarray');
   expect(errors).toEqual([]);
 });
 

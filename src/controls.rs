@@ -21,6 +21,10 @@ fn template(env: EnvId, agent: AgentId, config: DqnConfig) -> AgentSpec {
     }
 }
 
+/// What the benchmarks found (README, "Against PyTorch, and on a GPU").
+const WEBGPU_SPEED: &str = "For networks this small the CPU is faster: a learn step on WebGPU is dozens of tiny GPU \
+    dispatches (natively on an H100 it took 25 ms, against 1.4 ms on two CPU cores), so the CPU stays the default.";
+
 fn parse_whole<T: std::str::FromStr>(field: &str, text: &str, range: &str) -> Result<T, String> {
     text.trim().parse().map_err(|_| format!("{field} must be a whole number {range}, got '{text}'"))
 }
@@ -30,6 +34,8 @@ pub fn Controls(
     /// The form's first values and the controls a teacher's link hides or locks.
     initial: ShareLink,
     ready: ReadSignal<bool>,
+    /// The training worker's WebGPU adapter, or why it has none; `None` until it knows.
+    webgpu: ReadSignal<Option<Result<String, String>>>,
     /// The run, and whether its test actions run the code in Python.
     on_start: Callback<(RunSpec, bool)>,
     on_error: Callback<Option<String>>,
@@ -162,14 +168,28 @@ pub fn Controls(
                         on:input=move |ev| seed.set(event_target_value(&ev)) />
                 </label>
                 <label hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>"Backend "
-                    <select id="backend" disabled=locked(Control::Backend) on:change=move |ev| {
+                    <select id="backend" aria-describedby="backend-note" disabled=locked(Control::Backend)
+                        prop:value=move || backend.get().name() on:change=move |ev| {
                         if let Ok(b) = Backend::parse(&event_target_value(&ev)) { backend.set(b) }
                     }>
                         <option value="ndarray">"CPU (burn NdArray)"</option>
-                        <option value="wgpu" disabled=true>"WebGPU (not in this build)"</option>
+                        <option value="wgpu" disabled=move || !matches!(webgpu.get(), Some(Ok(_)))>
+                            {move || match webgpu.get() {
+                                None => "WebGPU (checking…)",
+                                Some(Ok(_)) => "WebGPU (burn Wgpu)",
+                                Some(Err(_)) => "WebGPU (unavailable)",
+                            }}
+                        </option>
                     </select>
                 </label>
             </div>
+            <p id="backend-note" class="hint" hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>
+                {move || match webgpu.get() {
+                    None => "Looking for a WebGPU adapter in the training worker…".to_owned(),
+                    Some(Ok(adapter)) => format!("WebGPU adapter: {adapter}. {WEBGPU_SPEED}"),
+                    Some(Err(why)) => format!("WebGPU is unavailable here: {why}. The CPU backend trains every agent."),
+                }}
+            </p>
             <label class="inline" hidden=move || env.get() != EnvId::Executive>
                 <input type="checkbox" id="real-python" prop:checked=real_python on:change=move |ev| real_python.set(event_target_checked(&ev)) />
                 "Test actions run the code in Python (Pyodide) instead of using the recorded verdicts"

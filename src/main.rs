@@ -82,6 +82,7 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
     }
     match message {
         FromWorker::Ready
+        | FromWorker::WebGpu { .. }
         | FromWorker::Failed { run_id: None, .. }
         | FromWorker::Restored { .. }
         | FromWorker::Decision { .. } => {}
@@ -121,6 +122,8 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
 #[component]
 fn App() -> impl IntoView {
     let (ready, set_ready) = signal(false);
+    // The worker's WebGPU adapter, or why it has none; `None` while it is being brought up.
+    let (webgpu, set_webgpu) = signal(None::<Result<String, String>>);
     let error = RwSignal::new(None::<String>);
     let runs = RwSignal::new(Vec::<RunData>::new());
     let selected = RwSignal::new(None::<u32>);
@@ -154,6 +157,7 @@ fn App() -> impl IntoView {
         calls.with_value(|c| c.answer(&message));
         match &message {
             FromWorker::Ready => set_ready.set(true),
+            FromWorker::WebGpu { adapter } => set_webgpu.set(Some(adapter.clone())),
             FromWorker::Failed { run_id, message } => error.set(Some(match run_id {
                 Some(id) => format!("run #{id}: {message}"),
                 None => message.clone(),
@@ -329,7 +333,7 @@ fn App() -> impl IntoView {
         <main>
             <section aria-labelledby="run-heading" class="panel">
                 <h2 id="run-heading">"New run"</h2>
-                {move || form.get().map(|initial| view! { <Controls initial=initial ready=ready on_start=on_start on_error=on_error /> })}
+                {move || form.get().map(|initial| view! { <Controls initial=initial ready=ready webgpu=webgpu on_start=on_start on_error=on_error /> })}
                 <p id="python-verdicts" role="status" hidden=move || python_note.get().is_none()>{move || python_note.get()}</p>
                 <TeacherOptions hidden=share_hidden locked=share_locked />
                 <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>

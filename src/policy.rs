@@ -24,7 +24,10 @@ fn results_view(spec: &RunSpec, finished: &Finished, fingerprint: String) -> imp
     let (summary, greedy) = (&finished.summary, &finished.greedy);
     let speed = match finished.learn_steps {
         Some(steps) if finished.train_ms > 0.0 => {
-            format!("{steps} learn steps, {:.0} per second", f64::from(steps) / finished.train_ms * 1000.0)
+            let per_second = f64::from(steps) / finished.train_ms * 1000.0;
+            // A software GPU manages under one a second; show it rather than "0".
+            let digits = if per_second < 10.0 { 2 } else { 0 };
+            format!("{steps} learn steps, {per_second:.digits$} per second")
         }
         _ => String::new(),
     };

@@ -1,6 +1,7 @@
 //! The results a share link carries: shown as soon as the link opens, before the run is trained
 //! again here, and then checked against the run trained here (same fingerprint = same run).
 
+use engine::agents::Backend;
 use engine::run::fingerprint;
 use engine::share::SharedResults;
 use engine::{Environment, RunSpec};
@@ -46,6 +47,9 @@ pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults, runs: RwSignal<
                 let ours = fingerprint(&run.records[..episodes]);
                 Some(if ours == expected {
                     format!("Trained again here (run #{}): identical to the sender's run, fingerprint {ours}.", run.id)
+                } else if spec.backend == Backend::Wgpu {
+                    // GPUs sum in their own order, so a WebGPU run repeats exactly only on the same GPU and driver.
+                    format!("Trained again here (run #{}) on WebGPU: it differs from the sender's run (fingerprint {ours}, shared {expected}); WebGPU runs repeat exactly only on the same GPU and driver, CPU runs everywhere.", run.id)
                 } else {
                     format!("Trained again here (run #{}): it differs from the sender's run (fingerprint {ours}, shared {expected}).", run.id)
                 })

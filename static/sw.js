@@ -4,6 +4,8 @@
 // the build and a version hashed from their contents; a new build is therefore a new service worker,
 // which the page offers to switch to ("update available").
 const PRECACHE = /*PRECACHE*/ { version: 'unbuilt', files: [] };
+// Files of the build cached the first time they are fetched (the WebGPU worker).
+const ON_DEMAND = new Set((PRECACHE.onDemand ?? []).map((file) => new URL(file, self.location).pathname));
 const CACHE = `rlcg-${PRECACHE.version}`;
 
 self.addEventListener('install', (event) => {
@@ -35,6 +37,9 @@ self.addEventListener('fetch', (event) => {
     const cache = await caches.open(CACHE);
     const cached = await cache.match(request, { ignoreSearch: true })
       ?? (request.mode === 'navigate' ? await cache.match('./') : undefined);
-    return cached ?? fetch(request);
+    if (cached) return cached;
+    const response = await fetch(request);
+    if (response.ok && ON_DEMAND.has(new URL(request.url).pathname)) await cache.put(request, response.clone());
+    return response;
   })());
 });

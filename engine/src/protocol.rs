@@ -9,7 +9,7 @@ use crate::policy_view::PolicyView;
 use crate::run::{EpisodeRecord, Evaluation, Restoration, Resume, RunSpec, RunSummary};
 use crate::tasks::MeasuredVerdict;
 
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,6 +102,11 @@ pub struct LiveState {
 pub enum FromWorker {
     /// The worker's wasm is loaded; messages sent before this are lost.
     Ready,
+    /// Whether the worker could bring up WebGPU (asynchronously, after `Ready`): the adapter's
+    /// description, or why not. Runs on the `wgpu` backend wait for it.
+    WebGpu {
+        adapter: Result<String, String>,
+    },
     /// Episodes trained since the last progress message, per run (one message for all runs).
     Progress {
         runs: Vec<RunProgress>,
@@ -172,10 +177,12 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":4", "\"version\":3");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 3, expected 4");
+        let stale = json.replace("\"version\":5", "\"version\":4");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 4, expected 5");
+        let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
+        assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":4,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":5,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );
