@@ -100,7 +100,7 @@ enum GpuTurn {
     Gone,
 }
 
-/// How a WebGPU run stands while the worker brings WebGPU up.
+/// Whether this worker has WebGPU: still asking, yes, or no and why.
 enum WebGpu {
     Pending,
     Ready,
