@@ -2,7 +2,7 @@
 // implementation of the GPU, where the machine has no GPU). The other specs run with the GPU off, so
 // they check the page when WebGPU is unavailable (page.spec.mjs).
 import { test, expect } from '@playwright/test';
-import { watchErrors } from './helpers.mjs';
+import { playLiveEpisode, watchErrors } from './helpers.mjs';
 
 test.use({
   launchOptions: {
@@ -60,5 +60,14 @@ test('a DQN executive run on WebGPU trains in the nested worker, pauses, steps, 
   expect(parseFloat(await page.locator('#greedy-success').textContent())).toBeGreaterThanOrEqual(0);
   await page.locator('.trace-next').click();
   await expect(page.locator('.trace-step .values tr')).toHaveCount(5);
+
+  // After a reload the run's checkpoint goes through the page's worker to a fresh nested worker
+  // (from the service worker's cache), loads there, and the policy drives a live episode.
+  await page.waitForTimeout(1500); // the page saves about once a second
+  await page.reload();
+  await expect(page.locator('#runs tbody tr')).toHaveCount(1);
+  await playLiveEpisode(page);
+  await expect(page.locator('#live-restored')).toHaveText("Run #1's policy was loaded from its stored checkpoint.");
+  await expect(page.locator('#live-steps li').first().locator('strong')).toHaveText('generate');
   expect(errors).toEqual([]);
 });
