@@ -3,4 +3,5 @@
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export TRUNK_SKIP_VERSION_CHECK=true
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says how long the calling script has run, so a slow CI run shows where its time went.
+step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
