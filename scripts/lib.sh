@@ -1,7 +1,19 @@
 # Sourced by the scripts: puts the npm-installed wasm-opt first on PATH (Debian's binaryen breaks
 # wasm-bindgen 0.2.130 output) and tells Trunk to use the installed tools without asking GitHub.
-export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 export TRUNK_SKIP_VERSION_CHECK=true
+
+# Every script builds into one folder outside the clone, so that a developer's runs of serve and
+# test warm CI's build (CI runs in a fresh clone on a machine kept between runs) and clones share it.
+# A CARGO_TARGET_DIR set by the machine wins.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/rlcg-playground/target}"
+mkdir -p "$CARGO_TARGET_DIR"
+# Each clone path adds its own copies of the project's crates; start anew before the disk fills.
+if [ "$(df --output=avail -BG "$CARGO_TARGET_DIR" | tail -1 | tr -dc 0-9)" -lt 20 ]; then
+  echo "less than 20 GB free: emptying the build folder $CARGO_TARGET_DIR"
+  rm -rf "$CARGO_TARGET_DIR"
+  mkdir -p "$CARGO_TARGET_DIR"
+fi
 
 # Each step says how long the calling script has run, so a slow CI run shows where its time went.
 step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
