@@ -65,6 +65,10 @@ test('the page explains every environment and agent before any run, with sources
   await page.waitForTimeout(300);
   await expect(page.locator('#error')).toBeHidden();
   await expect(page.getByText('No runs yet')).toBeVisible();
+  // The build names itself: its commit, and the content hash that versions the offline cache.
+  const sw = await readFile(new URL('../dist/sw.js', import.meta.url), 'utf8');
+  const cacheVersion = sw.match(/"version":"([0-9a-f]{16})"/)[1];
+  await expect(page.locator('#build-version')).toHaveText(new RegExp(`^commit [0-9a-f]{7,}(-dirty)?, content ${cacheVersion}$`));
   // Hyperparameters come with their explanation; the DQN-only controls are hidden for Q-learning.
   await page.locator('#hyperparameters summary').click();
   await expect(page.locator('label[for=param-alpha] + input')).toHaveValue('0.1');
@@ -158,6 +162,12 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
   const png = page.waitForEvent('download');
   await page.locator('#export-png').click();
   expect((await png).suggestedFilename()).toBe('rlcg-plot.png');
+
+  // README's picture: the finished run's plot, tree and policy. SCREENSHOT=docs/screenshot.png
+  // writes it where README shows it; otherwise it goes with the test results.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.locator('#plot').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: process.env.SCREENSHOT ?? test.info().outputPath('screenshot.png') });
   expect(errors).toEqual([]);
 });
 

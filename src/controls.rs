@@ -21,7 +21,7 @@ fn template(env: EnvId, agent: AgentId, config: DqnConfig) -> AgentSpec {
     }
 }
 
-/// What the benchmarks found (README, "Against PyTorch, and on a GPU").
+/// What the benchmarks found (docs/benchmarks.md, "Against PyTorch, and on a GPU").
 const WEBGPU_SPEED: &str = "For networks this small the CPU is faster: a learn step on WebGPU is dozens of tiny GPU \
     dispatches (natively on an H100 it took 25 ms, against 1.4 ms on two CPU cores), so the CPU stays the default.";
 

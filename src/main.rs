@@ -541,6 +541,21 @@ fn seed_of_agent(agent: AgentId) -> &'static str {
     }
 }
 
+/// The build's name, for bug reports: the commit and the content hash that the build wrote into the
+/// page (`scripts/precache-list.mjs`; the content hash is also the offline cache's version).
+fn build_version() -> String {
+    let meta = |name: &str| {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector(&format!("meta[name={name}]")).ok().flatten())
+            .and_then(|m| m.get_attribute("content"))
+    };
+    match (meta("rlcg-commit"), meta("rlcg-content")) {
+        (Some(commit), Some(content)) => format!("commit {commit}, content {content}"),
+        _ => "not named: this page was built without the build hook".to_string(),
+    }
+}
+
 #[component]
 fn About() -> impl IntoView {
     view! {
@@ -561,6 +576,8 @@ fn About() -> impl IntoView {
             <ol class="sources">
                 {SEEDS.iter().map(|(id, title, note)| view! { <li id=*id><cite>{*title}</cite>". "{*note}</li> }).collect_view()}
             </ol>
+            <h2>"This build"</h2>
+            <p id="build-version">{build_version()}</p>
         </section>
     }
 }

@@ -82,7 +82,7 @@ fn dqn_train_step(c: &mut Criterion) {
 }
 
 /// The playground executive DQN from scratch until success(last100) ≥ 99% (seed 1), on NdArray,
-/// the page's backend (on Wgpu one run takes about a minute: see README).
+/// the page's backend (on Wgpu one run takes about a minute: see docs/benchmarks.md).
 fn executive_dqn_to_99(c: &mut Criterion) {
     let mut group = c.benchmark_group("executive_dqn_playground");
     group.sample_size(10);
