@@ -15,5 +15,19 @@ if [ "$(df --output=avail -BG "$CARGO_TARGET_DIR" | tail -1 | tr -dc 0-9)" -lt 2
   mkdir -p "$CARGO_TARGET_DIR"
 fi
 
+# The page's wasm builds go to a folder of their own inside it: cargo locks its whole build folder
+# while it compiles, and the native tests must be able to run while Trunk builds the page.
+export WASM_TARGET_DIR="$CARGO_TARGET_DIR/wasm"
+
 # Each step says how long the calling script has run, so a slow CI run shows where its time went.
 step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
+# Builds the page's three wasm binaries the way Trunk does for index.html's `rel="rust"` links (same
+# manifest, binary, features and profile, so Trunk then finds them built): serve and test run this
+# while trunk and wasm-bindgen-cli are still compiling.
+build_page_binaries() {
+  local cargo_build=(env CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --locked --offline --target wasm32-unknown-unknown --profile "$1")
+  "${cargo_build[@]}" --manifest-path Cargo.toml --bin rlcg-app
+  "${cargo_build[@]}" --manifest-path worker/Cargo.toml --bin worker
+  "${cargo_build[@]}" --manifest-path worker/Cargo.toml --bin webgpu_worker --features wgpu
+}
