@@ -22,6 +22,23 @@ export WASM_TARGET_DIR="$CARGO_TARGET_DIR/wasm"
 # Each step says how long the calling script has run, so a slow CI run shows where its time went.
 step() { printf '\n==> [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
+# Runs a command in the background with its output kept (`start_background NAME COMMAND…`);
+# `finish_background NAME` waits for it, prints its output, and stops the script if it failed.
+declare -A BACKGROUND_PID BACKGROUND_LOG
+start_background() {
+  local name=$1
+  shift
+  BACKGROUND_LOG[$name]=$(mktemp)
+  "$@" >"${BACKGROUND_LOG[$name]}" 2>&1 &
+  BACKGROUND_PID[$name]=$!
+}
+finish_background() {
+  local status=0
+  wait "${BACKGROUND_PID[$1]}" || status=$?
+  cat "${BACKGROUND_LOG[$1]}"
+  [ $status = 0 ] || { echo "$1 failed (exit $status)"; exit $status; }
+}
+
 # Builds the page's three wasm binaries the way Trunk does for index.html's `rel="rust"` links (same
 # manifest, binary, features and profile, so Trunk then finds them built): serve and test run this
 # while trunk and wasm-bindgen-cli are still compiling.
