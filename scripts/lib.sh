@@ -45,6 +45,6 @@ finish_background() {
 build_page_binaries() {
   local cargo_build=(env CARGO_TARGET_DIR="$WASM_TARGET_DIR" cargo build --locked --offline --target wasm32-unknown-unknown --profile "$1")
   "${cargo_build[@]}" --manifest-path Cargo.toml --bin rlcg-app
-  "${cargo_build[@]}" --manifest-path worker/Cargo.toml --bin worker
-  "${cargo_build[@]}" --manifest-path worker/Cargo.toml --bin webgpu_worker --features wgpu
+  "${cargo_build[@]}" --manifest-path Cargo.toml --bin worker
+  "${cargo_build[@]}" --manifest-path Cargo.toml --bin webgpu_worker --features wgpu
 }
