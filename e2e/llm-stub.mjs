@@ -2,8 +2,11 @@
 // the behaviour: stub-coder streams sensible answers; stub-429* answers 429 (Retry-After: 1) the
 // first time for each model name, then as stub-coder; stub-401 refuses the key and quotes it back,
 // as some providers do; stub-malformed streams a chunk that is not JSON; stub-nocode replies without
-// code. GET /last-authorization tells which Authorization header the last request carried.
+// code; stub-escape-<name> answers with the sandbox escape <name> of escapes.mjs, aimed at the
+// red-team spec's beacon. GET /last-authorization tells which Authorization header the last
+// request carried.
 import { createServer } from 'node:http';
+import { BEACON, ESCAPES, program } from './escapes.mjs';
 
 const port = Number(process.env.PORT ?? 8790);
 const seen429 = new Set();
@@ -20,14 +23,15 @@ const SOLUTIONS = {
   is_palindrome: 'def is_palindrome(s: str) -> bool:\n    return s == s[::-1]\n',
 };
 
-function answer(messages) {
+function answer(messages, model) {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
   if (system.includes('Planner')) return '1. Walk the list.\n2. Keep the largest value.\n3. Return it.';
   if (system.includes('Tester')) return 'The function returns the wrong element.';
   if (system.includes('recalls')) return '- Use the built-in.';
+  const escape = ESCAPES[model.replace(/^stub-escape-/, '')];
   const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
-  const code = name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
+  const code = escape ? program(escape, BEACON) : name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
   return `Here is my solution.\n\n\`\`\`python\n${code}\`\`\`\n\nIt handles every case.`;
 }
 
@@ -77,7 +81,9 @@ createServer((req, res) => {
       return res.end('data: {"choices": [{"delta": {"content": "def\n\n');
     }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
-    if (model === 'stub-coder' || model.startsWith('stub-429')) return stream(res, answer(request.messages ?? []));
+    if (model === 'stub-coder' || model.startsWith('stub-429') || model.startsWith('stub-escape-')) {
+      return stream(res, answer(request.messages ?? [], model));
+    }
     return json(res, 404, { error: { message: `The model ${model} does not exist` } });
   });
 }).listen(port, '127.0.0.1');

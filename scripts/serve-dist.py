@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Serves a built page (dist/) the way it should be hosted: with the cross-origin isolation headers
-that let the page interrupt a runaway Python program (COOP same-origin, COEP require-corp), and the
-MIME types of JavaScript modules and wasm. `--no-isolation` leaves the headers out, to test the page
-as it behaves on a host that cannot send them.
+that let the page interrupt a runaway Python program (COOP same-origin, COEP require-corp), a
+Content-Security-Policy that shuts the Python worker in (depth only: the worker locks itself down on
+any host), and the MIME types of JavaScript modules and wasm. `--no-isolation` sends no headers at
+all, to test the page as it behaves on a plain static host.
 
     python3 scripts/serve-dist.py [--port 8765] [--directory dist] [--no-isolation]
 """
@@ -16,6 +17,14 @@ ISOLATION_HEADERS = {
     "Cross-Origin-Embedder-Policy": "require-corp",
     "Cross-Origin-Resource-Policy": "same-origin",
 }
+
+# For the Python worker's files: Pyodide evaluates its own glue code and compiles wasm as it loads,
+# and fetches its files from this origin; nothing else. No other origin, no data: or blob: code, no
+# nested workers, no fonts.
+PYTHON_WORKER_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; connect-src 'self'; "
+    "worker-src 'none'; font-src 'none'; img-src 'none'; object-src 'none'"
+)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -34,6 +43,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         if self.isolation:
             for name, value in ISOLATION_HEADERS.items():
                 self.send_header(name, value)
+            if self.path.startswith("/python/"):
+                self.send_header("Content-Security-Policy", PYTHON_WORKER_POLICY)
         super().end_headers()
 
     def log_message(self, *args):

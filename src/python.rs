@@ -1,16 +1,20 @@
 //! The page's side of the Python worker (`static/python/worker.mjs`): Pyodide is loaded when the first
-//! program needs it, programs run one at a time, and the page keeps the clock. At a program's time
-//! limit the worker is interrupted through a shared buffer when the page is cross-origin isolated
-//! (Pyodide then raises KeyboardInterrupt, and the harness reports a timeout); a program that
-//! ignores the interrupt (a loop catching BaseException, a long C call) or a page without isolation
-//! gets the worker terminated and a fresh one started. Either way the page stays responsive and the
-//! next program runs.
+//! program needs it, programs run one at a time, and the page keeps the clock.
+//!
+//! Each worker runs one program and is then thrown away, so that nothing a program does to its
+//! interpreter (patching the harness, its files, the builtins) can change the verdict of the next:
+//! while a program runs, the next program's worker loads beside it (0.5–0.8 s, docs/benchmarks.md).
+//! At a program's time limit the worker is interrupted through a shared buffer when the page is
+//! cross-origin isolated (Pyodide then raises KeyboardInterrupt, and the harness reports a timeout);
+//! a program that ignores the interrupt (a loop catching BaseException, a long C call) or a page
+//! without isolation gets its worker terminated. A program that brings its interpreter down gets a
+//! runtime-error verdict. Either way the page stays responsive and the next program runs.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use engine::python::{ProgramRequest, ProgramVerdict, parse_reply};
+use engine::python::{Outcome, ProgramRequest, ProgramVerdict, parse_reply};
 use gloo_timers::callback::Timeout;
 use js_sys::{Atomics, Int32Array, Object, Reflect, SharedArrayBuffer};
 use leptos::prelude::*;
@@ -47,35 +51,50 @@ struct Running {
     id: u32,
     job: Job,
     interrupted: bool,
+    started: f64,
 }
 
-struct Host {
-    worker: Option<Worker>,
+/// A worker and its interpreter, which runs a single program.
+struct Interpreter {
+    worker: Worker,
     /// The worker's handlers; dropped with the worker they belong to.
     handlers: Vec<Closure<dyn Fn(JsValue)>>,
+    /// Tells this worker's messages from those of workers already retired.
+    serial: u32,
     ready: bool,
-    queue: VecDeque<Job>,
-    running: Option<Running>,
-    next_id: u32,
-    interrupt: Option<Int32Array>,
-    /// How long the current worker took to load Pyodide and the harness.
+    /// How long it took to load Pyodide and the harness.
     load_ms: f64,
+    interrupt: Option<Int32Array>,
 }
 
-impl Host {
+impl Interpreter {
     /// Terminates the worker. Its handlers may be the code running now, so they are dropped on the
     /// next turn of the event loop rather than here.
-    fn stop_worker(&mut self) {
-        if let Some(worker) = self.worker.take() {
-            worker.terminate();
-        }
-        let retired = std::mem::take(&mut self.handlers);
-        Timeout::new(0, move || drop(retired)).forget();
-        self.ready = false;
+    fn retire(self) {
+        self.worker.terminate();
+        let handlers = self.handlers;
+        Timeout::new(0, move || drop(handlers)).forget();
     }
 }
 
-/// A handle on the Python worker; clones share it.
+struct Host {
+    /// The interpreter for the next program (loading, idle, or running it).
+    current: Option<Interpreter>,
+    /// The one after it, loading while `current` runs a program.
+    spare: Option<Interpreter>,
+    queue: VecDeque<Job>,
+    running: Option<Running>,
+    next_id: u32,
+    next_serial: u32,
+}
+
+impl Host {
+    fn retire_all(&mut self) {
+        self.current.take().into_iter().chain(self.spare.take()).for_each(Interpreter::retire);
+    }
+}
+
+/// A handle on the Python workers; clones share them.
 #[derive(Clone)]
 pub struct Python {
     host: Rc<RefCell<Host>>,
@@ -84,16 +103,8 @@ pub struct Python {
 
 impl Python {
     pub fn new() -> Self {
-        let host = Host {
-            worker: None,
-            handlers: Vec::new(),
-            ready: false,
-            queue: VecDeque::new(),
-            running: None,
-            next_id: 1,
-            interrupt: None,
-            load_ms: 0.0,
-        };
+        let host =
+            Host { current: None, spare: None, queue: VecDeque::new(), running: None, next_id: 1, next_serial: 1 };
         Self { host: Rc::new(RefCell::new(host)), state: RwSignal::new(PythonState::Idle) }
     }
 
@@ -102,7 +113,8 @@ impl Python {
         Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).is_ok_and(|v| v.is_truthy())
     }
 
-    /// Queues a program; `done` gets its verdict (a timeout is a verdict), or why Python failed.
+    /// Queues a program; `done` gets its verdict (a timeout or a crash is a verdict), or why Python
+    /// could not run it.
     pub fn run(
         &self,
         request: ProgramRequest,
@@ -110,8 +122,12 @@ impl Python {
         done: impl FnOnce(Result<ProgramVerdict, String>) + 'static,
     ) {
         self.host.borrow_mut().queue.push_back(Job { request, limit_ms, done: Box::new(done) });
-        if self.host.borrow().worker.is_none() {
-            self.spawn();
+        if self.host.borrow().current.is_none() {
+            self.state.set(PythonState::Loading);
+            match self.start_interpreter() {
+                Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
+                Err(message) => return self.fail_all(message),
+            }
         }
         self.pump();
     }
@@ -140,26 +156,30 @@ impl Python {
         }
     }
 
-    fn spawn(&self) {
-        self.state.set(PythonState::Loading);
+    /// Starts a worker, which loads Pyodide and the harness and then says it is ready.
+    fn start_interpreter(&self) -> Result<Interpreter, String> {
         let options = WorkerOptions::new();
         options.set_type(WorkerType::Module);
-        let worker = match Worker::new_with_options("./python/worker.mjs", &options) {
-            Ok(worker) => worker,
-            Err(e) => return self.fail_all(format!("the Python worker could not start: {e:?}")),
+        let worker = Worker::new_with_options("./python/worker.mjs", &options).map_err(|e| {
+            let reason = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
+            format!("Python could not start: the browser refused to start its worker ({reason}).")
+        })?;
+        let serial = {
+            let mut host = self.host.borrow_mut();
+            host.next_serial += 1;
+            host.next_serial
         };
         let started = js_sys::Date::now();
         let on_message = {
             let python = self.clone();
             Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
-                python.on_message(event.unchecked_into::<MessageEvent>().data(), started)
+                python.on_message(serial, event.unchecked_into::<MessageEvent>().data(), started)
             })
         };
         let on_error = {
             let python = self.clone();
             Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
-                let message = event.unchecked_into::<ErrorEvent>().message();
-                python.fail_all(format!("the Python worker failed: {message}"));
+                python.on_error(serial, event.unchecked_into::<ErrorEvent>().message())
             })
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -172,66 +192,115 @@ impl Python {
             let _ = worker.post_message(&message);
             Int32Array::new(&buffer)
         });
-        let mut host = self.host.borrow_mut();
-        host.stop_worker();
-        host.worker = Some(worker);
-        host.handlers = vec![on_message, on_error];
-        host.ready = false;
-        host.interrupt = interrupt;
+        Ok(Interpreter { worker, handlers: vec![on_message, on_error], serial, ready: false, load_ms: 0.0, interrupt })
     }
 
-    fn on_message(&self, data: JsValue, started: f64) {
+    /// Whether `serial` is the interpreter running the program `id` now.
+    fn runs(&self, serial: u32, id: Option<u32>) -> bool {
+        let host = self.host.borrow();
+        host.current.as_ref().is_some_and(|c| c.serial == serial) && host.running.as_ref().map(|r| r.id) == id
+    }
+
+    fn on_message(&self, serial: u32, data: JsValue, started: f64) {
         let field = |name: &str| Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
         let id = field("id").as_f64().map(|id| id as u32);
         match field("type").as_string().as_deref() {
             Some("ready") => {
                 let load_ms = field("load_ms").as_f64().unwrap_or(js_sys::Date::now() - started);
-                let mut host = self.host.borrow_mut();
-                host.ready = true;
-                host.load_ms = load_ms;
-                drop(host);
-                self.state.set(PythonState::Ready { load_ms });
+                {
+                    let mut guard = self.host.borrow_mut();
+                    let host = &mut *guard;
+                    if let Some(interpreter) =
+                        host.current.iter_mut().chain(host.spare.iter_mut()).find(|i| i.serial == serial)
+                    {
+                        interpreter.ready = true;
+                        interpreter.load_ms = load_ms;
+                    }
+                }
                 self.pump();
             }
-            Some("verdict") => {
+            Some("verdict") if self.runs(serial, id) => {
                 let reply = field("verdict").as_string().unwrap_or_default();
-                self.finish(id, parse_reply(&reply));
+                self.finish(parse_reply(&reply));
             }
-            Some("failed") => {
-                let message = field("message").as_string().unwrap_or_else(|| "the Python worker failed".into());
-                if id.is_some() {
-                    self.finish(id, Err(message));
-                } else {
-                    self.fail_all(message);
-                }
+            Some("failed") if id.is_some() && self.runs(serial, id) => {
+                let message = field("message").as_string().unwrap_or_default();
+                self.crashed(&message);
             }
-            _ => {}
+            Some("failed") if id.is_none() => {
+                let message = field("message").as_string().unwrap_or_default();
+                self.fail_all(format!("Python could not start: {message}. Reload the page to try again."));
+            }
+            _ => {} // a forged or late message, from a program or a retired worker
         }
     }
 
-    /// Hands a finished program its result and starts the next one.
-    fn finish(&self, id: Option<u32>, result: Result<ProgramVerdict, String>) {
+    /// An uncaught error in a worker: the program it runs crashed it, or Pyodide failed to load.
+    fn on_error(&self, serial: u32, message: String) {
+        let (running, loading) = {
+            let host = self.host.borrow();
+            let running = host.current.as_ref().is_some_and(|c| c.serial == serial) && host.running.is_some();
+            (running, host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready))
+        };
+        if running {
+            self.crashed(&message);
+        } else if loading {
+            self.fail_all(format!("Python could not start: {message}. Reload the page to try again."));
+        }
+    }
+
+    /// The running program brought its interpreter down: its verdict is a runtime error.
+    fn crashed(&self, message: &str) {
+        let verdict = self.host.borrow().running.as_ref().map(|running| {
+            let error = format!("the program stopped the Python interpreter: {message}");
+            let elapsed = js_sys::Date::now() - running.started;
+            ProgramVerdict::from_host(&running.job.request, Outcome::RuntimeError, error, elapsed)
+        });
+        if let Some(verdict) = verdict {
+            self.finish(Ok(verdict));
+        }
+    }
+
+    /// Hands the running program its result, retires its interpreter and starts the next program.
+    fn finish(&self, result: Result<ProgramVerdict, String>) {
         let running = {
             let mut host = self.host.borrow_mut();
-            if host.running.as_ref().map(|r| r.id) != id {
-                return; // a late reply for a program already settled (timed out)
+            let Some(running) = host.running.take() else { return };
+            if let Some(used) = host.current.take() {
+                used.retire();
             }
-            host.running.take()
+            host.current = host.spare.take();
+            running
         };
-        if let Some(running) = running {
-            (running.job.done)(result);
+        if self.host.borrow().current.is_none() && !self.host.borrow().queue.is_empty() {
+            match self.start_interpreter() {
+                Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
+                Err(message) => {
+                    (running.job.done)(result);
+                    return self.fail_all(message);
+                }
+            }
         }
+        (running.job.done)(result);
         self.pump();
     }
 
+    /// Sends the next program to a ready interpreter, and starts loading the one after it.
     fn pump(&self) {
-        let mut host = self.host.borrow_mut();
-        if !host.ready || host.running.is_some() {
+        let mut guard = self.host.borrow_mut();
+        let host = &mut *guard;
+        if host.running.is_some() {
             return;
         }
+        let Some(current) = host.current.as_ref() else {
+            return self.state.set(PythonState::Idle);
+        };
+        if !current.ready {
+            return self.state.set(PythonState::Loading);
+        }
+        let load_ms = current.load_ms;
         let Some(job) = host.queue.pop_front() else {
-            self.state.set(PythonState::Ready { load_ms: host.load_ms });
-            return;
+            return self.state.set(PythonState::Ready { load_ms });
         };
         let id = host.next_id;
         host.next_id += 1;
@@ -240,21 +309,23 @@ impl Python {
         let _ = Reflect::set(&message, &"type".into(), &"run".into());
         let _ = Reflect::set(&message, &"id".into(), &id.into());
         let _ = Reflect::set(&message, &"request".into(), &request.into());
-        if let Some(worker) = &host.worker {
-            let _ = worker.post_message(&message);
-        }
+        let _ = current.worker.post_message(&message);
         let limit_ms = job.limit_ms;
-        host.running = Some(Running { id, job, interrupted: false });
-        drop(host);
+        host.running = Some(Running { id, job, interrupted: false, started: js_sys::Date::now() });
+        let needs_spare = host.spare.is_none();
+        drop(guard);
         self.state.set(PythonState::Running);
+        if needs_spare && let Ok(spare) = self.start_interpreter() {
+            self.host.borrow_mut().spare = Some(spare);
+        }
         let python = self.clone();
         Timeout::new(limit_ms, move || python.on_limit(id)).forget();
     }
 
-    /// The program `id` reached its limit: interrupt it, or replace the worker.
+    /// The program `id` reached its limit: interrupt it, or stop its worker.
     fn on_limit(&self, id: u32) {
         let mut host = self.host.borrow_mut();
-        let interrupt = host.interrupt.clone();
+        let interrupt = host.current.as_ref().and_then(|c| c.interrupt.clone());
         let Some(running) = host.running.as_mut().filter(|r| r.id == id) else { return };
         if let Some(buffer) = interrupt.filter(|_| !running.interrupted) {
             running.interrupted = true;
@@ -264,30 +335,16 @@ impl Python {
             Timeout::new(INTERRUPT_GRACE_MS, move || python.on_limit(id)).forget();
             return;
         }
+        let verdict = ProgramVerdict::timeout(&running.job.request, running.job.limit_ms);
         drop(host);
-        self.restart(id);
-    }
-
-    /// Terminates a worker whose program would not stop; the program's verdict is a timeout.
-    fn restart(&self, id: u32) {
-        let running = {
-            let mut host = self.host.borrow_mut();
-            host.stop_worker();
-            host.running.take().filter(|r| r.id == id)
-        };
-        if let Some(running) = running {
-            let verdict = ProgramVerdict::timeout(&running.job.request, running.job.limit_ms);
-            (running.job.done)(Ok(verdict));
-        }
-        self.spawn();
-        self.pump();
+        self.finish(Ok(verdict));
     }
 
     /// Python itself could not run: every waiting program gets the reason.
     fn fail_all(&self, message: String) {
         let jobs: Vec<Job> = {
             let mut host = self.host.borrow_mut();
-            host.stop_worker();
+            host.retire_all();
             let running = host.running.take().map(|r| r.job);
             running.into_iter().chain(host.queue.drain(..)).collect()
         };

@@ -1,20 +1,35 @@
 // The Python worker: Pyodide (served with the page from ../pyodide/) running the shared harness.
 // A module worker, because Pyodide refuses classic ones. The page owns the clock: it interrupts a run
-// through the shared interrupt buffer, or terminates this worker and starts another.
+// through the shared interrupt buffer, or terminates this worker and starts another. Each worker
+// runs one program (the page starts the next one's worker beside it), so nothing a program does to
+// its interpreter, its files or this realm reaches another program's verdict.
 //
 // Messages in:  {type: "interrupt_buffer", buffer: SharedArrayBuffer}
 //               {type: "run", id, request: "<harness request JSON>"}
 // Messages out: {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
 //               {type: "failed", id?, message}
+//
+// Programs get no way out of this worker (docs/guide.md, "The Python sandbox"). Python reaches
+// JavaScript objects through `pyodide.ffi` and the constructor chain of any proxy, so hiding the
+// `js` module is not enough: once Pyodide and the harness are loaded, `lockDown` takes from this
+// realm every API that does I/O, and every way of turning a string into code. What a program can
+// still reach is computation. The page's host sends a Content-Security-Policy for this script as
+// well (scripts/serve-dist.py), but nothing here depends on it.
 import { loadPyodide } from '../pyodide/pyodide.mjs';
 
-// Keep what the worker itself needs before the capabilities are taken away from programs.
+// What the worker itself needs, kept where programs cannot reach: module bindings are not
+// properties of any object, and closures cannot be inspected.
 const post = self.postMessage.bind(self);
 const started = performance.now();
 let handle;
+let pyodide;
+
+// Listen before the lockdown; `addEventListener` rather than `onmessage`, which a program that
+// found the global scope could call to forge a verdict.
+self.addEventListener('message', ({ data }) => onMessage(data));
 
 const ready = (async () => {
-  const pyodide = await loadPyodide({ indexURL: new URL('../pyodide/', import.meta.url).href });
+  pyodide = await loadPyodide({ indexURL: new URL('../pyodide/', import.meta.url).href });
   const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
   pyodide.FS.writeFile('/home/pyodide/harness.py', source);
   pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide"); import harness');
@@ -22,37 +37,86 @@ const ready = (async () => {
     'import json, harness\n(lambda request: json.dumps(harness.handle(json.loads(request))))',
   );
   lockDown(pyodide);
-  return pyodide;
 })();
 
-// Programs must not reach the page's storage or the network: drop the JS bridges from Python and
-// the capabilities from this worker's global scope (a worker has no DOM; the API key never comes here).
+function refuse(what) {
+  return function refused() {
+    throw new EvalError(`${what} is not available to programs in the playground's Python sandbox`);
+  };
+}
+
 function lockDown(pyodide) {
-  pyodide.runPython('import sys\nfor name in ("js", "pyodide_js"):\n    sys.modules.pop(name, None)');
+  // 1. Python's doors to JavaScript: the `js` and `pyodide_js` modules (and their submodules, which
+  //    the import system caches), and Pyodide's own loaders, which fetch and import URLs.
+  pyodide.runPython(`
+import sys
+for name in [n for n in sys.modules if n == "js" or n.startswith(("js.", "pyodide_js"))]:
+    del sys.modules[name]
+`);
   pyodide.unregisterJsModule('js');
   pyodide.unregisterJsModule('pyodide_js');
-  const capabilities = [
-    'fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource', 'WebTransport', 'indexedDB', 'caches',
-    'importScripts', 'Worker', 'SharedWorker', 'BroadcastChannel', 'postMessage', 'close',
+  for (const name of ['loadPackage', 'loadPackagesFromImports', 'registerJsModule', 'mountNativeFS', 'mountNodeFS']) {
+    if (name in pyodide) pyodide[name] = refuse(`pyodide.${name}`);
+  }
+
+  // 2. Strings into code: eval, the four function constructors (reachable as `.constructor` of any
+  //    function, so of any proxy's constructor), and timers given a string.
+  const intrinsics = [
+    ['Function', function () {}],
+    ['AsyncFunction', async function () {}],
+    ['GeneratorFunction', function* () {}],
+    ['AsyncGeneratorFunction', async function* () {}],
   ];
-  for (let scope = self; scope && scope !== Object.prototype; scope = Object.getPrototypeOf(scope)) {
+  for (const [name, example] of intrinsics) {
+    const prototype = Object.getPrototypeOf(example);
+    const refused = refuse(name);
+    // `instanceof Function` must still work for Pyodide's own type checks.
+    Object.defineProperty(refused, 'prototype', { value: prototype.constructor.prototype });
+    Object.defineProperty(prototype, 'constructor', { value: refused, writable: false, configurable: false });
+    if (name === 'Function') Object.defineProperty(globalThis, 'Function', { value: refused, writable: false, configurable: false });
+  }
+  Object.defineProperty(globalThis, 'eval', { value: refuse('eval'), writable: false, configurable: false });
+  for (const name of ['setTimeout', 'setInterval']) {
+    const timer = globalThis[name].bind(globalThis);
+    const checked = (callback, ...rest) => {
+      if (typeof callback !== 'function') throw new EvalError(`${name} with a string is not available to programs`);
+      return timer(callback, ...rest);
+    };
+    Object.defineProperty(globalThis, name, { value: checked, writable: false, configurable: false });
+  }
+
+  // 3. I/O: network, storage, other workers and contexts, fonts (a FontFace loads a URL), and the
+  //    channel to the page. Deleted from the global scope and every prototype it inherits from,
+  //    then pinned to `undefined` so that nothing can put them back.
+  const capabilities = [
+    'fetch', 'XMLHttpRequest', 'WebSocket', 'WebSocketStream', 'EventSource', 'WebTransport',
+    'indexedDB', 'caches', 'cookieStore', 'navigator', 'importScripts', 'Worker', 'SharedWorker',
+    'BroadcastChannel', 'postMessage', 'close', 'onmessage', 'FontFace', 'fonts', 'Notification',
+    'RTCPeerConnection', 'RTCDataChannel', 'FileSystemHandle', 'StorageManager',
+  ];
+  for (let scope = globalThis; scope && scope !== Object.prototype; scope = Object.getPrototypeOf(scope)) {
     for (const name of capabilities) {
       if (Object.prototype.hasOwnProperty.call(scope, name)) delete scope[name];
     }
   }
   for (const name of capabilities) {
-    if (name in self) Object.defineProperty(self, name, { value: undefined, configurable: false });
+    Object.defineProperty(globalThis, name, { value: undefined, writable: false, configurable: false });
+  }
+  // WebAssembly may compile bytes a program builds (it can only call what it is given), but not
+  // stream them from a response.
+  for (const name of ['compileStreaming', 'instantiateStreaming']) {
+    if (name in WebAssembly) Object.defineProperty(WebAssembly, name, { value: refuse(`WebAssembly.${name}`) });
   }
 }
 
 ready.then(
   () => post({ type: 'ready', load_ms: performance.now() - started }),
-  (error) => post({ type: 'failed', message: `Python could not start: ${error}` }),
+  (error) => post({ type: 'failed', message: String(error) }),
 );
 
-self.onmessage = async ({ data }) => {
+async function onMessage(data) {
   if (data.type === 'interrupt_buffer') {
-    (await ready).setInterruptBuffer(new Int32Array(data.buffer));
+    ready.then(() => pyodide.setInterruptBuffer(new Int32Array(data.buffer)), () => {});
     return;
   }
   if (data.type !== 'run') return;
@@ -60,6 +124,6 @@ self.onmessage = async ({ data }) => {
     await ready;
     post({ type: 'verdict', id: data.id, verdict: handle(data.request) });
   } catch (error) {
-    post({ type: 'failed', id: data.id, message: `the Python worker failed: ${error}` });
+    post({ type: 'failed', id: data.id, message: String(error) });
   }
-};
+}
