@@ -65,6 +65,16 @@ test('the page explains every environment and agent before any run, with sources
   await page.waitForTimeout(300);
   await expect(page.locator('#error')).toBeHidden();
   await expect(page.getByText('No runs yet')).toBeVisible();
+  // The chosen environment and agent are explained beside the form, and follow the choice.
+  await expect(page.locator('#env-note')).toContainText('orchestrator:');
+  await expect(page.locator('#env-note a')).toHaveAttribute('href', '#seed-003');
+  await page.locator('#env').selectOption('executive');
+  await expect(page.locator('#env-note')).toContainText('executive:');
+  await expect(page.locator('#env-note a')).toHaveAttribute('href', '#seed-000');
+  await page.locator('#agent').selectOption('dqn');
+  await expect(page.locator('#agent-note')).toContainText('dqn:');
+  await page.locator('#env').selectOption('orchestrator');
+  await page.locator('#agent').selectOption('q-learning');
   // The build names itself: its commit, and the content hash that versions the offline cache.
   const sw = await readFile(new URL('../dist/sw.js', import.meta.url), 'utf8');
   const cacheVersion = sw.match(/"version":"([0-9a-f]{16})"/)[1];
@@ -286,6 +296,11 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   await expect(fresh.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
   await expect(fresh.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
+  // Reloaded, the page finds the run the link trained rather than training a copy.
+  await fresh.waitForTimeout(1500); // runs are saved about once a second
+  await fresh.reload();
+  await expect(fresh.locator('#link-note')).toHaveText("This link's run is already here (#1), so it was not started again.");
+  await expect(fresh.locator('#runs tbody tr')).toHaveCount(1);
   expect(errors).toEqual([]);
   expect(freshErrors).toEqual([]);
 });

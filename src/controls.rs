@@ -183,6 +183,18 @@ pub fn Controls(
                     </select>
                 </label>
             </div>
+            // What the chosen environment and agent are, where they are chosen (the About section has all).
+            <p class="hint choice-notes">
+                <span id="env-note" hidden=hidden(Control::Env)>
+                    <strong>{move || env.get().name()}</strong>": "{move || env.get().summary()}" "
+                    <a href=move || format!("#{}", crate::seed_of_env(env.get()))>"(source)"</a>
+                </span>
+                " "
+                <span id="agent-note" hidden=hidden(Control::Agent)>
+                    <strong>{move || agent.get().name()}</strong>": "{move || agent.get().summary()}" "
+                    <a href=move || format!("#{}", crate::seed_of_agent(agent.get()))>"(source)"</a>
+                </span>
+            </p>
             <p id="backend-note" class="hint" hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>
                 {move || match webgpu.get() {
                     None => "Looking for a WebGPU adapter in the training worker…".to_owned(),

@@ -5,6 +5,7 @@ mod controls;
 mod download;
 mod editor;
 mod frame;
+mod js_error;
 mod live;
 mod llm_client;
 mod model;
@@ -49,8 +50,9 @@ fn spawn_worker(
     on_message: impl Fn(FromWorker) + 'static,
     on_error: impl Fn(String) + Clone + 'static,
 ) -> Result<Worker, String> {
-    let worker =
-        Worker::new("./worker_loader.js").map_err(|e| format!("the training worker could not start: {e:?}"))?;
+    let worker = Worker::new("./worker_loader.js").map_err(|e| {
+        format!("the training worker could not start: {}. Reload the page to try again.", js_error::describe(&e))
+    })?;
     let report = on_error.clone();
     let handler = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
@@ -177,8 +179,9 @@ fn App() -> impl IntoView {
     let send = move |message: ToWorker| {
         worker.with_value(|w| {
             let sent = w.as_ref().ok_or("the training worker is not running".to_owned()).and_then(|w| {
-                w.post_message(&JsValue::from_str(&Envelope::encode(message)))
-                    .map_err(|e| format!("the request could not be sent to the training worker: {e:?}"))
+                w.post_message(&JsValue::from_str(&Envelope::encode(message))).map_err(|e| {
+                    format!("the request could not be sent to the training worker: {}.", js_error::describe(&e))
+                })
             });
             if let Err(problem) = sent {
                 error.set(Some(problem));
@@ -224,11 +227,24 @@ fn App() -> impl IntoView {
         }
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
+    // Set once the runs kept in this browser are back, so that a shared run can look for itself.
+    let restored = RwSignal::new(false);
+    let link_note = RwSignal::new(None::<String>);
     Effect::new(move |_| {
         if ready.get()
+            && restored.get()
             && let Some(spec) = pending.try_update_value(Option::take).flatten()
         {
-            on_start.run((spec, false));
+            // Runs are deterministic: a reload of the link finds the run it trained (or is still
+            // training, or can resume) instead of training a copy.
+            match runs.with_untracked(|runs| runs.iter().find(|r| r.spec == spec).map(|r| r.id)) {
+                Some(id) => {
+                    selected.set(Some(id));
+                    link_note
+                        .set(Some(format!("This link's run is already here (#{id}), so it was not started again.")));
+                }
+                None => on_start.run((spec, false)),
+            }
         }
     });
     let share_hidden = RwSignal::new(Vec::<Control>::new());
@@ -280,6 +296,7 @@ fn App() -> impl IntoView {
             }
             Err(problem) => error.set(Some(problem)),
         }
+        restored.set(true);
         persist::keep_saving(runs, move |problem| error.set(Some(problem)));
     });
     let on_continue = Callback::new(move |id: u32| {
@@ -335,6 +352,7 @@ fn App() -> impl IntoView {
                 <h2 id="run-heading">"New run"</h2>
                 {move || form.get().map(|initial| view! { <Controls initial=initial ready=ready webgpu=webgpu on_start=on_start on_error=on_error /> })}
                 <p id="python-verdicts" role="status" hidden=move || python_note.get().is_none()>{move || python_note.get()}</p>
+                <p id="link-note" role="status" hidden=move || link_note.get().is_none()>{move || link_note.get()}</p>
                 <TeacherOptions hidden=share_hidden locked=share_locked />
                 <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>
                     {move || error.get()}
@@ -527,14 +545,16 @@ const SEEDS: [(&str, &str, &str); 4] = [
     ),
 ];
 
-fn seed_of_env(env: EnvId) -> &'static str {
+/// The in-page anchor of the report that specifies `env`.
+pub(crate) fn seed_of_env(env: EnvId) -> &'static str {
     match env {
         EnvId::Executive | EnvId::Planner => "seed-000",
         EnvId::Orchestrator => "seed-003",
     }
 }
 
-fn seed_of_agent(agent: AgentId) -> &'static str {
+/// The in-page anchor of the report that specifies `agent`.
+pub(crate) fn seed_of_agent(agent: AgentId) -> &'static str {
     match agent {
         AgentId::Dqn => "seed-000",
         _ => "seed-003",

@@ -4,7 +4,7 @@
 //! records. The agent is not stored, because a run is deterministic: resuming trains the recorded
 //! episodes again (see `Run::resume`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use engine::task_import::ImportedTask;
 use gloo_timers::callback::Interval;
@@ -13,6 +13,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+use crate::js_error::describe;
 use crate::model::{ImportedRun, RunData, run_json};
 
 #[wasm_bindgen(module = "/static/store.js")]
@@ -49,8 +50,9 @@ const FORM: &str = "form";
 
 /// The imported tasks kept in this browser (none before the first import).
 pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
-    let stored =
-        JsFuture::from(get_tasks()).await.map_err(|e| format!("the imported tasks could not be read: {e:?}"))?;
+    let stored = JsFuture::from(get_tasks())
+        .await
+        .map_err(|e| format!("the imported tasks could not be read from this browser's storage: {}.", describe(&e)))?;
     match stored.as_string() {
         None => Ok(Vec::new()),
         Some(text) => serde_json::from_str(&text)
@@ -61,10 +63,12 @@ pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
 pub async fn save_tasks(tasks: &[ImportedTask]) -> Result<(), String> {
     let json = serde_json::to_string(tasks).expect("tasks serialise");
     let kib = json.len() / 1024;
-    JsFuture::from(put_tasks(json))
-        .await
-        .map(drop)
-        .map_err(|e| format!("the browser refused to keep {kib} KiB of tasks: {e:?}"))
+    JsFuture::from(put_tasks(json)).await.map(drop).map_err(|e| {
+        format!(
+            "the browser refused to keep {kib} KiB of tasks ({}); they stay on this page until you close it.",
+            describe(&e)
+        )
+    })
 }
 
 /// A stored run: an export of one run, with its id. (Its status comes back from what it holds: with
@@ -78,7 +82,9 @@ pub struct StoredRun {
 
 /// Reads the stored runs; unreadable ones are reported, not fatal.
 pub async fn restore() -> Result<(Vec<StoredRun>, Vec<String>), String> {
-    let stored = JsFuture::from(all_runs()).await.map_err(|e| format!("the stored runs could not be read: {e:?}"))?;
+    let stored = JsFuture::from(all_runs())
+        .await
+        .map_err(|e| format!("the runs kept in this browser could not be read: {}.", describe(&e)))?;
     let mut runs = Vec::new();
     let mut problems = Vec::new();
     for value in js_sys::Array::from(&stored).iter() {
@@ -92,17 +98,19 @@ pub async fn restore() -> Result<(Vec<StoredRun>, Vec<String>), String> {
     Ok((runs, problems))
 }
 
-/// Writes changed runs about once a second and forgets removed ones; a failed write is reported
-/// through `on_error` and retried on the next tick.
+/// Writes changed runs about once a second and forgets removed ones. A run the browser refuses to
+/// keep (its storage is full, or private browsing allows none) is reported once through `on_error`
+/// and not written again, so that the page does not spend itself retrying.
 pub fn keep_saving(runs: RwSignal<Vec<RunData>>, on_error: impl Fn(String) + Clone + 'static) {
     // What was last written for each run: its number of records and its status.
     let saved = StoredValue::new_local(HashMap::<u32, (usize, String)>::new());
+    let refused = StoredValue::new_local(HashSet::<u32>::new());
     Interval::new(1_000, move || {
         let mut writes = Vec::new();
         let mut deletes = Vec::new();
         runs.with_untracked(|runs| {
             saved.update_value(|saved| {
-                for run in runs {
+                for run in runs.iter().filter(|r| !refused.with_value(|refused| refused.contains(&r.id))) {
                     let state = (run.records.len(), run.status.label().to_owned());
                     if saved.get(&run.id) != Some(&state) {
                         writes.push((run.id, run_json(run)));
@@ -122,8 +130,14 @@ pub fn keep_saving(runs: RwSignal<Vec<RunData>>, on_error: impl Fn(String) + Clo
             let on_error = on_error.clone();
             leptos::task::spawn_local(async move {
                 if let Err(e) = JsFuture::from(put_run(id, json)).await {
-                    saved.update_value(|s| drop(s.remove(&id)));
-                    on_error(format!("run #{id} could not be saved in this browser: {e:?}"));
+                    refused.update_value(|refused| {
+                        refused.insert(id);
+                    });
+                    on_error(format!(
+                        "This browser refused to keep run #{id} ({}): it stays on this page until you close \
+                         or reload it, and the runs kept before it are still kept.",
+                        describe(&e)
+                    ));
                 }
             });
         }

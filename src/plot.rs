@@ -22,7 +22,9 @@ fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: Metric, window: usi
     let lines: Vec<(&RunData, Vec<(f64, f64)>)> =
         runs.iter().filter(|r| r.shown).map(|r| (r, series(&r.records, metric, window, MAX_POINTS))).collect();
     let points = || lines.iter().flat_map(|(_, s)| s.iter());
-    let x_max = points().map(|p| p.0).fold(1.0, f64::max);
+    // At least ten episodes wide, so that an empty or young plot's axis reads 0, 1 … 10 rather than
+    // fractions rounded to "0 0 0 1 1".
+    let x_max = points().map(|p| p.0).fold(10.0, f64::max);
     let (mut y_min, mut y_max) = match metric {
         Metric::SuccessLast100 | Metric::Epsilon => (0.0, 1.0),
         _ => points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p.1), hi.max(p.1))),
@@ -97,7 +99,7 @@ pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<Strin
         report(on_error, download::text("rlcg-metrics.json", "application/json", &json));
     };
     let export_png = move |_| {
-        let url = canvas.get_untracked().map(|c| c.to_data_url().map_err(|e| format!("{e:?}")));
+        let url = canvas.get_untracked().map(|c| c.to_data_url().map_err(|e| crate::js_error::describe(&e)));
         let result = match url {
             Some(Ok(url)) => download::url("rlcg-plot.png", &url),
             Some(Err(e)) => Err(format!("the plot could not be turned into a PNG: {e}")),

@@ -296,7 +296,14 @@ impl ShareLink {
             return (ShareLink::default(), problems);
         }
         let pairs: Vec<(String, String)> = form_urlencoded::parse(fragment.as_bytes()).into_owned().collect();
-        let get = |key: &str| pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        // A key given twice is named, and the first one wins (as in `URLSearchParams::get`).
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        for (index, (key, value)) in pairs.iter().enumerate() {
+            let repeats = pairs[index + 1..].iter().filter(|(k, _)| k == key).count();
+            if repeats > 0 && !pairs[..index].iter().any(|(k, _)| k == key) {
+                problems.push(format!("'{key}' is given {} times; using the first, '{value}'", repeats + 1));
+            }
+        }
         match get("v") {
             Some(v) if v == LINK_VERSION.to_string() => {}
             Some(v) => {
@@ -381,6 +388,15 @@ mod tests {
         assert!(fragment.contains("p.hidden=512%2C+256"), "{fragment}");
         assert!(fragment.ends_with("hide=hyperparameters&lock=env%2Cagent"), "{fragment}");
         assert_eq!(ShareLink::decode(&format!("#{fragment}")), (teacher, vec![]));
+    }
+
+    #[test]
+    fn a_repeated_key_is_named_and_the_first_wins() {
+        let (link, problems) =
+            ShareLink::decode("v=1&env=orchestrator&agent=q-learning&env=planner&seed=3&env=executive");
+        assert_eq!(link.spec.env, EnvId::Orchestrator);
+        assert_eq!(link.spec.seed, 3);
+        assert_eq!(problems, ["'env' is given 3 times; using the first, 'orchestrator'"]);
     }
 
     #[test]
