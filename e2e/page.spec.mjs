@@ -253,6 +253,8 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
   await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   expect(overflow).toBeLessThanOrEqual(0);
+  // The runs table fits the screen without scrolling sideways.
+  expect(await page.evaluate(() => document.querySelector('#runs').getBoundingClientRect().right)).toBeLessThanOrEqual(390);
   // The tree responds to the keyboard: zooming in changes the drawing.
   const before = await page.locator('#tree').screenshot();
   await page.locator('#tree').focus();
