@@ -1,24 +1,6 @@
 import { test, expect } from '@playwright/test';
-import { watchErrors } from './helpers.mjs';
+import { openPage, startRun, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
-
-async function openPage(page) {
-  await page.goto('./');
-  await expect(page.locator('#start')).toBeEnabled();
-}
-
-/** Fills the run form and presses Train; returns the new run's row. */
-async function startRun(page, { env, agent, episodes, seed }) {
-  await page.locator('#env').selectOption(env);
-  await page.locator('#agent').selectOption(agent);
-  await page.locator('#episodes').fill(String(episodes));
-  await page.locator('#seed').fill(String(seed));
-  const before = await page.locator('#runs tbody tr').count();
-  await page.locator('#start').click();
-  const row = page.locator('#runs tbody tr').nth(before);
-  await expect(row).toBeVisible();
-  return row;
-}
 
 /** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
 const REFERENCE = { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7, fingerprint: '5e91bdbdb8c1afe8' };

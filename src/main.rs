@@ -26,6 +26,7 @@ use engine::task_import::ImportedTask;
 use engine::tasks::{BundledProgram, MeasuredVerdict, executive_programs};
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
+use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
@@ -91,7 +92,10 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
         FromWorker::Progress { runs: batches } => {
             for batch in batches {
                 if let Some(run) = find(runs, batch.run_id) {
-                    run.add(batch.records);
+                    match batch.records.decode() {
+                        Ok(records) => run.add(records),
+                        Err(problem) => run.status = Status::Failed(format!("the worker sent {problem}")),
+                    }
                 }
             }
         }
@@ -108,9 +112,7 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
         }
         FromWorker::Finished(finished) => {
             if let Some(run) = find(runs, finished.run_id) {
-                run.status = Status::Finished;
-                run.policy = Some(finished.policy.clone());
-                run.finished = Some(finished);
+                run.finish(finished);
             }
         }
         FromWorker::Failed { run_id: Some(run_id), message } => {
@@ -278,16 +280,19 @@ fn App() -> impl IntoView {
     // Runs kept in this browser come back as they were; those that were training are interrupted and
     // offer to resume. Saving starts once they are back.
     leptos::task::spawn_local(async move {
+        let mut kept = HashMap::new();
         match persist::restore().await {
             Ok((stored, problems)) => {
                 runs.update(|runs| {
-                    for stored in stored {
-                        let mut id = stored.id;
-                        if runs.iter().any(|r| r.id == id) {
-                            id = next_id.get_value();
+                    for mut stored in stored {
+                        if runs.iter().any(|r| r.id == stored.run.id) {
+                            // A run started before this one was read took its id: it is kept anew.
+                            stored.run.renumber(next_id.get_value());
+                        } else if let Some(state) = stored.kept {
+                            kept.insert(stored.run.id, state);
                         }
-                        next_id.set_value(next_id.get_value().max(id + 1));
-                        runs.push(RunData::imported(id, stored.run));
+                        next_id.set_value(next_id.get_value().max(stored.run.id + 1));
+                        runs.push(stored.run);
                     }
                 });
                 if !problems.is_empty() {
@@ -297,7 +302,7 @@ fn App() -> impl IntoView {
             Err(problem) => error.set(Some(problem)),
         }
         restored.set(true);
-        persist::keep_saving(runs, move |problem| error.set(Some(problem)));
+        persist::keep_saving(runs, kept, move |problem| error.set(Some(problem)));
     });
     let on_continue = Callback::new(move |id: u32| {
         let Some((spec, resume)) = runs.with_untracked(|runs| {

@@ -3,12 +3,20 @@
 
 use engine::policy_view::PolicyView;
 use engine::protocol::Finished;
+use std::collections::VecDeque;
+
+use engine::run::fingerprint;
 use engine::{EpisodeRecord, EpisodeTree, RunSpec};
 use serde::{Deserialize, Serialize};
 
 /// Colour-blind-safe series colours (Okabe & Ito), one per run in turn.
 pub const PALETTE: [(u8, u8, u8); 7] =
     [(0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (230, 159, 0), (86, 180, 233), (0, 0, 0)];
+
+/// Run `id`'s series colour.
+fn colour_of(id: u32) -> (u8, u8, u8) {
+    PALETTE[(id as usize - 1) % PALETTE.len()]
+}
 
 pub fn css_colour((r, g, b): (u8, u8, u8)) -> String {
     format!("rgb({r}, {g}, {b})")
@@ -49,6 +57,9 @@ pub struct RunData {
     /// The latest policy the worker sent (when paused or finished).
     pub policy: Option<PolicyView>,
     pub finished: Option<Box<Finished>>,
+    /// The fingerprint of the records once training has finished (computed once: a long run's
+    /// records take milliseconds to digest, and the page reads it on every update).
+    pub fingerprint: Option<String>,
     /// Drawn in the plot.
     pub shown: bool,
     /// Live-mode episodes added to the tree (ids from `live::LIVE_EPISODE_BASE`).
@@ -59,13 +70,14 @@ impl RunData {
     pub fn new(id: u32, spec: RunSpec) -> Self {
         Self {
             id,
-            colour: PALETTE[(id as usize - 1) % PALETTE.len()],
+            colour: colour_of(id),
             spec,
             status: Status::Training,
             records: Vec::new(),
             tree: EpisodeTree::default(),
             policy: None,
             finished: None,
+            fingerprint: None,
             shown: true,
             live_episodes: 0,
         }
@@ -87,13 +99,29 @@ impl RunData {
     pub fn imported(id: u32, run: ImportedRun) -> Self {
         let mut data = Self::new(id, run.spec);
         data.add(run.records);
-        data.status = if run.finished.is_some() { Status::Finished } else { Status::Interrupted };
-        data.policy = run.finished.as_ref().map(|f| f.policy.clone());
-        data.finished = run.finished.map(|mut f| {
-            f.run_id = id;
-            f
-        });
+        data.status = Status::Interrupted;
+        if let Some(mut finished) = run.finished {
+            finished.run_id = id;
+            data.finish(finished);
+        }
         data
+    }
+
+    /// The same run under another id.
+    pub fn renumber(&mut self, id: u32) {
+        self.id = id;
+        self.colour = colour_of(id);
+        if let Some(finished) = self.finished.as_mut() {
+            finished.run_id = id;
+        }
+    }
+
+    /// Training ended: the results and the final policy are in.
+    pub fn finish(&mut self, finished: Box<Finished>) {
+        self.status = Status::Finished;
+        self.policy = Some(finished.policy.clone());
+        self.finished = Some(finished);
+        self.fingerprint = Some(fingerprint(&self.records));
     }
 
     pub fn success_last100(&self) -> f64 {
@@ -151,27 +179,33 @@ impl Metric {
 }
 
 /// The plotted series of `metric`: a trailing moving average over `window` episodes, averaged
-/// into at most `max_points` buckets so that long runs draw as fast as short ones.
+/// into at most `max_points` buckets so that long runs draw as fast as short ones. One pass and no
+/// copy of the records: the plot redraws with every progress message, and a run may hold millions.
 pub fn series(records: &[EpisodeRecord], metric: Metric, window: usize, max_points: usize) -> Vec<(f64, f64)> {
     let window = window.max(1);
-    let points: Vec<(u32, f64)> = records.iter().filter_map(|r| Some((r.episode, metric.value(r)?))).collect();
-    let mut smoothed = Vec::with_capacity(points.len());
+    let bucket = records.len().div_ceil(max_points.max(1)).max(1);
+    let mut recent = VecDeque::with_capacity(window + 1);
     let mut sum = 0.0;
-    for (i, &(episode, value)) in points.iter().enumerate() {
+    let mut points = Vec::with_capacity(max_points + 1);
+    let (mut episode_sum, mut value_sum, mut in_bucket) = (0.0, 0.0, 0usize);
+    for (episode, value) in records.iter().filter_map(|r| Some((f64::from(r.episode), metric.value(r)?))) {
         sum += value;
-        if i >= window {
-            sum -= points[i - window].1;
+        recent.push_back(value);
+        if recent.len() > window {
+            sum -= recent.pop_front().unwrap_or_default();
         }
-        smoothed.push((f64::from(episode), sum / (i + 1).min(window) as f64));
+        episode_sum += episode;
+        value_sum += sum / recent.len() as f64;
+        in_bucket += 1;
+        if in_bucket == bucket {
+            points.push((episode_sum / bucket as f64, value_sum / bucket as f64));
+            (episode_sum, value_sum, in_bucket) = (0.0, 0.0, 0);
+        }
     }
-    let bucket = smoothed.len().div_ceil(max_points.max(1)).max(1);
-    smoothed
-        .chunks(bucket)
-        .map(|chunk| {
-            let n = chunk.len() as f64;
-            (chunk.iter().map(|p| p.0).sum::<f64>() / n, chunk.iter().map(|p| p.1).sum::<f64>() / n)
-        })
-        .collect()
+    if in_bucket > 0 {
+        points.push((episode_sum / in_bucket as f64, value_sum / in_bucket as f64));
+    }
+    points
 }
 
 const CSV_HEADER: &str = "run,env,agent,seed,episode,return,length,success,agent_calls,invalid_actions,task,epsilon,\
@@ -240,11 +274,6 @@ impl<'a> RunExport<'a> {
 pub fn metrics_json(runs: &[&RunData]) -> String {
     let runs: Vec<RunExport> = runs.iter().map(|r| RunExport::of(r)).collect();
     serde_json::to_string_pretty(&runs).expect("runs serialise")
-}
-
-/// One run as `metrics_json` writes it, compactly (what the page stores).
-pub fn run_json(run: &RunData) -> String {
-    serde_json::to_string(&RunExport::of(run)).expect("runs serialise")
 }
 
 /// A run of an exported JSON file (`metrics_json`), read back.

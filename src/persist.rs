@@ -1,29 +1,36 @@
 //! Keeping runs, imported tasks and the run form's values across reloads, in IndexedDB
-//! (`static/store.js`). Every run (spec, status, results, episode records) is written about once a
-//! second while it changes, and read back when the page opens. The episode tree is rebuilt from the
-//! records. The agent is not stored, because a run is deterministic: resuming trains the recorded
-//! episodes again (see `Run::resume`).
+//! (`static/store.js`). A run is a small JSON description (spec, results, the trained agent's
+//! checkpoint) and its episode records, appended as it trains in chunks of a thousand (`RecordRows`), so
+//! that keeping a run costs what it adds, not what it holds. Both are read back when the page
+//! opens, and the episode tree is rebuilt from the records. A run that was still training comes
+//! back interrupted: it resumes by training its recorded episodes again (see `Run::resume`).
 
 use std::collections::{HashMap, HashSet};
 
+use engine::protocol::Finished;
+use engine::record_rows::RecordRows;
 use engine::task_import::ImportedTask;
+use engine::{EpisodeRecord, RunSpec};
 use gloo_timers::callback::Interval;
+use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::js_error::describe;
-use crate::model::{ImportedRun, RunData, run_json};
+use crate::model::{RunData, Status};
 
 #[wasm_bindgen(module = "/static/store.js")]
 extern "C" {
     #[wasm_bindgen(js_name = putRun)]
-    fn put_run(id: u32, json: String) -> js_sys::Promise;
+    fn put_run(id: u32, json: String, first: u32, chunks: js_sys::Array, fresh: bool) -> js_sys::Promise;
     #[wasm_bindgen(js_name = deleteRun)]
     fn delete_run(id: u32) -> js_sys::Promise;
     #[wasm_bindgen(js_name = allRuns)]
     fn all_runs() -> js_sys::Promise;
+    #[wasm_bindgen(js_name = runChunks)]
+    fn run_chunks(id: u32) -> js_sys::Promise;
     #[wasm_bindgen(js_name = putTasks)]
     fn put_tasks(json: String) -> js_sys::Promise;
     #[wasm_bindgen(js_name = getTasks)]
@@ -71,72 +78,177 @@ pub async fn save_tasks(tasks: &[ImportedTask]) -> Result<(), String> {
     })
 }
 
-/// A stored run: an export of one run, with its id. (Its status comes back from what it holds: with
-/// results it finished, without it was interrupted.)
-#[derive(Deserialize)]
-pub struct StoredRun {
-    pub id: u32,
-    #[serde(flatten)]
-    pub run: ImportedRun,
+/// Episode records per stored chunk: a running run rewrites at most its last chunk, never the run.
+const CHUNK: usize = 1000;
+/// Chunks decoded between yields to the event loop when the page opens, so that reading back a
+/// million-episode run never holds the main thread for long.
+const CHUNKS_PER_SLICE: usize = 25;
+
+/// A run as `runs` keeps it: everything but its records, which are in `records`, `episodes` of them.
+#[derive(Serialize)]
+struct Description<'a> {
+    id: u32,
+    spec: &'a RunSpec,
+    finished: Option<&'a Finished>,
+    episodes: usize,
 }
 
-/// Reads the stored runs; unreadable ones are reported, not fatal.
+/// A description read back.
+#[derive(Deserialize)]
+struct StoredDescription {
+    id: u32,
+    spec: RunSpec,
+    #[serde(default)]
+    finished: Option<Box<Finished>>,
+    #[serde(default)]
+    episodes: usize,
+    /// Runs kept before records went into chunks held every record here.
+    #[serde(default)]
+    records: Vec<EpisodeRecord>,
+}
+
+/// What is kept of a run: its number of records, and whether its results are.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Kept {
+    records: usize,
+    finished: bool,
+}
+
+impl Kept {
+    fn of(run: &RunData) -> Self {
+        Self { records: run.records.len(), finished: run.finished.is_some() }
+    }
+}
+
+/// A run read back, and what of it is kept (`None` when it must be written anew).
+pub struct StoredRun {
+    pub run: RunData,
+    pub kept: Option<Kept>,
+}
+
+/// Reads the stored runs, a slice of chunks at a time; unreadable ones are reported, not fatal.
 pub async fn restore() -> Result<(Vec<StoredRun>, Vec<String>), String> {
-    let stored = JsFuture::from(all_runs())
-        .await
-        .map_err(|e| format!("the runs kept in this browser could not be read: {}.", describe(&e)))?;
+    let unreadable = |e: JsValue| format!("the runs kept in this browser could not be read: {}.", describe(&e));
+    let stored = JsFuture::from(all_runs()).await.map_err(unreadable)?;
     let mut runs = Vec::new();
     let mut problems = Vec::new();
     for value in js_sys::Array::from(&stored).iter() {
         let text = value.as_string().unwrap_or_default();
-        match serde_json::from_str::<StoredRun>(&text) {
-            Ok(run) => runs.push(run),
-            Err(e) => problems.push(format!("a stored run could not be read ({e})")),
+        let description = match serde_json::from_str::<StoredDescription>(&text) {
+            Ok(description) => description,
+            Err(e) => {
+                problems.push(format!("a stored run could not be read ({e}), so it was left out"));
+                continue;
+            }
+        };
+        let id = description.id;
+        let mut run = RunData::new(id, description.spec);
+        run.status = Status::Interrupted;
+        let kept = if description.records.is_empty() {
+            let chunks = js_sys::Array::from(&JsFuture::from(run_chunks(id)).await.map_err(unreadable)?);
+            read_chunks(&chunks, description.episodes, &mut run).await;
+            let whole = run.records.len() == description.episodes;
+            if !whole {
+                problems.push(format!(
+                    "run #{id} kept {} of its {} episode records, so it comes back with those",
+                    run.records.len(),
+                    description.episodes
+                ));
+            }
+            whole.then_some(Kept { records: run.records.len(), finished: description.finished.is_some() })
+        } else {
+            run.add(description.records);
+            None
+        };
+        if let Some(finished) = description.finished {
+            run.finish(finished);
         }
+        runs.push(StoredRun { run, kept });
     }
-    runs.sort_by_key(|r| r.id);
+    runs.sort_by_key(|r| r.run.id);
     Ok((runs, problems))
 }
 
-/// Writes changed runs about once a second and forgets removed ones. A run the browser refuses to
-/// keep (its storage is full, or private browsing allows none) is reported once through `on_error`
-/// and not written again, so that the page does not spend itself retrying.
-pub fn keep_saving(runs: RwSignal<Vec<RunData>>, on_error: impl Fn(String) + Clone + 'static) {
-    // What was last written for each run: its number of records and its status.
-    let saved = StoredValue::new_local(HashMap::<u32, (usize, String)>::new());
+/// Adds to `run` the first `episodes` records of its chunks, or the whole ones before the first that
+/// is missing, unreadable or out of order, yielding to the event loop between slices: decoding a
+/// chunk and adding it to the episode tree takes about a tenth of a millisecond.
+async fn read_chunks(chunks: &js_sys::Array, episodes: usize, run: &mut RunData) {
+    for (index, chunk) in chunks.iter().enumerate() {
+        if run.records.len() >= episodes {
+            break;
+        }
+        if index > 0 && index % CHUNKS_PER_SLICE == 0 {
+            TimeoutFuture::new(0).await;
+        }
+        let rows = RecordRows::from_bytes(js_sys::Uint8Array::new(&chunk).to_vec());
+        match rows.decode() {
+            Ok(mut records) if records.first().is_some_and(|r| r.episode as usize == run.records.len()) => {
+                records.truncate(episodes - run.records.len());
+                run.add(records);
+            }
+            _ => break,
+        }
+    }
+}
+
+/// Writes what changed of each run about once a second and forgets removed runs. Records are
+/// appended: a tick writes the run's new chunks, and the last one again while it fills. `kept` is
+/// what is already stored (from `restore`). A run the browser refuses to keep (its storage is full,
+/// or private browsing allows none) is reported once through `on_error` and not written again, so
+/// that the page does not spend itself retrying.
+pub fn keep_saving(
+    runs: RwSignal<Vec<RunData>>,
+    kept: HashMap<u32, Kept>,
+    on_error: impl Fn(String) + Clone + 'static,
+) {
+    let kept = StoredValue::new_local(kept);
     let refused = StoredValue::new_local(HashSet::<u32>::new());
     Interval::new(1_000, move || {
         let mut writes = Vec::new();
         let mut deletes = Vec::new();
         runs.with_untracked(|runs| {
-            saved.update_value(|saved| {
+            kept.update_value(|kept| {
                 for run in runs.iter().filter(|r| !refused.with_value(|refused| refused.contains(&r.id))) {
-                    let state = (run.records.len(), run.status.label().to_owned());
-                    if saved.get(&run.id) != Some(&state) {
-                        writes.push((run.id, run_json(run)));
-                        saved.insert(run.id, state);
+                    let now = Kept::of(run);
+                    let before = kept.get(&run.id).copied();
+                    if before == Some(now) {
+                        continue;
                     }
+                    let first = before.map_or(0, |k| k.records / CHUNK);
+                    let chunks = js_sys::Array::new();
+                    for chunk in run.records[first * CHUNK..].chunks(CHUNK) {
+                        chunks.push(&js_sys::Uint8Array::from(RecordRows::encode(chunk).bytes()));
+                    }
+                    let description = Description {
+                        id: run.id,
+                        spec: &run.spec,
+                        finished: run.finished.as_deref(),
+                        episodes: now.records,
+                    };
+                    let json = serde_json::to_string(&description).expect("runs serialise");
+                    writes.push((run.id, json, first as u32, chunks, before.is_none()));
+                    kept.insert(run.id, now);
                 }
-                saved.retain(|id, _| {
-                    let kept = runs.iter().any(|r| r.id == *id);
-                    if !kept {
+                kept.retain(|id, _| {
+                    let present = runs.iter().any(|r| r.id == *id);
+                    if !present {
                         deletes.push(*id);
                     }
-                    kept
+                    present
                 });
             })
         });
-        for (id, json) in writes {
+        for (id, json, first, chunks, fresh) in writes {
             let on_error = on_error.clone();
             leptos::task::spawn_local(async move {
-                if let Err(e) = JsFuture::from(put_run(id, json)).await {
+                if let Err(e) = JsFuture::from(put_run(id, json, first, chunks, fresh)).await {
                     refused.update_value(|refused| {
                         refused.insert(id);
                     });
                     on_error(format!(
-                        "This browser refused to keep run #{id} ({}): it stays on this page until you close \
-                         or reload it, and the runs kept before it are still kept.",
-                        describe(&e)
+                        "This browser refused to keep run #{id}: {}. The run stays on this page until you close or \
+                         reload it (export it as JSON to keep it); the runs kept before it are still kept.",
+                        refusal(&e)
                     ));
                 }
             });
@@ -148,4 +260,16 @@ pub fn keep_saving(runs: RwSignal<Vec<RunData>>, on_error: impl Fn(String) + Clo
         }
     })
     .forget();
+}
+
+/// Why the browser refused a write, in words: a full storage is the usual reason, and its
+/// `QuotaExceededError` says nothing a user can act on.
+fn refusal(error: &JsValue) -> String {
+    if js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string()).as_deref()
+        == Some("QuotaExceededError")
+    {
+        "its storage for this site is full".to_owned()
+    } else {
+        describe(error)
+    }
 }

@@ -165,10 +165,9 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
         let id = selected_run.get()?;
         // Only what the panel shows: records arrive constantly and would re-render it for nothing.
         runs.with(|runs| {
-            runs.iter().find(|r| r.id == id).map(|r| {
-                let fingerprint = r.finished.is_some().then(|| engine::run::fingerprint(&r.records));
-                (r.id, r.spec.clone(), r.policy.clone(), r.finished.clone(), fingerprint)
-            })
+            runs.iter()
+                .find(|r| r.id == id)
+                .map(|r| (r.id, r.spec.clone(), r.policy.clone(), r.finished.clone(), r.fingerprint.clone()))
         })
     });
     let task = RwSignal::new(0usize);

@@ -1,17 +1,22 @@
-// The page's IndexedDB stores (imported by the app through wasm-bindgen), holding the JSON the app
-// writes: `runs`, one record per run keyed by run id; `tasks`, the imported task list under one key;
+// The page's IndexedDB stores (imported by the app through wasm-bindgen):
+// `runs`, one small JSON description per run keyed by run id (spec, results, checkpoint, and how
+// many episode records it has); `records`, the episode records in chunks of binary rows, keyed by
+// [run id, chunk number], appended as a run trains; `tasks`, the imported task list under one key;
 // `settings`, small values by name (the run form's last values).
 const DATABASE = 'rlcg';
 const RUNS = 'runs';
+const RECORDS = 'records';
 const TASKS = 'tasks';
 const SETTINGS = 'settings';
 let database;
 
 function open() {
   return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DATABASE, 1);
+    // Version 2 added `records`; runs kept by version 1 hold their records in their JSON and are
+    // rewritten in chunks when the page reads them.
+    const request = indexedDB.open(DATABASE, 2);
     request.onupgradeneeded = () => {
-      for (const store of [RUNS, TASKS, SETTINGS]) {
+      for (const store of [RUNS, RECORDS, TASKS, SETTINGS]) {
         if (!request.result.objectStoreNames.contains(store)) request.result.createObjectStore(store);
       }
     };
@@ -20,21 +25,42 @@ function open() {
   });
 }
 
-async function transaction(store, mode, operation) {
+/** Runs `operation(tx)` in one transaction; resolves with the result of the request it returns. */
+async function transaction(stores, mode, operation) {
   database ??= await open();
   return new Promise((resolve, reject) => {
-    const tx = database.transaction(store, mode);
-    const request = operation(tx.objectStore(store));
-    tx.oncomplete = () => resolve(request.result);
+    const tx = database.transaction(stores, mode);
+    const request = operation(tx);
+    tx.oncomplete = () => resolve(request?.result);
     tx.onerror = () => reject(tx.error);
     tx.onabort = () => reject(tx.error);
   });
 }
 
-export const putRun = (id, json) => transaction(RUNS, 'readwrite', (runs) => runs.put(json, id));
-export const deleteRun = (id) => transaction(RUNS, 'readwrite', (runs) => runs.delete(id));
-export const allRuns = () => transaction(RUNS, 'readonly', (runs) => runs.getAll());
-export const putTasks = (json) => transaction(TASKS, 'readwrite', (tasks) => tasks.put(json, 'imported'));
-export const getTasks = () => transaction(TASKS, 'readonly', (tasks) => tasks.get('imported'));
-export const putSetting = (name, json) => transaction(SETTINGS, 'readwrite', (settings) => settings.put(json, name));
-export const getSetting = (name) => transaction(SETTINGS, 'readonly', (settings) => settings.get(name));
+const chunksOf = (id) => IDBKeyRange.bound([id, 0], [id, Infinity]);
+
+/**
+ * Writes a run's description and its chunks from number `first` on, in one transaction, so that
+ * the description never counts records that are not there. `fresh` first forgets every chunk kept
+ * under this id (a run written for the first time may reuse the id of a removed one).
+ */
+export const putRun = (id, json, first, chunks, fresh) =>
+  transaction([RUNS, RECORDS], 'readwrite', (tx) => {
+    const records = tx.objectStore(RECORDS);
+    if (fresh) records.delete(chunksOf(id));
+    chunks.forEach((chunk, i) => records.put(chunk, [id, first + i]));
+    return tx.objectStore(RUNS).put(json, id);
+  });
+export const deleteRun = (id) =>
+  transaction([RUNS, RECORDS], 'readwrite', (tx) => {
+    tx.objectStore(RECORDS).delete(chunksOf(id));
+    return tx.objectStore(RUNS).delete(id);
+  });
+export const allRuns = () => transaction(RUNS, 'readonly', (tx) => tx.objectStore(RUNS).getAll());
+/** A run's chunks, in order. */
+export const runChunks = (id) => transaction(RECORDS, 'readonly', (tx) => tx.objectStore(RECORDS).getAll(chunksOf(id)));
+export const putTasks = (json) => transaction(TASKS, 'readwrite', (tx) => tx.objectStore(TASKS).put(json, 'imported'));
+export const getTasks = () => transaction(TASKS, 'readonly', (tx) => tx.objectStore(TASKS).get('imported'));
+export const putSetting = (name, json) =>
+  transaction(SETTINGS, 'readwrite', (tx) => tx.objectStore(SETTINGS).put(json, name));
+export const getSetting = (name) => transaction(SETTINGS, 'readonly', (tx) => tx.objectStore(SETTINGS).get(name));

@@ -2,7 +2,8 @@
 //! and streams [`FromWorker`] messages back. Training runs in slices of a few milliseconds, handed
 //! round the runs in progress, with a yield to the event loop between slices so that pause, step
 //! and stop requests are handled at once. Episode records are batched so that the page receives at
-//! most about 30 progress messages a second however fast training goes.
+//! most about 30 progress messages a second however fast training goes, and a run waits while its
+//! batch is full: the page, not the worker, limits how fast a tabular run can go.
 //!
 //! A run on WebGPU cannot block on its GPU: it trains in a task of its own that awaits each
 //! episode ([`drive_gpu_run`]), and its policy is read from a CPU copy whenever it is paused,
@@ -19,6 +20,7 @@ use std::rc::{Rc, Weak};
 use engine::agents::{Backend, fixed_pipeline};
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
+use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
 use engine::{EnvId, EpisodeRecord, Run};
 use wasm_bindgen::prelude::*;
@@ -28,6 +30,10 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessageP
 const PROGRESS_INTERVAL_MS: f64 = 33.0;
 /// Milliseconds of training between yields to the event loop.
 const SLICE_MS: f64 = 10.0;
+/// The most episode records a run holds for the next progress message. Tabular runs train millions of
+/// episodes a second, more than the page can decode, draw and store without stalling; this caps a
+/// message at about a megabyte of JSON, and a run at about 150,000 episodes a second.
+const MAX_UNSENT_RECORDS: usize = 5_000;
 /// Fresh episodes on which the greedy policy is evaluated when a run finishes.
 const EVALUATION_EPISODES: u32 = 1000;
 
@@ -64,9 +70,14 @@ impl Slot {
         }
     }
 
-    /// A CPU run that has episodes to train now.
-    fn trains_here(&self) -> bool {
+    /// A CPU run with episodes left to train.
+    fn has_work(&self) -> bool {
         !self.paused && self.run.as_ref().is_some_and(|run| !run.is_finished())
+    }
+
+    /// A CPU run that has episodes to train now (its batch has room).
+    fn trains_here(&self) -> bool {
+        self.has_work() && self.unsent.len() < MAX_UNSENT_RECORDS
     }
 
     /// Trains a CPU run for about `budget_ms`.
@@ -74,9 +85,10 @@ impl Slot {
         let Some(run) = self.run.as_mut() else { return };
         let start = now();
         let mut elapsed = 0.0;
-        while elapsed < budget_ms && !self.paused && !run.is_finished() {
+        while elapsed < budget_ms && !self.paused && !run.is_finished() && self.unsent.len() < MAX_UNSENT_RECORDS {
             let before = elapsed;
-            self.unsent.extend((0..self.stride).map_while(|_| run.train_episode()));
+            let room = (MAX_UNSENT_RECORDS - self.unsent.len()).min(self.stride as usize);
+            self.unsent.extend((0..room).map_while(|_| run.train_episode()));
             elapsed = now() - start;
             let took = elapsed - before;
             if took < 0.5 {
@@ -152,8 +164,20 @@ impl Trainer {
     }
 
     fn schedule(&mut self) {
-        if !self.slice_scheduled && self.slots.iter().any(Slot::trains_here) {
+        if self.slice_scheduled {
+            return;
+        }
+        if self.slots.iter().any(Slot::trains_here) {
             self.slice_scheduled = self.wake.post_message(&JsValue::NULL).is_ok();
+        } else if self.slots.iter().any(Slot::has_work) {
+            // Every batch is full: wake when the next progress message is due.
+            let due = PROGRESS_INTERVAL_MS - (now(&self.scope) - self.last_progress);
+            let wake = self.wake.clone();
+            gloo_timers::callback::Timeout::new(due.ceil().max(1.0) as u32, move || {
+                drop(wake.post_message(&JsValue::NULL));
+            })
+            .forget();
+            self.slice_scheduled = true;
         }
     }
 
@@ -336,7 +360,7 @@ impl Trainer {
             .slots
             .iter_mut()
             .filter(|s| !s.unsent.is_empty())
-            .map(|s| RunProgress { run_id: s.id, records: std::mem::take(&mut s.unsent) })
+            .map(|s| RunProgress { run_id: s.id, records: RecordRows::encode(&std::mem::take(&mut s.unsent)) })
             .collect();
         if !runs.is_empty() {
             self.post(FromWorker::Progress { runs });

@@ -14,6 +14,7 @@ pub mod policy_view;
 pub mod prompts;
 pub mod protocol;
 pub mod python;
+pub mod record_rows;
 pub mod run;
 pub mod share;
 pub mod task_import;

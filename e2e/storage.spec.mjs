@@ -1,0 +1,142 @@
+// Keeping runs of any size the form allows (issue 22): a million-episode run trains, is kept and
+// reopens finished without stalling the page; a browser that refuses storage gets one plain message.
+import { test, expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { openPage, startRun, watchErrors } from './helpers.mjs';
+
+/** Records every main-thread task longer than 50 ms (the Long Tasks API), from page load on. */
+function watchLongTasks(page) {
+  return page.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        window.longTasks.push({ at: Math.round(entry.startTime), ms: Math.round(entry.duration) });
+      }
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}
+
+/** The long tasks since `since` (milliseconds on the page's clock). */
+const longTasksSince = (page, since) => page.evaluate((since) => window.longTasks.filter((t) => t.at >= since), since);
+const pageClock = (page) => page.evaluate(() => performance.now());
+
+test('a million-episode orchestrator run trains, is kept and reopens finished, with no main-thread task over 100 ms', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = watchErrors(page);
+  await watchLongTasks(page);
+  await openPage(page);
+  const since = await pageClock(page);
+  const started = Date.now();
+  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 1_000_000, seed: 5 });
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 240_000 });
+  const trained = (Date.now() - started) / 1000;
+  await expect(row.locator('.done')).toHaveText('1000000');
+  await row.locator('.select').click();
+  const fingerprint = await page.locator('#fingerprint').textContent();
+  const success = await page.locator('#greedy-success').textContent();
+  await page.waitForTimeout(3_000); // the page keeps runs about once a second
+  const training = await longTasksSince(page, since);
+  console.log(`1,000,000 episodes trained and drawn in ${trained.toFixed(1)} s; long tasks: ${JSON.stringify(training)}`);
+  const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+  console.log(`storage used: ${(usage / 1e6).toFixed(1)} MB`);
+  expect(Math.max(0, ...training.map((t) => t.ms))).toBeLessThanOrEqual(100);
+
+  // Reopened, the run is finished, with the same records, plot, tree and results.
+  const reopening = Date.now();
+  await page.reload();
+  const again = page.locator('#runs tbody tr').first();
+  await expect(again.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const reopened = (Date.now() - reopening) / 1000;
+  await expect(again.locator('.done')).toHaveText('1000000');
+  await again.locator('.select').click();
+  await expect(page.locator('#fingerprint')).toHaveText(fingerprint);
+  await expect(page.locator('#greedy-success')).toHaveText(success);
+  await expect(page.locator('#q-table')).toBeVisible();
+  await page.waitForTimeout(2_000);
+  const reopenTasks = await longTasksSince(page, 0);
+  console.log(`reopened finished in ${reopened.toFixed(1)} s; long tasks: ${JSON.stringify(reopenTasks)}`);
+  expect(Math.max(0, ...reopenTasks.map((t) => t.ms))).toBeLessThanOrEqual(100);
+  expect(errors).toEqual([]);
+});
+
+test('a browser that refuses storage gets one plain message, the run stays on the page, and nothing retries', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.addInitScript(() => {
+    window.refusedWrites = 0;
+    const put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (...args) {
+      if (this.name === 'runs') {
+        window.refusedWrites += 1;
+        throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+      }
+      return put.apply(this, args);
+    };
+  });
+  await openPage(page);
+  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const message = 'This browser refused to keep run #1: its storage for this site is full. The run stays on this page '
+    + 'until you close or reload it (export it as JSON to keep it); the runs kept before it are still kept.';
+  await expect(page.locator('#error')).toContainText(message);
+  await page.waitForTimeout(3_000);
+  expect(await page.evaluate(() => window.refusedWrites)).toBe(1);
+  await expect(page.locator('#error')).toContainText(message);
+  await expect(page.locator('#error')).not.toContainText(/JsValue|undefined|Error:/);
+  expect(errors).toEqual([]);
+});
+
+test('a run kept by the earlier storage format (one JSON value) comes back and is rewritten in chunks', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  await openPage(page);
+  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const download = page.waitForEvent('download');
+  await page.locator('#export-json').click();
+  // The earlier format kept each run as its JSON export, records included.
+  const [run] = JSON.parse(await readFile(await (await download).path(), 'utf8'));
+
+  const fresh = await (await browser.newContext()).newPage();
+  const freshErrors = watchErrors(fresh);
+  // An empty page of the same origin, to write the earlier format before the app opens the store.
+  await fresh.route('**/blank.html', (route) => route.fulfill({ contentType: 'text/html', body: '<link rel="icon" href="data:,">' }));
+  await fresh.goto('./blank.html');
+  await fresh.evaluate((json) => new Promise((resolve, reject) => {
+    const request = indexedDB.open('rlcg', 1);
+    request.onupgradeneeded = () => ['runs', 'tasks', 'settings'].forEach((s) => request.result.createObjectStore(s));
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const tx = request.result.transaction('runs', 'readwrite');
+      tx.objectStore('runs').put(json, 1);
+      tx.oncomplete = () => { request.result.close(); resolve(); };
+      tx.onerror = () => reject(tx.error);
+    };
+  }), JSON.stringify(run));
+  const reference = '5e91bdbdb8c1afe8'; // orchestrator Q-learning, seed 7, 300 episodes (engine/src/run.rs)
+  const check = async () => {
+    const kept = fresh.locator('#runs tbody tr');
+    await expect(kept).toHaveCount(1);
+    await expect(kept.locator('.status')).toHaveText('finished');
+    await expect(kept.locator('.done')).toHaveText('300');
+    await kept.locator('.select').click();
+    await expect(fresh.locator('#fingerprint')).toHaveText(reference);
+  };
+  await openPage(fresh);
+  await check();
+  await fresh.waitForTimeout(1_500); // the page keeps runs about once a second
+  const stored = await fresh.evaluate(() => new Promise((resolve) => {
+    const request = indexedDB.open('rlcg');
+    request.onsuccess = () => {
+      const tx = request.result.transaction(['runs', 'records']);
+      const description = tx.objectStore('runs').get(1);
+      const chunks = tx.objectStore('records').count();
+      tx.oncomplete = () => { request.result.close(); resolve({ run: JSON.parse(description.result), chunks: chunks.result }); };
+    };
+  }));
+  expect(stored.run.records).toBeUndefined();
+  expect(stored.run.episodes).toBe(300);
+  expect(stored.chunks).toBe(1);
+  await fresh.reload();
+  await check();
+  expect(errors).toEqual([]);
+  expect(freshErrors).toEqual([]);
+});
