@@ -11,6 +11,10 @@
 //! build of this worker (`webgpu_worker`, the `wgpu` feature) that the page's worker starts, nested,
 //! only when a run asks for WebGPU, and relays ([`relay`]).
 
+// Browser failures in words: the app's module, compiled into the worker too.
+#[cfg(not(feature = "wgpu"))]
+#[path = "../src/js_error.rs"]
+mod js_error;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
 

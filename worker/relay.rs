@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 
+use crate::js_error::describe;
 use crate::{Trainer, navigator_gpu};
 
 const NESTED_WORKER: &str = "./webgpu_worker_loader.js";
@@ -75,8 +76,8 @@ impl Relay {
     }
 
     fn start(&mut self) -> Result<(), String> {
-        let worker =
-            Worker::new(NESTED_WORKER).map_err(|e| format!("the WebGPU training worker could not start: {e:?}"))?;
+        let worker = Worker::new(NESTED_WORKER)
+            .map_err(|e| format!("the WebGPU training worker could not start: {}", describe(&e)))?;
         let trainer = self.trainer.clone();
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
             if let Some(trainer) = trainer.upgrade() {
@@ -129,7 +130,7 @@ impl Relay {
 
 fn post(worker: &Worker, request: ToWorker, scope: &DedicatedWorkerGlobalScope) {
     if let Err(error) = worker.post_message(&JsValue::from_str(&Envelope::encode(request))) {
-        let message = format!("a request could not be sent to the WebGPU training worker: {error:?}");
+        let message = format!("a request could not be sent to the WebGPU training worker: {}", describe(&error));
         drop(scope.post_message(&JsValue::from_str(&Envelope::encode(FromWorker::Failed { run_id: None, message }))));
     }
 }
@@ -141,9 +142,10 @@ pub async fn find_adapter(scope: &DedicatedWorkerGlobalScope) -> Result<String, 
         .ok()
         .and_then(|f| f.dyn_into().ok())
         .ok_or("navigator.gpu has no requestAdapter")?;
-    let promise = request_adapter.call0(&gpu).map_err(|e| format!("requestAdapter failed: {e:?}"))?;
-    let adapter =
-        JsFuture::from(js_sys::Promise::from(promise)).await.map_err(|e| format!("requestAdapter failed: {e:?}"))?;
+    let promise = request_adapter.call0(&gpu).map_err(|e| format!("requestAdapter failed: {}", describe(&e)))?;
+    let adapter = JsFuture::from(js_sys::Promise::from(promise))
+        .await
+        .map_err(|e| format!("requestAdapter failed: {}", describe(&e)))?;
     if adapter.is_null() || adapter.is_undefined() {
         return Err("the browser offers WebGPU but no adapter (no usable GPU, or it is blocklisted)".into());
     }
