@@ -1,10 +1,10 @@
 //! What the page knows about each run, and the pure computations on it (plot series, exports).
 //! Nothing here touches the DOM, so it is tested natively.
 
-use engine::policy_view::PolicyView;
-use engine::protocol::Finished;
 use std::collections::VecDeque;
 
+use engine::policy_view::PolicyView;
+use engine::protocol::Finished;
 use engine::run::fingerprint;
 use engine::{EpisodeRecord, EpisodeTree, RunSpec};
 use serde::{Deserialize, Serialize};
