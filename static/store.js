@@ -57,8 +57,11 @@ export const deleteRun = (id) =>
     return tx.objectStore(RUNS).delete(id);
   });
 export const allRuns = () => transaction(RUNS, 'readonly', (tx) => tx.objectStore(RUNS).getAll());
-/** A run's chunks, in order. */
-export const runChunks = (id) => transaction(RECORDS, 'readonly', (tx) => tx.objectStore(RECORDS).getAll(chunksOf(id)));
+/** Up to `count` of a run's chunks from number `first` on, in order (a slice at a time, so that the
+ * browser never hands the page a whole long run at once). */
+export const runChunks = (id, first, count) =>
+  transaction(RECORDS, 'readonly', (tx) =>
+    tx.objectStore(RECORDS).getAll(IDBKeyRange.bound([id, first], [id, first + count], false, true)));
 export const putTasks = (json) => transaction(TASKS, 'readwrite', (tx) => tx.objectStore(TASKS).put(json, 'imported'));
 export const getTasks = () => transaction(TASKS, 'readonly', (tx) => tx.objectStore(TASKS).get('imported'));
 export const putSetting = (name, json) =>
