@@ -65,11 +65,11 @@ test('the page explains every environment and agent before any run, with sources
   await page.locator('#hyperparameters summary').click();
   await expect(page.locator('label[for=param-alpha] + input')).toHaveValue('0.1');
   await expect(page.locator('.param', { hasText: 'Learning rate α.' })).toBeVisible();
-  await expect(page.locator('#dqn-config')).toBeHidden();
+  await expect(page.locator('#agent-preset')).toBeHidden();
   await page.locator('#agent').selectOption('dqn');
-  await expect(page.locator('#dqn-config')).toBeVisible();
+  await expect(page.locator('#agent-preset')).toBeVisible();
   await expect(page.locator('#param-hidden')).toHaveValue('64, 32');
-  await page.locator('#dqn-config').selectOption('seed');
+  await page.locator('#agent-preset').selectOption('seed');
   await expect(page.locator('#param-hidden')).toHaveValue('512, 256');
   // This browser runs with its GPU off: the worker finds no WebGPU adapter and says so.
   await expect(page.locator('#backend-note')).toContainText('WebGPU is unavailable here', { timeout: 30_000 });

@@ -1,24 +1,18 @@
 //! The run form: environment, agent, hyperparameters (explained, validated when a run starts),
 //! seed, episode budget and backend.
 
-use engine::agents::{Backend, DqnParams};
+use engine::device::Backend;
 use engine::share::{Control, ShareLink};
 use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use engine::params::{self, Field, Kind};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum DqnConfig {
-    Playground,
-    Seed,
-}
-
-fn template(env: EnvId, agent: AgentId, config: DqnConfig) -> AgentSpec {
-    match (agent, config) {
-        (AgentId::Dqn, DqnConfig::Seed) => AgentSpec::Dqn(DqnParams::seed(env)),
-        _ => agent.default_spec(env),
-    }
+/// The agent's preset named `preset` for `env` (its first, the default, when it has no such one).
+fn template(env: EnvId, agent: AgentId, preset: &str) -> AgentSpec {
+    let presets = agent.presets(env);
+    let chosen = presets.iter().position(|p| p.id == preset).unwrap_or(0);
+    presets.into_iter().nth(chosen).map(|p| p.spec).unwrap_or_else(|| agent.default_spec(env))
 }
 
 /// What the benchmarks found (docs/benchmarks.md, "Against PyTorch, and on a GPU").
@@ -43,8 +37,9 @@ pub fn Controls(
     let first = initial.spec;
     let env = RwSignal::new(first.env);
     let agent = RwSignal::new(first.agent.id());
-    let config = RwSignal::new(DqnConfig::Playground);
-    let template = Memo::new(move |_| template(env.get(), agent.get(), config.get()));
+    let preset = RwSignal::new(String::new());
+    let template = Memo::new(move |_| preset.with(|p| template(env.get(), agent.get(), p)));
+    let presets = Memo::new(move |_| agent.get().presets(env.get()));
     let fields = Memo::new(move |_| params::fields(&template.get().params_schema()));
     let first_params = serde_json::to_value(&first.agent).expect("agent specs serialise");
     let texts = RwSignal::new(fields.get_untracked().iter().map(|f| f.text(&first_params)).collect::<Vec<_>>());
@@ -94,7 +89,7 @@ pub fn Controls(
         match spec {
             Ok(spec) => {
                 on_error.run(None);
-                let python = real_python.get_untracked() && spec.env == EnvId::Executive;
+                let python = real_python.get_untracked() && spec.env.measures_verdicts();
                 on_start.run((spec, python));
             }
             Err(problem) => on_error.run(Some(problem)),
@@ -151,12 +146,9 @@ pub fn Controls(
                         {AgentId::ALL.iter().map(|a| view! { <option value=a.name() selected=*a == first.agent.id()>{a.name()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Hyperparameters)>"Network "
-                    <select id="dqn-config" disabled=locked(Control::Hyperparameters) on:change=move |ev| {
-                        config.set(if event_target_value(&ev) == "seed" { DqnConfig::Seed } else { DqnConfig::Playground })
-                    }>
-                        <option value="playground">"playground (small, learns in seconds)"</option>
-                        <option value="seed">"seed 000 table 1 ([512, 256], 1158 inputs)"</option>
+                <label hidden=move || presets.with(|p| p.len() < 2) || hidden(Control::Hyperparameters)>"Configuration "
+                    <select id="agent-preset" disabled=locked(Control::Hyperparameters) on:change=move |ev| preset.set(event_target_value(&ev))>
+                        {move || presets.get().into_iter().map(|p| view! { <option value=p.id selected=move || preset.get() == p.id>{p.label}</option> }).collect_view()}
                     </select>
                 </label>
                 <label hidden=hidden(Control::Episodes)>"Episodes "
@@ -167,7 +159,7 @@ pub fn Controls(
                     <input id="seed" disabled=locked(Control::Seed) inputmode="numeric" autocomplete="off" prop:value=seed
                         on:input=move |ev| seed.set(event_target_value(&ev)) />
                 </label>
-                <label hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>"Backend "
+                <label hidden=move || !agent.get().uses_backend() || hidden(Control::Backend)>"Backend "
                     <select id="backend" aria-describedby="backend-note" disabled=locked(Control::Backend)
                         prop:value=move || backend.get().name() on:change=move |ev| {
                         if let Ok(b) = Backend::parse(&event_target_value(&ev)) { backend.set(b) }
@@ -187,22 +179,22 @@ pub fn Controls(
             <p class="hint choice-notes">
                 <span id="env-note" hidden=hidden(Control::Env)>
                     <strong>{move || env.get().name()}</strong>": "{move || env.get().summary()}" "
-                    <a href=move || format!("#{}", crate::seed_of_env(env.get()))>"(source)"</a>
+                    <a href=move || format!("#{}", env.get().source())>"(source)"</a>
                 </span>
                 " "
                 <span id="agent-note" hidden=hidden(Control::Agent)>
                     <strong>{move || agent.get().name()}</strong>": "{move || agent.get().summary()}" "
-                    <a href=move || format!("#{}", crate::seed_of_agent(agent.get()))>"(source)"</a>
+                    <a href=move || format!("#{}", agent.get().source())>"(source)"</a>
                 </span>
             </p>
-            <p id="backend-note" class="hint" hidden=move || agent.get() != AgentId::Dqn || hidden(Control::Backend)>
+            <p id="backend-note" class="hint" hidden=move || !agent.get().uses_backend() || hidden(Control::Backend)>
                 {move || match webgpu.get() {
                     None => "Looking for a WebGPU adapter in the training worker…".to_owned(),
                     Some(Ok(adapter)) => format!("WebGPU adapter: {adapter}. {WEBGPU_SPEED}"),
                     Some(Err(why)) => format!("WebGPU is unavailable here: {why}. The CPU backend trains every agent."),
                 }}
             </p>
-            <label class="inline" hidden=move || env.get() != EnvId::Executive>
+            <label class="inline" hidden=move || !env.get().measures_verdicts()>
                 <input type="checkbox" id="real-python" prop:checked=real_python on:change=move |ev| real_python.set(event_target_checked(&ev)) />
                 "Test actions run the code in Python (Pyodide) instead of using the recorded verdicts"
             </label>

@@ -1,10 +1,10 @@
 //! Live mode: a trained run's policy, or the fixed pipeline, drives an LLM on one task, and every
 //! program it writes is tested by Pyodide. The episode itself is `engine::live::LiveEpisode`; this
-//! file performs its effects (asking the training worker for actions, calling the LLM or the
-//! simulated one, running tests) and shows the blackboard, the code at each step and the costs.
+//! panel starts it, has `host::drive` perform what it needs (the training worker answers the
+//! policy's decisions), and shows the blackboard, the code at each step and the costs.
 //!
 //! The API key is held in a signal of this panel (and in local storage only when the user ticks
-//! "remember"); it goes to [`llm_client::chat`] and nowhere else: not to the training worker, the
+//! "remember"); it goes to [`crate::llm_client::chat`] and nowhere else: not to the training worker, the
 //! Python worker, the runs, the share link or the exports.
 
 use std::cell::{Cell, RefCell};
@@ -12,19 +12,18 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use engine::EnvId;
-use engine::live::{
-    BlackboardMessage, ChatOutcome, Driver, Effect as Needs, LiveEpisode, LiveStep, LiveSummary, LiveTask, SimulatedLlm,
-};
-use engine::llm::{FailureKind, PRESETS, ProviderSettings, preset};
+use engine::effects::{BlackboardMessage, LiveState, OfflineLlm};
+use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask};
+use engine::llm::{PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
-use engine::protocol::{FromWorker, LiveState, ToWorker};
-use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
+use engine::protocol::{FromWorker, ToWorker};
 use engine::run::{Restoration, Resume, fingerprint};
 use engine::task_import::ImportedTask;
 use futures_channel::oneshot;
 use leptos::prelude::*;
 
-use crate::llm_client::{self, CancelToken, ClientEvent};
+use crate::host::{self, HostView, Llm};
+use crate::llm_client::CancelToken;
 use crate::model::{RunData, Status};
 use crate::python::Python;
 
@@ -140,14 +139,6 @@ struct HistoryRow {
     cost: f64,
 }
 
-async fn run_python(python: &Python, request: ProgramRequest) -> Result<ProgramVerdict, String> {
-    let (tx, rx) = oneshot::channel();
-    python.run(request, DEFAULT_TIME_LIMIT_MS, move |result| {
-        let _ = tx.send(result);
-    });
-    rx.await.unwrap_or_else(|_| Err("Python stopped before giving a verdict".into()))
-}
-
 #[component]
 pub fn LivePanel(
     runs: RwSignal<Vec<RunData>>,
@@ -187,17 +178,16 @@ pub fn LivePanel(
     let choices = Memo::new(move |_| {
         let mut choices: Vec<(Choice, String)> = runs.with(|runs| {
             runs.iter()
-                .filter(|r| matches!(r.spec.env, EnvId::Executive | EnvId::Orchestrator))
+                .filter(|r| r.spec.env.live_rules().is_some())
                 .filter(|r| matches!(r.status, Status::Finished | Status::Paused | Status::Interrupted))
                 .map(|r| (Choice::Run(r.id, r.spec.env), format!("{} (trained policy)", r.label())))
                 .collect()
         });
-        choices.push((
-            Choice::Pipeline(EnvId::Orchestrator),
-            "fixed pipeline: planner → coder → tester → debugger → tester".into(),
-        ));
-        choices
-            .push((Choice::Pipeline(EnvId::Executive), "fixed pipeline: generate → test → debug → test → stop".into()));
+        for env in EnvId::ALL {
+            if let Some(pipeline) = env.live_pipeline() {
+                choices.push((Choice::Pipeline(env), format!("fixed pipeline: {pipeline}")));
+            }
+        }
         choices
     });
     let chosen = move || {
@@ -239,7 +229,11 @@ pub fn LivePanel(
         cancel.set_value(token.clone());
         let seed = episodes_played.get_value() + 1;
         episodes_played.set_value(seed);
-        let mut simulated = SimulatedLlm::new(seed);
+        let mut llm = if remote {
+            Llm::Remote { settings: settings.clone(), key }
+        } else {
+            Llm::Offline(Box::new(OfflineLlm::new(seed)))
+        };
         let python = python.get_value();
         let calls = calls.get_value();
         let action_names = choice.env().action_names();
@@ -249,85 +243,26 @@ pub fn LivePanel(
             steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
         };
         leptos::task::spawn_local(async move {
-            let start = js_sys::Date::now();
-            let now = move || js_sys::Date::now() - start;
             let mut restored = false;
-            while !episode.is_done() {
-                if token.is_cancelled() {
-                    episode.end("cancelled", now());
-                    break;
+            let decide = async |state: LiveState| {
+                let Choice::Run(run_id, _) = choice else { unreachable!("the pipeline decides for itself") };
+                status.set("Asking the policy for its next action…".into());
+                let decision = calls.decide(send, run_id, state.clone()).await;
+                if decision.is_ok() || restored {
+                    return decision;
                 }
-                match episode.effect() {
-                    Needs::Done => break,
-                    Needs::Decide => {
-                        let Choice::Run(run_id, _) = choice else { unreachable!("the pipeline decides for itself") };
-                        status.set("Asking the policy for its next action…".into());
-                        let mut decision = calls.decide(send, run_id, episode.live_state()).await;
-                        if decision.is_err() && !restored {
-                            // After a reload the worker no longer holds the agent: rebuild it from the records.
-                            restored = true;
-                            let run = runs.with_untracked(|r| r.iter().find(|r| r.id == run_id).cloned());
-                            if let Some(run) = run {
-                                status.set(format!("Bringing run #{run_id}'s trained agent back…"));
-                                decision = match calls.restore(send, &run).await {
-                                    Ok(how) => {
-                                        restoration.set(Some(restoration_note(run_id, &how)));
-                                        calls.decide(send, run_id, episode.live_state()).await
-                                    }
-                                    Err(message) => Err(message),
-                                };
-                            }
-                        }
-                        match decision {
-                            Ok(action) => episode.act(action, now()),
-                            Err(message) => episode.end(&format!("the policy could not decide: {message}"), now()),
-                        }
-                    }
-                    Needs::Chat(call) => {
-                        let call = call.clone();
-                        status.set(format!("The {} is writing ({})…", call.agent, llm_label));
-                        stream.set(String::new());
-                        let outcome = if remote {
-                            let mut on_event = |event: ClientEvent| match event {
-                                ClientEvent::Attempt(n) if n > 1 => stream.set(String::new()),
-                                ClientEvent::Attempt(_) => {}
-                                ClientEvent::Text(piece) => stream.update(|s| s.push_str(piece)),
-                                ClientEvent::Retrying { delay_ms, reason } => {
-                                    status.set(format!("{reason} Retrying in {:.1} s…", delay_ms as f64 / 1000.0))
-                                }
-                            };
-                            match llm_client::chat(&settings, &key, &call.messages, &token, &mut on_event).await {
-                                Ok((text, usage)) => ChatOutcome::Reply { text, usage },
-                                Err(failure) if failure.kind == FailureKind::Cancelled => {
-                                    episode.end("cancelled", now());
-                                    break;
-                                }
-                                Err(failure) => {
-                                    let fatal = matches!(
-                                        failure.kind,
-                                        FailureKind::Auth | FailureKind::UnknownModel | FailureKind::BadRequest
-                                    );
-                                    ChatOutcome::Failed { message: failure.message, fatal }
-                                }
-                            }
-                        } else {
-                            let (text, usage) = simulated.reply(&episode, &call);
-                            stream.set(text.clone());
-                            ChatOutcome::Reply { text, usage }
-                        };
-                        episode.chat_done(outcome, now());
-                    }
-                    Needs::Test(request) => {
-                        status.set("Pyodide is running the tests…".into());
-                        match run_python(&python, request.clone()).await {
-                            Ok(verdict) => episode.test_done(verdict, now()),
-                            Err(message) => episode.end(&format!("Python could not run the tests: {message}"), now()),
-                        }
-                    }
-                }
-                show(&episode);
-            }
-            show(&episode);
+                // After a reload the worker no longer holds the agent: rebuild it from the records.
+                restored = true;
+                let Some(run) = runs.with_untracked(|r| r.iter().find(|r| r.id == run_id).cloned()) else {
+                    return decision;
+                };
+                status.set(format!("Bringing run #{run_id}'s trained agent back…"));
+                let how = calls.restore(send, &run).await?;
+                restoration.set(Some(restoration_note(run_id, &how)));
+                calls.decide(send, run_id, state).await
+            };
+            let view = HostView { status, stream };
+            host::drive(&mut episode, &mut llm, &python, &token, decide, view, show).await;
             let result = episode.summary().clone();
             let cost = if remote { result.usage.cost(&settings) } else { 0.0 };
             status.set(format!("Episode over: {}.", result.ended));

@@ -5,6 +5,7 @@ mod controls;
 mod download;
 mod editor;
 mod frame;
+mod host;
 mod js_error;
 mod live;
 mod llm_client;
@@ -550,22 +551,6 @@ const SEEDS: [(&str, &str, &str); 4] = [
     ),
 ];
 
-/// The in-page anchor of the report that specifies `env`.
-pub(crate) fn seed_of_env(env: EnvId) -> &'static str {
-    match env {
-        EnvId::Executive | EnvId::Planner => "seed-000",
-        EnvId::Orchestrator => "seed-003",
-    }
-}
-
-/// The in-page anchor of the report that specifies `agent`.
-pub(crate) fn seed_of_agent(agent: AgentId) -> &'static str {
-    match agent {
-        AgentId::Dqn => "seed-000",
-        _ => "seed-003",
-    }
-}
-
 /// The build's name, for bug reports: the commit and the content hash that the build wrote into the
 /// page (`scripts/precache-list.mjs`; the content hash is also the offline cache's version).
 fn build_version() -> String {
@@ -588,13 +573,13 @@ fn About() -> impl IntoView {
             <h2 id="about-heading">"Environments"</h2>
             <ul class="cards">
                 {EnvId::ALL.iter().map(|e| view! {
-                    <li><strong>{e.name()}</strong>" — "{e.summary()}" "<a href=format!("#{}", seed_of_env(*e))>"(source)"</a></li>
+                    <li><strong>{e.name()}</strong>" — "{e.summary()}" "<a href=format!("#{}", e.source())>"(source)"</a></li>
                 }).collect_view()}
             </ul>
             <h2>"Agents"</h2>
             <ul class="cards">
                 {AgentId::ALL.iter().map(|a| view! {
-                    <li><strong>{a.name()}</strong>" — "{a.summary()}" "<a href=format!("#{}", seed_of_agent(*a))>"(source)"</a></li>
+                    <li><strong>{a.name()}</strong>" — "{a.summary()}" "<a href=format!("#{}", a.source())>"(source)"</a></li>
                 }).collect_view()}
             </ul>
             <h2>"Sources"</h2>

@@ -4,7 +4,7 @@
 
 use engine::policy_view::{GreedyTrace, PolicyView, StateRow};
 use engine::protocol::Finished;
-use engine::{AgentId, EnvId, RunSpec};
+use engine::{AgentId, RunSpec};
 use leptos::prelude::*;
 
 use crate::model::RunData;
@@ -65,14 +65,14 @@ fn results_view(spec: &RunSpec, finished: &Finished, fingerprint: String) -> imp
             <tr hidden=speed.is_empty()><th scope="row">"Network training"</th><td id="learn-speed">{speed.clone()}</td></tr>
             <tr><th scope="row" title="A digest of every episode's return, success and actions: equal fingerprints, identical training">"Fingerprint of the training records"</th>
                 <td id="fingerprint"><code>{fingerprint}</code></td></tr>
-            <tr><th scope="row">"Backend"</th><td id="backend-used">{if spec.agent.id() == AgentId::Dqn { spec.backend.name() } else { "none (tabular)" }}</td></tr>
+            <tr><th scope="row">"Backend"</th><td id="backend-used">{if spec.agent.id().uses_backend() { spec.backend.name() } else { "none (tabular)" }}</td></tr>
         </table>
         {comparison}
     }
 }
 
 fn table_view(view: &PolicyView, agent: AgentId) -> impl IntoView + use<> {
-    let value_name = if agent == AgentId::ThompsonSampling { "posterior mean of success" } else { "Q-value" };
+    let value_name = agent.value_label();
     let flag_names: Vec<String> =
         view.table.first().map(|r| r.flags.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
     let actions = view.action_names.clone();
@@ -197,10 +197,7 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                     </label>
                     {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone()))}
                     {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
-                    <p class="hint" hidden=spec.env != EnvId::Executive>
-                        "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; "
-                        "and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop."
-                    </p>
+                    <p class="hint" hidden=spec.env.canonical_paths().is_none()>{spec.env.canonical_paths()}</p>
                 }
                 .into_any()
             }}

@@ -1,7 +1,7 @@
 //! The results a share link carries: shown as soon as the link opens, before the run is trained
 //! again here, and then checked against the run trained here (same fingerprint = same run).
 
-use engine::agents::Backend;
+use engine::device::Backend;
 use engine::run::fingerprint;
 use engine::share::SharedResults;
 use engine::{Environment, RunSpec};

@@ -21,12 +21,13 @@ mod relay;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use engine::agents::{Backend, fixed_pipeline};
+use engine::agents::fixed_pipeline;
+use engine::device::Backend;
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
-use engine::{EnvId, EpisodeRecord, Run};
+use engine::{EpisodeRecord, Run};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort};
 
@@ -392,7 +393,7 @@ impl Trainer {
             run_id: slot.id,
             summary: run.summary(),
             greedy: run.evaluate_greedy(EVALUATION_EPISODES),
-            fixed_pipeline: (spec.env == EnvId::Orchestrator)
+            fixed_pipeline: (spec.env == fixed_pipeline::ENV)
                 .then(|| fixed_pipeline::evaluate(spec.seed, EVALUATION_EPISODES)),
             policy: run.policy_view(),
             train_ms: slot.train_ms,
@@ -529,7 +530,7 @@ fn finish_gpu_task(trainer: &Weak<RefCell<Trainer>>, run_id: u32, run: Result<Ru
 #[cfg(feature = "wgpu")]
 async fn init_webgpu(scope: &DedicatedWorkerGlobalScope) -> Result<String, String> {
     navigator_gpu(scope)?;
-    engine::agents::dqn::init_webgpu().await
+    engine::device::init_webgpu().await
 }
 
 /// This worker's `navigator.gpu`, or why there is none.

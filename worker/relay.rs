@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Weak;
 
-use engine::agents::Backend;
+use engine::device::Backend;
 use engine::protocol::{Envelope, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

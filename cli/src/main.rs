@@ -9,8 +9,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+
+mod live;
 use cli::python;
-use engine::agents::{AgentSpec, Backend, DqnParams, fixed_pipeline};
+use engine::agents::fixed_pipeline;
+use engine::device::Backend;
 use engine::hierarchical::hierarchical_inference;
 use engine::python::{Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};
@@ -40,8 +43,9 @@ struct TrainArgs {
     episodes: u32,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// DQN hyperparameters: `playground` (the page's default) or `seed` (seed 000's table 1).
-    #[arg(long, value_parser = ["playground", "seed"])]
+    /// A named configuration of the agent's hyperparameters (the page's choices): the DQN's
+    /// `playground` (the default) or `seed` (seed 000's table 1); the tabular agents' `default`.
+    #[arg(long)]
     config: Option<String>,
     /// Where the DQN computes.
     #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
@@ -80,8 +84,8 @@ enum Command {
         /// Training episodes of the planner DQN.
         #[arg(long, default_value_t = 1000)]
         planner_episodes: u32,
-        /// DQN hyperparameters of both agents.
-        #[arg(long, value_parser = ["playground", "seed"], default_value = "playground")]
+        /// DQN hyperparameters of both agents: `playground` or `seed` (seed 000's table 1).
+        #[arg(long, default_value = "playground")]
         config: String,
         #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
         backend: Backend,
@@ -107,6 +111,12 @@ enum Command {
         /// Print one JSON object with the counts as the last line of stdout.
         #[arg(long)]
         json: bool,
+    },
+    /// Let a trained policy (or the fixed pipeline) drive an LLM on one task, testing every
+    /// program with python3: the page's live mode, with the same summary.
+    Live {
+        #[command(flatten)]
+        args: live::LiveArgs,
     },
     /// List the environments and agents.
     List {
@@ -138,6 +148,7 @@ fn main() -> ExitCode {
             hierarchical(seed, executive_episodes, planner_episodes, &config, backend, json)
         }
         Command::Check { tasks, timeout, jobs, verbose, json } => check(&tasks, timeout, jobs, verbose, json),
+        Command::Live { args } => live::run(&args),
         Command::List { json } => {
             list(json);
             Ok(())
@@ -187,7 +198,7 @@ fn progress_bar(length: u64, unit: &str) -> ProgressBar {
     bar
 }
 
-/// The spec of a CLI run: the agent's defaults, with seed 000's table 1 for `--config seed`.
+/// The spec of a CLI run: the agent's defaults, or its configuration named by `--config`.
 fn run_spec(
     env: EnvId,
     agent: AgentId,
@@ -198,10 +209,13 @@ fn run_spec(
 ) -> Result<RunSpec, Failure> {
     let mut spec = RunSpec::new(env, agent, seed, episodes);
     spec.backend = backend;
-    match (config, &mut spec.agent) {
-        (Some("seed"), AgentSpec::Dqn(params)) => *params = DqnParams::seed(env),
-        (Some(_), AgentSpec::Dqn(_)) | (None, _) => {}
-        (Some(_), _) => return Err(usage("--config applies to --agent dqn only")),
+    if let Some(config) = config {
+        let presets = agent.presets(env);
+        let names: Vec<&str> = presets.iter().map(|p| p.id).collect();
+        let preset = presets.iter().find(|p| p.id == config).ok_or_else(|| {
+            usage(format!("--config {config} is not a configuration of {}; valid: {}", agent.name(), names.join(", ")))
+        })?;
+        spec.agent = preset.spec.clone();
     }
     Ok(spec)
 }
@@ -309,9 +323,10 @@ fn print_evaluation(label: &str, e: &Evaluation) {
 }
 
 fn compare(args: &TrainArgs) -> Result<(), Failure> {
-    if args.env != EnvId::Orchestrator {
+    if args.env != fixed_pipeline::ENV {
         return Err(usage(format!(
-            "compare needs --env orchestrator (the fixed pipeline is seed 003's baseline), got '{}'",
+            "compare needs --env {} (the fixed pipeline is seed 003's baseline), got '{}'",
+            fixed_pipeline::ENV.name(),
             args.env.name()
         )));
     }
@@ -333,12 +348,8 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
     if !(0.05..=600.0).contains(&timeout_s) {
         return Err(usage(format!("--timeout must be between 0.05 and 600 seconds, not {timeout_s}")));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let tasks = read_tasks(path)?;
     let name = path.display().to_string();
-    let tasks = parse_task_file(&name, &text).map_err(|errors| {
-        let lines: Vec<String> = errors.iter().map(|e| format!("{name}: {e}")).collect();
-        usage(format!("{} problem(s), nothing checked:\n{}", errors.len(), lines.join("\n")))
-    })?;
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let requests: Vec<ProgramRequest> = tasks.iter().map(ImportedTask::reference_request).collect();
     let bar = progress_bar(requests.len() as u64, "checked");
@@ -382,6 +393,17 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
             message: format!("{} reference solution(s) did not pass", tasks.len() - passed as usize),
         })
     }
+}
+
+/// The tasks of a HumanEval JSONL or APPS-style JSON file; a file with any problem is refused
+/// whole, with every problem named.
+fn read_tasks(path: &Path) -> Result<Vec<ImportedTask>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let name = path.display().to_string();
+    parse_task_file(&name, &text).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| format!("{name}: {e}")).collect();
+        usage(format!("{} problem(s) in the task file, nothing done:\n{}", errors.len(), lines.join("\n")))
+    })
 }
 
 fn list(json: bool) {

@@ -105,7 +105,7 @@ fn bad_input_exits_2_naming_the_valid_choices() {
         ),
         (
             &["train", "--env", "planner", "--agent", "q-learning", "--config", "seed"],
-            "--config applies to --agent dqn only",
+            "--config seed is not a configuration of q-learning; valid: default",
         ),
         (&["train", "--env", "planner", "--agent", "dqn", "--backend", "cuda"], "valid: ndarray, wgpu"),
         (&["train", "--env", "gridworld"], "valid: executive, planner, orchestrator"),

@@ -6,7 +6,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine::agents::{Agent, AgentSpec, Backend, Dqn, DqnParams, Transition, random_legal};
+use engine::agents::{Agent, AgentSpec, Dqn, DqnParams, Transition, random_legal};
+use engine::device::Backend;
 use engine::env::ActionMask;
 use engine::{AgentId, EnvId, Environment, Observation, Run, RunRng, RunSpec};
 use rand::{RngCore, SeedableRng};

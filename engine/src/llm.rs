@@ -247,6 +247,12 @@ impl FailureKind {
     pub fn is_retryable(self) -> bool {
         matches!(self, Self::RateLimited | Self::Server | Self::Network | Self::Timeout)
     }
+
+    /// Whether no later call can succeed either (a wrong key or model, a request the server refuses
+    /// as written), so a task that needs the LLM should end rather than try its next step.
+    pub fn is_fatal(self) -> bool {
+        matches!(self, Self::Auth | Self::UnknownModel | Self::BadRequest | Self::Cancelled)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -564,6 +570,9 @@ mod tests {
         assert!(LlmFailure::from_status(429, "", &settings).kind.is_retryable());
         assert!(LlmFailure::from_status(503, "", &settings).kind.is_retryable());
         assert!(!LlmFailure::from_status(401, "", &settings).kind.is_retryable());
+        assert!(LlmFailure::from_status(401, "", &settings).kind.is_fatal());
+        assert!(!LlmFailure::from_status(503, "", &settings).kind.is_fatal());
+        assert!(!FailureKind::Malformed.is_fatal(), "a garbled reply may come out right next time");
         let ollama = ProviderSettings::from_preset(preset("ollama").unwrap());
         assert!(LlmFailure::network(&ollama, "TypeError: Failed to fetch").message.contains("OLLAMA_ORIGINS"));
     }

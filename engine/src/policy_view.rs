@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::Agent;
 use crate::env::{ActionMask, Environment};
-use crate::run::{Run, evaluation_rng};
+use crate::rng::evaluation_rng;
+use crate::run::Run;
 
 /// A state's flags as (name, value) pairs, e.g. `("code", "yes")`.
 pub type Flags = Vec<(String, String)>;

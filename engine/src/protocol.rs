@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agents::Checkpoint;
+pub use crate::effects::LiveState;
 use crate::policy_view::PolicyView;
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
@@ -92,15 +93,6 @@ pub enum ToWorker {
         run_id: u32,
         state: LiveState,
     },
-}
-
-/// A live episode's state as the policy reads it (see [`crate::live::LiveEpisode`]).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LiveState {
-    pub state: usize,
-    pub mask: u8,
-    pub texts: Vec<String>,
-    pub env_features: Vec<f32>,
 }
 
 /// Worker → page.

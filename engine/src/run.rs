@@ -8,13 +8,14 @@ use std::collections::VecDeque;
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Backend, Checkpoint, Progress, Transition};
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress, Transition};
+use crate::device::{Backend, completed, resolved};
 use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
 use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
+use crate::rng::{RunRng, evaluation_rng};
 use crate::tasks::{MeasuredVerdict, executive_tasks_measured};
-use crate::{RunRng, completed, resolved};
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -39,12 +40,7 @@ impl RunSpec {
 
     /// The episode budget a run of `agent` on `env` needs to learn (the seeds' budgets).
     pub fn default_episodes(env: EnvId, agent: AgentId) -> u32 {
-        match (env, agent) {
-            (EnvId::Orchestrator, _) => 5000,
-            (EnvId::Planner, _) => 3000,
-            (EnvId::Executive, AgentId::Dqn) => 500,
-            (EnvId::Executive, _) => 3000,
-        }
+        env.default_episodes(agent.uses_backend())
     }
 
     /// Checks every field; the error names the field and its allowed range.
@@ -585,13 +581,6 @@ pub fn fingerprint(records: &[EpisodeRecord]) -> String {
         hasher.write(&r.outcome.actions);
     }
     format!("{:016x}", hasher.finish())
-}
-
-/// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
-pub fn evaluation_rng(seed: u64) -> RunRng {
-    let mut rng = RunRng::seed_from_u64(seed);
-    rng.set_stream(1);
-    rng
 }
 
 impl Iterator for Run {

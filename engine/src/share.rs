@@ -12,7 +12,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64_URL;
 
-use crate::agents::{AgentId, Backend};
+use crate::agents::AgentId;
+use crate::device::Backend;
 use crate::env::EnvId;
 use crate::params;
 use crate::policy_view::StateRow;

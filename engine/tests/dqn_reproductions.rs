@@ -1,6 +1,7 @@
 //! Seed 000's DQN results (§5.7, §7, §9), reproduced with fixed seeds in both configurations.
 
-use engine::agents::{AgentSpec, Backend, DqnParams};
+use engine::agents::{AgentSpec, DqnParams};
+use engine::device::Backend;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::hierarchical::hierarchical_inference;
 use engine::{AgentId, EnvId, Environment, Run, RunSpec};
@@ -148,9 +149,9 @@ mod wgpu {
     fn wgpu_async_training_and_its_cpu_copy() {
         let params = DqnParams::playground(EnvId::Executive);
         let mut run = Run::new(on(Backend::Wgpu, dqn_spec(EnvId::Executive, params, 2, 60))).unwrap();
-        while engine::completed(run.train_episode_async()).unwrap().is_some() {}
+        while engine::device::completed(run.train_episode_async()).unwrap().is_some() {}
         let on_gpu = run.greedy_trace(1, 7);
-        engine::completed(run.copy_policy_to_cpu()).unwrap();
+        engine::device::completed(run.copy_policy_to_cpu()).unwrap();
         let on_cpu = run.greedy_trace(1, 7);
         assert_eq!(on_gpu.steps.len(), on_cpu.steps.len());
         for (g, c) in on_gpu.steps.iter().zip(&on_cpu.steps) {
@@ -169,7 +170,7 @@ fn unknown_backend_and_bad_hyperparameters_are_refused() {
     params.batch_size = 0;
     let err = Run::new(dqn_spec(EnvId::Executive, params, 1, 10)).unwrap_err();
     assert!(err.starts_with("batch_size must be between 1 and 1024"), "{err}");
-    assert_eq!(engine::agents::Backend::parse("cuda").unwrap_err(), "unknown backend 'cuda'; valid: ndarray, wgpu");
+    assert_eq!(engine::device::Backend::parse("cuda").unwrap_err(), "unknown backend 'cuda'; valid: ndarray, wgpu");
     let env = EnvId::Executive.make();
     assert_eq!(env.info().text_names.len(), 3);
 }

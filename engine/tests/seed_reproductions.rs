@@ -4,7 +4,8 @@ use engine::agents::fixed_pipeline;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::env::orchestrator::{CODER, OrchestratorState, TESTER};
 use engine::env::{ExecutiveEnv, OrchestratorEnv};
-use engine::run::{Evaluation, evaluation_rng};
+use engine::rng::evaluation_rng;
+use engine::run::Evaluation;
 use engine::{Agent, AgentId, EnvId, Environment, Observation, Run, RunSpec};
 use rand::RngCore;
 

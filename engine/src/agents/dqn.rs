@@ -41,66 +41,9 @@ use serde::{Deserialize, Serialize};
 use super::{
     Agent, AgentId, Checkpoint, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal,
 };
+use crate::RunRng;
+use crate::device::{Backend, f32_values, resolved};
 use crate::env::{ActionMask, EnvId, Observation};
-use crate::{RunRng, resolved};
-
-/// Where the networks run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Backend {
-    /// burn's NdArray backend on the CPU, natively and in wasm.
-    #[default]
-    Ndarray,
-    /// burn's Wgpu backend (WebGPU in the browser); builds with the engine's `wgpu` feature.
-    Wgpu,
-}
-
-impl Backend {
-    pub const ALL: [Backend; 2] = [Backend::Ndarray, Backend::Wgpu];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Ndarray => "ndarray",
-            Backend::Wgpu => "wgpu",
-        }
-    }
-
-    pub fn parse(name: &str) -> Result<Self, String> {
-        Self::ALL
-            .into_iter()
-            .find(|b| b.name() == name)
-            .ok_or_else(|| format!("unknown backend '{name}'; valid: ndarray, wgpu"))
-    }
-
-    /// The training device (with autodiff), or why this build cannot offer it.
-    pub fn device(self) -> Result<Device, String> {
-        match self {
-            // burn 0.22 deprecates NdArray in favour of Flex; NdArray is the CPU backend measured here.
-            #[allow(deprecated)]
-            Backend::Ndarray => Ok(Device::ndarray().autodiff()),
-            #[cfg(feature = "wgpu")]
-            Backend::Wgpu => Ok(Device::wgpu(Default::default()).autodiff()),
-            #[cfg(not(feature = "wgpu"))]
-            Backend::Wgpu => {
-                Err("backend 'wgpu' is not in this build (build the engine with its 'wgpu' feature)".into())
-            }
-        }
-    }
-}
-
-/// Brings WebGPU up for [`Backend::Wgpu`], asynchronously as browsers require before any tensor is
-/// made there; returns the adapter's description.
-#[cfg(feature = "wgpu")]
-pub async fn init_webgpu() -> Result<String, String> {
-    let (_, setup) = Device::wgpu_options().init_with_setup_async().await.map_err(|e| e.to_string())?;
-    let info = setup.adapter.get_info();
-    // Browsers may leave the adapter's names empty, for privacy.
-    let names: Vec<&str> = [info.name.as_str(), info.driver.as_str()].into_iter().filter(|n| !n.is_empty()).collect();
-    Ok(match names.is_empty() {
-        true => format!("an unnamed {:?} adapter", info.backend),
-        false => format!("{} ({:?})", names.join(", "), info.backend),
-    })
-}
 
 /// Hyperparameters of the agent. [`DqnParams::seed`] is seed 000's table 1; the default is
 /// [`DqnParams::playground`], sized so that a person sees it learn in seconds.
@@ -601,12 +544,6 @@ impl Agent for Dqn {
     }
 }
 
-/// A read-back's values as f32.
-fn f32_values(data: Result<TensorData, burn::tensor::ExecutionError>) -> Result<Vec<f32>, String> {
-    let data = data.map_err(|e| format!("cannot read values back from the device: {e:?}"))?;
-    data.try_into_vec::<f32>().map_err(|e| format!("the device returned values that are not f32: {e:?}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -690,7 +627,7 @@ mod tests {
         let mut dqn = agent(DqnParams { hidden: vec![8, 6], learning_starts: 1, ..DqnParams::default() }, &mut rng);
         let features = [0.2, -0.4, 1.0, 0.7];
         let on_device = dqn.q_values(&features);
-        crate::completed(dqn.copy_to_cpu()).unwrap();
+        crate::device::completed(dqn.copy_to_cpu()).unwrap();
         assert!(dqn.cpu_copy.is_some());
         assert_eq!(dqn.q_values(&features), on_device, "every layer is copied in its place");
         let obs = Observation { state: 0, mask: ActionMask::all(3) };

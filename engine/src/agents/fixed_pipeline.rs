@@ -8,12 +8,10 @@
 //! penalty). The seed reports 23 calls on 5 real tasks (4.6 per task): between this pipeline's 5
 //! and the 4 of a pipeline that would skip the retest when the first test passed.
 
-use crate::env::Environment;
-use crate::env::orchestrator::{CODER, DEBUGGER, OrchestratorEnv, PLANNER, TESTER};
-use crate::run::{EpisodeOutcome, Evaluation, evaluation_rng};
-
-/// The pipeline's calls, in order.
-pub const STAGES: [usize; 5] = [PLANNER, CODER, TESTER, DEBUGGER, TESTER];
+use crate::env::orchestrator::{OrchestratorEnv, PIPELINE};
+use crate::env::{EnvId, Environment};
+use crate::rng::evaluation_rng;
+use crate::run::{EpisodeOutcome, Evaluation};
 
 /// Runs the pipeline for one episode of `env` started with `seed`.
 pub fn run_episode(env: &mut OrchestratorEnv, seed: u64) -> EpisodeOutcome {
@@ -21,7 +19,7 @@ pub fn run_episode(env: &mut OrchestratorEnv, seed: u64) -> EpisodeOutcome {
     let params = *env.params();
     let mut outcome = EpisodeOutcome::default();
     let mut ended = false;
-    for action in STAGES {
+    for action in PIPELINE {
         let reward = if ended {
             params.reward_step + params.reward_redundant
         } else {
@@ -34,6 +32,9 @@ pub fn run_episode(env: &mut OrchestratorEnv, seed: u64) -> EpisodeOutcome {
     }
     outcome
 }
+
+/// The environment this pipeline is the baseline of.
+pub const ENV: EnvId = EnvId::Orchestrator;
 
 /// The pipeline on `episodes` fresh episodes of the default orchestrator, drawn from the same
 /// evaluation stream as [`Run::evaluate_greedy`](crate::Run::evaluate_greedy) with `seed`, so both
@@ -56,7 +57,7 @@ mod tests {
         let outcome = run_episode(&mut OrchestratorEnv::new(certain), 0);
         assert!(outcome.success);
         assert_eq!(outcome.agent_calls, 5);
-        assert_eq!(outcome.actions, STAGES.map(|a| a as u8));
+        assert_eq!(outcome.actions, PIPELINE.map(|a| a as u8));
         // plan 0.1, code 0.2, tests pass 9.9, then two redundant calls of -0.3.
         assert!((outcome.episode_return - (0.1 + 0.2 + 9.9 - 0.6)).abs() < 1e-9, "{}", outcome.episode_return);
     }

@@ -11,10 +11,11 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
+use crate::device::Backend;
 use crate::env::{ActionMask, EnvId, Environment, Observation};
 use crate::features::Featurizer;
 
-pub use dqn::{Backend, Dqn, DqnParams};
+pub use dqn::{Dqn, DqnParams};
 pub use q_learning::{QLearning, QLearningParams};
 pub use q_thompson::{QThompson, QThompsonParams};
 pub use thompson_sampling::{ThompsonParams, ThompsonSampling};
@@ -196,6 +197,51 @@ impl AgentId {
             AgentId::Dqn => AgentSpec::Dqn(DqnParams::playground(env)),
         }
     }
+
+    /// The named hyperparameter configurations offered for `env`, the default first.
+    pub fn presets(self, env: EnvId) -> Vec<AgentPreset> {
+        let default = AgentPreset { id: "default", label: "the seed's defaults", spec: self.default_spec(env) };
+        match self {
+            AgentId::Dqn => vec![
+                AgentPreset { id: "playground", label: "playground (small, learns in seconds)", ..default },
+                AgentPreset {
+                    id: "seed",
+                    label: "seed 000 table 1 ([512, 256], 1158 inputs)",
+                    spec: AgentSpec::Dqn(DqnParams::seed(env)),
+                },
+            ],
+            _ => vec![default],
+        }
+    }
+
+    /// Whether the agent learns a network on a compute backend the user picks (CPU or WebGPU).
+    pub fn uses_backend(self) -> bool {
+        matches!(self, AgentId::Dqn)
+    }
+
+    /// What the agent's values of an action are, as the policy views name them.
+    pub fn value_label(self) -> &'static str {
+        match self {
+            AgentId::ThompsonSampling => "posterior mean of success",
+            _ => "Q-value",
+        }
+    }
+
+    /// The report that specifies the agent, as the page's anchor (`seed-000`).
+    pub fn source(self) -> &'static str {
+        match self {
+            AgentId::Dqn => "seed-000",
+            AgentId::QLearning | AgentId::ThompsonSampling | AgentId::QThompson => "seed-003",
+        }
+    }
+}
+
+/// A named configuration of an agent's hyperparameters (the form's choices, the CLI's `--config`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentPreset {
+    pub id: &'static str,
+    pub label: &'static str,
+    pub spec: AgentSpec,
 }
 
 /// An agent and its hyperparameters: the serialisable half of a run spec.

@@ -6,6 +6,7 @@
 //! RNG, reseeded by every `reset`, so a run derives all randomness from its one seed.
 
 pub mod executive;
+pub mod live;
 pub mod orchestrator;
 pub mod planner;
 
@@ -209,6 +210,64 @@ impl EnvId {
             EnvId::Executive => executive::ACTION_NAMES,
             EnvId::Planner => planner::ACTION_NAMES,
             EnvId::Orchestrator => orchestrator::ACTION_NAMES,
+        }
+    }
+
+    /// The report that specifies the environment, as the page's anchor (`seed-000`).
+    pub fn source(self) -> &'static str {
+        match self {
+            EnvId::Executive | EnvId::Planner => "seed-000",
+            EnvId::Orchestrator => "seed-003",
+        }
+    }
+
+    /// The fixed pipeline that drives live mode without a trained policy, in words.
+    pub fn live_pipeline(self) -> Option<&'static str> {
+        match self {
+            EnvId::Executive => Some("generate → test → debug → test → stop"),
+            EnvId::Planner => None,
+            EnvId::Orchestrator => Some("planner → coder → tester → debugger → tester"),
+        }
+    }
+
+    /// The paths an optimal policy takes, in words, where the seed names them.
+    pub fn canonical_paths(self) -> Option<&'static str> {
+        match self {
+            EnvId::Executive => Some(
+                "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; \
+                 and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop.",
+            ),
+            EnvId::Planner | EnvId::Orchestrator => None,
+        }
+    }
+
+    /// Whether its test actions can run the generated code in real Python instead of using the
+    /// recorded verdicts.
+    pub fn measures_verdicts(self) -> bool {
+        matches!(self, EnvId::Executive)
+    }
+
+    /// The episode budget a run needs to learn (the seeds' budgets); a neural agent learns the
+    /// executive from its expert episodes in fewer.
+    pub fn default_episodes(self, neural_agent: bool) -> u32 {
+        match self {
+            EnvId::Orchestrator => 5000,
+            EnvId::Planner => 3000,
+            EnvId::Executive if neural_agent => 500,
+            EnvId::Executive => 3000,
+        }
+    }
+
+    /// The rules of this environment's live mode with the seed's parameters, if it has one.
+    pub fn live_rules(self) -> Option<live::AnyLiveRules> {
+        match self {
+            EnvId::Executive => Some(live::AnyLiveRules::Executive(executive::live::ExecutiveLive::new(
+                executive::ExecutiveRewards::default(),
+            ))),
+            EnvId::Planner => None,
+            EnvId::Orchestrator => Some(live::AnyLiveRules::Orchestrator(orchestrator::live::OrchestratorLive::new(
+                orchestrator::OrchestratorParams::default(),
+            ))),
         }
     }
 

@@ -4,14 +4,19 @@
 //! deterministic simulated LLM whose answers, and their test verdicts, are task data. Illegal actions
 //! are soft failures: −5, `invalid_action` is set for the rest of the episode (so `stop` can no
 //! longer succeed), and the episode goes on.
+//!
+//! The rules (legality, rewards, termination) are functions of the flags and a typed outcome,
+//! shared with live mode (`live.rs`), which takes its outcomes from a real LLM and real tests.
 
 use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, flag};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, StepInfo, flag};
 use crate::tasks::{ExecutiveTask, executive_tasks};
+
+pub mod live;
 
 pub const GENERATE: usize = 0;
 pub const TEST: usize = 1;
@@ -123,6 +128,90 @@ impl ExecutiveFlags {
     }
 }
 
+/// What came of a legal action, whoever produced it: the simulator reads it from its task data,
+/// live mode from a real reply or test run. Both apply it with [`ExecutiveFlags::apply`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecutiveOutcome {
+    Generated,
+    /// The tests ran and passed, or not.
+    Tested(bool),
+    Debugged,
+    Searched,
+    /// The agent stopped, with the task solved or not.
+    Stopped(bool),
+}
+
+impl ExecutiveFlags {
+    /// Whether `action` is legal (`CodeGenEnv.step`'s guards): generate once; test generated code
+    /// at most `max_tests` times until a test passes; debug after a failed test, at most twice,
+    /// the second time only after the second test or a search; search once, after one debug and
+    /// two failed tests; stop at any time.
+    ///
+    /// # Panics
+    /// If `action` is outside 0..5.
+    pub fn allows(self, action: usize, max_tests: usize) -> bool {
+        let tests = usize::from(self.test_count);
+        match action {
+            GENERATE => !self.has_generated,
+            TEST => self.has_generated && tests < max_tests && !self.last_test_passed,
+            DEBUG => {
+                let second_without_search = self.debug_count == 1 && !self.has_searched && tests != 2;
+                tests > 0 && !self.last_test_passed && self.debug_count < 2 && !second_without_search
+            }
+            SEARCH => !self.has_searched && self.debug_count == 1 && tests == 2 && !self.last_test_passed,
+            STOP => true,
+            _ => panic!("executive action {action} is outside 0..5"),
+        }
+    }
+
+    /// Seed 000 §3.4's rules for a legal action that led to `outcome`: the new flags and the
+    /// action's reward.
+    pub fn apply(&mut self, outcome: ExecutiveOutcome, r: &ExecutiveRewards) -> f64 {
+        match outcome {
+            ExecutiveOutcome::Generated => {
+                self.has_generated = true;
+                r.generate
+            }
+            ExecutiveOutcome::Tested(passed) => {
+                self.test_count += 1;
+                self.last_test_passed = passed;
+                if passed { r.test_pass } else { r.test_fail }
+            }
+            ExecutiveOutcome::Debugged => {
+                self.debug_count += 1;
+                r.debug
+            }
+            ExecutiveOutcome::Searched => {
+                self.has_searched = true;
+                r.search
+            }
+            ExecutiveOutcome::Stopped(success) => {
+                if success {
+                    r.stop_success
+                } else {
+                    r.stop_failure
+                }
+            }
+        }
+    }
+
+    /// The accounting of step number `steps`, whose action earned `action_reward` (`None`:
+    /// illegal, which sets the sticky `invalid_action`): its reward, whether the step limit
+    /// truncated the episode, and its info (the caller fills in `success`).
+    pub fn settle(
+        &mut self,
+        action_reward: Option<f64>,
+        agent_call: bool,
+        steps: u32,
+        terminated: bool,
+        r: &ExecutiveRewards,
+    ) -> (f64, bool, StepInfo) {
+        self.invalid_action |= action_reward.is_none();
+        let costs = StepCosts { step: r.step, invalid: r.invalid, step_limit: r.step_limit, max_steps: r.max_steps };
+        costs.settle(action_reward, agent_call, steps, terminated)
+    }
+}
+
 /// Seed 000's `CodeGenEnv` over a set of tasks; each reset draws one uniformly.
 #[derive(Clone, Debug)]
 pub struct ExecutiveEnv {
@@ -195,10 +284,6 @@ impl ExecutiveEnv {
         &self.feedback
     }
 
-    pub fn test_results(&self) -> &[bool] {
-        &self.test_results
-    }
-
     fn start(&mut self, task: usize) -> Observation {
         self.task = task;
         self.steps = 0;
@@ -222,54 +307,32 @@ impl ExecutiveEnv {
         }
     }
 
-    /// Applies `action` to the state; returns its action-specific reward, or `None` if illegal.
-    fn apply(&mut self, action: usize) -> Option<f64> {
-        let r = self.rewards;
-        let f = &mut self.flags;
+    /// What a legal `action` leads to under the task's simulated LLM: its recorded programs and
+    /// their recorded verdicts.
+    fn draw(&mut self, action: usize) -> ExecutiveOutcome {
+        let task = &self.tasks[self.task];
         match action {
             GENERATE => {
-                if f.has_generated {
-                    return None;
-                }
-                f.has_generated = true;
-                self.code_variant = self.tasks[self.task].simulated_llm.generate.clone();
-                Some(r.generate)
+                self.code_variant = task.simulated_llm.generate.clone();
+                ExecutiveOutcome::Generated
             }
             TEST => {
-                let last_passed = self.test_results.last() == Some(&true);
-                if !f.has_generated || self.test_results.len() >= r.max_tests || last_passed {
-                    return None;
-                }
-                let verdict = self.tasks[self.task].verdict_of(&self.code_variant);
+                let verdict = task.verdict_of(&self.code_variant);
                 self.test_results.push(verdict.passed);
-                f.test_count = self.test_results.len() as u8;
-                f.last_test_passed = verdict.passed;
                 self.feedback = format!("Tests {}/{}", verdict.number_passed, verdict.total);
-                Some(if verdict.passed { r.test_pass } else { r.test_fail })
+                ExecutiveOutcome::Tested(verdict.passed)
             }
             DEBUG => {
-                let tests = self.test_results.len();
-                let second_without_search = f.debug_count == 1 && !f.has_searched && tests != 2;
-                if tests == 0 || self.test_results[tests - 1] || f.debug_count >= 2 || second_without_search {
-                    return None;
-                }
-                f.debug_count += 1;
-                let llm = &self.tasks[self.task].simulated_llm;
-                self.code_variant = if f.has_searched { llm.debug_after_search.clone() } else { llm.debug.clone() };
-                Some(r.debug)
+                let llm = &task.simulated_llm;
+                let variant = if self.flags.has_searched { &llm.debug_after_search } else { &llm.debug };
+                self.code_variant = variant.clone();
+                ExecutiveOutcome::Debugged
             }
-            SEARCH => {
-                if f.has_searched || f.debug_count != 1 || self.test_results != [false, false] {
-                    return None;
-                }
-                f.has_searched = true;
-                Some(r.search)
-            }
-            STOP => {
+            SEARCH => ExecutiveOutcome::Searched,
+            _ => {
                 self.done = true;
-                Some(if self.is_success() { r.stop_success } else { r.stop_failure })
+                ExecutiveOutcome::Stopped(self.is_success())
             }
-            _ => panic!("executive action {action} is outside 0..5"),
         }
     }
 }
@@ -331,15 +394,14 @@ impl Environment for ExecutiveEnv {
     fn step(&mut self, action: usize) -> Step {
         assert!(!self.done, "step() after the episode ended: call reset()");
         self.steps += 1;
-        let action_reward = self.apply(action);
-        if action_reward.is_none() {
-            self.flags.invalid_action = true;
-        }
         let r = self.rewards;
-        let costs = StepCosts { step: r.step, invalid: r.invalid, step_limit: r.step_limit, max_steps: r.max_steps };
+        let action_reward = self.flags.allows(action, r.max_tests).then(|| {
+            let outcome = self.draw(action);
+            self.flags.apply(outcome, &r)
+        });
         let agent_call = matches!(action, GENERATE | DEBUG | SEARCH);
         let terminated = self.done;
-        let (reward, truncated, mut info) = costs.settle(action_reward, agent_call, self.steps, terminated);
+        let (reward, truncated, mut info) = self.flags.settle(action_reward, agent_call, self.steps, terminated, &r);
         self.done |= truncated;
         info.success = terminated && self.is_success();
         Step { observation: self.observation(), reward, terminated, truncated, info }

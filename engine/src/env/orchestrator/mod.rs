@@ -33,11 +33,16 @@ use rand_chacha::ChaCha8Rng;
 
 use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo, flag};
 
+pub mod live;
+
 pub const PLANNER: usize = 0;
 pub const CODER: usize = 1;
 pub const TESTER: usize = 2;
 pub const DEBUGGER: usize = 3;
 pub const ACTION_NAMES: &[&str] = &["planner", "coder", "tester", "debugger"];
+
+/// Seed 003 §5.3's fixed pipeline, the baseline: every call in this order, whatever the results.
+pub const PIPELINE: [usize; 5] = [PLANNER, CODER, TESTER, DEBUGGER, TESTER];
 
 /// Simulator parameters and rewards of seed 003 (§3.3, §4.1, §4.3).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,6 +88,21 @@ impl Default for OrchestratorParams {
     }
 }
 
+/// What came of a useful agent call, whoever produced it: the simulator draws it with the
+/// calibrated odds, live mode reads it from a real reply or test run. Both apply it with
+/// [`OrchestratorState::apply`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrchestratorOutcome {
+    /// The planner's reply holds a usable plan, or not.
+    Planned(bool),
+    /// The coder wrote a program, or its reply held none.
+    Coded(bool),
+    /// The tests passed, or found an error.
+    Tested(bool),
+    /// The debugger fixed the error, or not.
+    Debugged(bool),
+}
+
 /// The observable state of seed 003 §3.1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OrchestratorState {
@@ -114,6 +134,66 @@ impl OrchestratorState {
 
     pub fn mask(self) -> ActionMask {
         ActionMask::from_legal(&[true, true, self.has_code && !self.has_error, self.has_error])
+    }
+
+    /// Whether `action` has something to do in this state; a call without is redundant and changes
+    /// nothing (the guards of the rules above).
+    ///
+    /// # Panics
+    /// If `action` is outside 0..4.
+    pub fn is_useful(self, action: usize) -> bool {
+        match action {
+            PLANNER => !self.has_plan && (!self.has_code || self.has_error),
+            CODER => !self.has_code || self.has_error,
+            TESTER => self.has_code && !self.has_error,
+            DEBUGGER => self.has_error,
+            _ => panic!("orchestrator action {action} is outside 0..4"),
+        }
+    }
+
+    /// The rules above for a useful call that led to `outcome`: the new state, and the call's
+    /// reward beyond the step cost.
+    pub fn apply(&mut self, outcome: OrchestratorOutcome, p: &OrchestratorParams) -> f64 {
+        match outcome {
+            OrchestratorOutcome::Planned(created) => {
+                self.has_plan = created;
+                if created { p.reward_plan } else { 0.0 }
+            }
+            OrchestratorOutcome::Coded(written) => {
+                if !written {
+                    return 0.0;
+                }
+                let first = !self.has_code;
+                self.has_code = true;
+                self.has_error = false;
+                if first { p.reward_code } else { 0.0 }
+            }
+            OrchestratorOutcome::Tested(passed) => {
+                self.has_error = !passed;
+                self.tests_pass = passed;
+                if passed { p.reward_success } else { 0.0 }
+            }
+            OrchestratorOutcome::Debugged(fixed) => {
+                if fixed {
+                    self.has_error = false;
+                }
+                if fixed { p.reward_fix } else { 0.0 }
+            }
+        }
+    }
+
+    /// The accounting of one agent call that earned `action_reward` (`None`: redundant): its
+    /// reward with the step cost and a timeout, whether passing tests ended the episode
+    /// (terminated), and whether the call limit did (truncated).
+    pub fn settle(&mut self, action_reward: Option<f64>, p: &OrchestratorParams) -> (f64, bool, bool) {
+        self.iteration += 1;
+        let mut reward = p.reward_step + action_reward.unwrap_or(p.reward_redundant);
+        let terminated = self.tests_pass;
+        let truncated = !terminated && self.iteration >= p.max_iterations;
+        if truncated {
+            reward += p.reward_timeout;
+        }
+        (reward, terminated, truncated)
     }
 
     /// Four flags and a one-hot iteration bucket (8 features).
@@ -167,40 +247,26 @@ impl OrchestratorEnv {
         self.rng.random_bool(p.clamp(0.0, 1.0))
     }
 
-    /// Applies `action`; returns its reward beyond the step cost, or `None` if it was redundant.
-    fn apply(&mut self, action: usize) -> Option<f64> {
+    /// What a useful `action` leads to, drawn with the calibrated odds (the hidden correctness of
+    /// the code decides whether tests can pass).
+    fn draw(&mut self, action: usize) -> OrchestratorOutcome {
         let p = self.params;
-        let s = self.state;
         match action {
-            PLANNER if !s.has_plan && (!s.has_code || s.has_error) => {
-                let created = self.chance(p.planner_success);
-                self.state.has_plan = created;
-                Some(if created { p.reward_plan } else { 0.0 })
-            }
-            CODER if !s.has_code || s.has_error => {
-                let odds = if s.has_plan { p.coder_success_with_plan } else { p.coder_success_without_plan };
+            PLANNER => OrchestratorOutcome::Planned(self.chance(p.planner_success)),
+            CODER => {
+                let odds = if self.state.has_plan { p.coder_success_with_plan } else { p.coder_success_without_plan };
                 self.code_correct = self.chance(odds);
-                self.state.has_code = true;
-                self.state.has_error = false;
-                Some(if s.has_code { 0.0 } else { p.reward_code })
+                OrchestratorOutcome::Coded(true)
             }
-            TESTER if s.has_code && !s.has_error => {
+            TESTER => {
                 let bug_caught = !self.code_correct && self.chance(p.tester_finds_error);
-                self.state.has_error = bug_caught;
-                self.state.tests_pass = !bug_caught;
-                Some(if bug_caught { 0.0 } else { p.reward_success })
+                OrchestratorOutcome::Tested(!bug_caught)
             }
-            DEBUGGER if s.has_error => {
-                if self.chance(p.debugger_fixes_error) {
-                    self.code_correct = true;
-                    self.state.has_error = false;
-                    Some(p.reward_fix)
-                } else {
-                    Some(0.0)
-                }
+            _ => {
+                let fixed = self.chance(p.debugger_fixes_error);
+                self.code_correct |= fixed;
+                OrchestratorOutcome::Debugged(fixed)
             }
-            PLANNER | CODER | TESTER | DEBUGGER => None,
-            _ => panic!("orchestrator action {action} is outside 0..4"),
         }
     }
 }
@@ -228,17 +294,11 @@ impl Environment for OrchestratorEnv {
 
     fn step(&mut self, action: usize) -> Step {
         assert!(!self.done, "step() after the episode ended: call reset()");
-        self.state.iteration += 1;
-        let mut reward = self.params.reward_step;
-        match self.apply(action) {
-            Some(r) => reward += r,
-            None => reward += self.params.reward_redundant,
-        }
-        let terminated = self.state.tests_pass;
-        let truncated = !terminated && self.state.iteration >= self.params.max_iterations;
-        if truncated {
-            reward += self.params.reward_timeout;
-        }
+        let action_reward = self.state.is_useful(action).then(|| {
+            let outcome = self.draw(action);
+            self.state.apply(outcome, &self.params)
+        });
+        let (reward, terminated, truncated) = self.state.settle(action_reward, &self.params);
         self.done = terminated || truncated;
         let info = StepInfo { success: terminated, invalid_action: false, agent_call: true };
         Step { observation: self.observation(), reward, terminated, truncated, info }

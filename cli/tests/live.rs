@@ -1,0 +1,163 @@
+//! `rlcg live`: the page's live mode on the command line, offline and against the e2e suite's
+//! OpenAI-compatible stub server (node e2e/llm-stub.mjs).
+
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Output};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn rlcg(args: &[&str], api_key: Option<&str>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rlcg"));
+    command.args(args).env_remove("RLCG_API_KEY");
+    if let Some(key) = api_key {
+        command.env("RLCG_API_KEY", key);
+    }
+    command.output().expect("rlcg runs")
+}
+
+fn last_json_line(output: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|e| {
+        panic!("last line is not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr))
+    })
+}
+
+/// The stub server on a free port, stopped when dropped.
+struct Stub {
+    child: Child,
+    port: u16,
+}
+
+impl Stub {
+    fn start() -> Stub {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../e2e/llm-stub.mjs");
+        let child = Command::new("node").arg(script).env("PORT", port.to_string()).spawn().expect("node runs");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "the stub did not start");
+            sleep(Duration::from_millis(50));
+        }
+        Stub { child, port }
+    }
+
+    fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_trained_orchestrator_policy_solves_a_task_offline_with_the_pages_summary_fields() {
+    let output = rlcg(&["live", "--env", "orchestrator", "--llm", "simulated", "--seed", "1", "--json"], None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    for field in [
+        "env",
+        "driver",
+        "task",
+        "llm",
+        "success",
+        "return",
+        "agent_calls",
+        "llm_calls",
+        "test_runs",
+        "usage",
+        "cost",
+        "ended",
+        "actions",
+    ] {
+        assert!(report.get(field).is_some(), "missing {field}: {report}");
+    }
+    assert_eq!(report["env"], "orchestrator");
+    assert_eq!(report["llm"], "simulated LLM");
+    assert_eq!(report["task"], "task1_correct");
+    // Seed 003's learned policy calls the coder first; the offline coder writes the reference or
+    // a failing draft, so the episode is coder, tester, and more only when the draft failed.
+    assert_eq!(report["actions"][0], "coder", "{report}");
+    assert_eq!(report["actions"][1], "tester", "{report}");
+    assert!(report["test_runs"].as_u64().unwrap() >= 1);
+    assert!(report["usage"]["prompt_tokens"].as_u64().unwrap() > 0, "the offline LLM's tokens are estimated");
+    assert_eq!(report["cost"], 0.0);
+}
+
+#[test]
+fn the_fixed_pipeline_drives_the_stub_server_and_passes_real_tests() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let args = [
+        "live",
+        "--env",
+        "executive",
+        "--pipeline",
+        "--task",
+        "task2_incorrect",
+        "--llm",
+        "custom",
+        "--base-url",
+        &base_url,
+        "--model",
+        "stub-coder",
+        "--json",
+    ];
+    let output = rlcg(&args, None);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["success"], true, "{report}");
+    assert_eq!(report["actions"], serde_json::json!(["generate", "test", "stop"]));
+    assert_eq!((report["llm_calls"].as_u64(), report["test_runs"].as_u64()), (Some(1), Some(1)));
+    // The stub reports 100 prompt tokens per call.
+    assert_eq!(report["usage"]["prompt_tokens"], 100);
+    assert_eq!(report["ended"], "stopped after passing tests");
+}
+
+#[test]
+fn a_refused_key_ends_the_episode_with_the_key_hidden() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let key = "sk-live-test-0123456789abcdefghij";
+    let args = [
+        "live",
+        "--env",
+        "orchestrator",
+        "--pipeline",
+        "--llm",
+        "custom",
+        "--base-url",
+        &base_url,
+        "--model",
+        "stub-401",
+        "--json",
+    ];
+    let output = rlcg(&args, Some(key));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["success"], false);
+    let ended = report["ended"].as_str().unwrap();
+    assert!(ended.starts_with("HTTP 401: the API key is missing or wrong"), "{ended}");
+    assert_eq!(report["llm_calls"], 1, "an auth failure is not retried, and ends the episode");
+    let everything = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!everything.contains(key), "the key leaked: {everything}");
+}
+
+#[test]
+fn bad_live_arguments_exit_2_naming_the_choices() {
+    let output = rlcg(&["live", "--env", "planner", "--pipeline"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("live mode drives executive or orchestrator policies"));
+    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--task", "nope"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("valid: task1_correct, task2_incorrect, task3_search"));
+    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--llm", "openai"], None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("needs an API key: set RLCG_API_KEY"));
+}

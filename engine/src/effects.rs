@@ -1,0 +1,152 @@
+//! The sans-IO vocabulary of every task that needs the outside world: a policy's decision, an LLM
+//! call or a run of Python tests. A task says which [`Need`] it has next; a host (the page, the
+//! CLI, a test with recorded outcomes) performs it and resumes the task with the outcome. The task
+//! never waits, never reads a clock (the host passes the time) and never draws from an ambient RNG,
+//! so with recorded outcomes it is deterministic.
+//!
+//! Live mode's episodes implement [`Effectful`]; so does every later LLM-driven loop, which then
+//! runs in the same hosts unchanged.
+
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+
+use crate::RunRng;
+use crate::llm::{ChatMessage, FailureKind, LlmFailure, Usage};
+use crate::python::{ProgramRequest, ProgramVerdict};
+
+/// What a task needs next.
+#[derive(Debug, PartialEq)]
+pub enum Need<'a> {
+    /// The trained policy's action in this state.
+    Decide(LiveState),
+    /// An LLM call.
+    Chat(&'a ChatCall),
+    /// A run of a program against its tests.
+    Test(&'a ProgramRequest),
+    /// Nothing more: the task is over.
+    Done,
+}
+
+/// A state as a trained policy reads it: the index, the mask, the texts a neural policy embeds and
+/// its environment's own features. It travels to the worker that holds the policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveState {
+    pub state: usize,
+    pub mask: u8,
+    pub texts: Vec<String>,
+    pub env_features: Vec<f32>,
+}
+
+/// An LLM call a task needs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChatCall {
+    /// The prompt's id in the [`crate::prompts::PromptSet`], e.g. `orchestrator.coder`.
+    pub prompt_id: String,
+    /// Who makes the call (the blackboard's sender), e.g. `coder`.
+    pub agent: String,
+    pub messages: Vec<ChatMessage>,
+}
+
+/// A chat call's result as the host got it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum ChatOutcome {
+    Reply {
+        text: String,
+        usage: Usage,
+    },
+    /// The call failed after its retries; [`FailureKind::is_fatal`] says whether the task can go on.
+    Failed(LlmFailure),
+}
+
+/// A task that is driven by a host, one [`Need`] at a time.
+pub trait Effectful {
+    fn need(&self) -> Need<'_>;
+    /// Resumes after [`Need::Decide`] with the policy's action.
+    fn decided(&mut self, action: usize, now_ms: f64);
+    /// Resumes after [`Need::Chat`].
+    fn chat_done(&mut self, outcome: ChatOutcome, now_ms: f64);
+    /// Resumes after [`Need::Test`].
+    fn test_done(&mut self, verdict: ProgramVerdict, now_ms: f64);
+    /// Ends the task now: the user cancelled, or the host cannot perform a need (`reason` says why).
+    fn end(&mut self, reason: &str, now_ms: f64);
+    /// What the offline LLM answers to the pending chat call: the task knows its recorded programs
+    /// and the odds to write them with; `rng` is the offline LLM's own.
+    fn offline_reply(&self, rng: &mut RunRng) -> String;
+}
+
+/// The LLM of a host without an endpoint: each reply is the task's own [`Effectful::offline_reply`],
+/// with its tokens estimated as a real model would be billed.
+#[derive(Clone, Debug)]
+pub struct OfflineLlm {
+    rng: RunRng,
+}
+
+impl OfflineLlm {
+    pub fn new(seed: u64) -> Self {
+        Self { rng: RunRng::seed_from_u64(seed) }
+    }
+
+    /// The reply to the call `task` waits for.
+    pub fn reply(&mut self, task: &impl Effectful) -> ChatOutcome {
+        let Need::Chat(call) = task.need() else {
+            return ChatOutcome::Failed(LlmFailure::new(FailureKind::BadRequest, "no chat call is pending"));
+        };
+        let text = task.offline_reply(&mut self.rng);
+        let usage = Usage::estimate(&call.messages, &text);
+        ChatOutcome::Reply { text, usage }
+    }
+}
+
+/// Seed 003 §2.2's message types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    Task,
+    Plan,
+    Code,
+    TestResult,
+    Error,
+    Feedback,
+}
+
+/// One message of the blackboard (seed 003 §2.2: sender, receiver, type, content, time).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlackboardMessage {
+    pub sender: String,
+    pub receiver: Option<String>,
+    pub kind: MessageKind,
+    pub content: String,
+    /// Milliseconds since the task started (the host's clock).
+    pub time_ms: f64,
+}
+
+/// Everything the agents of a task said to each other, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Blackboard(Vec<BlackboardMessage>);
+
+impl Blackboard {
+    pub fn post(&mut self, sender: &str, receiver: Option<&str>, kind: MessageKind, content: String, time_ms: f64) {
+        let receiver = receiver.map(str::to_owned);
+        self.0.push(BlackboardMessage { sender: sender.into(), receiver, kind, content, time_ms });
+    }
+
+    pub fn messages(&self) -> &[BlackboardMessage] {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_blackboard_keeps_messages_in_order_with_their_receivers() {
+        let mut board = Blackboard::default();
+        board.post("user", Some("orchestrator"), MessageKind::Task, "solve it".into(), 0.0);
+        board.post("coder", None, MessageKind::Error, "no code".into(), 12.5);
+        let messages = board.messages();
+        assert_eq!(messages.len(), 2);
+        assert_eq!(messages[0].receiver.as_deref(), Some("orchestrator"));
+        assert_eq!((messages[1].receiver.as_deref(), messages[1].time_ms), (None, 12.5));
+    }
+}

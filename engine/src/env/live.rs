@@ -1,0 +1,215 @@
+//! What live mode needs from an environment: a task to solve, and the environment's own rules
+//! applied to real outcomes.
+//!
+//! An environment with a live mode has a small adapter next to its simulator (`live.rs` in its
+//! folder). The adapter says what each action asks of the world (an LLM call, a test run, or
+//! nothing), turns the reply or verdict into the environment's typed outcome, and applies the same
+//! rule function the simulator applies to its drawn outcomes. So a reward or rule changed in the
+//! environment's file changes training and live mode alike. [`crate::live::LiveEpisode`] does the
+//! rest (prompts, the blackboard, the steps) for every environment.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Observation, executive, orchestrator};
+use crate::RunRng;
+use crate::python::TestCase;
+use crate::task_import::{ImportedTask, TaskFormat};
+use crate::tasks::executive_tasks;
+
+/// A task live mode can solve: what to ask for, the tests, and what the offline LLM writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LiveTask {
+    pub id: String,
+    pub prompt: String,
+    pub tests: Vec<TestCase>,
+    pub offline: OfflineAnswers,
+}
+
+/// The programs the offline LLM answers with, per call (seed 000's simulated LLM for the bundled
+/// tasks; a failing first draft and the reference for imported ones).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OfflineAnswers {
+    pub generate: String,
+    pub debug: String,
+    pub debug_after_search: String,
+}
+
+impl LiveTask {
+    /// Seed 000's three executive tasks.
+    pub fn bundled() -> Vec<LiveTask> {
+        executive_tasks()
+            .iter()
+            .map(|task| {
+                let llm = &task.simulated_llm;
+                LiveTask {
+                    id: task.task_id.clone(),
+                    prompt: task.prompt.clone(),
+                    tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
+                    offline: OfflineAnswers {
+                        generate: task.code_of(&llm.generate).to_owned(),
+                        debug: task.code_of(&llm.debug).to_owned(),
+                        debug_after_search: task.code_of(&llm.debug_after_search).to_owned(),
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// An imported task; the offline first draft fails (it raises, or prints nothing).
+    pub fn from_imported(task: &ImportedTask) -> LiveTask {
+        let stdin_problem = task.tests.iter().any(|t| matches!(t, TestCase::Io { .. }));
+        let draft = if stdin_problem || task.format == TaskFormat::Apps && task.starter_code.trim().is_empty() {
+            "print()\n".to_owned()
+        } else {
+            format!("{}\n    raise NotImplementedError\n", task.starter_code.trim_end())
+        };
+        LiveTask {
+            id: task.id.clone(),
+            prompt: task.prompt.clone(),
+            tests: task.tests.clone(),
+            offline: OfflineAnswers {
+                generate: draft,
+                debug: task.solution.clone(),
+                debug_after_search: task.solution.clone(),
+            },
+        }
+    }
+
+    /// The program the offline LLM considers correct.
+    pub fn reference(&self) -> &str {
+        &self.offline.debug_after_search
+    }
+}
+
+/// An LLM call an action makes: its prompt, who makes it, and what its reply is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSpec {
+    /// The prompt's id in the prompt set; the environments' call enums are the only place these
+    /// strings are written.
+    pub prompt_id: &'static str,
+    /// The agent making the call (the blackboard's sender).
+    pub agent: &'static str,
+    pub answer: Answer,
+}
+
+/// What a reply is for, which decides where live mode keeps it and whom it is posted to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A program, for the tester.
+    Code,
+    /// A plan, for the coder.
+    Plan,
+    /// Search hints, for the debugger.
+    Hints,
+    /// An analysis of failing tests, for the debugger.
+    Analysis,
+}
+
+/// A reply as the rules see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Reply<'a> {
+    pub text: &'a str,
+    /// The program the reply held, when the call asked for one and got one.
+    pub code: Option<&'a str>,
+}
+
+/// What live mode must do next for the action under way.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Move {
+    Call(CallSpec),
+    /// Run the task's tests on the current program.
+    Test,
+    /// The step is over.
+    Settled(Settled),
+}
+
+/// A finished step, accounted for as in training.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settled {
+    /// The step's whole reward: the action's, the step cost, penalties.
+    pub reward: f64,
+    /// Why the action did nothing (illegal or redundant), when it did nothing.
+    pub note: Option<String>,
+    /// The episode ended with this step: whether it succeeded, and why in words.
+    pub end: Option<(bool, String)>,
+}
+
+/// What the offline LLM sees of the episode when it answers.
+#[derive(Clone, Copy, Debug)]
+pub struct OfflineContext<'a> {
+    pub task: &'a LiveTask,
+    pub code: &'a str,
+    pub report: &'a str,
+}
+
+/// An environment's rules, driven by real outcomes.
+pub trait LiveRules {
+    fn observation(&self) -> Observation;
+    /// The environment's own features of the current state.
+    fn write_features(&self, out: &mut [f32]);
+    /// Whether a neural policy of this environment embeds the prompt, the code and the feedback.
+    fn embeds_texts(&self) -> bool;
+    /// Whether `action` counts as an agent call in training's statistics.
+    fn is_agent_call(&self, action: usize) -> bool;
+    /// Starts `action`.
+    fn begin(&mut self, action: usize) -> Move;
+    /// The pending call's reply, or `None` when the call failed (it then changes nothing).
+    fn replied(&mut self, reply: Option<Reply<'_>>) -> Move;
+    /// The verdict of the test run `begin` asked for.
+    fn tested(&mut self, passed: bool) -> Move;
+    /// The fixed pipeline's action after `steps` steps.
+    fn pipeline_action(&self, steps: usize) -> usize;
+    /// What the offline LLM answers to the pending call.
+    fn offline_reply(&self, context: OfflineContext<'_>, rng: &mut RunRng) -> String;
+}
+
+/// The environments with a live mode.
+#[derive(Clone, Debug)]
+pub enum AnyLiveRules {
+    Executive(executive::live::ExecutiveLive),
+    Orchestrator(orchestrator::live::OrchestratorLive),
+}
+
+macro_rules! each_live {
+    ($self:expr, $rules:ident => $body:expr) => {
+        match $self {
+            AnyLiveRules::Executive($rules) => $body,
+            AnyLiveRules::Orchestrator($rules) => $body,
+        }
+    };
+}
+
+impl LiveRules for AnyLiveRules {
+    fn observation(&self) -> Observation {
+        each_live!(self, r => r.observation())
+    }
+    fn write_features(&self, out: &mut [f32]) {
+        each_live!(self, r => r.write_features(out))
+    }
+    fn embeds_texts(&self) -> bool {
+        each_live!(self, r => r.embeds_texts())
+    }
+    fn is_agent_call(&self, action: usize) -> bool {
+        each_live!(self, r => r.is_agent_call(action))
+    }
+    fn begin(&mut self, action: usize) -> Move {
+        each_live!(self, r => r.begin(action))
+    }
+    fn replied(&mut self, reply: Option<Reply<'_>>) -> Move {
+        each_live!(self, r => r.replied(reply))
+    }
+    fn tested(&mut self, passed: bool) -> Move {
+        each_live!(self, r => r.tested(passed))
+    }
+    fn pipeline_action(&self, steps: usize) -> usize {
+        each_live!(self, r => r.pipeline_action(steps))
+    }
+    fn offline_reply(&self, context: OfflineContext<'_>, rng: &mut RunRng) -> String {
+        each_live!(self, r => r.offline_reply(context, rng))
+    }
+}
+
+/// A reply as a model writes one: a sentence and a fenced block.
+pub(crate) fn fenced(code: &str) -> String {
+    format!("Here is the code:\n\n```python\n{}\n```\n", code.trim_end())
+}

@@ -1,0 +1,148 @@
+//! Seed 003's orchestrator in live mode: each agent call is a real LLM call, the tester runs the
+//! task's tests in Python (and on a failure asks the LLM to analyse it for the debugger, seed 003
+//! §2.1), and every outcome goes through the simulator's own rules
+//! ([`OrchestratorState::is_useful`], [`OrchestratorState::apply`], [`OrchestratorState::settle`]).
+
+use rand::Rng;
+
+use super::{
+    ACTION_NAMES, CODER, OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, TESTER,
+};
+use crate::RunRng;
+use crate::env::Observation;
+use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, fenced};
+
+/// The orchestrator's LLM calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OrchestratorCall {
+    Planner,
+    Coder,
+    /// The tester's analysis of failing tests.
+    TesterAnalysis,
+    Debugger,
+}
+
+impl OrchestratorCall {
+    pub fn spec(self) -> CallSpec {
+        match self {
+            Self::Planner => CallSpec { prompt_id: "orchestrator.planner", agent: "planner", answer: Answer::Plan },
+            Self::Coder => CallSpec { prompt_id: "orchestrator.coder", agent: "coder", answer: Answer::Code },
+            Self::TesterAnalysis => {
+                CallSpec { prompt_id: "orchestrator.tester", agent: "tester", answer: Answer::Analysis }
+            }
+            Self::Debugger => CallSpec { prompt_id: "orchestrator.debugger", agent: "debugger", answer: Answer::Code },
+        }
+    }
+}
+
+/// The orchestrator's state, filled from real outcomes.
+#[derive(Clone, Debug)]
+pub struct OrchestratorLive {
+    params: OrchestratorParams,
+    state: OrchestratorState,
+    pending: Option<OrchestratorCall>,
+    /// The failed tests' reward, settled once the tester's analysis is back: the analysis is part
+    /// of the tester's one agent call.
+    tests_reward: f64,
+}
+
+impl OrchestratorLive {
+    pub fn new(params: OrchestratorParams) -> Self {
+        Self { params, state: OrchestratorState::default(), pending: None, tests_reward: 0.0 }
+    }
+
+    fn call(&mut self, call: OrchestratorCall) -> Move {
+        self.pending = Some(call);
+        Move::Call(call.spec())
+    }
+
+    fn settle(&mut self, action_reward: Option<f64>, note: Option<String>) -> Move {
+        let (reward, terminated, truncated) = self.state.settle(action_reward, &self.params);
+        let end = if terminated {
+            Some((true, "tests pass".to_owned()))
+        } else {
+            truncated.then(|| (false, format!("{} agent calls without passing tests", self.params.max_iterations)))
+        };
+        Move::Settled(Settled { reward, note, end })
+    }
+}
+
+impl LiveRules for OrchestratorLive {
+    fn observation(&self) -> Observation {
+        Observation { state: self.state.index(), mask: self.state.mask() }
+    }
+
+    fn write_features(&self, out: &mut [f32]) {
+        self.state.write_features(out);
+    }
+
+    fn embeds_texts(&self) -> bool {
+        false
+    }
+
+    fn is_agent_call(&self, _action: usize) -> bool {
+        true
+    }
+
+    fn begin(&mut self, action: usize) -> Move {
+        if !self.state.is_useful(action) {
+            let note = format!("{} has nothing to do now (redundant call, not made)", ACTION_NAMES[action]);
+            return self.settle(None, Some(note));
+        }
+        match action {
+            PLANNER => self.call(OrchestratorCall::Planner),
+            CODER => self.call(OrchestratorCall::Coder),
+            TESTER => Move::Test,
+            _ => self.call(OrchestratorCall::Debugger),
+        }
+    }
+
+    fn replied(&mut self, reply: Option<Reply<'_>>) -> Move {
+        let call = self.pending.take().expect("a reply follows a call");
+        let outcome = match (call, reply) {
+            (OrchestratorCall::TesterAnalysis, _) => return self.settle(Some(self.tests_reward), None),
+            // A failed call changes nothing.
+            (_, None) => return self.settle(Some(0.0), None),
+            (OrchestratorCall::Planner, Some(reply)) => OrchestratorOutcome::Planned(!reply.text.trim().is_empty()),
+            (OrchestratorCall::Coder, Some(reply)) => OrchestratorOutcome::Coded(reply.code.is_some()),
+            (OrchestratorCall::Debugger, Some(reply)) => OrchestratorOutcome::Debugged(reply.code.is_some()),
+        };
+        let reward = self.state.apply(outcome, &self.params);
+        self.settle(Some(reward), None)
+    }
+
+    fn tested(&mut self, passed: bool) -> Move {
+        let reward = self.state.apply(OrchestratorOutcome::Tested(passed), &self.params);
+        if passed {
+            self.settle(Some(reward), None)
+        } else {
+            self.tests_reward = reward;
+            self.call(OrchestratorCall::TesterAnalysis)
+        }
+    }
+
+    /// Seed 003's fixed pipeline: planner → coder → tester → debugger → tester.
+    fn pipeline_action(&self, steps: usize) -> usize {
+        PIPELINE[steps.min(PIPELINE.len() - 1)]
+    }
+
+    /// The task's reference program or its first draft, with seed 003's calibrated odds for the
+    /// coder and the debugger.
+    fn offline_reply(&self, context: OfflineContext<'_>, rng: &mut RunRng) -> String {
+        let p = &self.params;
+        match self.pending {
+            Some(OrchestratorCall::Planner) => format!(
+                "1. Read the signature and the docstring of `{}`.\n2. Handle the edge cases first.\n3. Implement the main computation.\n4. Return the result in the documented type.",
+                context.task.id
+            ),
+            Some(OrchestratorCall::Coder) => {
+                let odds = if self.state.has_plan { p.coder_success_with_plan } else { p.coder_success_without_plan };
+                fenced(if rng.random_bool(odds) { context.task.reference() } else { &context.task.offline.generate })
+            }
+            Some(OrchestratorCall::TesterAnalysis) => {
+                format!("Analysis: the code does not meet the specification.\n{}", context.report)
+            }
+            _ => fenced(if rng.random_bool(p.debugger_fixes_error) { context.task.reference() } else { context.code }),
+        }
+    }
+}

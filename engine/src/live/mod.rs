@@ -1,0 +1,420 @@
+//! Live mode: a trained policy (or the fixed pipeline) drives real code generation on one task.
+//!
+//! A [`LiveEpisode`] keeps the state the policy was trained on — seed 000's executive flags or seed
+//! 003's orchestrator state — but fills it from real outcomes: each action becomes an LLM call
+//! (generate, debug, search; planner, coder, tester's analysis, debugger) or a run of the task's
+//! tests. What an action does and what it earns are the environment's own rules
+//! ([`crate::env::live::LiveRules`]); this file holds what every environment shares: the prompts,
+//! the program, the steps and the blackboard (seed 003 §2.2: sender, receiver, type, content, time).
+//!
+//! It is sans-IO like the rest of the engine: it is [`Effectful`], and a host performs what it
+//! needs. Without an API key the host answers with [`crate::effects::OfflineLlm`], which writes the
+//! task's recorded programs with seed 003's calibrated odds, so live mode works offline; the tests
+//! still run in real Python.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::env::live::{LiveTask, OfflineAnswers};
+
+use crate::effects::{Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need};
+use crate::env::live::{Answer, AnyLiveRules, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
+use crate::env::{ActionMask, EnvId, Environment, Observation};
+use crate::llm::{Usage, extract_code};
+use crate::prompts::PromptSet;
+use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::{Run, RunRng};
+
+#[cfg(test)]
+mod tests;
+
+/// Who drives the episode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Driver {
+    /// A trained run's greedy policy (the host asks it at each [`Need::Decide`]).
+    Policy,
+    /// The environment's fixed pipeline, decided here: seed 003's planner → coder → tester →
+    /// debugger → tester on the orchestrator; generate → test → debug → test → stop on the
+    /// executive, stopping once a test passes.
+    Pipeline,
+}
+
+/// One action of the episode and what came of it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveStep {
+    pub action: usize,
+    pub reward: f64,
+    /// The program after this step (when there is one).
+    pub code: String,
+    /// The test run this step made, if any.
+    pub verdict: Option<ProgramVerdict>,
+    /// Tokens of this step's LLM calls.
+    pub usage: Usage,
+    /// The action was illegal, redundant (no call made) or its call failed.
+    pub note: Option<String>,
+}
+
+/// How the episode ended.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LiveSummary {
+    pub success: bool,
+    #[serde(rename = "return")]
+    pub episode_return: f64,
+    /// Agent calls as training counted them: every orchestrator action; the executive's generate,
+    /// debug and search.
+    pub agent_calls: u32,
+    /// Requests actually sent to the LLM (redundant calls are not sent; the orchestrator's tester
+    /// sends one only to analyse a failure).
+    pub llm_calls: u32,
+    pub test_runs: u32,
+    pub usage: Usage,
+    /// Why it ended, in words.
+    pub ended: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    Decide,
+    Chat(ChatCall, Answer),
+    Test(ProgramRequest),
+    Done,
+}
+
+#[derive(Clone, Debug)]
+pub struct LiveEpisode {
+    env: EnvId,
+    driver: Driver,
+    rules: AnyLiveRules,
+    task: LiveTask,
+    prompts: PromptSet,
+    plan: String,
+    code: String,
+    /// `Tests k/n`, the executive's feedback text (what its DQN embedded in training).
+    feedback: String,
+    /// The failing tests in detail, or the tester's analysis: what the debug prompts get.
+    report: String,
+    hints: String,
+    pending: Pending,
+    steps: Vec<LiveStep>,
+    board: Blackboard,
+    summary: LiveSummary,
+}
+
+/// Test-report characters kept for prompts and messages.
+const REPORT_LIMIT: usize = 2_000;
+
+impl LiveEpisode {
+    /// A live episode of `env` with the seed's parameters on `task`.
+    pub fn new(env: EnvId, driver: Driver, task: LiveTask, prompts: PromptSet) -> Result<Self, String> {
+        let rules = env.live_rules().ok_or_else(|| {
+            let live: Vec<&str> = EnvId::ALL.iter().filter(|e| e.live_rules().is_some()).map(|e| e.name()).collect();
+            format!("live mode drives {} policies, not {}", live.join(" or "), env.name())
+        })?;
+        Self::with_rules(env, rules, driver, task, prompts)
+    }
+
+    /// A live episode of `env` under `rules` (which carry the environment's parameters).
+    pub fn with_rules(
+        env: EnvId,
+        rules: AnyLiveRules,
+        driver: Driver,
+        task: LiveTask,
+        prompts: PromptSet,
+    ) -> Result<Self, String> {
+        if task.tests.is_empty() {
+            return Err(format!("task {} has no tests to check the generated code against", task.id));
+        }
+        prompts.check()?;
+        let mut episode = Self {
+            env,
+            driver,
+            rules,
+            prompts,
+            plan: String::new(),
+            code: String::new(),
+            feedback: String::new(),
+            report: String::new(),
+            hints: String::new(),
+            pending: Pending::Decide,
+            steps: Vec::new(),
+            board: Blackboard::default(),
+            summary: LiveSummary::default(),
+            task,
+        };
+        let content = episode.task.prompt.clone();
+        episode.board.post("user", Some("orchestrator"), MessageKind::Task, content, 0.0);
+        if driver == Driver::Pipeline {
+            episode.decide_pipeline(0.0);
+        }
+        Ok(episode)
+    }
+
+    pub fn env(&self) -> EnvId {
+        self.env
+    }
+
+    pub fn task(&self) -> &LiveTask {
+        &self.task
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.pending == Pending::Done
+    }
+
+    pub fn steps(&self) -> &[LiveStep] {
+        &self.steps
+    }
+
+    pub fn messages(&self) -> &[BlackboardMessage] {
+        self.board.messages()
+    }
+
+    pub fn summary(&self) -> &LiveSummary {
+        &self.summary
+    }
+
+    pub fn actions(&self) -> Vec<usize> {
+        self.steps.iter().map(|s| s.action).collect()
+    }
+
+    /// The state in the trained environment's encoding.
+    pub fn observation(&self) -> Observation {
+        self.rules.observation()
+    }
+
+    /// The texts a neural policy embeds (the executive's prompt, code and feedback).
+    pub fn texts(&self) -> Vec<&str> {
+        if self.rules.embeds_texts() { vec![&self.task.prompt, &self.code, &self.feedback] } else { Vec::new() }
+    }
+
+    /// The state to send to the worker that holds the trained policy.
+    pub fn live_state(&self) -> LiveState {
+        let obs = self.observation();
+        let mut env_features = vec![0.0; self.env.make().info().feature_dim];
+        self.rules.write_features(&mut env_features);
+        let texts = self.texts().into_iter().map(str::to_owned).collect();
+        LiveState { state: obs.state, mask: obs.mask.0, texts, env_features }
+    }
+
+    /// Does what the rules asked for next.
+    fn follow(&mut self, next: Move, now_ms: f64) {
+        match next {
+            Move::Call(spec) => self.call(spec),
+            Move::Test => self.pending = Pending::Test(ProgramRequest::new(self.code.clone(), self.task.tests.clone())),
+            Move::Settled(settled) => self.settle(settled, now_ms),
+        }
+    }
+
+    fn call(&mut self, spec: CallSpec) {
+        let values = [
+            ("task", self.task.prompt.as_str()),
+            ("plan", &self.plan),
+            ("code", &self.code),
+            ("hints", &self.hints),
+            ("feedback", &self.report),
+        ];
+        match self.prompts.render(spec.prompt_id, &values) {
+            Ok(messages) => {
+                let call = ChatCall { prompt_id: spec.prompt_id.into(), agent: spec.agent.into(), messages };
+                self.pending = Pending::Chat(call, spec.answer);
+            }
+            // `new` checked the prompts, so this is a broken invariant; end the episode with it.
+            Err(message) => self.finish(message),
+        }
+    }
+
+    /// A reply that should hold a program; whether it did.
+    fn take_code(&mut self, agent: &str, reply: &str, now_ms: f64) -> bool {
+        let Some(code) = extract_code(reply) else {
+            let message =
+                format!("the {agent}'s reply has no Python code: {}", reply.chars().take(200).collect::<String>());
+            self.board.post(agent, None, MessageKind::Error, message.clone(), now_ms);
+            self.note(message);
+            return false;
+        };
+        self.board.post(agent, Some("tester"), MessageKind::Code, code.clone(), now_ms);
+        self.code = code;
+        if let Some(step) = self.steps.last_mut() {
+            step.code = self.code.clone();
+        }
+        true
+    }
+
+    fn settle(&mut self, settled: Settled, now_ms: f64) {
+        self.summary.episode_return += settled.reward;
+        if let Some(step) = self.steps.last_mut() {
+            step.reward += settled.reward;
+        }
+        if let Some(note) = settled.note {
+            self.note(note);
+        }
+        match settled.end {
+            Some((success, why)) => {
+                self.summary.success = success;
+                self.finish(why);
+            }
+            None => self.next(now_ms),
+        }
+    }
+
+    fn note(&mut self, note: String) {
+        if let Some(step) = self.steps.last_mut() {
+            step.note = Some(note);
+        }
+    }
+
+    /// After a settled step: the pipeline decides at once, a policy is asked.
+    fn next(&mut self, now_ms: f64) {
+        if self.pending == Pending::Done {
+            return;
+        }
+        self.pending = Pending::Decide;
+        if self.driver == Driver::Pipeline {
+            self.decide_pipeline(now_ms);
+        }
+    }
+
+    fn decide_pipeline(&mut self, now_ms: f64) {
+        let action = self.rules.pipeline_action(self.steps.len());
+        self.decided(action, now_ms);
+    }
+
+    fn finish(&mut self, why: String) {
+        self.pending = Pending::Done;
+        self.summary.ended = why;
+    }
+}
+
+impl Effectful for LiveEpisode {
+    fn need(&self) -> Need<'_> {
+        match &self.pending {
+            Pending::Decide => Need::Decide(self.live_state()),
+            Pending::Chat(call, _) => Need::Chat(call),
+            Pending::Test(request) => Need::Test(request),
+            Pending::Done => Need::Done,
+        }
+    }
+
+    /// Takes the policy's action. Illegal or redundant actions are charged as in training and make
+    /// no call.
+    fn decided(&mut self, action: usize, now_ms: f64) {
+        assert!(self.pending == Pending::Decide, "decided() while the episode waits for {:?}", self.pending);
+        if action >= self.env.action_names().len() {
+            // A policy of another environment: end cleanly rather than panic.
+            return self.finish(format!("the policy chose action {action}, which {} does not have", self.env.name()));
+        }
+        self.steps.push(LiveStep { action, code: self.code.clone(), ..LiveStep::default() });
+        if self.rules.is_agent_call(action) {
+            self.summary.agent_calls += 1;
+        }
+        let next = self.rules.begin(action);
+        self.follow(next, now_ms);
+    }
+
+    fn chat_done(&mut self, outcome: ChatOutcome, now_ms: f64) {
+        let Pending::Chat(call, answer) = std::mem::replace(&mut self.pending, Pending::Decide) else {
+            panic!("chat_done() while the episode waits for {:?}", self.pending);
+        };
+        let agent = call.agent.as_str();
+        self.summary.llm_calls += 1;
+        let text = match outcome {
+            ChatOutcome::Reply { text, usage } => {
+                self.summary.usage.add(usage);
+                if let Some(step) = self.steps.last_mut() {
+                    step.usage.add(usage);
+                }
+                text
+            }
+            ChatOutcome::Failed(failure) => {
+                self.board.post(agent, None, MessageKind::Error, failure.message.clone(), now_ms);
+                self.note(format!("the call failed: {}", failure.message));
+                if failure.kind.is_fatal() {
+                    return self.finish(failure.message);
+                }
+                let next = self.rules.replied(None);
+                return self.follow(next, now_ms);
+            }
+        };
+        let got_code = match answer {
+            Answer::Code => self.take_code(agent, &text, now_ms),
+            Answer::Plan => {
+                self.plan = text.clone();
+                self.board.post(agent, Some("coder"), MessageKind::Plan, text.clone(), now_ms);
+                false
+            }
+            Answer::Hints | Answer::Analysis => {
+                if answer == Answer::Hints {
+                    self.hints = text.clone();
+                } else {
+                    self.report = text.clone();
+                }
+                self.board.post(agent, Some("debugger"), MessageKind::Feedback, text.clone(), now_ms);
+                false
+            }
+        };
+        let next = self.rules.replied(Some(Reply { text: &text, code: got_code.then_some(self.code.as_str()) }));
+        self.follow(next, now_ms);
+    }
+
+    fn test_done(&mut self, verdict: ProgramVerdict, now_ms: f64) {
+        assert!(matches!(self.pending, Pending::Test(_)), "test_done() while the episode waits for {:?}", self.pending);
+        self.pending = Pending::Decide;
+        self.summary.test_runs += 1;
+        self.feedback = format!("Tests {}/{}", verdict.number_passed, verdict.total);
+        self.report = test_report(&verdict);
+        let receiver = if verdict.passed { "orchestrator" } else { "debugger" };
+        self.board.post("tester", Some(receiver), MessageKind::TestResult, self.report.clone(), now_ms);
+        let passed = verdict.passed;
+        if let Some(step) = self.steps.last_mut() {
+            step.verdict = Some(verdict);
+        }
+        let next = self.rules.tested(passed);
+        self.follow(next, now_ms);
+    }
+
+    fn end(&mut self, reason: &str, now_ms: f64) {
+        if !self.is_done() {
+            self.board.post("host", None, MessageKind::Error, reason.to_owned(), now_ms);
+            self.finish(reason.to_owned());
+        }
+    }
+
+    fn offline_reply(&self, rng: &mut RunRng) -> String {
+        let context = OfflineContext { task: &self.task, code: &self.code, report: &self.report };
+        self.rules.offline_reply(context, rng)
+    }
+}
+
+/// `run`'s greedy action in a live state; the error says why the state does not fit the run.
+pub fn decide(run: &Run, state: &LiveState) -> Result<usize, String> {
+    let info = run.env().info();
+    let fits = state.state < info.n_states
+        && state.env_features.len() == info.feature_dim
+        && state.texts.len() == info.text_names.len();
+    if !fits {
+        return Err(format!("this state is not one of {}'s, which the run was trained on", info.id.name()));
+    }
+    let texts: Vec<&str> = state.texts.iter().map(String::as_str).collect();
+    let observation = Observation { state: state.state, mask: ActionMask(state.mask) };
+    Ok(run.greedy_action_on(observation, &texts, |out| out.copy_from_slice(&state.env_features)))
+}
+
+/// What the tests said, for the blackboard and the debug prompts: the count and each failure.
+fn test_report(verdict: &ProgramVerdict) -> String {
+    let mut report = format!("{}: {}/{} tests passed", verdict.outcome.label(), verdict.number_passed, verdict.total);
+    if let Some(error) = &verdict.error {
+        report.push_str(&format!("\n{error}"));
+    }
+    for test in verdict.tests.iter().filter(|t| !t.passed) {
+        report.push_str(&format!("\nFAILED {}", test.test));
+        if let Some(error) = &test.error {
+            report.push_str(&format!(": {error}"));
+        }
+    }
+    if report.len() > REPORT_LIMIT {
+        let cut = (0..=REPORT_LIMIT).rev().find(|&i| report.is_char_boundary(i)).unwrap_or(0);
+        report.truncate(cut);
+        report.push('…');
+    }
+    report
+}
