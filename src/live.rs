@@ -2,84 +2,25 @@
 //! program it writes is tested by Pyodide. The episode itself is `engine::live::LiveEpisode`; this
 //! panel starts it, has `host::drive` perform what it needs (the training worker answers the
 //! policy's decisions), and shows the blackboard, the code at each step and the costs.
-//!
-//! The API key is held in a signal of this panel (and in local storage only when the user ticks
-//! "remember"); it goes to [`crate::llm_client::chat`] and nowhere else: not to the training worker, the
-//! Python worker, the runs, the share link or the exports.
-
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
-use std::rc::Rc;
+//! The LLM, its settings and the prompts are `llm_settings`'s, shared with every pane that drives
+//! an LLM.
 
 use engine::EnvId;
-use engine::effects::{BlackboardMessage, LiveState, OfflineLlm};
+use engine::effects::{BlackboardMessage, LiveState};
 use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask};
-use engine::llm::{PRESETS, ProviderSettings, preset};
-use engine::prompts::{PromptSet, PromptTemplate};
-use engine::protocol::{FromWorker, ToWorker};
-use engine::run::{Restoration, Resume, fingerprint};
+use engine::run::Restoration;
 use engine::task_import::ImportedTask;
-use futures_channel::oneshot;
 use leptos::prelude::*;
 
-use crate::host::{self, HostView, Llm};
+use crate::host::{self, HostView};
 use crate::llm_client::CancelToken;
+use crate::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
 use crate::model::{RunData, Status};
 use crate::python::Python;
+use crate::worker_bridge::WorkerBridge;
 
 /// Episode ids of live episodes in a run's tree start here, apart from training's.
 pub const LIVE_EPISODE_BASE: u32 = 1_000_000;
-
-const SETTINGS_KEY: &str = "rlcg.llm-settings";
-const API_KEY_KEY: &str = "rlcg.llm-api-key";
-const PROMPTS_KEY: &str = "rlcg.prompts";
-/// The LLM select's value for the offline stand-in.
-const SIMULATED: &str = "simulated";
-
-/// Requests to the training worker that wait for an answer: decisions and agent rebuilds.
-#[derive(Default)]
-pub struct WorkerCalls {
-    next_request: Cell<u32>,
-    decisions: RefCell<HashMap<u32, oneshot::Sender<Result<usize, String>>>>,
-    restores: RefCell<HashMap<u32, oneshot::Sender<Result<Restoration, String>>>>,
-}
-
-impl WorkerCalls {
-    /// Hands a worker message to whoever waits for it.
-    pub fn answer(&self, message: &FromWorker) {
-        match message {
-            FromWorker::Decision { request_id, result } => {
-                if let Some(waiting) = self.decisions.borrow_mut().remove(request_id) {
-                    let _ = waiting.send(result.clone());
-                }
-            }
-            FromWorker::Restored { run_id, result } => {
-                if let Some(waiting) = self.restores.borrow_mut().remove(run_id) {
-                    let _ = waiting.send(result.clone());
-                }
-            }
-            _ => {}
-        }
-    }
-
-    async fn decide(&self, send: impl Fn(ToWorker), run_id: u32, state: LiveState) -> Result<usize, String> {
-        let request_id = self.next_request.get() + 1;
-        self.next_request.set(request_id);
-        let (tx, rx) = oneshot::channel();
-        self.decisions.borrow_mut().insert(request_id, tx);
-        send(ToWorker::Decide { request_id, run_id, state });
-        rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
-    }
-
-    async fn restore(&self, send: impl Fn(ToWorker), run: &RunData) -> Result<Restoration, String> {
-        let (tx, rx) = oneshot::channel();
-        self.restores.borrow_mut().insert(run.id, tx);
-        let resume = Resume { episodes: run.records.len() as u32, fingerprint: fingerprint(&run.records) };
-        let checkpoint = run.finished.as_ref().and_then(|f| f.checkpoint.clone());
-        send(ToWorker::Restore { run_id: run.id, spec: run.spec.clone(), resume, checkpoint });
-        rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
-    }
-}
 
 fn restoration_note(run_id: u32, how: &Restoration) -> String {
     match how {
@@ -90,20 +31,6 @@ fn restoration_note(run_id: u32, how: &Restoration) -> String {
         Restoration::Replay { episodes, checkpoint_problem: Some(problem) } => format!(
             "Run #{run_id}'s stored checkpoint could not be used ({problem}); its policy was rebuilt by training its {episodes} recorded episodes again."
         ),
-    }
-}
-
-fn storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
-
-fn stored<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
-    storage()?.get_item(key).ok().flatten().and_then(|text| serde_json::from_str(&text).ok())
-}
-
-fn store(key: &str, value: &impl serde::Serialize) {
-    if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(value)) {
-        let _ = storage.set_item(key, &text);
     }
 }
 
@@ -140,20 +67,10 @@ struct HistoryRow {
 }
 
 #[component]
-pub fn LivePanel(
-    runs: RwSignal<Vec<RunData>>,
-    imported: RwSignal<Vec<ImportedTask>>,
-    python: Python,
-    calls: StoredValue<Rc<WorkerCalls>, LocalStorage>,
-    send: impl Fn(ToWorker) + Copy + Send + Sync + 'static,
-) -> impl IntoView {
+pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTask>>, python: Python) -> impl IntoView {
+    let bridge = expect_context::<WorkerBridge>();
     let python = StoredValue::new_local(python);
-    let settings = RwSignal::new(stored::<ProviderSettings>(SETTINGS_KEY).unwrap_or_default());
-    let llm_choice = RwSignal::new(SIMULATED.to_owned());
-    let remembered_key = storage().and_then(|s| s.get_item(API_KEY_KEY).ok().flatten());
-    let remember = RwSignal::new(remembered_key.is_some());
-    let api_key = RwSignal::new(remembered_key.unwrap_or_default());
-    let prompts = RwSignal::new(stored::<PromptSet>(PROMPTS_KEY).filter(|p| p.check().is_ok()).unwrap_or_default());
+    let llm_choice = expect_context::<LlmChoice>();
 
     let task_id = RwSignal::new(String::new());
     let choice_value = RwSignal::new(String::new());
@@ -202,22 +119,14 @@ pub fn LivePanel(
         let Some(task) = all.iter().find(|t| t.id == wanted).or(all.first()).cloned() else {
             return problem.set(Some("there is no task to solve".into()));
         };
-        let remote = llm_choice.get_untracked() != SIMULATED;
-        let settings = settings.get_untracked();
-        let key = api_key.get_untracked();
-        if remote {
-            if let Err(message) = settings.validate() {
-                return problem.set(Some(format!("LLM settings: {message}")));
-            }
-            if key.trim().is_empty() && preset(&settings.preset).is_some_and(|p| p.needs_key) {
-                return problem.set(Some(format!(
-                    "{} needs an API key: enter it, or choose the simulated LLM",
-                    settings.base_url
-                )));
-            }
-        }
         let driver = if matches!(choice, Choice::Pipeline(_)) { Driver::Pipeline } else { Driver::Policy };
-        let mut episode = match LiveEpisode::new(choice.env(), driver, task.clone(), prompts.get_untracked()) {
+        let seed = episodes_played.get_value() + 1;
+        let (mut llm, llm_label, endpoint) = match llm_choice.llm(seed) {
+            Ok(llm) => llm,
+            Err(message) => return problem.set(Some(message)),
+        };
+        let prompts = llm_choice.prompts.get_untracked();
+        let mut episode = match LiveEpisode::new(choice.env(), driver, task.clone(), prompts) {
             Ok(episode) => episode,
             Err(message) => return problem.set(Some(message)),
         };
@@ -227,17 +136,9 @@ pub fn LivePanel(
         stream.set(String::new());
         let token = CancelToken::default();
         cancel.set_value(token.clone());
-        let seed = episodes_played.get_value() + 1;
         episodes_played.set_value(seed);
-        let mut llm = if remote {
-            Llm::Remote { settings: settings.clone(), key }
-        } else {
-            Llm::Offline(Box::new(OfflineLlm::new(seed)))
-        };
         let python = python.get_value();
-        let calls = calls.get_value();
         let action_names = choice.env().action_names();
-        let llm_label = if remote { settings.model.clone() } else { "simulated LLM".to_owned() };
         let show = move |episode: &LiveEpisode| {
             messages.set(episode.messages().to_vec());
             steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
@@ -247,7 +148,7 @@ pub fn LivePanel(
             let decide = async |state: LiveState| {
                 let Choice::Run(run_id, _) = choice else { unreachable!("the pipeline decides for itself") };
                 status.set("Asking the policy for its next action…".into());
-                let decision = calls.decide(send, run_id, state.clone()).await;
+                let decision = bridge.decide(run_id, state.clone()).await;
                 if decision.is_ok() || restored {
                     return decision;
                 }
@@ -257,14 +158,14 @@ pub fn LivePanel(
                     return decision;
                 };
                 status.set(format!("Bringing run #{run_id}'s trained agent back…"));
-                let how = calls.restore(send, &run).await?;
+                let how = bridge.restore(&run).await?;
                 restoration.set(Some(restoration_note(run_id, &how)));
-                calls.decide(send, run_id, state).await
+                bridge.decide(run_id, state).await
             };
             let view = HostView { status, stream };
             host::drive(&mut episode, &mut llm, &python, &token, decide, view, show).await;
             let result = episode.summary().clone();
-            let cost = if remote { result.usage.cost(&settings) } else { 0.0 };
+            let cost = endpoint.as_ref().map_or(0.0, |settings| result.usage.cost(settings));
             status.set(format!("Episode over: {}.", result.ended));
             summary.set(Some((result.clone(), cost)));
             if let Choice::Run(run_id, _) = choice {
@@ -297,69 +198,6 @@ pub fn LivePanel(
         }
     };
 
-    let on_llm = move |value: String| {
-        if value != SIMULATED
-            && let Some(p) = preset(&value)
-        {
-            // Keep prices, limits and sampling; take the preset's address and model.
-            settings.update(|s| {
-                let fresh = ProviderSettings::from_preset(p);
-                (s.preset, s.base_url, s.model) = (fresh.preset, fresh.base_url, fresh.model);
-            });
-            store(SETTINGS_KEY, &settings.get_untracked());
-        }
-        llm_choice.set(value);
-    };
-    let number_field = move |id: &'static str,
-                             label: &'static str,
-                             get: fn(&ProviderSettings) -> f64,
-                             put: fn(&mut ProviderSettings, f64)| {
-        let on_change = move |ev| match event_target_value(&ev).trim().parse::<f64>() {
-            Ok(v) if v.is_finite() => {
-                settings.update(|s| put(s, v));
-                problem.set(
-                    settings.with_untracked(ProviderSettings::validate).err().map(|m| format!("LLM settings: {m}")),
-                );
-                store(SETTINGS_KEY, &settings.get_untracked());
-            }
-            _ => problem.set(Some(format!("LLM settings: {label} must be a number"))),
-        };
-        view! {
-            <label>{label}
-                <input type="number" id=id step="any" prop:value=move || settings.with(|s| get(s).to_string()) on:change=on_change />
-            </label>
-        }
-    };
-    let text_field = move |id: &'static str,
-                           label: &'static str,
-                           get: fn(&ProviderSettings) -> String,
-                           put: fn(&mut ProviderSettings, String)| {
-        view! {
-            <label>{label}
-                <input type="text" id=id prop:value=move || settings.with(get) on:change=move |ev| {
-                    settings.update(|s| put(s, event_target_value(&ev)));
-                    store(SETTINGS_KEY, &settings.get_untracked());
-                } />
-            </label>
-        }
-    };
-    let on_key = move |ev| {
-        let key = event_target_value(&ev);
-        if remember.get_untracked()
-            && let Some(s) = storage()
-        {
-            let _ = s.set_item(API_KEY_KEY, &key);
-        }
-        api_key.set(key);
-    };
-    let on_remember = move |ev| {
-        let on = event_target_checked(&ev);
-        remember.set(on);
-        if let Some(s) = storage() {
-            let _ = if on { s.set_item(API_KEY_KEY, &api_key.get_untracked()) } else { s.remove_item(API_KEY_KEY) };
-        }
-    };
-
     view! {
         <section aria-labelledby="live-heading" class="panel" id="live">
             <h2 id="live-heading">"Live mode: a policy drives an LLM"</h2>
@@ -375,33 +213,9 @@ pub fn LivePanel(
                         {move || tasks().into_iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
                     </select>
                 </label>
-                <label>"LLM"
-                    <select id="llm-provider" on:change=move |ev| on_llm(event_target_value(&ev))>
-                        <option value=SIMULATED selected=true>"Simulated LLM (offline)"</option>
-                        {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
-                    </select>
-                </label>
+                <LlmSelect />
             </div>
-            <fieldset id="llm-settings" hidden=move || llm_choice.get() == SIMULATED>
-                <legend>"Endpoint"</legend>
-                <div class="form-grid">
-                    {text_field("llm-base-url", "Base URL", |s| s.base_url.clone(), |s, v| s.base_url = v)}
-                    {text_field("llm-model", "Model", |s| s.model.clone(), |s, v| s.model = v)}
-                    <label>"API key"
-                        <input type="password" id="llm-key" autocomplete="off" prop:value=move || api_key.get() on:change=on_key />
-                    </label>
-                    <label class="inline"><input type="checkbox" id="llm-remember" prop:checked=move || remember.get() on:change=on_remember />
-                        "remember the key in this browser"</label>
-                    {number_field("llm-temperature", "Temperature", |s| s.temperature, |s, v| s.temperature = v)}
-                    {number_field("llm-top-p", "Top-p", |s| s.top_p, |s, v| s.top_p = v)}
-                    {number_field("llm-max-tokens", "Max tokens", |s| f64::from(s.max_tokens), |s, v| s.max_tokens = v.clamp(0.0, f64::from(u32::MAX)) as u32)}
-                    {number_field("llm-timeout", "Timeout (s)", |s| f64::from(s.timeout_s), |s, v| s.timeout_s = v.clamp(0.0, 1e6) as u32)}
-                    {number_field("llm-retries", "Retries", |s| f64::from(s.max_retries), |s, v| s.max_retries = v.clamp(0.0, 1e6) as u32)}
-                    {number_field("llm-price-in", "$ per 1M prompt tokens", |s| s.price_prompt_per_million, |s, v| s.price_prompt_per_million = v)}
-                    {number_field("llm-price-out", "$ per 1M completion tokens", |s| s.price_completion_per_million, |s, v| s.price_completion_per_million = v)}
-                </div>
-                <p class="hint">"The key is sent only to this base URL. It is kept in memory unless you tick remember; it never goes into links, exports or the Python worker."</p>
-            </fieldset>
+            <EndpointFields problem=problem />
             <p class="actions">
                 <button type="button" id="live-go" disabled=move || running.get() on:click=go>"Go"</button>
                 <button type="button" id="live-compare" disabled=move || running.get() on:click=compare title="Run the fixed pipeline of the same environment on the same task">"Compare with the fixed pipeline"</button>
@@ -450,66 +264,11 @@ pub fn LivePanel(
                         <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td><td>{format!("${:.4}", row.cost)}</td></tr>
                 }).collect_view()}</tbody>
             </table>
-            <PromptEditor prompts=prompts />
+            <PromptEditor />
         </section>
     }
 }
 
 fn kind_name(message: &BlackboardMessage) -> String {
     serde_json::to_value(message.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
-/// The prompts as data: edit one, save it (after checking its placeholders), restore the defaults.
-#[component]
-fn PromptEditor(prompts: RwSignal<PromptSet>) -> impl IntoView {
-    let first = prompts.with_untracked(|p| p.prompts[0].id.clone());
-    let chosen = RwSignal::new(first);
-    let template = move || prompts.with(|p| p.get(&chosen.get()).cloned());
-    let system = RwSignal::new(String::new());
-    let user = RwSignal::new(String::new());
-    let message = RwSignal::new(None::<String>);
-    Effect::new(move |_| {
-        if let Some(t) = template() {
-            system.set(t.system);
-            user.set(t.user);
-        }
-    });
-    let save = move |_| {
-        let Some(current) = template() else { return };
-        let edited = PromptTemplate { system: system.get_untracked(), user: user.get_untracked(), ..current };
-        let mut set = prompts.get_untracked();
-        match set.set(edited) {
-            Ok(()) => {
-                store(PROMPTS_KEY, &set);
-                prompts.set(set);
-                message.set(Some("Saved.".into()));
-            }
-            Err(problem) => message.set(Some(problem)),
-        }
-    };
-    let restore = move |_| {
-        if let Some(s) = storage() {
-            let _ = s.remove_item(PROMPTS_KEY);
-        }
-        prompts.set(PromptSet::default());
-        message.set(Some("The default prompts are back.".into()));
-    };
-    view! {
-        <details id="prompts">
-            <summary>"Prompts"</summary>
-            <label>"Prompt"
-                <select id="prompt-id" on:change=move |ev| { chosen.set(event_target_value(&ev)); message.set(None) }>
-                    {move || prompts.get().prompts.into_iter().map(|p| view! { <option value=p.id.clone()>{p.label}</option> }).collect_view()}
-                </select>
-            </label>
-            <label>"System"<textarea id="prompt-system" rows="4" prop:value=move || system.get() on:input=move |ev| system.set(event_target_value(&ev))></textarea></label>
-            <label>"User"<textarea id="prompt-user" rows="8" prop:value=move || user.get() on:input=move |ev| user.set(event_target_value(&ev))></textarea></label>
-            <p class="hint">"Placeholders in braces ({task}, {code}, …) are filled in for each call; write {{ and }} for literal braces."</p>
-            <p class="actions">
-                <button type="button" id="prompt-save" on:click=save>"Save prompt"</button>
-                <button type="button" id="prompt-restore" on:click=restore>"Restore all defaults"</button>
-            </p>
-            <p id="prompt-message" role="status">{move || message.get()}</p>
-        </details>
-    }
 }

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use engine::policy_view::PolicyView;
 use engine::protocol::Finished;
-use engine::run::fingerprint;
+use engine::run::Fingerprint;
 use engine::{EpisodeRecord, EpisodeTree, RunSpec};
 use serde::{Deserialize, Serialize};
 
@@ -57,9 +57,11 @@ pub struct RunData {
     /// The latest policy the worker sent (when paused or finished).
     pub policy: Option<PolicyView>,
     pub finished: Option<Box<Finished>>,
-    /// The fingerprint of the records once training has finished (computed once: a long run's
-    /// records take milliseconds to digest, and the page reads it on every update).
+    /// The fingerprint of the records once training has finished.
     pub fingerprint: Option<String>,
+    /// The fingerprint of the records so far, updated as they arrive (a million records take
+    /// tens of milliseconds to digest at once).
+    pub digest: Fingerprint,
     /// Drawn in the plot.
     pub shown: bool,
     /// Live-mode episodes added to the tree (ids from `live::LIVE_EPISODE_BASE`).
@@ -78,6 +80,7 @@ impl RunData {
             policy: None,
             finished: None,
             fingerprint: None,
+            digest: Fingerprint::default(),
             shown: true,
             live_episodes: 0,
         }
@@ -91,6 +94,7 @@ impl RunData {
         for record in &records {
             let o = &record.outcome;
             self.tree.add(record.episode, &o.actions, o.episode_return, o.success);
+            self.digest.add(record);
         }
         self.records.extend(records);
     }
@@ -121,7 +125,7 @@ impl RunData {
         self.status = Status::Finished;
         self.policy = Some(finished.policy.clone());
         self.finished = Some(finished);
-        self.fingerprint = Some(fingerprint(&self.records));
+        self.fingerprint = Some(self.digest.value());
     }
 
     pub fn success_last100(&self) -> f64 {
@@ -316,6 +320,18 @@ mod tests {
         let mut data = RunData::new(1, spec.clone());
         data.add(Run::new(spec).unwrap().collect());
         data
+    }
+
+    #[test]
+    fn the_running_digest_is_the_fingerprint_of_the_records_added_in_batches() {
+        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 4, 700);
+        let records: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+        let mut data = RunData::new(1, spec);
+        for batch in records.chunks(97) {
+            data.add(batch.to_vec());
+        }
+        assert_eq!(data.digest.value(), engine::run::fingerprint(&records));
+        assert_ne!(data.digest.value(), engine::run::fingerprint(&records[..699]));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! bit-identical records on every platform.
 
 use std::collections::VecDeque;
+use std::hash::Hasher;
 
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -572,15 +573,35 @@ pub struct Resume {
 /// A short digest of a run's records (every episode's return bits, success and actions): two runs
 /// with the same fingerprint trained identically, on whatever platform.
 pub fn fingerprint(records: &[EpisodeRecord]) -> String {
-    use std::hash::Hasher;
-    let mut hasher = fnv::FnvHasher::default();
-    for r in records {
-        hasher.write_u32(r.episode);
-        hasher.write_u64(r.outcome.episode_return.to_bits());
-        hasher.write_u8(u8::from(r.outcome.success));
-        hasher.write(&r.outcome.actions);
+    let mut digest = Fingerprint::default();
+    records.iter().for_each(|r| digest.add(r));
+    digest.value()
+}
+
+/// [`fingerprint`] kept up to date as records arrive, so that a run of a million episodes is not
+/// digested all at once when it finishes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fingerprint(u64);
+
+impl Default for Fingerprint {
+    fn default() -> Self {
+        Self(fnv::FnvHasher::default().finish())
     }
-    format!("{:016x}", hasher.finish())
+}
+
+impl Fingerprint {
+    pub fn add(&mut self, record: &EpisodeRecord) {
+        let mut hasher = fnv::FnvHasher::with_key(self.0);
+        hasher.write_u32(record.episode);
+        hasher.write_u64(record.outcome.episode_return.to_bits());
+        hasher.write_u8(u8::from(record.outcome.success));
+        hasher.write(&record.outcome.actions);
+        self.0 = hasher.finish();
+    }
+
+    pub fn value(self) -> String {
+        format!("{:016x}", self.0)
+    }
 }
 
 impl Iterator for Run {

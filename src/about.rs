@@ -1,0 +1,70 @@
+//! The About section: the reports the playground reproduces, every environment and agent with its
+//! source, and the build's name for bug reports.
+
+use engine::{AgentId, EnvId};
+use leptos::prelude::*;
+
+/// Where each environment and agent comes from.
+const SEEDS: [(&str, &str, &str); 4] = [
+    (
+        "seed-000",
+        "Reinforcement-Learning-based Executive & Hierarchical Models for LLM Code Generation",
+        "A. Hosseinpour, M. Vafapour, final project report, 2026: the executive and planner environments, the dueling double DQN with action masking, hierarchical inference.",
+    ),
+    (
+        "seed-002",
+        "StepCoder: Improve Code Generation with Reinforcement Learning from Compiler Feedback",
+        "Dou et al., 2024 (arXiv:2402.01391): the reward classes of unit-test outcomes used by the Python harness.",
+    ),
+    (
+        "seed-003",
+        "Reinforcement Learning for Agentic Workflow Systems: Multi-Agent Code Generation Orchestration Using Q-Learning and Thompson Sampling",
+        "N. Shetty, INFO 7375 project, 2025: the orchestrator environment, tabular Q-learning, Thompson sampling and the fixed-pipeline baseline.",
+    ),
+    (
+        "seed-004",
+        "Generating Code World Models with Large Language Models Guided by Monte Carlo Tree Search",
+        "Dainese, Merler, Alakuijala, Marttinen, NeurIPS 2024 (arXiv:2405.15383): GIF-MCTS.",
+    ),
+];
+
+/// The build's name, for bug reports: the commit and the content hash that the build wrote into the
+/// page (`scripts/precache-list.mjs`; the content hash is also the offline cache's version).
+fn build_version() -> String {
+    let meta = |name: &str| {
+        web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector(&format!("meta[name={name}]")).ok().flatten())
+            .and_then(|m| m.get_attribute("content"))
+    };
+    match (meta("rlcg-commit"), meta("rlcg-content")) {
+        (Some(commit), Some(content)) => format!("commit {commit}, content {content}"),
+        _ => "not named: this page was built without the build hook".to_string(),
+    }
+}
+
+#[component]
+pub fn About() -> impl IntoView {
+    view! {
+        <section aria-labelledby="about-heading" class="panel about">
+            <h2 id="about-heading">"Environments"</h2>
+            <ul class="cards">
+                {EnvId::ALL.iter().map(|e| view! {
+                    <li><strong>{e.name()}</strong>" — "{e.summary()}" "<a href=format!("#{}", e.source())>"(source)"</a></li>
+                }).collect_view()}
+            </ul>
+            <h2>"Agents"</h2>
+            <ul class="cards">
+                {AgentId::ALL.iter().map(|a| view! {
+                    <li><strong>{a.name()}</strong>" — "{a.summary()}" "<a href=format!("#{}", a.source())>"(source)"</a></li>
+                }).collect_view()}
+            </ul>
+            <h2>"Sources"</h2>
+            <ol class="sources">
+                {SEEDS.iter().map(|(id, title, note)| view! { <li id=*id><cite>{*title}</cite>". "{*note}</li> }).collect_view()}
+            </ol>
+            <h2>"This build"</h2>
+            <p id="build-version">{build_version()}</p>
+        </section>
+    }
+}

@@ -1,0 +1,197 @@
+//! The page's link to the training worker: it starts the worker, applies what the worker reports
+//! to the runs, and answers the requests that wait for a reply (a policy's decision, an agent
+//! rebuilt). Components reach it through leptos context ([`WorkerBridge::provide`], then
+//! `expect_context::<WorkerBridge>()`), not through their props.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use engine::effects::LiveState;
+use engine::protocol::{Envelope, FromWorker, ToWorker};
+use engine::run::{Restoration, Resume};
+use futures_channel::oneshot;
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use web_sys::{ErrorEvent, MessageEvent, Worker};
+
+use crate::js_error;
+use crate::model::{RunData, Status};
+
+/// The training worker, shared by every component that talks to it.
+#[derive(Clone, Copy)]
+pub struct WorkerBridge {
+    worker: StoredValue<Option<Worker>, LocalStorage>,
+    calls: StoredValue<Rc<WorkerCalls>, LocalStorage>,
+    /// Where the bridge reports what went wrong (the page's error line).
+    error: RwSignal<Option<String>>,
+}
+
+impl WorkerBridge {
+    /// Starts the worker and provides the bridge as context. Every message is applied to `runs`
+    /// after `on_message` has seen it.
+    pub fn provide(
+        runs: RwSignal<Vec<RunData>>,
+        error: RwSignal<Option<String>>,
+        on_message: impl Fn(&FromWorker) + 'static,
+    ) -> WorkerBridge {
+        let calls = StoredValue::new_local(Rc::new(WorkerCalls::default()));
+        let handle = move |message: FromWorker| {
+            calls.with_value(|c| c.answer(&message));
+            on_message(&message);
+            runs.update(|runs| apply(runs, message));
+        };
+        let worker = match spawn_worker(handle, move |problem| error.set(Some(problem))) {
+            Ok(worker) => Some(worker),
+            Err(problem) => {
+                error.set(Some(problem));
+                None
+            }
+        };
+        let bridge = WorkerBridge { worker: StoredValue::new_local(worker), calls, error };
+        provide_context(bridge);
+        bridge
+    }
+
+    pub fn send(self, message: ToWorker) {
+        self.worker.with_value(|w| {
+            let sent = w.as_ref().ok_or("the training worker is not running".to_owned()).and_then(|w| {
+                w.post_message(&JsValue::from_str(&Envelope::encode(message))).map_err(|e| {
+                    format!("the request could not be sent to the training worker: {}.", js_error::describe(&e))
+                })
+            });
+            if let Err(problem) = sent {
+                self.error.set(Some(problem));
+            }
+        })
+    }
+
+    /// The greedy action of run `run_id`'s policy in `state`.
+    pub async fn decide(self, run_id: u32, state: LiveState) -> Result<usize, String> {
+        let calls = self.calls.get_value();
+        calls.decide(move |m| self.send(m), run_id, state).await
+    }
+
+    /// Rebuilds `run`'s agent in the worker (after a reload the worker no longer holds it).
+    pub async fn restore(self, run: &RunData) -> Result<Restoration, String> {
+        let calls = self.calls.get_value();
+        calls.restore(move |m| self.send(m), run).await
+    }
+}
+
+/// Starts the training worker; messages it sends arrive in `on_message`.
+fn spawn_worker(
+    on_message: impl Fn(FromWorker) + 'static,
+    on_error: impl Fn(String) + Clone + 'static,
+) -> Result<Worker, String> {
+    let worker = Worker::new("./worker_loader.js").map_err(|e| {
+        format!("the training worker could not start: {}. Reload the page to try again.", js_error::describe(&e))
+    })?;
+    let report = on_error.clone();
+    let handler = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
+        let text = event.data().as_string().unwrap_or_default();
+        match Envelope::<FromWorker>::decode(&text) {
+            Ok(message) => on_message(message),
+            Err(problem) => report(format!("unreadable message from the training worker: {problem}")),
+        }
+    });
+    let crashed = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
+        on_error(format!("the training worker failed: {}", event.message()))
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    worker.set_onerror(Some(crashed.as_ref().unchecked_ref()));
+    // The handlers live as long as the page.
+    handler.forget();
+    crashed.forget();
+    Ok(worker)
+}
+
+/// Applies a worker message to the runs.
+fn apply(runs: &mut [RunData], message: FromWorker) {
+    fn find(runs: &mut [RunData], id: u32) -> Option<&mut RunData> {
+        runs.iter_mut().find(|r| r.id == id)
+    }
+    match message {
+        FromWorker::Ready
+        | FromWorker::WebGpu { .. }
+        | FromWorker::Failed { run_id: None, .. }
+        | FromWorker::Restored { .. }
+        | FromWorker::Decision { .. } => {}
+        FromWorker::Progress { runs: batches } => {
+            for batch in batches {
+                if let Some(run) = find(runs, batch.run_id) {
+                    match batch.records.decode() {
+                        Ok(records) => run.add(records),
+                        Err(problem) => run.status = Status::Failed(format!("the worker sent {problem}")),
+                    }
+                }
+            }
+        }
+        FromWorker::Paused { run_id, policy, .. } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Paused;
+                run.policy = Some(*policy);
+            }
+        }
+        FromWorker::Resumed { run_id } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Training;
+            }
+        }
+        FromWorker::Finished(finished) => {
+            if let Some(run) = find(runs, finished.run_id) {
+                run.finish(finished);
+            }
+        }
+        FromWorker::Failed { run_id: Some(run_id), message } => {
+            if let Some(run) = find(runs, run_id) {
+                run.status = Status::Failed(message);
+            }
+        }
+    }
+}
+
+/// Requests to the training worker that wait for an answer: decisions and agent rebuilds.
+#[derive(Default)]
+struct WorkerCalls {
+    next_request: Cell<u32>,
+    decisions: RefCell<HashMap<u32, oneshot::Sender<Result<usize, String>>>>,
+    restores: RefCell<HashMap<u32, oneshot::Sender<Result<Restoration, String>>>>,
+}
+
+impl WorkerCalls {
+    /// Hands a worker message to whoever waits for it.
+    fn answer(&self, message: &FromWorker) {
+        match message {
+            FromWorker::Decision { request_id, result } => {
+                if let Some(waiting) = self.decisions.borrow_mut().remove(request_id) {
+                    let _ = waiting.send(result.clone());
+                }
+            }
+            FromWorker::Restored { run_id, result } => {
+                if let Some(waiting) = self.restores.borrow_mut().remove(run_id) {
+                    let _ = waiting.send(result.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    async fn decide(&self, send: impl Fn(ToWorker), run_id: u32, state: LiveState) -> Result<usize, String> {
+        let request_id = self.next_request.get() + 1;
+        self.next_request.set(request_id);
+        let (tx, rx) = oneshot::channel();
+        self.decisions.borrow_mut().insert(request_id, tx);
+        send(ToWorker::Decide { request_id, run_id, state });
+        rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
+    }
+
+    async fn restore(&self, send: impl Fn(ToWorker), run: &RunData) -> Result<Restoration, String> {
+        let (tx, rx) = oneshot::channel();
+        self.restores.borrow_mut().insert(run.id, tx);
+        let resume = Resume { episodes: run.records.len() as u32, fingerprint: run.digest.value() };
+        let checkpoint = run.finished.as_ref().and_then(|f| f.checkpoint.clone());
+        send(ToWorker::Restore { run_id: run.id, spec: run.spec.clone(), resume, checkpoint });
+        rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
+    }
+}
