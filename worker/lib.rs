@@ -21,8 +21,8 @@ mod relay;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use engine::agents::fixed_pipeline;
 use engine::device::Backend;
+use engine::fixed_pipeline;
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;

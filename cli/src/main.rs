@@ -12,8 +12,8 @@ use clap::{Parser, Subcommand};
 
 mod live;
 use cli::python;
-use engine::agents::fixed_pipeline;
 use engine::device::Backend;
+use engine::fixed_pipeline;
 use engine::hierarchical::hierarchical_inference;
 use engine::python::{Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};

@@ -8,6 +8,7 @@ pub mod effects;
 pub mod env;
 pub mod episode_tree;
 pub mod features;
+pub mod fixed_pipeline;
 pub mod hierarchical;
 pub mod live;
 pub mod llm;

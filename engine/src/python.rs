@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::tasks::Verdict;
-
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
 /// Characters of stdout and of stderr kept per run.
@@ -116,6 +114,15 @@ pub struct Complexity {
 pub struct Conditional {
     pub start: u32,
     pub end: u32,
+}
+
+/// The summary of a program's test run: whether it passed, and how many of its tests did (what
+/// the recorded task data keeps of a [`ProgramVerdict`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub passed: bool,
+    pub number_passed: u32,
+    pub total: u32,
 }
 
 /// The harness's answer for one request.

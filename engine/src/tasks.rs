@@ -6,15 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use crate::python::ProgramRequest;
-
-/// Outcome of running a program against a task's tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub passed: bool,
-    pub number_passed: u32,
-    pub total: u32,
-}
+use crate::python::{ProgramRequest, Verdict};
 
 /// Which code variant the simulated LLM returns for each request (seed 000, Listing 5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

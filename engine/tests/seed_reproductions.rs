@@ -1,9 +1,9 @@
 //! The headline numbers of the seed reports, reproduced with fixed seeds.
 
-use engine::agents::fixed_pipeline;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::env::orchestrator::{CODER, OrchestratorState, TESTER};
 use engine::env::{ExecutiveEnv, OrchestratorEnv};
+use engine::fixed_pipeline;
 use engine::rng::evaluation_rng;
 use engine::run::Evaluation;
 use engine::{Agent, AgentId, EnvId, Environment, Observation, Run, RunSpec};

@@ -2,7 +2,6 @@
 //! discrete state; every agent chooses only among the legal actions of the observation's mask.
 
 pub mod dqn;
-pub mod fixed_pipeline;
 pub mod q_learning;
 pub mod q_thompson;
 pub mod thompson_sampling;

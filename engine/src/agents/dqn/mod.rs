@@ -27,23 +27,24 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use burn::grad_clipping::GradientClippingConfig;
-use burn::module::{Module, Param};
-use burn::nn::Linear;
+use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::store::ModuleRecord;
-use burn::tensor::activation::relu;
-use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData, Transaction};
+use burn::tensor::{Bool, Bytes, Device, Int, Tensor, TensorData};
 use rand::Rng;
-use rand::seq::index;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{
-    Agent, AgentId, Checkpoint, Progress, Transition, check_range, effective_mask, masked_argmax, random_legal,
-};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, masked_argmax, random_legal};
 use crate::RunRng;
 use crate::device::{Backend, f32_values, resolved};
+
+mod network;
+mod replay;
+
 use crate::env::{ActionMask, EnvId, Observation};
+pub use network::DuelingQNet;
+use replay::Replay;
 
 /// Hyperparameters of the agent. [`DqnParams::seed`] is seed 000's table 1; the default is
 /// [`DqnParams::playground`], sized so that a person sees it learn in seconds.
@@ -132,157 +133,6 @@ impl DqnParams {
         check_range("epsilon_decay", self.epsilon_decay, 0.0..=1.0)?;
         check_range("grad_clip_norm", self.grad_clip_norm, 1e-6..=1e6)?;
         check_range("expert_episodes_per_task", f64::from(self.expert_episodes_per_task), 0.0..=1000.0)
-    }
-}
-
-/// The dueling Q-network of seed 000 Listing 6.
-#[derive(Module, Debug)]
-pub struct DuelingQNet {
-    trunk: Vec<Linear>,
-    value_hidden: Linear,
-    value_out: Linear,
-    advantage_hidden: Linear,
-    advantage_out: Linear,
-}
-
-/// A linear layer initialised like PyTorch's default, from the run's RNG.
-fn linear(inputs: usize, outputs: usize, device: &Device, rng: &mut RunRng) -> Linear {
-    let bound = 1.0 / (inputs as f32).sqrt();
-    let mut uniform = |n: usize| (0..n).map(|_| rng.random_range(-bound..bound)).collect::<Vec<f32>>();
-    let weight = TensorData::new(uniform(inputs * outputs), [inputs, outputs]);
-    let bias = TensorData::new(uniform(outputs), [outputs]);
-    Linear { weight: Param::from_data(weight, device), bias: Some(Param::from_data(bias, device)) }
-}
-
-impl DuelingQNet {
-    pub fn new(inputs: usize, hidden: &[usize], actions: usize, device: &Device, rng: &mut RunRng) -> Self {
-        let mut trunk = Vec::with_capacity(hidden.len());
-        let mut previous = inputs;
-        for &size in hidden {
-            trunk.push(linear(previous, size, device, rng));
-            previous = size;
-        }
-        let head = if previous / 2 > 0 { previous / 2 } else { 32 };
-        Self {
-            trunk,
-            value_hidden: linear(previous, head, device, rng),
-            value_out: linear(head, 1, device, rng),
-            advantage_hidden: linear(previous, head, device, rng),
-            advantage_out: linear(head, actions, device, rng),
-        }
-    }
-
-    fn layers(&self) -> impl Iterator<Item = &Linear> {
-        self.trunk.iter().chain([&self.value_hidden, &self.value_out, &self.advantage_hidden, &self.advantage_out])
-    }
-
-    /// A copy on `device`, read back in one transaction without blocking.
-    async fn copy_to(&self, device: &Device) -> Result<Self, String> {
-        let transaction = self.layers().fold(Transaction::default(), |transaction, layer| {
-            let bias = layer.bias.as_ref().expect("every layer is built with a bias (see `linear`)");
-            transaction.register(layer.weight.val()).register(bias.val())
-        });
-        let data = transaction.execute_async().await.map_err(|e| format!("cannot read the network back: {e:?}"))?;
-        let mut data = data.into_iter();
-        let mut next = || data.next().expect("two tensors were registered per layer");
-        let mut layers: Vec<Linear> = self
-            .layers()
-            .map(|_| Linear { weight: Param::from_data(next(), device), bias: Some(Param::from_data(next(), device)) })
-            .collect();
-        let heads = layers.split_off(self.trunk.len());
-        let [value_hidden, value_out, advantage_hidden, advantage_out] =
-            heads.try_into().expect("the network has four head layers");
-        Ok(Self { trunk: layers, value_hidden, value_out, advantage_hidden, advantage_out })
-    }
-
-    /// Q-values, `[batch, actions]`.
-    pub fn forward(&self, input: Tensor<2>) -> Tensor<2> {
-        let x = self.trunk.iter().fold(input, |x, layer| relu(layer.forward(x)));
-        let value = self.value_out.forward(relu(self.value_hidden.forward(x.clone())));
-        let advantage = self.advantage_out.forward(relu(self.advantage_hidden.forward(x)));
-        value + (advantage.clone() - advantage.mean_dim(1))
-    }
-}
-
-/// Replay memory of transitions with their features, as flat arrays.
-#[derive(Clone, Debug, Default)]
-struct Replay {
-    capacity: usize,
-    input_dim: usize,
-    /// Next slot to overwrite once full.
-    cursor: usize,
-    len: usize,
-    states: Vec<f32>,
-    next_states: Vec<f32>,
-    actions: Vec<i64>,
-    rewards: Vec<f32>,
-    dones: Vec<f32>,
-    next_masks: Vec<ActionMask>,
-}
-
-impl Replay {
-    fn new(capacity: usize, input_dim: usize) -> Self {
-        Self { capacity, input_dim, ..Self::default() }
-    }
-
-    fn push(&mut self, t: &Transition) {
-        let d = self.input_dim;
-        if self.len < self.capacity {
-            self.states.extend_from_slice(t.features);
-            self.next_states.extend_from_slice(t.next_features);
-            self.actions.push(t.action as i64);
-            self.rewards.push(t.reward as f32);
-            self.dones.push(f32::from(u8::from(t.done)));
-            self.next_masks.push(t.next.mask);
-            self.len += 1;
-        } else {
-            let i = self.cursor;
-            self.states[i * d..(i + 1) * d].copy_from_slice(t.features);
-            self.next_states[i * d..(i + 1) * d].copy_from_slice(t.next_features);
-            self.actions[i] = t.action as i64;
-            self.rewards[i] = t.reward as f32;
-            self.dones[i] = f32::from(u8::from(t.done));
-            self.next_masks[i] = t.next.mask;
-        }
-        self.cursor = (self.cursor + 1) % self.capacity;
-    }
-}
-
-/// One minibatch, gathered from the replay memory.
-struct Batch {
-    size: usize,
-    states: Vec<f32>,
-    next_states: Vec<f32>,
-    actions: Vec<i64>,
-    rewards: Vec<f32>,
-    dones: Vec<f32>,
-    /// `true` where the action is illegal in the next state, `[size × actions]`.
-    next_illegal: Vec<bool>,
-}
-
-impl Replay {
-    fn sample(&self, batch_size: usize, n_actions: usize, rng: &mut RunRng) -> Batch {
-        let size = batch_size.min(self.len);
-        let d = self.input_dim;
-        let mut batch = Batch {
-            size,
-            states: Vec::with_capacity(size * d),
-            next_states: Vec::with_capacity(size * d),
-            actions: Vec::with_capacity(size),
-            rewards: Vec::with_capacity(size),
-            dones: Vec::with_capacity(size),
-            next_illegal: Vec::with_capacity(size * n_actions),
-        };
-        for i in index::sample(rng, self.len, size) {
-            batch.states.extend_from_slice(&self.states[i * d..(i + 1) * d]);
-            batch.next_states.extend_from_slice(&self.next_states[i * d..(i + 1) * d]);
-            batch.actions.push(self.actions[i]);
-            batch.rewards.push(self.rewards[i]);
-            batch.dones.push(self.dones[i]);
-            let mask = effective_mask(self.next_masks[i], n_actions);
-            batch.next_illegal.extend((0..n_actions).map(|a| !mask.allows(a)));
-        }
-        batch
     }
 }
 
@@ -547,6 +397,7 @@ impl Agent for Dqn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use burn::tensor::activation::relu;
     use rand::SeedableRng;
 
     fn agent(params: DqnParams, rng: &mut RunRng) -> Dqn {

@@ -4,19 +4,28 @@
 //! bit-identical records on every platform.
 
 use std::collections::VecDeque;
-use std::hash::Hasher;
 
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress, Transition};
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress};
 use crate::device::{Backend, completed, resolved};
 use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
-use crate::env::{ActionMask, AnyEnv, EnvId, Environment, Observation};
+use crate::env::{AnyEnv, EnvId, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
 use crate::rng::{RunRng, evaluation_rng};
 use crate::tasks::{MeasuredVerdict, executive_tasks_measured};
+
+mod episode;
+mod metrics;
+#[cfg(test)]
+mod tests;
+
+pub use episode::{EpisodeOutcome, StateVisits};
+use episode::{Expert, Greedy, Training, play_episode};
+use metrics::Totals;
+pub use metrics::{EpisodeRecord, Evaluation, Fingerprint, RunSummary, fingerprint};
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,203 +60,6 @@ impl RunSpec {
         }
         self.agent.validate()
     }
-}
-
-/// What happened in one episode.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EpisodeOutcome {
-    #[serde(rename = "return")]
-    pub episode_return: f64,
-    pub length: u32,
-    pub success: bool,
-    pub agent_calls: u32,
-    pub invalid_actions: u32,
-    /// Index of the task into the environment's task list.
-    pub task: u16,
-    pub actions: Vec<u8>,
-}
-
-impl EpisodeOutcome {
-    pub fn record(&mut self, action: usize, reward: f64, agent_call: bool, invalid: bool) {
-        self.episode_return += reward;
-        self.length += 1;
-        self.agent_calls += u32::from(agent_call);
-        self.invalid_actions += u32::from(invalid);
-        self.actions.push(action as u8);
-    }
-}
-
-/// How actions are chosen in an episode, and what the agent does with the experience. Choosing is
-/// asynchronous because a training agent on WebGPU awaits its Q-values.
-trait Policy {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String>;
-    fn learn(&mut self, _transition: &Transition) {}
-}
-
-/// How often training acted in a state, and the legal actions there (for policy views).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct StateVisits {
-    pub count: u32,
-    pub mask: ActionMask,
-}
-
-struct Training<'a> {
-    agent: &'a mut AnyAgent,
-    rng: &'a mut RunRng,
-    visits: &'a mut [StateVisits],
-}
-
-impl Policy for Training<'_> {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
-        let visits = &mut self.visits[obs.state];
-        visits.count += 1;
-        visits.mask = obs.mask;
-        self.agent.act_async(obs, features, self.rng).await
-    }
-    fn learn(&mut self, transition: &Transition) {
-        self.agent.observe(transition, self.rng);
-    }
-}
-
-struct Greedy<'a>(&'a AnyAgent);
-
-impl Policy for Greedy<'_> {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
-        Ok(self.0.greedy(obs, features))
-    }
-}
-
-/// Plays a scripted action sequence and stores its transitions in the agent's replay memory.
-struct Expert<'a> {
-    agent: &'a mut AnyAgent,
-    actions: std::vec::IntoIter<usize>,
-}
-
-impl Policy for Expert<'_> {
-    async fn choose(&mut self, _obs: Observation, _features: &[f32]) -> Result<usize, String> {
-        Ok(self.actions.next().expect("expert sequences end the episode"))
-    }
-    fn learn(&mut self, transition: &Transition) {
-        self.agent.remember(transition);
-    }
-}
-
-/// Plays one episode of `env`, already reset to `obs`; features are computed only with a featurizer.
-async fn play_episode(
-    env: &mut AnyEnv,
-    obs: Observation,
-    policy: &mut impl Policy,
-    featurizer: Option<&Featurizer>,
-) -> Result<EpisodeOutcome, String> {
-    let mut obs = obs;
-    let dim = featurizer.map_or(0, Featurizer::dim);
-    let (mut features, mut next_features) = (vec![0.0; dim], vec![0.0; dim]);
-    if let Some(f) = featurizer {
-        f.write(env, &mut features);
-    }
-    let mut outcome = EpisodeOutcome { task: env.task_index() as u16, ..EpisodeOutcome::default() };
-    loop {
-        let action = policy.choose(obs, &features).await?;
-        let step = env.step(action);
-        if let Some(f) = featurizer {
-            f.write(env, &mut next_features);
-        }
-        policy.learn(&Transition {
-            state: obs.state,
-            action,
-            reward: step.reward,
-            next: step.observation,
-            done: step.done(),
-            features: &features,
-            next_features: &next_features,
-        });
-        outcome.record(action, step.reward, step.info.agent_call, step.info.invalid_action);
-        outcome.success |= step.info.success;
-        if step.done() {
-            return Ok(outcome);
-        }
-        obs = step.observation;
-        std::mem::swap(&mut features, &mut next_features);
-    }
-}
-
-/// One training episode with the run's rolling metrics.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct EpisodeRecord {
-    /// 0-based episode number.
-    pub episode: u32,
-    #[serde(flatten)]
-    pub outcome: EpisodeOutcome,
-    /// Exploration rate the episode was played with.
-    pub epsilon: Option<f64>,
-    pub loss: Option<f64>,
-    /// Success rate over the last 100 episodes, this one included.
-    pub success_last100: f64,
-    /// Mean return over the last 100 episodes, this one included.
-    pub mean_return_last100: f64,
-}
-
-/// Aggregates of a policy played without learning.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Evaluation {
-    pub episodes: u32,
-    pub success_rate: f64,
-    pub mean_return: f64,
-    pub mean_length: f64,
-    pub mean_agent_calls: f64,
-}
-
-impl Evaluation {
-    pub fn of(outcomes: impl IntoIterator<Item = EpisodeOutcome>) -> Self {
-        let mut totals = Totals::default();
-        outcomes.into_iter().for_each(|o| totals.add(&o));
-        totals.evaluation()
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-struct Totals {
-    episodes: u32,
-    successes: u32,
-    return_sum: f64,
-    length_sum: u64,
-    calls_sum: u64,
-}
-
-impl Totals {
-    fn add(&mut self, o: &EpisodeOutcome) {
-        self.episodes += 1;
-        self.successes += u32::from(o.success);
-        self.return_sum += o.episode_return;
-        self.length_sum += u64::from(o.length);
-        self.calls_sum += u64::from(o.agent_calls);
-    }
-
-    fn evaluation(&self) -> Evaluation {
-        let n = f64::from(self.episodes.max(1));
-        Evaluation {
-            episodes: self.episodes,
-            success_rate: f64::from(self.successes) / n,
-            mean_return: self.return_sum / n,
-            mean_length: self.length_sum as f64 / n,
-            mean_agent_calls: self.calls_sum as f64 / n,
-        }
-    }
-}
-
-/// Training so far: the whole run's means and the rolling window's.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSummary {
-    pub env: EnvId,
-    pub agent: AgentId,
-    pub seed: u64,
-    /// Episodes trained so far.
-    pub episodes: u32,
-    pub success_last100: f64,
-    pub best_success_last100: f64,
-    pub mean_return: f64,
-    pub mean_length: f64,
-    pub mean_agent_calls: f64,
 }
 
 const WINDOW: usize = 100;
@@ -570,162 +382,10 @@ pub struct Resume {
     pub fingerprint: String,
 }
 
-/// A short digest of a run's records (every episode's return bits, success and actions): two runs
-/// with the same fingerprint trained identically, on whatever platform.
-pub fn fingerprint(records: &[EpisodeRecord]) -> String {
-    let mut digest = Fingerprint::default();
-    records.iter().for_each(|r| digest.add(r));
-    digest.value()
-}
-
-/// [`fingerprint`] kept up to date as records arrive, so that a run of a million episodes is not
-/// digested all at once when it finishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Fingerprint(u64);
-
-impl Default for Fingerprint {
-    fn default() -> Self {
-        Self(fnv::FnvHasher::default().finish())
-    }
-}
-
-impl Fingerprint {
-    pub fn add(&mut self, record: &EpisodeRecord) {
-        let mut hasher = fnv::FnvHasher::with_key(self.0);
-        hasher.write_u32(record.episode);
-        hasher.write_u64(record.outcome.episode_return.to_bits());
-        hasher.write_u8(u8::from(record.outcome.success));
-        hasher.write(&record.outcome.actions);
-        self.0 = hasher.finish();
-    }
-
-    pub fn value(self) -> String {
-        format!("{:016x}", self.0)
-    }
-}
-
 impl Iterator for Run {
     type Item = EpisodeRecord;
 
     fn next(&mut self) -> Option<EpisodeRecord> {
         self.train_episode()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The browser must train the same run bit for bit: `e2e/page.spec.mjs` opens this spec as a
-    /// share link and expects the page (engine in wasm) to show the same fingerprint.
-    const ORCHESTRATOR_SEED_7_300: &str = "5e91bdbdb8c1afe8";
-
-    #[test]
-    fn fingerprint_of_a_reference_run_is_pinned() {
-        let run = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 7, 300)).unwrap();
-        let records: Vec<_> = run.collect();
-        assert_eq!(fingerprint(&records), ORCHESTRATOR_SEED_7_300);
-        assert_ne!(fingerprint(&records[..299]), ORCHESTRATOR_SEED_7_300);
-    }
-
-    fn recorded() -> Vec<MeasuredVerdict> {
-        crate::tasks::executive_programs().iter().map(|p| p.measured(p.recorded)).collect()
-    }
-
-    #[test]
-    fn measured_verdicts_drive_the_executive_test_action() {
-        let spec = RunSpec::new(EnvId::Executive, AgentId::QLearning, 3, 200);
-        let plain: Vec<_> = Run::new(spec.clone()).unwrap().collect();
-        let same: Vec<_> = Run::with_measured_verdicts(spec.clone(), &recorded()).unwrap().collect();
-        assert_eq!(fingerprint(&plain), fingerprint(&same), "verdicts equal to the recorded ones change nothing");
-
-        // Python saying that every program passes makes the environment a different one.
-        let mut all_pass = recorded();
-        for m in &mut all_pass {
-            m.verdict.passed = true;
-            m.verdict.number_passed = m.verdict.total;
-        }
-        let changed: Vec<_> = Run::with_measured_verdicts(spec.clone(), &all_pass).unwrap().collect();
-        assert_ne!(fingerprint(&plain), fingerprint(&changed));
-
-        let missing = Run::with_measured_verdicts(spec, &recorded()[1..]).err().unwrap();
-        assert!(missing.starts_with("no measured verdict for task"), "{missing}");
-        let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 10);
-        assert!(Run::with_measured_verdicts(orchestrator, &recorded()).is_err());
-    }
-
-    #[test]
-    fn a_resumed_run_goes_on_exactly_as_the_uninterrupted_one() {
-        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 5, 300);
-        let whole: Vec<_> = Run::new(spec.clone()).unwrap().collect();
-        let resume = Resume { episodes: 120, fingerprint: fingerprint(&whole[..120]) };
-        let rest: Vec<_> = Run::new(spec.clone()).unwrap().resume(&resume).unwrap().collect();
-        assert_eq!(fingerprint(&rest), fingerprint(&whole[120..]));
-
-        let other = Resume { episodes: 120, fingerprint: fingerprint(&whole[..119]) };
-        let problem = Run::new(spec).unwrap().resume(&other).err().unwrap();
-        assert!(problem.starts_with("training the first 120 episodes again gave other records"), "{problem}");
-    }
-
-    /// A run rebuilt from its checkpoint (through JSON, as the page stores it) has the trained
-    /// run's policy: the same values and greedy episodes, for every agent.
-    #[test]
-    fn a_checkpoint_brings_the_policy_back() {
-        for (env, agent, episodes) in [
-            (EnvId::Orchestrator, AgentId::QLearning, 400),
-            (EnvId::Orchestrator, AgentId::ThompsonSampling, 400),
-            (EnvId::Executive, AgentId::QThompson, 400),
-            (EnvId::Executive, AgentId::Dqn, 60),
-        ] {
-            let spec = RunSpec::new(env, agent, 3, episodes);
-            let mut trained = Run::new(spec.clone()).unwrap();
-            while trained.train_episode().is_some() {}
-            let json = serde_json::to_string(&trained.checkpoint().unwrap()).unwrap();
-            let restored = Run::from_checkpoint(spec.clone(), &serde_json::from_str(&json).unwrap()).unwrap();
-            assert!(restored.is_finished() && restored.episodes_done() == 0);
-            let (a, b) = (trained.policy_view(), restored.policy_view());
-            assert_eq!(a.traces, b.traces, "{env:?} {agent:?}");
-            assert_eq!(trained.evaluate_greedy(50), restored.evaluate_greedy(50), "{env:?} {agent:?}");
-            let untrained = Run::new(spec).unwrap();
-            assert_ne!(untrained.policy_view().traces, a.traces, "{env:?} {agent:?}: training changed the policy");
-        }
-    }
-
-    #[test]
-    fn a_checkpoint_of_another_agent_or_size_is_refused() {
-        let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 10);
-        let executive = RunSpec::new(EnvId::Executive, AgentId::QLearning, 1, 10);
-        let checkpoint = Run::new(orchestrator.clone()).unwrap().checkpoint().unwrap();
-        let Checkpoint::QTable { q } = &checkpoint else { panic!("Q-learning keeps a Q-table") };
-        let problem = Run::from_checkpoint(executive, &checkpoint).err().unwrap();
-        assert!(problem.starts_with(&format!("the checkpoint's Q-table has {} entries; this agent's has", q.len())));
-        let thompson = RunSpec::new(EnvId::Orchestrator, AgentId::ThompsonSampling, 1, 10);
-        let problem = Run::from_checkpoint(thompson, &checkpoint).err().unwrap();
-        assert_eq!(problem, "a Q-table checkpoint does not fit a thompson-sampling agent");
-        let mut nan = q.clone();
-        nan[3] = f64::NAN;
-        let problem = Run::from_checkpoint(orchestrator, &Checkpoint::QTable { q: nan }).err().unwrap();
-        assert_eq!(problem, "the checkpoint's Q-table has an invalid entry NaN at index 3");
-    }
-
-    #[test]
-    fn rebuilding_uses_the_checkpoint_and_falls_back_to_the_records() {
-        let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 2, 200);
-        let mut trained = Run::new(spec.clone()).unwrap();
-        let records: Vec<_> = trained.by_ref().collect();
-        let resume = Resume { episodes: 200, fingerprint: fingerprint(&records) };
-        let checkpoint = trained.checkpoint().unwrap();
-        let traces = trained.policy_view().traces;
-
-        let (run, how) = Run::rebuild(spec.clone(), &resume, Some(&checkpoint)).unwrap();
-        assert_eq!((how, run.policy_view().traces), (Restoration::Checkpoint, traces.clone()));
-        let (run, how) = Run::rebuild(spec.clone(), &resume, None).unwrap();
-        assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: None });
-        assert_eq!(run.policy_view().traces, traces);
-        let wrong = Checkpoint::Beliefs { beliefs: vec![] };
-        let (run, how) = Run::rebuild(spec, &resume, Some(&wrong)).unwrap();
-        let problem = "a Thompson-sampling checkpoint does not fit a q-learning agent".to_owned();
-        assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: Some(problem) });
-        assert_eq!(run.policy_view().traces, traces);
     }
 }

@@ -1,0 +1,132 @@
+use super::*;
+
+#[test]
+fn presets_are_valid_settings_and_custom_needs_a_url() {
+    for preset in PRESETS.iter().filter(|p| p.id != "custom") {
+        assert_eq!(ProviderSettings::from_preset(preset).validate(), Ok(()), "{}", preset.id);
+    }
+    let custom = ProviderSettings::from_preset(preset("custom").unwrap());
+    assert!(custom.validate().unwrap_err().starts_with("base URL"));
+    let settings = ProviderSettings { base_url: "http://127.0.0.1:9/v1/".into(), ..ProviderSettings::default() };
+    assert_eq!(settings.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+    let bad = ProviderSettings { temperature: 3.0, ..ProviderSettings::default() };
+    assert_eq!(bad.validate().unwrap_err(), "temperature: 3 is outside 0–2");
+    let bad = ProviderSettings { top_p: 0.0, ..ProviderSettings::default() };
+    assert!(bad.validate().unwrap_err().starts_with("top-p"));
+}
+
+#[test]
+fn the_request_body_carries_sampling_settings_and_asks_for_streamed_usage() {
+    let settings = ProviderSettings::default();
+    let body: Value = serde_json::from_str(&settings.request_body(&[ChatMessage::new("user", "hi")], true)).unwrap();
+    assert_eq!(body["model"], settings.model.as_str());
+    assert_eq!(body["messages"][0]["content"], "hi");
+    assert_eq!(body["max_tokens"], 1024);
+    assert_eq!(body["stream_options"]["include_usage"], true);
+    let body: Value = serde_json::from_str(&settings.request_body(&[], false)).unwrap();
+    assert!(body.get("stream_options").is_none());
+}
+
+#[test]
+fn sse_events_survive_any_chunking() {
+    let stream = ": keep-alive\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}\r\n\r\ndata: {\"choices\":[{\"delta\":{\"content\":\"lo\"}}]}\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n";
+    for size in [1, 3, 17, stream.len()] {
+        let mut decoder = SseDecoder::default();
+        let chars: Vec<char> = stream.chars().collect();
+        let data: Vec<String> = chars.chunks(size).flat_map(|c| decoder.feed(&c.iter().collect::<String>())).collect();
+        let events: Vec<StreamEvent> = data.iter().flat_map(|d| parse_stream_data(d).unwrap()).collect();
+        assert_eq!(
+            events,
+            vec![
+                StreamEvent::Text("Hel".into()),
+                StreamEvent::Text("lo".into()),
+                StreamEvent::Usage(Usage { prompt_tokens: 7, completion_tokens: 2 }),
+                StreamEvent::Done
+            ],
+            "chunks of {size}"
+        );
+    }
+    let mut decoder = SseDecoder::default();
+    assert!(decoder.feed("data: [DONE]").is_empty());
+    assert_eq!(decoder.finish().as_deref(), Some("[DONE]"));
+}
+
+#[test]
+fn malformed_and_empty_replies_are_named() {
+    assert_eq!(parse_stream_data("{oops").unwrap_err().kind, FailureKind::Malformed);
+    let error = parse_stream_data("{\"error\":{\"message\":\"overloaded\"}}").unwrap_err();
+    assert_eq!(error.message, "the stream reported an error: overloaded");
+    assert_eq!(parse_completion("{\"choices\":[]}").unwrap_err().kind, FailureKind::Empty);
+    assert_eq!(parse_completion("<html>").unwrap_err().kind, FailureKind::Malformed);
+    let (text, usage) = parse_completion(
+        "{\"choices\":[{\"message\":{\"content\":\"ok\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}",
+    )
+    .unwrap();
+    assert_eq!((text.as_str(), usage), ("ok", Some(Usage { prompt_tokens: 3, completion_tokens: 1 })));
+}
+
+#[test]
+fn statuses_become_actionable_messages_without_the_key() {
+    let settings = ProviderSettings::default();
+    let quoted = "{\"error\":{\"message\":\"Incorrect API key provided: sk-abc123def456ghi789jkl. You can find your key at ...\"}}";
+    let auth = LlmFailure::from_status(401, quoted, &settings);
+    assert_eq!(auth.kind, FailureKind::Auth);
+    assert!(auth.message.contains("API key is missing or wrong"), "{}", auth.message);
+    assert!(!auth.message.contains("sk-abc123"), "{}", auth.message);
+    assert!(auth.message.contains("[hidden]"));
+    let model = LlmFailure::from_status(404, "{}", &settings);
+    assert_eq!(model.kind, FailureKind::UnknownModel);
+    assert!(model.message.contains(&settings.model));
+    let model = LlmFailure::from_status(400, "{\"error\":{\"message\":\"model not found\"}}", &settings);
+    assert_eq!(model.kind, FailureKind::UnknownModel);
+    assert!(LlmFailure::from_status(429, "", &settings).kind.is_retryable());
+    assert!(LlmFailure::from_status(503, "", &settings).kind.is_retryable());
+    assert!(!LlmFailure::from_status(401, "", &settings).kind.is_retryable());
+    assert!(LlmFailure::from_status(401, "", &settings).kind.is_fatal());
+    assert!(!LlmFailure::from_status(503, "", &settings).kind.is_fatal());
+    assert!(!FailureKind::Malformed.is_fatal(), "a garbled reply may come out right next time");
+    let ollama = ProviderSettings::from_preset(preset("ollama").unwrap());
+    assert!(LlmFailure::network(&ollama, "TypeError: Failed to fetch").message.contains("OLLAMA_ORIGINS"));
+}
+
+#[test]
+fn retries_back_off_exponentially_and_honour_retry_after() {
+    assert_eq!([0, 1, 2, 3].map(|a| retry_delay_ms(a, None)), [1000, 2000, 4000, 8000]);
+    assert_eq!(retry_delay_ms(9, None), 30_000);
+    assert_eq!(retry_delay_ms(0, Some("2")), 2000);
+    assert_eq!(retry_delay_ms(0, Some("0.25")), 250);
+    assert_eq!(retry_delay_ms(0, Some("3600")), 60_000);
+    assert_eq!(retry_delay_ms(1, Some("Wed, 21 Oct 2015 07:28:00 GMT")), 2000);
+}
+
+#[test]
+fn usage_costs_at_the_settings_prices() {
+    let settings = ProviderSettings {
+        price_prompt_per_million: 0.15,
+        price_completion_per_million: 0.60,
+        ..ProviderSettings::default()
+    };
+    let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000 };
+    assert!((usage.cost(&settings) - 0.45).abs() < 1e-12);
+    assert_eq!(Usage::estimate(&[ChatMessage::new("user", "12345678")], "123").total(), 3);
+}
+
+#[test]
+fn code_is_found_with_fences_several_blocks_prose_or_none() {
+    let fenced = "Here you go:\n```python\ndef f():\n    return 1\n```\nThis returns one.";
+    assert_eq!(extract_code(fenced).unwrap(), "def f():\n    return 1\n");
+    let several = "Bug:\n```python\nreturn x\n```\n## Correct code\n```python\ndef f(x):\n    return x + 1\n```\n";
+    assert_eq!(extract_code(several).unwrap(), "def f(x):\n    return x + 1\n");
+    let untagged = "```\ndef g():\n    pass\n```";
+    assert_eq!(extract_code(untagged).unwrap(), "def g():\n    pass\n");
+    let other_language = "```bash\npip install x\n```\n```py\nimport x\n```";
+    assert_eq!(extract_code(other_language).unwrap(), "import x\n");
+    let bare = "Sure! Here is the function.\ndef h(a):\n    return a * 2\n";
+    assert_eq!(extract_code(bare).unwrap(), "def h(a):\n    return a * 2\n");
+    let cut = "```python\ndef k():\n    return [1,";
+    assert_eq!(extract_code(cut).unwrap(), "def k():\n    return [1,\n");
+    let thinking = "<think>maybe ```python\nwrong()\n``` no</think>\n```python\nright()\n```";
+    assert_eq!(extract_code(thinking).unwrap(), "right()\n");
+    assert_eq!(extract_code("I cannot help with that."), None);
+    assert_eq!(extract_code("```python\n\n```"), None);
+}

@@ -1,0 +1,114 @@
+use super::*;
+
+/// The browser must train the same run bit for bit: `e2e/page.spec.mjs` opens this spec as a
+/// share link and expects the page (engine in wasm) to show the same fingerprint.
+const ORCHESTRATOR_SEED_7_300: &str = "5e91bdbdb8c1afe8";
+
+#[test]
+fn fingerprint_of_a_reference_run_is_pinned() {
+    let run = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 7, 300)).unwrap();
+    let records: Vec<_> = run.collect();
+    assert_eq!(fingerprint(&records), ORCHESTRATOR_SEED_7_300);
+    assert_ne!(fingerprint(&records[..299]), ORCHESTRATOR_SEED_7_300);
+}
+
+fn recorded() -> Vec<MeasuredVerdict> {
+    crate::tasks::executive_programs().iter().map(|p| p.measured(p.recorded)).collect()
+}
+
+#[test]
+fn measured_verdicts_drive_the_executive_test_action() {
+    let spec = RunSpec::new(EnvId::Executive, AgentId::QLearning, 3, 200);
+    let plain: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+    let same: Vec<_> = Run::with_measured_verdicts(spec.clone(), &recorded()).unwrap().collect();
+    assert_eq!(fingerprint(&plain), fingerprint(&same), "verdicts equal to the recorded ones change nothing");
+
+    // Python saying that every program passes makes the environment a different one.
+    let mut all_pass = recorded();
+    for m in &mut all_pass {
+        m.verdict.passed = true;
+        m.verdict.number_passed = m.verdict.total;
+    }
+    let changed: Vec<_> = Run::with_measured_verdicts(spec.clone(), &all_pass).unwrap().collect();
+    assert_ne!(fingerprint(&plain), fingerprint(&changed));
+
+    let missing = Run::with_measured_verdicts(spec, &recorded()[1..]).err().unwrap();
+    assert!(missing.starts_with("no measured verdict for task"), "{missing}");
+    let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 10);
+    assert!(Run::with_measured_verdicts(orchestrator, &recorded()).is_err());
+}
+
+#[test]
+fn a_resumed_run_goes_on_exactly_as_the_uninterrupted_one() {
+    let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 5, 300);
+    let whole: Vec<_> = Run::new(spec.clone()).unwrap().collect();
+    let resume = Resume { episodes: 120, fingerprint: fingerprint(&whole[..120]) };
+    let rest: Vec<_> = Run::new(spec.clone()).unwrap().resume(&resume).unwrap().collect();
+    assert_eq!(fingerprint(&rest), fingerprint(&whole[120..]));
+
+    let other = Resume { episodes: 120, fingerprint: fingerprint(&whole[..119]) };
+    let problem = Run::new(spec).unwrap().resume(&other).err().unwrap();
+    assert!(problem.starts_with("training the first 120 episodes again gave other records"), "{problem}");
+}
+
+/// A run rebuilt from its checkpoint (through JSON, as the page stores it) has the trained
+/// run's policy: the same values and greedy episodes, for every agent.
+#[test]
+fn a_checkpoint_brings_the_policy_back() {
+    for (env, agent, episodes) in [
+        (EnvId::Orchestrator, AgentId::QLearning, 400),
+        (EnvId::Orchestrator, AgentId::ThompsonSampling, 400),
+        (EnvId::Executive, AgentId::QThompson, 400),
+        (EnvId::Executive, AgentId::Dqn, 60),
+    ] {
+        let spec = RunSpec::new(env, agent, 3, episodes);
+        let mut trained = Run::new(spec.clone()).unwrap();
+        while trained.train_episode().is_some() {}
+        let json = serde_json::to_string(&trained.checkpoint().unwrap()).unwrap();
+        let restored = Run::from_checkpoint(spec.clone(), &serde_json::from_str(&json).unwrap()).unwrap();
+        assert!(restored.is_finished() && restored.episodes_done() == 0);
+        let (a, b) = (trained.policy_view(), restored.policy_view());
+        assert_eq!(a.traces, b.traces, "{env:?} {agent:?}");
+        assert_eq!(trained.evaluate_greedy(50), restored.evaluate_greedy(50), "{env:?} {agent:?}");
+        let untrained = Run::new(spec).unwrap();
+        assert_ne!(untrained.policy_view().traces, a.traces, "{env:?} {agent:?}: training changed the policy");
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_agent_or_size_is_refused() {
+    let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 10);
+    let executive = RunSpec::new(EnvId::Executive, AgentId::QLearning, 1, 10);
+    let checkpoint = Run::new(orchestrator.clone()).unwrap().checkpoint().unwrap();
+    let Checkpoint::QTable { q } = &checkpoint else { panic!("Q-learning keeps a Q-table") };
+    let problem = Run::from_checkpoint(executive, &checkpoint).err().unwrap();
+    assert!(problem.starts_with(&format!("the checkpoint's Q-table has {} entries; this agent's has", q.len())));
+    let thompson = RunSpec::new(EnvId::Orchestrator, AgentId::ThompsonSampling, 1, 10);
+    let problem = Run::from_checkpoint(thompson, &checkpoint).err().unwrap();
+    assert_eq!(problem, "a Q-table checkpoint does not fit a thompson-sampling agent");
+    let mut nan = q.clone();
+    nan[3] = f64::NAN;
+    let problem = Run::from_checkpoint(orchestrator, &Checkpoint::QTable { q: nan }).err().unwrap();
+    assert_eq!(problem, "the checkpoint's Q-table has an invalid entry NaN at index 3");
+}
+
+#[test]
+fn rebuilding_uses_the_checkpoint_and_falls_back_to_the_records() {
+    let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 2, 200);
+    let mut trained = Run::new(spec.clone()).unwrap();
+    let records: Vec<_> = trained.by_ref().collect();
+    let resume = Resume { episodes: 200, fingerprint: fingerprint(&records) };
+    let checkpoint = trained.checkpoint().unwrap();
+    let traces = trained.policy_view().traces;
+
+    let (run, how) = Run::rebuild(spec.clone(), &resume, Some(&checkpoint)).unwrap();
+    assert_eq!((how, run.policy_view().traces), (Restoration::Checkpoint, traces.clone()));
+    let (run, how) = Run::rebuild(spec.clone(), &resume, None).unwrap();
+    assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: None });
+    assert_eq!(run.policy_view().traces, traces);
+    let wrong = Checkpoint::Beliefs { beliefs: vec![] };
+    let (run, how) = Run::rebuild(spec, &resume, Some(&wrong)).unwrap();
+    let problem = "a Thompson-sampling checkpoint does not fit a q-learning agent".to_owned();
+    assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: Some(problem) });
+    assert_eq!(run.policy_view().traces, traces);
+}
