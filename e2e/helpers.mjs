@@ -9,28 +9,58 @@ export function watchErrors(page) {
   return errors;
 }
 
-/** Opens the page and waits until it can train. */
-export async function openPage(page) {
-  await page.goto('./');
-  await expect(page.locator('#start')).toBeEnabled();
-}
+/**
+ * The playground as the specs drive it (a page object, as leptos's examples keep theirs): the
+ * steps that many specs take, written once.
+ */
+export class Playground {
+  constructor(page) {
+    this.page = page;
+  }
 
-/** Fills the run form and presses Train; returns the new run's row. */
-export async function startRun(page, { env, agent, episodes, seed }) {
-  await page.locator('#env').selectOption(env);
-  await page.locator('#agent').selectOption(agent);
-  await page.locator('#episodes').fill(String(episodes));
-  await page.locator('#seed').fill(String(seed));
-  const before = await page.locator('#runs tbody tr').count();
-  await page.locator('#start').click();
-  const row = page.locator('#runs tbody tr').nth(before);
-  await expect(row).toBeVisible();
-  return row;
-}
+  /** Opens the page (the test server's root unless `url` says otherwise) and waits until it can train. */
+  async open(url = './') {
+    await this.page.goto(url);
+    await expect(this.page.locator('#start')).toBeEnabled();
+  }
 
-/** Live mode: plays the executive's task2_incorrect with the chosen policy until it ends. */
-export async function playLiveEpisode(page) {
-  await page.locator('#live-task').selectOption('task2_incorrect');
-  await page.locator('#live-go').click();
-  await expect(page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });
+  /** Fills the run form (fields left out keep their values) and presses Train; returns the new run's row. */
+  async startRun({ env, agent, episodes, seed } = {}) {
+    const page = this.page;
+    if (env !== undefined) await page.locator('#env').selectOption(env);
+    if (agent !== undefined) await page.locator('#agent').selectOption(agent);
+    if (episodes !== undefined) await page.locator('#episodes').fill(String(episodes));
+    if (seed !== undefined) await page.locator('#seed').fill(String(seed));
+    const before = await page.locator('#runs tbody tr').count();
+    await page.locator('#start').click();
+    const row = page.locator('#runs tbody tr').nth(before);
+    await expect(row).toBeVisible();
+    return row;
+  }
+
+  /** Starts a run and waits until it has finished; returns its row. */
+  async train(run, timeout = 60_000) {
+    const row = await this.startRun(run);
+    await expect(row.locator('.status')).toHaveText('finished', { timeout });
+    return row;
+  }
+
+  /** Points live mode at an OpenAI-compatible endpoint with `model`, and `key` when given. */
+  async useEndpoint(baseUrl, model, key) {
+    const page = this.page;
+    await page.locator('#llm-provider').selectOption('custom');
+    const fields = [['#llm-base-url', baseUrl], ['#llm-model', model]];
+    if (key !== undefined) fields.push(['#llm-key', key]);
+    for (const [selector, value] of fields) {
+      await page.locator(selector).fill(value);
+      await page.locator(selector).dispatchEvent('change');
+    }
+  }
+
+  /** Live mode: plays `task` (the executive's task2_incorrect by default) with the chosen policy until it ends. */
+  async playLive(task = 'task2_incorrect') {
+    await this.page.locator('#live-task').selectOption(task);
+    await this.page.locator('#live-go').click();
+    await expect(this.page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });
+  }
 }

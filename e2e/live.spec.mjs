@@ -1,38 +1,27 @@
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { playLiveEpisode, watchErrors } from './helpers.mjs';
+import { Playground, watchErrors } from './helpers.mjs';
 
 const STUB = 'http://127.0.0.1:8790';
 const KEY = 'sk-e2e-SECRET-0123456789abcdefXYZ';
 
 /** Opens the page and trains orchestrator Q-learning (seed 1, 5000 episodes) to the end. */
 async function trainOrchestrator(page) {
-  await page.goto('./');
-  await expect(page.locator('#start')).toBeEnabled();
-  await page.locator('#env').selectOption('orchestrator');
-  await page.locator('#agent').selectOption('q-learning');
-  await page.locator('#episodes').fill('5000');
-  await page.locator('#seed').fill('1');
-  await page.locator('#start').click();
-  await expect(page.locator('#runs tbody tr .status').first()).toHaveText('finished', { timeout: 60_000 });
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
 }
 
 /** Points live mode at the stub with `model` and the test key. */
 async function useStub(page, model) {
-  await page.locator('#llm-provider').selectOption('custom');
-  await page.locator('#llm-base-url').fill(`${STUB}/v1`);
-  await page.locator('#llm-base-url').dispatchEvent('change');
-  await page.locator('#llm-model').fill(model);
-  await page.locator('#llm-model').dispatchEvent('change');
-  await page.locator('#llm-key').fill(KEY);
-  await page.locator('#llm-key').dispatchEvent('change');
+  await new Playground(page).useEndpoint(`${STUB}/v1`, model, KEY);
 }
 
 test('offline, a trained orchestrator policy drives the simulated LLM with Pyodide verdicts, and compares with the pipeline', async ({ page }) => {
   const errors = watchErrors(page);
   await trainOrchestrator(page);
   await expect(page.locator('#live-policy option').first()).toContainText('#1 orchestrator · q-learning');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   // Seed 003's learned policy: coder first, then the tester, whose verdict comes from Pyodide.
   const steps = page.locator('#live-steps li');
   await expect(steps.first().locator('strong')).toHaveText('coder');
@@ -56,7 +45,7 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
   const errors = watchErrors(page);
   await trainOrchestrator(page);
   await useStub(page, 'stub-coder');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-summary')).toContainText(/^success · return 10\.1 · agent calls 2 · LLM calls 1 · test runs 1 · tokens \d+ \(100 prompt/);
   await expect(page.locator('#live-stream')).toContainText('It handles every case.');
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
@@ -115,21 +104,21 @@ test('rate limits are retried after Retry-After; a refused key, malformed JSON a
   await expect(page.locator('#live-summary')).toContainText(/^success/, { timeout: 30_000 });
 
   await useStub(page, 'stub-401');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-status')).toContainText('HTTP 401: the API key is missing or wrong');
   await expect(page.locator('#live-timeline tr.error').first()).toContainText('[hidden]');
   expect(await page.locator('#live').innerText()).not.toContain(KEY);
 
   await useStub(page, 'stub-malformed');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-timeline tr.error').first()).toContainText('a streamed chunk is not JSON');
 
   await useStub(page, 'stub-nocode');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-timeline tr.error').first()).toContainText("the coder's reply has no Python code: I'm sorry");
 
   await useStub(page, 'no-such-model');
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-status')).toContainText('HTTP 404: unknown model "no-such-model"');
   // Chromium logs each refused request itself; anything else would be the page's fault.
   expect(errors.filter((e) => !e.startsWith('Failed to load resource: the server responded with a status of'))).toEqual([]);
@@ -170,14 +159,14 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(2);
   // The worker holds no agent after a reload: the orchestrator policy is loaded from its Q-table.
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-restored')).toHaveText("Run #1's policy was loaded from its stored checkpoint.");
   await expect(page.locator('#live-steps li').first().locator('strong')).toHaveText('coder');
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   // The executive DQN's network too; it generates, tests, debugs and stops on the simulated LLM.
   const dqnOption = page.locator('#live-policy option', { hasText: '#2 executive · dqn' });
   await page.locator('#live-policy').selectOption(await dqnOption.getAttribute('value'));
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-restored')).toHaveText("Run #2's policy was loaded from its stored checkpoint.");
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   const actions = await page.locator('#live-steps li strong').allTextContents();
@@ -198,7 +187,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await fresh.locator('#import-runs').setInputFiles(exported);
   await expect(fresh.locator('#runs tbody tr')).toHaveCount(2);
   await fresh.locator('#live-policy').selectOption({ index: 1 });
-  await playLiveEpisode(fresh);
+  await new Playground(fresh).playLive();
   await expect(fresh.locator('#live-restored')).toContainText('policy was loaded from its stored checkpoint.');
   await expect(fresh.locator('#live-summary')).toContainText(/^success/);
 
@@ -214,7 +203,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
     [3, "Run #4's stored checkpoint could not be used (the checkpoint's network is not base64: "],
   ]) {
     await fresh.locator('#live-policy').selectOption({ index });
-    await playLiveEpisode(fresh);
+    await new Playground(fresh).playLive();
     await expect(fresh.locator('#live-restored')).toContainText(expected);
     await expect(fresh.locator('#live-summary')).toContainText(/^success/);
   }

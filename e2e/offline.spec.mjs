@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Playground } from './helpers.mjs';
 
 const port = 8767;
 const url = `http://127.0.0.1:${port}/`;
@@ -45,10 +46,7 @@ test('after one visit the page trains and runs Python with the network off; a ne
     await context.setOffline(true);
     await page.reload();
     await expect(page.locator('#start')).toBeEnabled();
-    await page.locator('#env').selectOption('orchestrator');
-    await page.locator('#episodes').fill('300');
-    await page.locator('#start').click();
-    await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
+    await new Playground(page).train({ env: 'orchestrator', episodes: 300 });
     await page.locator('#editor-code').fill('def add(a, b):\n    return a + b\n');
     await page.locator('#editor-tests').fill('assert add(2, 2) == 4');
     await page.locator('#editor-run').click();

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { openPage, startRun, watchErrors } from './helpers.mjs';
+import { Playground, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 /** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
@@ -7,7 +7,7 @@ const REFERENCE = { env: 'orchestrator', agent: 'q-learning', episodes: 300, see
 
 /** Trains the reference run to the end; returns its row. */
 async function trainReference(page) {
-  const row = await startRun(page, REFERENCE);
+  const row = await new Playground(page).startRun(REFERENCE);
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   return row;
 }
@@ -35,7 +35,7 @@ const VERMILION = [213, 94, 0]; // second run's colour
 
 test('the page explains every environment and agent before any run, with sources', async ({ page }) => {
   const errors = watchErrors(page);
-  await openPage(page);
+  await new Playground(page).open();
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('RL for LLM code generation');
   for (const name of ['executive', 'planner', 'orchestrator', 'q-learning', 'thompson-sampling', 'q-thompson', 'dqn']) {
     await expect(page.locator('.cards li strong', { hasText: new RegExp(`^${name}$`) })).toBeVisible();
@@ -79,7 +79,7 @@ test('the page explains every environment and agent before any run, with sources
 });
 
 test('bad input gets a message naming the field, and no run starts', async ({ page }) => {
-  await openPage(page);
+  await new Playground(page).open();
   await page.locator('#episodes').fill('lots');
   await page.locator('#start').click();
   await expect(page.locator('#error')).toContainText("episodes must be a whole number between 1 and 1000000, got 'lots'");
@@ -100,8 +100,8 @@ test('bad input gets a message naming the field, and no run starts', async ({ pa
 
 test('orchestrator Q-learning: live plot, success above 90 %, coder → tester tree, policy views, CSV export', async ({ page }) => {
   const errors = watchErrors(page);
-  await openPage(page);
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await new Playground(page).open();
+  const row = await new Playground(page).startRun({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   expect(parseFloat(await row.locator('.success').textContent())).toBeGreaterThanOrEqual(90);
   expect(parseFloat(await page.locator('#final-success-last100').textContent())).toBeGreaterThanOrEqual(90);
@@ -165,8 +165,8 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
 
 test('pause, step, resume and stop a run; a second run overlays the first', async ({ page }) => {
   const errors = watchErrors(page);
-  await openPage(page);
-  const slow = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 100000, seed: 1 });
+  await new Playground(page).open();
+  const slow = await new Playground(page).startRun({ env: 'executive', agent: 'dqn', episodes: 100000, seed: 1 });
   await expect.poll(async () => parseInt(await slow.locator('.done').textContent())).toBeGreaterThan(20);
   // Progress streams in, but the row's buttons stay the same elements (a press is never lost).
   const pause = await slow.locator('.pause').elementHandle();
@@ -186,7 +186,7 @@ test('pause, step, resume and stop a run; a second run overlays the first', asyn
   await expect.poll(async () => parseInt(await slow.locator('.done').textContent())).toBeGreaterThan(paused + 5);
 
   // A second run trains alongside and is drawn in its own colour.
-  const second = await startRun(page, { env: 'executive', agent: 'q-learning', episodes: 2000, seed: 2 });
+  const second = await new Playground(page).startRun({ env: 'executive', agent: 'q-learning', episodes: 2000, seed: 2 });
   await expect(second.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   await expect.poll(() => pixelsNear(page, '#plot', VERMILION)).toBeGreaterThan(300);
   await expect.poll(() => pixelsNear(page, '#plot', BLUE)).toBeGreaterThan(100);
@@ -202,8 +202,8 @@ test('pause, step, resume and stop a run; a second run overlays the first', asyn
 
 test('a DQN executive run on NdArray reaches 99 % success over the last 100 and solves every task', async ({ page }) => {
   const errors = watchErrors(page);
-  await openPage(page);
-  const row = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 500, seed: 1 });
+  await new Playground(page).open();
+  const row = await new Playground(page).startRun({ env: 'executive', agent: 'dqn', episodes: 500, seed: 1 });
   const started = Date.now();
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 110_000 });
   console.log(`executive DQN, 500 episodes in the worker: ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -224,7 +224,7 @@ test('a DQN executive run on NdArray reaches 99 % success over the last 100 and 
 test('works on a phone-width screen and from the keyboard', async ({ page }) => {
   const errors = watchErrors(page);
   await page.setViewportSize({ width: 390, height: 844 });
-  await openPage(page);
+  await new Playground(page).open();
   // Keyboard only: focus the environment, choose the planner, tab to Train and press Enter.
   await page.locator('#env').focus();
   await page.keyboard.press('ArrowUp');
@@ -248,7 +248,7 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
 
 test('a share link trains the same run again, bit for bit, in a fresh browser context', async ({ page, browser }) => {
   const errors = watchErrors(page);
-  await openPage(page);
+  await new Playground(page).open();
   const row = await trainReference(page);
   await expect(page.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   await page.locator('#teacher summary').click();
@@ -311,14 +311,14 @@ test('a corrupted link names what was wrong and falls back to defaults', async (
 
 test('a run exported as JSON imports into a fresh browser with its plot, tree and results', async ({ page, browser }) => {
   const errors = watchErrors(page);
-  await openPage(page);
+  await new Playground(page).open();
   await trainReference(page);
   const download = page.waitForEvent('download');
   await page.locator('#export-json').click();
   const exported = await (await download).path();
 
   const { fresh, freshErrors } = await freshPage(browser);
-  await openPage(fresh);
+  await new Playground(fresh).open();
   await fresh.locator('#import-runs').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('[{"spec": 3}]') });
   await expect(fresh.locator('#error')).toContainText('broken.json is not a runs file exported by this page (line 1, column');
   await fresh.locator('#import-runs').setInputFiles(exported);
@@ -336,9 +336,9 @@ test('a run exported as JSON imports into a fresh browser with its plot, tree an
 
 test('a reload keeps every run and the form; an interrupted one resumes and trains exactly as without the reload', async ({ page }) => {
   const errors = watchErrors(page);
-  await openPage(page);
+  await new Playground(page).open();
   await trainReference(page);
-  const row = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
+  const row = await new Playground(page).startRun({ env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
   await expect.poll(async () => Number(await row.locator('.done').textContent()), { timeout: 60_000 }).toBeGreaterThan(60);
   await row.locator('.pause').click();
   await expect(row.locator('.status')).toHaveText('paused');
@@ -365,7 +365,7 @@ test('a reload keeps every run and the form; an interrupted one resumes and trai
   const resumed = await page.locator('#fingerprint').textContent();
 
   // The same spec trained without interruption gives the same records.
-  const again = await startRun(page, { env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
+  const again = await new Playground(page).startRun({ env: 'executive', agent: 'dqn', episodes: 300, seed: 3 });
   await expect(again.locator('.status')).toHaveText('finished', { timeout: 90_000 });
   await expect(page.locator('#fingerprint')).toHaveText(resumed);
   expect(errors).toEqual([]);

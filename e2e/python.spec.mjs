@@ -1,7 +1,7 @@
 // The Python pane and the executive environment on real Python, in Chromium: Pyodide served with
 // the page, the shared harness, the time limit, imports of task files.
 import { test, expect } from '@playwright/test';
-import { watchErrors } from './helpers.mjs';
+import { Playground, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/'; // the same build served without isolation headers
@@ -170,14 +170,9 @@ test('task files: a bad line is named and nothing is imported; good files import
 
 test('the executive environment on real Python reproduces the recorded verdicts and the same run', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
-  await expect(page.locator('#start')).toBeEnabled();
-  await page.locator('#env').selectOption('executive');
-  await page.locator('#agent').selectOption('q-learning');
-  await page.locator('#episodes').fill('300');
-  await page.locator('#seed').fill('4');
-  await page.locator('#start').click();
-  await expect(page.locator('#runs tbody tr').nth(0).locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'executive', agent: 'q-learning', episodes: 300, seed: 4 });
   const recorded = await page.locator('#fingerprint').textContent();
 
   await page.locator('#real-python').check();

@@ -5,6 +5,7 @@
 import { test, expect } from '@playwright/test';
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, TAMPERING, program } from './escapes.mjs';
+import { Playground } from './helpers.mjs';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/';
 const ADD_TESTS = 'assert add(1, 2) == 3\nassert add(0, 0) == 0';
@@ -106,21 +107,12 @@ test('a program that swallows the interrupt and clears the interrupt buffer stil
 test(`the same ${Object.keys(ESCAPES).length} escapes as an LLM's code in live mode: every episode ends, none reaches the network`, async ({ page }) => {
   test.setTimeout(600_000);
   const errors = watchPageErrors(page);
-  await page.goto(PLAIN_HOST);
-  await page.locator('#env').selectOption('orchestrator');
-  await page.locator('#agent').selectOption('q-learning');
-  await page.locator('#episodes').fill('5000');
-  await page.locator('#start').click();
-  await expect(page.locator('#runs tbody tr .status').first()).toHaveText('finished', { timeout: 60_000 });
-  await page.locator('#llm-provider').selectOption('custom');
-  await page.locator('#llm-base-url').fill('http://127.0.0.1:8790/v1');
-  await page.locator('#llm-base-url').dispatchEvent('change');
-  await page.locator('#live-task').selectOption('task2_incorrect');
+  const playground = new Playground(page);
+  await playground.open(PLAIN_HOST);
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000 });
   for (const name of Object.keys(ESCAPES)) {
-    await page.locator('#llm-model').fill(`stub-escape-${name}`);
-    await page.locator('#llm-model').dispatchEvent('change');
-    await page.locator('#live-go').click();
-    await expect(page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });
+    await playground.useEndpoint('http://127.0.0.1:8790/v1', `stub-escape-${name}`);
+    await playground.playLive();
     // The coder's program ran in Pyodide and got a verdict, and the episode did not succeed on it.
     await expect(page.locator('#live-steps .verdict').first()).toBeVisible();
     await expect(page.locator('#live-summary')).not.toContainText(/^success/);

@@ -2,7 +2,7 @@
 // reopens finished without stalling the page; a browser that refuses storage gets one plain message.
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { openPage, startRun, watchErrors } from './helpers.mjs';
+import { Playground, watchErrors } from './helpers.mjs';
 
 /** Records every main-thread task longer than 50 ms (the Long Tasks API), from page load on. */
 function watchLongTasks(page) {
@@ -24,10 +24,10 @@ test('a million-episode orchestrator run trains, is kept and reopens finished, w
   test.setTimeout(300_000);
   const errors = watchErrors(page);
   await watchLongTasks(page);
-  await openPage(page);
+  await new Playground(page).open();
   const since = await pageClock(page);
   const started = Date.now();
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 1_000_000, seed: 5 });
+  const row = await new Playground(page).startRun({ env: 'orchestrator', agent: 'q-learning', episodes: 1_000_000, seed: 5 });
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 240_000 });
   const trained = (Date.now() - started) / 1000;
   await expect(row.locator('.done')).toHaveText('1000000');
@@ -72,8 +72,8 @@ test('a browser that refuses storage gets one plain message, the run stays on th
       return put.apply(this, args);
     };
   });
-  await openPage(page);
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await new Playground(page).open();
+  const row = await new Playground(page).startRun({ env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   const message = 'This browser refused to keep run #1: its storage for this site is full. The run stays on this page '
     + 'until you close or reload it (export it as JSON to keep it); the runs kept before it are still kept.';
@@ -87,8 +87,8 @@ test('a browser that refuses storage gets one plain message, the run stays on th
 
 test('a run kept by the earlier storage format (one JSON value) comes back and is rewritten in chunks', async ({ page, browser }) => {
   const errors = watchErrors(page);
-  await openPage(page);
-  const row = await startRun(page, { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
+  await new Playground(page).open();
+  const row = await new Playground(page).startRun({ env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7 });
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   const download = page.waitForEvent('download');
   await page.locator('#export-json').click();
@@ -120,7 +120,7 @@ test('a run kept by the earlier storage format (one JSON value) comes back and i
     await kept.locator('.select').click();
     await expect(fresh.locator('#fingerprint')).toHaveText(reference);
   };
-  await openPage(fresh);
+  await new Playground(fresh).open();
   await check();
   await fresh.waitForTimeout(1_500); // the page keeps runs about once a second
   const stored = await fresh.evaluate(() => new Promise((resolve) => {

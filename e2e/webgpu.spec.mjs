@@ -2,7 +2,7 @@
 // implementation of the GPU, where the machine has no GPU). The other specs run with the GPU off, so
 // they check the page when WebGPU is unavailable (page.spec.mjs).
 import { test, expect } from '@playwright/test';
-import { playLiveEpisode, watchErrors } from './helpers.mjs';
+import { Playground, watchErrors } from './helpers.mjs';
 
 test.use({
   launchOptions: {
@@ -66,7 +66,7 @@ test('a DQN executive run on WebGPU trains in the nested worker, pauses, steps, 
   await page.waitForTimeout(1500); // the page saves about once a second
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(1);
-  await playLiveEpisode(page);
+  await new Playground(page).playLive();
   await expect(page.locator('#live-restored')).toHaveText("Run #1's policy was loaded from its stored checkpoint.");
   await expect(page.locator('#live-steps li').first().locator('strong')).toHaveText('generate');
   expect(errors).toEqual([]);

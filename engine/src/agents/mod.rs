@@ -149,10 +149,11 @@ pub fn random_legal(mask: ActionMask, n_actions: usize, rng: &mut RunRng) -> usi
     mask.legal().nth(k).expect("k is below the number of legal actions")
 }
 
-/// The agents a run can train.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The agents a run can train; the default is the page's first choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AgentId {
+    #[default]
     QLearning,
     ThompsonSampling,
     QThompson,
@@ -211,6 +212,11 @@ impl AgentId {
             ],
             _ => vec![default],
         }
+    }
+
+    /// Whether the agent learns a table of values per state and action (which links can carry).
+    pub fn has_value_table(self) -> bool {
+        !self.uses_backend()
     }
 
     /// Whether the agent learns a network on a compute backend the user picks (CPU or WebGPU).

@@ -160,8 +160,8 @@ pub trait Environment {
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)>;
 }
 
-/// The environments of the seed reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The environments of the seed reports; the default is the page's first choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EnvId {
     /// Seed 000 §3: generate / test / debug / search / stop on three HumanEval-style tasks.
@@ -169,6 +169,7 @@ pub enum EnvId {
     /// Seed 000 §7: planning / execution / integration / evaluation / stop.
     Planner,
     /// Seed 003: which of planner / coder / tester / debugger to call next.
+    #[default]
     Orchestrator,
 }
 

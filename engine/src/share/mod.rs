@@ -173,8 +173,8 @@ fn read_greedy(text: &str) -> Result<(f64, f64), String> {
 }
 
 fn read_table(text: &str, spec: &RunSpec) -> Result<Vec<(usize, Vec<f64>)>, String> {
-    if spec.agent.id() == AgentId::Dqn {
-        return Err("r.table: a DQN has no value table".into());
+    if !spec.agent.id().has_value_table() {
+        return Err(format!("r.table: a {} agent has no value table", spec.agent.id().name()));
     }
     let env = spec.env.make();
     let info = crate::env::Environment::info(&env);
@@ -199,7 +199,7 @@ fn read_table(text: &str, spec: &RunSpec) -> Result<Vec<(usize, Vec<f64>)>, Stri
 
 impl Default for ShareLink {
     fn default() -> Self {
-        let (env, agent) = (EnvId::Orchestrator, AgentId::QLearning);
+        let (env, agent) = (EnvId::default(), AgentId::default());
         Self::of(RunSpec::new(env, agent, 1, RunSpec::default_episodes(env, agent)))
     }
 }

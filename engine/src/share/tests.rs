@@ -126,8 +126,8 @@ fn results_ride_along_and_are_checked() {
 }
 
 fn any_spec() -> impl Strategy<Value = RunSpec> {
-    (0usize..3, 0usize..3, any::<u64>(), 1u32..=RunSpec::MAX_EPISODES, 0.0f64..=1.0, 0.0f64..=1.0).prop_map(
-        |(env, agent, seed, episodes, alpha, gamma)| {
+    (0..EnvId::ALL.len(), 0..AgentId::ALL.len(), any::<u64>(), 1u32..=RunSpec::MAX_EPISODES, 0.0f64..=1.0, 0.0f64..=1.0)
+        .prop_map(|(env, agent, seed, episodes, alpha, gamma)| {
             let env = EnvId::ALL[env];
             let mut spec = RunSpec::new(env, AgentId::ALL[agent], seed, episodes);
             if let AgentSpec::QLearning(p) = &mut spec.agent {
@@ -135,8 +135,7 @@ fn any_spec() -> impl Strategy<Value = RunSpec> {
                 p.gamma = gamma;
             }
             spec
-        },
-    )
+        })
 }
 
 proptest! {
