@@ -9,18 +9,33 @@ use crate::llm::ChatMessage;
 
 const DEFAULT_PROMPTS: &str = include_str!("../../tasks/prompts.json");
 
+/// The prompt ids, the one place they are written: the environments' call enums (and the
+/// searches) name their prompts with these, and `tasks/prompts.json` holds a template for each.
+pub mod id {
+    pub const EXECUTIVE_GENERATE: &str = "executive.generate";
+    pub const EXECUTIVE_DEBUG: &str = "executive.debug";
+    pub const EXECUTIVE_SEARCH: &str = "executive.search";
+    pub const ORCHESTRATOR_PLANNER: &str = "orchestrator.planner";
+    pub const ORCHESTRATOR_CODER: &str = "orchestrator.coder";
+    pub const ORCHESTRATOR_TESTER: &str = "orchestrator.tester";
+    pub const ORCHESTRATOR_DEBUGGER: &str = "orchestrator.debugger";
+    pub const GIF_MCTS_GENERATE: &str = "gif_mcts.generate";
+    pub const GIF_MCTS_IMPROVE: &str = "gif_mcts.improve";
+    pub const GIF_MCTS_FIX: &str = "gif_mcts.fix";
+}
+
 /// The placeholders each prompt may use (by prompt id).
 const SLOTS: &[(&str, &[&str])] = &[
-    ("executive.generate", &["task"]),
-    ("executive.debug", &["task", "code", "feedback", "hints"]),
-    ("executive.search", &["task", "code", "feedback"]),
-    ("orchestrator.planner", &["task"]),
-    ("orchestrator.coder", &["task", "plan"]),
-    ("orchestrator.tester", &["task", "code", "feedback"]),
-    ("orchestrator.debugger", &["task", "code", "feedback"]),
-    ("gif_mcts.generate", &["task", "code"]),
-    ("gif_mcts.improve", &["task", "code", "input", "expected", "actual"]),
-    ("gif_mcts.fix", &["task", "code", "error"]),
+    (id::EXECUTIVE_GENERATE, &["task"]),
+    (id::EXECUTIVE_DEBUG, &["task", "code", "feedback", "hints"]),
+    (id::EXECUTIVE_SEARCH, &["task", "code", "feedback"]),
+    (id::ORCHESTRATOR_PLANNER, &["task"]),
+    (id::ORCHESTRATOR_CODER, &["task", "plan"]),
+    (id::ORCHESTRATOR_TESTER, &["task", "code", "feedback"]),
+    (id::ORCHESTRATOR_DEBUGGER, &["task", "code", "feedback"]),
+    (id::GIF_MCTS_GENERATE, &["task", "code"]),
+    (id::GIF_MCTS_IMPROVE, &["task", "code", "input", "expected", "actual"]),
+    (id::GIF_MCTS_FIX, &["task", "code", "error"]),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -84,8 +84,7 @@ impl LiveTask {
 /// An LLM call an action makes: its prompt, who makes it, and what its reply is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallSpec {
-    /// The prompt's id in the prompt set; the environments' call enums are the only place these
-    /// strings are written.
+    /// The prompt's id in the prompt set (one of [`crate::prompts::id`]).
     pub prompt_id: &'static str,
     /// The agent making the call (the blackboard's sender).
     pub agent: &'static str,

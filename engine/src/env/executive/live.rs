@@ -6,6 +6,7 @@ use super::{ACTION_NAMES, DEBUG, ExecutiveFlags, ExecutiveOutcome, ExecutiveRewa
 use crate::RunRng;
 use crate::env::Observation;
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, fenced};
+use crate::prompts::id;
 
 /// The executive's LLM calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,9 +19,9 @@ pub enum ExecutiveCall {
 impl ExecutiveCall {
     pub fn spec(self) -> CallSpec {
         match self {
-            Self::Generate => CallSpec { prompt_id: "executive.generate", agent: "generator", answer: Answer::Code },
-            Self::Debug => CallSpec { prompt_id: "executive.debug", agent: "debugger", answer: Answer::Code },
-            Self::Search => CallSpec { prompt_id: "executive.search", agent: "searcher", answer: Answer::Hints },
+            Self::Generate => CallSpec { prompt_id: id::EXECUTIVE_GENERATE, agent: "generator", answer: Answer::Code },
+            Self::Debug => CallSpec { prompt_id: id::EXECUTIVE_DEBUG, agent: "debugger", answer: Answer::Code },
+            Self::Search => CallSpec { prompt_id: id::EXECUTIVE_SEARCH, agent: "searcher", answer: Answer::Hints },
         }
     }
 }

@@ -11,6 +11,7 @@ use super::{
 use crate::RunRng;
 use crate::env::Observation;
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, fenced};
+use crate::prompts::id;
 
 /// The orchestrator's LLM calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,12 +26,14 @@ pub enum OrchestratorCall {
 impl OrchestratorCall {
     pub fn spec(self) -> CallSpec {
         match self {
-            Self::Planner => CallSpec { prompt_id: "orchestrator.planner", agent: "planner", answer: Answer::Plan },
-            Self::Coder => CallSpec { prompt_id: "orchestrator.coder", agent: "coder", answer: Answer::Code },
+            Self::Planner => CallSpec { prompt_id: id::ORCHESTRATOR_PLANNER, agent: "planner", answer: Answer::Plan },
+            Self::Coder => CallSpec { prompt_id: id::ORCHESTRATOR_CODER, agent: "coder", answer: Answer::Code },
             Self::TesterAnalysis => {
-                CallSpec { prompt_id: "orchestrator.tester", agent: "tester", answer: Answer::Analysis }
+                CallSpec { prompt_id: id::ORCHESTRATOR_TESTER, agent: "tester", answer: Answer::Analysis }
             }
-            Self::Debugger => CallSpec { prompt_id: "orchestrator.debugger", agent: "debugger", answer: Answer::Code },
+            Self::Debugger => {
+                CallSpec { prompt_id: id::ORCHESTRATOR_DEBUGGER, agent: "debugger", answer: Answer::Code }
+            }
         }
     }
 }
