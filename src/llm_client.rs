@@ -74,12 +74,6 @@ pub async fn chat(
     cancel: &CancelToken,
     on_event: &mut dyn FnMut(ClientEvent),
 ) -> Result<(String, Usage), LlmFailure> {
-    let hide = |mut failure: LlmFailure| {
-        if !api_key.is_empty() {
-            failure.message = failure.message.replace(api_key, "[hidden]");
-        }
-        failure
-    };
     settings.validate().map_err(|m| LlmFailure::new(FailureKind::BadRequest, m))?;
     let mut attempt = 0;
     loop {
@@ -92,7 +86,7 @@ pub async fn chat(
                 let usage = usage.unwrap_or_else(|| Usage::estimate(messages, &text));
                 return Ok((text, usage));
             }
-            Err((failure, retry_after)) => (hide(failure), retry_after),
+            Err((failure, retry_after)) => (failure.hiding(api_key), retry_after),
         };
         if !failure.kind.is_retryable() || attempt >= settings.max_retries || cancel.is_cancelled() {
             return Err(if cancel.is_cancelled() { cancelled() } else { failure });

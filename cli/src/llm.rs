@@ -22,12 +22,6 @@ pub fn chat(
     messages: &[ChatMessage],
     on_text: &mut dyn FnMut(&str),
 ) -> Result<(String, Usage), LlmFailure> {
-    let hide = |mut failure: LlmFailure| {
-        if !api_key.is_empty() {
-            failure.message = failure.message.replace(api_key, "[hidden]");
-        }
-        failure
-    };
     settings.validate().map_err(|m| LlmFailure::new(FailureKind::BadRequest, m))?;
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(settings.timeout_s.into())))
@@ -41,7 +35,7 @@ pub fn chat(
                 let usage = usage.unwrap_or_else(|| Usage::estimate(messages, &text));
                 return Ok((text, usage));
             }
-            Err((failure, retry_after)) => (hide(failure), retry_after),
+            Err((failure, retry_after)) => (failure.hiding(api_key), retry_after),
         };
         if !failure.kind.is_retryable() || attempt >= settings.max_retries {
             return Err(failure);

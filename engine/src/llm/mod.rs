@@ -266,6 +266,15 @@ impl LlmFailure {
         Self { kind, message: message.into() }
     }
 
+    /// The failure with the API key masked wherever its message quotes it (a server may echo the
+    /// request, or the client's error may name it).
+    pub fn hiding(mut self, api_key: &str) -> Self {
+        if !api_key.is_empty() {
+            self.message = self.message.replace(api_key, "[hidden]");
+        }
+        self
+    }
+
     /// A fetch that got no response at all.
     pub fn network(settings: &ProviderSettings, detail: &str) -> Self {
         Self::new(

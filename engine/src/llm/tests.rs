@@ -66,6 +66,13 @@ fn malformed_and_empty_replies_are_named() {
 }
 
 #[test]
+fn a_failure_that_quotes_the_key_is_masked() {
+    let failure = LlmFailure::new(FailureKind::Network, "could not reach https://x/?key=abc-123 (abc-123)");
+    assert_eq!(failure.hiding("abc-123").message, "could not reach https://x/?key=[hidden] ([hidden])");
+    assert_eq!(LlmFailure::new(FailureKind::Network, "no key").hiding("").message, "no key");
+}
+
+#[test]
 fn statuses_become_actionable_messages_without_the_key() {
     let settings = ProviderSettings::default();
     let quoted = "{\"error\":{\"message\":\"Incorrect API key provided: sk-abc123def456ghi789jkl. You can find your key at ...\"}}";
