@@ -1,20 +1,11 @@
 //! The `rlcg` command-line contract: names, JSON last lines, record files and exit codes.
 
-use std::process::{Command, Output};
+mod common;
 
 use cli::python::NativePython;
+use common::{last_json_line, rlcg};
 use engine::python::ProgramRequest;
 use serde_json::Value;
-
-fn rlcg(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rlcg")).args(args).output().expect("rlcg runs")
-}
-
-fn last_json_line(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let last = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {stdout}"))
-}
 
 #[test]
 fn train_json_has_the_contract_fields() {

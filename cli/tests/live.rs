@@ -1,29 +1,14 @@
 //! `rlcg live`: the page's live mode on the command line, offline and against the e2e suite's
 //! OpenAI-compatible stub server (node e2e/llm-stub.mjs).
 
+mod common;
+
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-fn rlcg(args: &[&str], api_key: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_rlcg"));
-    command.args(args).env_remove("RLCG_API_KEY");
-    if let Some(key) = api_key {
-        command.env("RLCG_API_KEY", key);
-    }
-    command.output().expect("rlcg runs")
-}
-
-fn last_json_line(output: &Output) -> Value {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let last = stdout.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|e| {
-        panic!("last line is not JSON ({e}): {stdout}\nstderr: {}", String::from_utf8_lossy(&output.stderr))
-    })
-}
+use common::{last_json_line, rlcg, rlcg_command};
 
 /// The stub server on a free port, stopped when dropped.
 struct Stub {
@@ -58,7 +43,7 @@ impl Drop for Stub {
 
 #[test]
 fn a_trained_orchestrator_policy_solves_a_task_offline_with_the_pages_summary_fields() {
-    let output = rlcg(&["live", "--env", "orchestrator", "--llm", "simulated", "--seed", "1", "--json"], None);
+    let output = rlcg(&["live", "--env", "orchestrator", "--llm", "simulated", "--seed", "1", "--json"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = last_json_line(&output);
     for field in [
@@ -109,7 +94,7 @@ fn the_fixed_pipeline_drives_the_stub_server_and_passes_real_tests() {
         "stub-coder",
         "--json",
     ];
-    let output = rlcg(&args, None);
+    let output = rlcg(&args);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = last_json_line(&output);
     assert_eq!(report["success"], true, "{report}");
@@ -138,7 +123,7 @@ fn a_refused_key_ends_the_episode_with_the_key_hidden() {
         "stub-401",
         "--json",
     ];
-    let output = rlcg(&args, Some(key));
+    let output = rlcg_command(&args).env("RLCG_API_KEY", key).output().expect("rlcg runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let report = last_json_line(&output);
     assert_eq!(report["success"], false);
@@ -151,13 +136,13 @@ fn a_refused_key_ends_the_episode_with_the_key_hidden() {
 
 #[test]
 fn bad_live_arguments_exit_2_naming_the_choices() {
-    let output = rlcg(&["live", "--env", "planner", "--pipeline"], None);
+    let output = rlcg(&["live", "--env", "planner", "--pipeline"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("live mode drives executive or orchestrator policies"));
-    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--task", "nope"], None);
+    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--task", "nope"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("valid: task1_correct, task2_incorrect, task3_search"));
-    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--llm", "openai"], None);
+    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--llm", "openai"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("needs an API key: set RLCG_API_KEY"));
 }
