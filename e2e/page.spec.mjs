@@ -289,6 +289,32 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   expect(freshErrors).toEqual([]);
 });
 
+test('environment parameters: a link sets them, the form checks them, and the run and its share link carry them', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./#v=1&env=orchestrator&agent=q-learning&seed=3&episodes=200&e.reward_success=20&e.coder_success_without_plan=1');
+  await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
+  await page.locator('#env-params summary').click();
+  await expect(page.locator('#env-param-reward_success')).toHaveValue('20.0');
+  await expect(page.locator('#env-param-coder_success_without_plan')).toHaveValue('1.0');
+  await expect(page.locator('label[for=env-param-planner_success] + input + small')).toHaveText('Probability that the planner produces a usable plan.');
+  // Its greedy policy (coder → tester) earns 20 per solved task, not the seed's 10.
+  expect(Number(await page.locator('#greedy-mean-return').textContent())).toBeGreaterThan(15);
+  const row = page.locator('#runs tbody tr').first();
+  await row.locator('.share').click();
+  const url = await page.locator('#share-link').inputValue();
+  expect(url).toContain('&e.coder_success_without_plan=1.0&e.reward_success=20.0');
+  // Out of range is named, and no run starts.
+  await page.locator('#env-param-planner_success').fill('2');
+  await page.locator('#start').click();
+  await expect(page.locator('#error')).toContainText('planner_success must be between 0 and 1, got 2');
+  await expect(page.locator('#runs tbody tr')).toHaveCount(1);
+  // Another environment starts from its own defaults.
+  await page.locator('#env').selectOption('executive');
+  await expect(page.locator('#env-param-stop_success')).toHaveValue('30.0');
+  await expect(page.locator('#env-param-planner_success')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('a corrupted link names what was wrong and falls back to defaults', async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto('./#v=1&env=moon&agent=dqn&episodes=lots&p.learning_rate=7&p.hidden=64%2C');

@@ -1,12 +1,12 @@
-//! The run form: environment, agent, hyperparameters (explained, validated when a run starts),
-//! seed, episode budget and backend.
+//! The run form: environment and its parameters, agent and its hyperparameters (explained,
+//! validated when a run starts), seed, episode budget and backend.
 
 use engine::device::Backend;
 use engine::share::{Control, ShareLink};
 use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use engine::params::{self, Field, Kind};
+use engine::params::{self, Field, Kind, Parameters};
 
 /// The agent's preset named `preset` for `env` (its first, the default, when it has no such one).
 fn template(env: EnvId, agent: AgentId, preset: &str) -> AgentSpec {
@@ -35,18 +35,20 @@ pub fn Controls(
     on_error: Callback<Option<String>>,
 ) -> impl IntoView {
     let first = initial.spec;
-    let env = RwSignal::new(first.env);
+    let env = RwSignal::new(first.env.id());
     let agent = RwSignal::new(first.agent.id());
     let preset = RwSignal::new(String::new());
     let template = Memo::new(move |_| preset.with(|p| template(env.get(), agent.get(), p)));
     let presets = Memo::new(move |_| agent.get().presets(env.get()));
     let fields = Memo::new(move |_| params::fields(&template.get().params_schema()));
-    let first_params = serde_json::to_value(&first.agent).expect("agent specs serialise");
-    let texts = RwSignal::new(fields.get_untracked().iter().map(|f| f.text(&first_params)).collect::<Vec<_>>());
+    let texts = RwSignal::new(params::texts(&first.agent, &fields.get_untracked()));
+    let env_template = Memo::new(move |_| env.get().default_spec());
+    let env_fields = Memo::new(move |_| params::fields(&env_template.get().params_schema()));
+    let env_texts = RwSignal::new(params::texts(&first.env, &env_fields.get_untracked()));
     let episodes = RwSignal::new(first.episodes.to_string());
     let seed = RwSignal::new(first.seed.to_string());
     let backend = RwSignal::new(first.backend);
-    let real_python = RwSignal::new(false);
+    let real_python = RwSignal::new(first.env.measured_verdicts().is_some());
     // As bit sets, so the closures are `Copy` and every control can ask.
     let set = |list: &[Control]| list.iter().fold(0u8, |bits, &c| bits | 1 << c as u8);
     let (hidden_bits, locked_bits) = (set(&initial.hidden), set(&initial.locked));
@@ -56,10 +58,15 @@ pub fn Controls(
     // A new environment, agent or configuration starts from its defaults (not on the first run:
     // the form starts from the link's values).
     Effect::new(move |first_run: Option<()>| {
-        let value = serde_json::to_value(template.get()).expect("agent specs serialise");
-        let defaults = fields.get().iter().map(|f| f.text(&value)).collect();
+        let defaults = params::texts(&template.get(), &fields.get());
         if first_run.is_some() {
             texts.set(defaults);
+        }
+    });
+    Effect::new(move |first_run: Option<()>| {
+        let defaults = params::texts(&env_template.get(), &env_fields.get());
+        if first_run.is_some() {
+            env_texts.set(defaults);
         }
     });
     let reset_episodes =
@@ -76,56 +83,19 @@ pub fn Controls(
             let seed = parse_whole::<u64>("seed", &seed.get_untracked(), &format!("from 0 to {}", u64::MAX))?;
             let agent_spec =
                 texts.with_untracked(|t| params::build(&template.get_untracked(), &fields.get_untracked(), t))?;
-            let spec = RunSpec {
-                env: env.get_untracked(),
-                agent: agent_spec,
-                seed,
-                episodes,
-                backend: backend.get_untracked(),
-            };
+            let env_spec = env_texts
+                .with_untracked(|t| params::build(&env_template.get_untracked(), &env_fields.get_untracked(), t))?;
+            let spec = RunSpec { env: env_spec, agent: agent_spec, seed, episodes, backend: backend.get_untracked() };
             spec.validate()?;
             Ok::<_, String>(spec)
         })();
         match spec {
             Ok(spec) => {
                 on_error.run(None);
-                let python = real_python.get_untracked() && spec.env.measures_verdicts();
+                let python = real_python.get_untracked() && spec.env.id().measures_verdicts();
                 on_start.run((spec, python));
             }
             Err(problem) => on_error.run(Some(problem)),
-        }
-    };
-
-    let field_view = move |(index, field): (usize, Field)| {
-        let id = format!("param-{}", field.name().replace('.', "-"));
-        let value = move || texts.with(|t| t.get(index).cloned().unwrap_or_default());
-        let set = move |text: String| {
-            texts.update(|t| {
-                if let Some(slot) = t.get_mut(index) {
-                    *slot = text
-                }
-            })
-        };
-        let input = if field.kind == Kind::Bool {
-            view! {
-                <input type="checkbox" id=id.clone() prop:checked=move || value() == "true"
-                    on:change=move |ev| set(event_target_checked(&ev).to_string()) />
-            }
-            .into_any()
-        } else {
-            let mode = if field.kind == Kind::Number { "decimal" } else { "numeric" };
-            view! {
-                <input id=id.clone() inputmode=mode autocomplete="off" prop:value=value
-                    on:input=move |ev| set(event_target_value(&ev)) />
-            }
-            .into_any()
-        };
-        view! {
-            <div class="param">
-                <label for=id>{field.name()}</label>
-                {input}
-                <small>{field.description.clone()}</small>
-            </div>
         }
     };
 
@@ -136,7 +106,7 @@ pub fn Controls(
                     <select id="env" disabled=locked(Control::Env) on:change=move |ev| {
                         if let Ok(e) = EnvId::parse(&event_target_value(&ev)) { env.set(e); reset_episodes() }
                     }>
-                        {EnvId::ALL.iter().map(|e| view! { <option value=e.name() selected=*e == first.env>{e.name()}</option> }).collect_view()}
+                        {EnvId::ALL.iter().map(|e| view! { <option value=e.name() selected=*e == first.env.id()>{e.name()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label hidden=hidden(Control::Agent)>"Agent "
@@ -194,20 +164,75 @@ pub fn Controls(
                     Some(Err(why)) => format!("WebGPU is unavailable here: {why}. The CPU backend trains every agent."),
                 }}
             </p>
-            <label class="inline" hidden=move || !env.get().measures_verdicts()>
+            <label class="inline" hidden=move || !env.get().measures_verdicts() || hidden(Control::EnvParams)>
                 <input type="checkbox" id="real-python" prop:checked=real_python on:change=move |ev| real_python.set(event_target_checked(&ev)) />
                 "Test actions run the code in Python (Pyodide) instead of using the recorded verdicts"
             </label>
-            <details id="hyperparameters" hidden=hidden(Control::Hyperparameters)>
-                <summary>"Hyperparameters (defaults from the seed)"</summary>
-                <fieldset class="params" disabled=locked(Control::Hyperparameters)>
-                    <legend class="visually-hidden">"Hyperparameters"</legend>
-                    {move || fields.get().into_iter().enumerate().map(field_view).collect_view()}
-                </fieldset>
-            </details>
+            <ParamFields id="hyperparameters" title="Hyperparameters" defaults="defaults from the seed" id_prefix="param"
+                fields=fields texts=texts hidden=hidden(Control::Hyperparameters) locked=locked(Control::Hyperparameters) />
+            <ParamFields id="env-params" title="Environment parameters" defaults="rewards and odds from the seed" id_prefix="env-param"
+                fields=env_fields texts=env_texts hidden=hidden(Control::EnvParams) locked=locked(Control::EnvParams) />
             <button id="start" type="submit" disabled=move || !ready.get()>
                 {move || if ready.get() { "Train" } else { "Loading the training worker…" }}
             </button>
         </form>
+    }
+}
+
+/// A folded section with one input per parameter field, explained by its doc comment; `texts`
+/// holds what is typed.
+#[component]
+fn ParamFields(
+    id: &'static str,
+    title: &'static str,
+    /// Where the defaults come from, in words.
+    defaults: &'static str,
+    /// Prefix of the inputs' element ids.
+    id_prefix: &'static str,
+    fields: Memo<Vec<Field>>,
+    texts: RwSignal<Vec<String>>,
+    hidden: bool,
+    locked: bool,
+) -> impl IntoView {
+    let field_view = move |(index, field): (usize, Field)| {
+        let id = format!("{id_prefix}-{}", field.name().replace('.', "-"));
+        let value = move || texts.with(|t| t.get(index).cloned().unwrap_or_default());
+        let set = move |text: String| {
+            texts.update(|t| {
+                if let Some(slot) = t.get_mut(index) {
+                    *slot = text
+                }
+            })
+        };
+        let input = if field.kind == Kind::Bool {
+            view! {
+                <input type="checkbox" id=id.clone() prop:checked=move || value() == "true"
+                    on:change=move |ev| set(event_target_checked(&ev).to_string()) />
+            }
+            .into_any()
+        } else {
+            let mode = if field.kind == Kind::Number { "decimal" } else { "numeric" };
+            view! {
+                <input id=id.clone() inputmode=mode autocomplete="off" prop:value=value
+                    on:input=move |ev| set(event_target_value(&ev)) />
+            }
+            .into_any()
+        };
+        view! {
+            <div class="param">
+                <label for=id>{field.name()}</label>
+                {input}
+                <small>{field.description.clone()}</small>
+            </div>
+        }
+    };
+    view! {
+        <details id=id hidden=hidden>
+            <summary>{format!("{title} ({defaults})")}</summary>
+            <fieldset class="params" disabled=locked>
+                <legend class="visually-hidden">{title}</legend>
+                {move || fields.get().into_iter().enumerate().map(field_view).collect_view()}
+            </fieldset>
+        </details>
     }
 }

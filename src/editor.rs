@@ -3,9 +3,9 @@
 //! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported from HumanEval
 //! JSONL and APPS JSON files, which are kept in the browser's IndexedDB.
 
+use engine::EnvId;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use engine::task_import::{ImportedTask, parse_task_file};
-use engine::tasks::{executive_programs, planner_programs};
 use leptos::prelude::*;
 
 use crate::persist;
@@ -21,11 +21,11 @@ struct Example {
 }
 
 fn bundled_examples() -> Vec<Example> {
-    executive_programs()
+    EnvId::ALL
         .into_iter()
-        .chain(planner_programs())
-        .map(|p| Example {
-            label: format!("seed 000 · {} · {} code", p.task_id, p.variant),
+        .flat_map(|env| env.bundled_programs().into_iter().map(move |p| (env.source().replace('-', " "), p)))
+        .map(|(source, p)| Example {
+            label: format!("{source} · {} · {} code", p.task_id, p.variant),
             code: p.code,
             tests: p.tests.into_iter().map(TestCase::Statement).collect(),
         })

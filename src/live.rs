@@ -7,6 +7,7 @@
 
 use engine::EnvId;
 use engine::effects::{BlackboardMessage, LiveState};
+use engine::env::EnvSpec;
 use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask};
 use engine::run::Restoration;
 use engine::task_import::ImportedTask;
@@ -54,6 +55,13 @@ impl Choice {
             Choice::Run(_, env) | Choice::Pipeline(env) => env,
         }
     }
+
+    fn run(self) -> Option<u32> {
+        match self {
+            Choice::Run(id, _) => Some(id),
+            Choice::Pipeline(_) => None,
+        }
+    }
 }
 
 /// One finished live episode, for the comparison table.
@@ -95,9 +103,9 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
     let choices = Memo::new(move |_| {
         let mut choices: Vec<(Choice, String)> = runs.with(|runs| {
             runs.iter()
-                .filter(|r| r.spec.env.live_rules().is_some())
+                .filter(|r| r.spec.env.id().has_live_mode())
                 .filter(|r| matches!(r.status, Status::Finished | Status::Paused | Status::Interrupted))
-                .map(|r| (Choice::Run(r.id, r.spec.env), format!("{} (trained policy)", r.label())))
+                .map(|r| (Choice::Run(r.id, r.spec.env.id()), format!("{} (trained policy)", r.label())))
                 .collect()
         });
         for env in EnvId::ALL {
@@ -113,7 +121,13 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
         all.iter().find(|(c, _)| c.value() == value).or(all.first()).map(|(c, label)| (*c, label.clone()))
     };
 
-    let play = move |choice: Choice, label: String| {
+    // The environment's parameters: a trained run's, whose rewards its policy learned (the fixed
+    // pipeline compared with it follows them too), or the seed's.
+    let env_spec = move |choice: Choice| {
+        let of_run = |id| runs.with_untracked(|runs| runs.iter().find(|r| r.id == id).map(|r| r.spec.env.clone()));
+        choice.run().and_then(of_run).unwrap_or_else(|| choice.env().default_spec())
+    };
+    let play = move |choice: Choice, label: String, env: EnvSpec| {
         let all = tasks();
         let wanted = task_id.get_untracked();
         let Some(task) = all.iter().find(|t| t.id == wanted).or(all.first()).cloned() else {
@@ -126,7 +140,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
             Err(message) => return problem.set(Some(message)),
         };
         let prompts = llm_choice.prompts.get_untracked();
-        let mut episode = match LiveEpisode::new(choice.env(), driver, task.clone(), prompts) {
+        let mut episode = match LiveEpisode::new(&env, driver, task.clone(), prompts) {
             Ok(episode) => episode,
             Err(message) => return problem.set(Some(message)),
         };
@@ -186,7 +200,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
     };
     let go = move |_| {
         if let Some((choice, label)) = chosen() {
-            play(choice, label);
+            play(choice, label, env_spec(choice));
         }
     };
     let compare = move |_| {
@@ -194,7 +208,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
             let pipeline = Choice::Pipeline(choice.env());
             let label =
                 choices.get_untracked().into_iter().find(|(c, _)| *c == pipeline).map(|(_, l)| l).unwrap_or_default();
-            play(pipeline, label);
+            play(pipeline, label, env_spec(choice));
         }
     };
 

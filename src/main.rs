@@ -24,13 +24,13 @@ mod tree_view;
 mod upload;
 mod worker_bridge;
 
-use engine::RunSpec;
+use engine::env::tasks::{BundledProgram, MeasuredVerdict};
 use engine::protocol::{FromWorker, ToWorker};
 use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::run::Resume;
 use engine::share::{Control, ShareLink, SharedResults};
 use engine::task_import::ImportedTask;
-use engine::tasks::{BundledProgram, MeasuredVerdict, executive_programs};
+use engine::{EnvId, RunSpec};
 use leptos::prelude::*;
 use std::collections::HashMap;
 use wasm_bindgen::prelude::*;
@@ -116,30 +116,36 @@ fn App() -> impl IntoView {
         }
     });
     let python_note = RwSignal::new(None::<String>);
-    let start_run = move |spec: RunSpec, measured_verdicts: Option<Vec<MeasuredVerdict>>| {
+    let start_run = move |spec: RunSpec| {
         let id = next_id.get_value();
         next_id.set_value(id + 1);
         runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         selected.set(Some(id));
-        send(ToWorker::Start { run_id: id, spec, measured_verdicts, resume: None });
+        send(ToWorker::Start { run_id: id, spec, resume: None });
     };
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
         persist::save_form(ShareLink::of(spec.clone()).encode());
         if real_python {
-            python_note.set(Some("Running every program of the executive tasks in Python…".into()));
+            let env = spec.env.id();
+            python_note.set(Some(format!("Running every program of the {} tasks in Python…", env.name())));
             let python = python.get_value();
-            measure_executive_verdicts(&python, move |measured| match measured {
-                Ok((measured, note)) => {
-                    python_note.set(Some(note));
-                    start_run(spec.clone(), Some(measured));
-                }
-                Err(problem) => {
-                    python_note.set(None);
-                    error.set(Some(format!("The run did not start: {problem}")));
+            measure_verdicts(&python, env, move |measured| {
+                let mut spec = spec.clone();
+                match measured
+                    .and_then(|(measured, note)| spec.env.set_measured_verdicts(Some(measured)).map(|()| note))
+                {
+                    Ok(note) => {
+                        python_note.set(Some(note));
+                        start_run(spec);
+                    }
+                    Err(problem) => {
+                        python_note.set(None);
+                        error.set(Some(format!("The run did not start: {problem}")));
+                    }
                 }
             });
         } else {
-            start_run(spec, None);
+            start_run(spec);
         }
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
@@ -231,7 +237,7 @@ fn App() -> impl IntoView {
                 run.status = Status::Training;
             }
         });
-        send(ToWorker::Start { run_id: id, spec, measured_verdicts: None, resume: Some(resume) });
+        send(ToWorker::Start { run_id: id, spec, resume: Some(resume) });
     });
 
     // Runs read back from an exported JSON file join the table, with fresh ids.
@@ -299,13 +305,16 @@ fn App() -> impl IntoView {
     }
 }
 
-/// Runs every code variant of the executive tasks in Python; hands back the measured verdicts and a
-/// note comparing them with the recorded ones, or why Python could not measure them.
-fn measure_executive_verdicts(
+/// Runs every program whose recorded verdict `env`'s test actions use in Python; hands back the
+/// measured verdicts and a note comparing them with the recorded ones, or why Python could not
+/// measure them.
+fn measure_verdicts(
     python: &Python,
+    env: EnvId,
     done: impl FnOnce(Result<(Vec<MeasuredVerdict>, String), String>) + 'static,
 ) {
-    let programs = executive_programs();
+    let programs = env.measured_programs();
+    let tasks = format!("the {} tasks", env.name());
     let requests = programs.iter().map(BundledProgram::request).collect();
     python.run_all(requests, DEFAULT_TIME_LIMIT_MS, move |results| {
         let verdicts: Result<Vec<_>, String> = results.into_iter().map(|r| r.map(|v| v.verdict())).collect();
@@ -318,9 +327,9 @@ fn measure_executive_verdicts(
                 .map(|(p, _)| format!("{} / {}", p.task_id, p.variant))
                 .collect();
             let note = if differing.is_empty() {
-                format!("Pyodide ran the {total} programs of the executive tasks: all {total} verdicts equal the recorded ones.")
+                format!("Pyodide ran the {total} programs of {tasks}: all {total} verdicts equal the recorded ones.")
             } else {
-                format!("Pyodide ran the {total} programs of the executive tasks; these differ from the recorded verdicts, and the run uses Python's: {}.", differing.join(", "))
+                format!("Pyodide ran the {total} programs of {tasks}; these differ from the recorded verdicts, and the run uses Python's: {}.", differing.join(", "))
             };
             (programs.iter().zip(verdicts).map(|(p, v)| p.measured(v)).collect(), note)
         }));

@@ -87,7 +87,13 @@ impl RunData {
     }
 
     pub fn label(&self) -> String {
-        format!("#{} {} · {} · seed {}", self.id, self.spec.env.name(), self.spec.agent.id().name(), self.spec.seed)
+        format!(
+            "#{} {} · {} · seed {}",
+            self.id,
+            self.spec.env.id().name(),
+            self.spec.agent.id().name(),
+            self.spec.seed
+        )
     }
 
     pub fn add(&mut self, records: Vec<EpisodeRecord>) {
@@ -224,7 +230,7 @@ pub fn metrics_csv(runs: &[&RunData]) -> String {
     let mut csv = String::from(CSV_HEADER);
     csv.push('\n');
     for run in runs {
-        let names = run.spec.env.action_names();
+        let names = run.spec.env.id().action_names();
         for r in &run.records {
             let o = &r.outcome;
             let actions: Vec<&str> =
@@ -232,7 +238,7 @@ pub fn metrics_csv(runs: &[&RunData]) -> String {
             csv.push_str(&format!(
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                 run.id,
-                run.spec.env.name(),
+                run.spec.env.id().name(),
                 run.spec.agent.id().name(),
                 run.spec.seed,
                 r.episode,
@@ -371,7 +377,8 @@ mod tests {
         let run = trained(20);
         let json: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 20);
-        assert_eq!(json[0]["spec"]["env"], "orchestrator");
+        assert_eq!(json[0]["spec"]["env"]["kind"], "orchestrator");
+        assert_eq!(json[0]["spec"]["env"]["reward_success"], 10.0, "the environment's parameters are exported");
     }
 
     #[test]
@@ -386,6 +393,12 @@ mod tests {
         assert_eq!(back.status, Status::Interrupted, "no results were exported for this run");
         assert_eq!(back.tree.nodes().len(), run.tree.nodes().len());
         assert_eq!(back.tree.node(0).visits, 300);
+
+        // An export from before environment parameters names the environment alone.
+        let mut old: serde_json::Value = serde_json::from_str(&text).unwrap();
+        old[0]["spec"]["env"] = "orchestrator".into();
+        let imported = parse_runs_json("old.json", &old.to_string()).unwrap();
+        assert_eq!(RunData::imported(10, imported.into_iter().next().unwrap()).spec, run.spec);
     }
 
     #[test]

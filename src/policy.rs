@@ -60,7 +60,7 @@ fn results_view(spec: &RunSpec, finished: &Finished, fingerprint: String) -> imp
             <tr><th scope="row">"Success over the last 100 training episodes"</th><td id="final-success-last100">{percent(summary.success_last100)}</td></tr>
             <tr><th scope="row">"Best success over 100 episodes"</th><td id="best-success-last100">{percent(summary.best_success_last100)}</td></tr>
             <tr><th scope="row">"Greedy policy success (" {greedy.episodes} " fresh episodes)"</th><td id="greedy-success">{percent(greedy.success_rate)}</td></tr>
-            <tr><th scope="row">"Greedy mean return"</th><td>{format!("{:.2}", greedy.mean_return)}</td></tr>
+            <tr><th scope="row">"Greedy mean return"</th><td id="greedy-mean-return">{format!("{:.2}", greedy.mean_return)}</td></tr>
             <tr><th scope="row">"Greedy mean agent calls"</th><td>{format!("{:.2}", greedy.mean_agent_calls)}</td></tr>
             <tr hidden=speed.is_empty()><th scope="row">"Network training"</th><td id="learn-speed">{speed.clone()}</td></tr>
             <tr><th scope="row" title="A digest of every episode's return, success and actions: equal fingerprints, identical training">"Fingerprint of the training records"</th>
@@ -197,7 +197,7 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                     </label>
                     {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone()))}
                     {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
-                    <p class="hint" hidden=spec.env.canonical_paths().is_none()>{spec.env.canonical_paths()}</p>
+                    <p class="hint" hidden=spec.env.id().canonical_paths().is_none()>{spec.env.id().canonical_paths()}</p>
                 }
                 .into_any()
             }}

@@ -56,7 +56,7 @@ pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults, runs: RwSignal<
             })
         }
     };
-    let env = spec.env.make();
+    let env = spec.env.id().make();
     let info = env.info();
     let table = results.table.clone().map(|rows| {
         let head = info.action_names.iter().map(|a| view! { <th scope="col">{*a}</th> }).collect_view();

@@ -176,7 +176,7 @@ pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>
     let drag = StoredValue::new(None::<(f64, f64, f64, f64)>);
     let run_tree = move || {
         let id = selected_run.get()?;
-        runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| (r.tree.clone(), r.spec.env.action_names())))
+        runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| (r.tree.clone(), r.spec.env.id().action_names())))
     };
     let placed = Memo::new(move |_| run_tree().map(|(tree, names)| (layout(&tree), names, tree)));
     Effect::new(move |previous: Option<Option<u32>>| {

@@ -21,8 +21,7 @@ mod relay;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use engine::device::Backend;
-use engine::fixed_pipeline;
+use engine::device::{Backend, completed};
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
@@ -93,7 +92,7 @@ impl Slot {
         while elapsed < budget_ms && !self.paused && !run.is_finished() && self.unsent.len() < MAX_UNSENT_RECORDS {
             let before = elapsed;
             let room = (MAX_UNSENT_RECORDS - self.unsent.len()).min(self.stride as usize);
-            self.unsent.extend((0..room).map_while(|_| run.train_episode()));
+            self.unsent.extend(run.by_ref().take(room));
             elapsed = now() - start;
             let took = elapsed - before;
             if took < 0.5 {
@@ -218,12 +217,8 @@ impl Trainer {
             }
         }
         match request {
-            ToWorker::Start { run_id, spec, measured_verdicts, resume } => {
-                let run = match measured_verdicts {
-                    Some(measured) => Run::with_measured_verdicts(spec, &measured),
-                    None => Run::new(spec),
-                };
-                match run {
+            ToWorker::Start { run_id, spec, resume } => {
+                match Run::new(spec) {
                     Ok(run) if run.spec().backend == Backend::Wgpu => {
                         let mut slot = Slot::new(run_id, run);
                         let run = slot.run.take().expect("a new slot holds its run");
@@ -232,7 +227,7 @@ impl Trainer {
                     }
                     // The replay blocks this worker for as long as those episodes took to train.
                     Ok(run) => match resume {
-                        Some(resume) => match run.resume(&resume) {
+                        Some(resume) => match completed(run.resume(&resume)) {
                             Ok(run) => self.slots.push(Slot::new(run_id, run)),
                             Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
                         },
@@ -267,7 +262,7 @@ impl Trainer {
                     }
                     Some(slot) => {
                         let start = now(&scope);
-                        slot.unsent.extend(slot.run.as_mut().and_then(Run::train_episode));
+                        slot.unsent.extend(slot.run.as_mut().and_then(Iterator::next));
                         slot.train_ms += now(&scope) - start;
                         self.send_progress();
                         self.post_paused(run_id);
@@ -296,7 +291,7 @@ impl Trainer {
                 let this = self.this.clone();
                 // Training the records again on WebGPU awaits the GPU; on the CPU it completes at once.
                 wasm_bindgen_futures::spawn_local(async move {
-                    let result = Run::rebuild_async(spec, &resume, checkpoint.as_ref()).await;
+                    let result = Run::rebuild(spec, &resume, checkpoint.as_ref()).await;
                     if let Some(trainer) = this.upgrade() {
                         trainer.borrow_mut().restored(run_id, result);
                     }
@@ -388,13 +383,11 @@ impl Trainer {
     fn finish(&mut self, mut slot: Slot) {
         let Some(mut run) = slot.run.take() else { return };
         run.stop();
-        let spec = run.spec();
         let finished = Finished {
             run_id: slot.id,
             summary: run.summary(),
             greedy: run.evaluate_greedy(EVALUATION_EPISODES),
-            fixed_pipeline: (spec.env == fixed_pipeline::ENV)
-                .then(|| fixed_pipeline::evaluate(spec.seed, EVALUATION_EPISODES)),
+            fixed_pipeline: run.evaluate_baseline(EVALUATION_EPISODES),
             policy: run.policy_view(),
             train_ms: slot.train_ms,
             learn_steps: run.agent().learn_steps(),
@@ -488,7 +481,7 @@ impl Trainer {
 async fn drive_gpu_run(trainer: Weak<RefCell<Trainer>>, run_id: u32, mut run: Run, resume: Option<Resume>) {
     let clock = js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>();
     if let Some(resume) = resume {
-        run = match run.resume_async(&resume).await {
+        run = match run.resume(&resume).await {
             Ok(run) => run,
             Err(message) => return finish_gpu_task(&trainer, run_id, Err(message), GpuTurn::Finish),
         };
@@ -501,7 +494,7 @@ async fn drive_gpu_run(trainer: Weak<RefCell<Trainer>>, run_id: u32, mut run: Ru
             GpuTurn::Gone => return,
             GpuTurn::Train => {
                 let start = now(&clock);
-                let record = match run.train_episode_async().await {
+                let record = match run.train_episode().await {
                     Ok(record) => record,
                     Err(message) => return finish_gpu_task(&trainer, run_id, Err(message), GpuTurn::Finish),
                 };

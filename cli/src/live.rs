@@ -63,7 +63,7 @@ pub fn run(args: &LiveArgs) -> Result<(), Failure> {
     let task = choose_task(args)?;
     let (mut llm, llm_label, settings) = llm_of(args)?;
     let driver = if args.pipeline { Driver::Pipeline } else { Driver::Policy };
-    let mut episode = LiveEpisode::new(env, driver, task, PromptSet::default()).map_err(usage)?;
+    let mut episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
     let trained = if args.pipeline { None } else { Some(run_training(&args.train, false)?.0) };
     let driver_label = match &trained {
         Some(run) => format!(

@@ -13,8 +13,8 @@ use clap::{Parser, Subcommand};
 mod live;
 use cli::python;
 use engine::device::Backend;
-use engine::fixed_pipeline;
-use engine::hierarchical::hierarchical_inference;
+use engine::env::hierarchical::{self, hierarchical_inference};
+use engine::params;
 use engine::python::{Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};
 use engine::task_import::{ImportedTask, parse_task_file};
@@ -47,6 +47,14 @@ struct TrainArgs {
     /// `playground` (the default) or `seed` (seed 000's table 1); the tabular agents' `default`.
     #[arg(long)]
     config: Option<String>,
+    /// Sets one of the agent's hyperparameters, e.g. `--param alpha=0.2` (repeatable; the names are
+    /// the page's form fields and share links' `p.` fields).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Sets one of the environment's parameters (rewards, odds), e.g. `--env-param
+    /// reward_success=20` (repeatable; the share links' `e.` fields).
+    #[arg(long = "env-param", value_name = "NAME=VALUE")]
+    env_params: Vec<String>,
     /// Where the DQN computes.
     #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
     backend: Backend,
@@ -163,20 +171,29 @@ fn main() -> ExitCode {
     }
 }
 
+impl TrainArgs {
+    /// The run these arguments describe; a bad parameter is named.
+    fn spec(&self) -> Result<RunSpec, Failure> {
+        let mut spec = run_spec(self.env, self.agent, self.seed, self.episodes, self.config.as_deref(), self.backend)?;
+        spec.agent = params::apply(&spec.agent, &self.params).map_err(|e| usage(format!("--param: {e}")))?;
+        spec.env = params::apply(&spec.env, &self.env_params).map_err(|e| usage(format!("--env-param: {e}")))?;
+        Ok(spec)
+    }
+}
+
 /// Trains the spec of `args` with a progress bar on stderr; returns the run, its records and the
 /// training time in seconds.
 fn run_training(args: &TrainArgs, keep_records: bool) -> Result<(Run, Vec<EpisodeRecord>, f64), Failure> {
     if !(1..=100_000).contains(&args.eval_episodes) {
         return Err(usage(format!("eval-episodes must be between 1 and 100000, got {}", args.eval_episodes)));
     }
-    let spec = run_spec(args.env, args.agent, args.seed, args.episodes, args.config.as_deref(), args.backend)?;
-    let mut run = Run::new(spec).map_err(usage)?;
+    let mut run = Run::new(args.spec()?).map_err(usage)?;
     let bar = progress_bar(u64::from(args.episodes), "episodes");
     let mut records = Vec::new();
     let started = Instant::now();
     // Drawing the bar costs more than a tabular episode; refresh it in chunks.
     let chunk = (args.episodes / 200).max(1);
-    while let Some(record) = run.train_episode() {
+    for record in run.by_ref() {
         if record.episode % chunk == 0 {
             bar.set_position(u64::from(record.episode + 1));
             bar.set_message(format!("success(last100) {:.0}%", 100.0 * record.success_last100));
@@ -223,7 +240,7 @@ fn run_spec(
 /// Trains a spec to the end without a progress bar.
 fn trained(spec: RunSpec) -> Result<Run, Failure> {
     let mut run = Run::new(spec).map_err(usage)?;
-    while run.train_episode().is_some() {}
+    run.by_ref().for_each(drop);
     Ok(run)
 }
 
@@ -236,9 +253,14 @@ fn hierarchical(
     json: bool,
 ) -> Result<(), Failure> {
     let spec = |env, episodes| run_spec(env, AgentId::Dqn, seed, episodes, Some(config), backend);
-    let executive = trained(spec(EnvId::Executive, executive_episodes)?)?;
-    let planner = trained(spec(EnvId::Planner, planner_episodes)?)?;
-    let trace = hierarchical_inference(&planner, &executive).map_err(usage)?;
+    let (top, sub) = hierarchical::LEVELS;
+    let executive = trained(spec(sub, executive_episodes)?)?;
+    let planner = trained(spec(top, planner_episodes)?)?;
+    let trace = hierarchical_inference(
+        (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
+        (&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)),
+    )
+    .map_err(usage)?;
     if json {
         println!("{}", serde_json::to_string(&trace).expect("traces serialise"));
         return Ok(());
@@ -323,16 +345,18 @@ fn print_evaluation(label: &str, e: &Evaluation) {
 }
 
 fn compare(args: &TrainArgs) -> Result<(), Failure> {
-    if args.env != fixed_pipeline::ENV {
+    if args.env.default_spec().baseline().is_none() {
+        let with: Vec<&str> =
+            EnvId::ALL.iter().filter(|e| e.default_spec().baseline().is_some()).map(|e| e.name()).collect();
         return Err(usage(format!(
-            "compare needs --env {} (the fixed pipeline is seed 003's baseline), got '{}'",
-            fixed_pipeline::ENV.name(),
+            "compare needs an environment whose seed names a baseline ({}), got '{}'",
+            with.join(", "),
             args.env.name()
         )));
     }
     let (run, _, _) = run_training(args, false)?;
     let learned = run.evaluate_greedy(args.eval_episodes);
-    let fixed = fixed_pipeline::evaluate(args.seed, args.eval_episodes);
+    let fixed = run.evaluate_baseline(args.eval_episodes).expect("the environment has a baseline");
     let reduction = 1.0 - learned.mean_agent_calls / fixed.mean_agent_calls;
     if args.json {
         println!("{}", json!({ "learned": learned, "fixed": fixed, "agent_call_reduction": reduction }));

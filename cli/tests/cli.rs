@@ -44,6 +44,21 @@ fn train_json_has_the_contract_fields() {
     assert!(summary["success_rate"].as_f64().unwrap() >= 0.95, "{summary}");
 }
 
+/// Parameters set on the command line are the form's and the share link's: the run follows them.
+#[test]
+fn parameters_set_on_the_command_line_change_the_run() {
+    let mean_return = |extra: &[&str]| {
+        let mut args = vec!["train", "--env", "orchestrator", "--episodes", "500", "--seed", "2", "--json"];
+        args.extend_from_slice(extra);
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)["mean_return"].as_f64().unwrap()
+    };
+    let plain = mean_return(&[]);
+    let richer = mean_return(&["--env-param", "reward_success=20", "--param", "alpha=0.2"]);
+    assert!(richer > plain + 5.0, "{richer} against {plain}");
+}
+
 #[test]
 fn compare_reports_learned_and_fixed() {
     let output = rlcg(&["compare", "--env", "orchestrator", "--episodes", "5000", "--seed", "1", "--json"]);
@@ -82,14 +97,15 @@ fn records_are_written_as_csv_and_json() {
     assert!(output.status.success());
     let document: Value = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
     assert_eq!(document["records"].as_array().unwrap().len(), 50);
-    assert_eq!(document["spec"]["env"], "planner");
+    assert_eq!(document["spec"]["env"]["kind"], "planner");
+    assert_eq!(document["spec"]["env"]["stop_success"], 30.0, "the environment's parameters are exported");
     assert_eq!(document["action_names"][0], "planning");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn bad_input_exits_2_naming_the_valid_choices() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 11] = [
         (
             &["train", "--env", "executive", "--agent", "dqn", "--backend", "wgpu"],
             "backend 'wgpu' is not in this build",
@@ -103,7 +119,16 @@ fn bad_input_exits_2_naming_the_valid_choices() {
         (&["train", "--env", "planner", "--agent", "ppo"], "valid: q-learning, thompson-sampling, q-thompson, dqn"),
         (&["train", "--env", "planner", "--episodes", "0"], "episodes must be between 1 and 1000000, got 0"),
         (&["train", "--env", "planner", "--out", "run.txt"], "must end in .csv or .json"),
-        (&["compare", "--env", "executive"], "compare needs --env orchestrator"),
+        (&["compare", "--env", "executive"], "compare needs an environment whose seed names a baseline (orchestrator)"),
+        (
+            &["train", "--env", "orchestrator", "--env-param", "planner_success=2"],
+            "--env-param: planner_success must be between 0 and 1, got 2",
+        ),
+        (
+            &["train", "--env", "planner", "--param", "speed=1"],
+            "--param: 'speed' is not a parameter here; valid: alpha,",
+        ),
+        (&["train", "--env", "planner", "--env-param", "step"], "--env-param: 'step' is not NAME=VALUE"),
     ];
     for (args, message) in cases {
         let output = rlcg(args);
@@ -134,7 +159,7 @@ fn hierarchical_json_has_passed_subtasks_and_final_code() {
     let final_code = trace["final_code"].as_str().unwrap();
     assert!(final_code.contains("def compute(a, b)"));
     // seed 000 §9: the delivered code passes the planner's tests in real Python.
-    let tests = &engine::tasks::planner_task().tests;
+    let tests = &engine::env::tasks::planner_task().tests;
     let verdict =
         NativePython::start().unwrap().run(&ProgramRequest::with_statements(final_code, tests), 5_000).unwrap();
     assert!(verdict.passed, "{verdict:?}");

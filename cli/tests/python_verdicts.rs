@@ -2,7 +2,7 @@
 //! task runs through the shared harness with the machine's python3.
 
 use cli::python::run_all;
-use engine::tasks::{BundledProgram, executive_programs, planner_programs};
+use engine::env::tasks::{BundledProgram, executive_programs, planner_programs};
 
 fn assert_recorded_verdicts_are_pythons(programs: &[BundledProgram]) {
     let requests: Vec<_> = programs.iter().map(BundledProgram::request).collect();

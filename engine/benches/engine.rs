@@ -40,7 +40,7 @@ fn orchestrator_q_learning_5000(c: &mut Criterion) {
     c.bench_function("orchestrator_q_learning_5000_episodes", |b| {
         b.iter(|| {
             let mut run = Run::new(spec.clone()).expect("the spec is valid");
-            while run.train_episode().is_some() {}
+            run.by_ref().for_each(drop);
             black_box(run.summary())
         });
     });
@@ -92,7 +92,7 @@ fn executive_dqn_to_99(c: &mut Criterion) {
     group.bench_function("to_99pct_success_last100", |b| {
         b.iter(|| {
             let mut run = Run::new(spec.clone()).expect("the spec is valid");
-            while let Some(record) = run.train_episode() {
+            for record in run.by_ref() {
                 if record.episode >= 99 && record.success_last100 >= 0.99 {
                     return record.episode;
                 }

@@ -8,8 +8,6 @@ pub mod effects;
 pub mod env;
 pub mod episode_tree;
 pub mod features;
-pub mod fixed_pipeline;
-pub mod hierarchical;
 pub mod live;
 pub mod llm;
 pub mod params;
@@ -22,7 +20,6 @@ pub mod rng;
 pub mod run;
 pub mod share;
 pub mod task_import;
-pub mod tasks;
 
 pub use agents::{Agent, AgentId, AgentSpec, AnyAgent};
 pub use env::{ActionMask, AnyEnv, EnvId, Environment, Observation, Step};

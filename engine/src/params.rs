@@ -1,10 +1,34 @@
-//! Hyperparameters as named text fields, derived from the agent's parameter schema: one field per
-//! leaf of the parameter struct, explained by the field's doc comment. The page's form and share
-//! links both go through here: text is parsed only when a spec is built, and every problem names
-//! its field.
+//! Parameters as named text fields, derived from a spec's parameter schema: one field per leaf of
+//! the parameter struct, explained by the field's doc comment. Agent hyperparameters and environment
+//! parameters both go through here, for the page's form, share links and the CLI: text is parsed
+//! only when a spec is built, and every problem names its field.
 
-use crate::AgentSpec;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// A spec whose parameters are edited as fields: an agent's or an environment's.
+pub trait Parameters: Serialize + DeserializeOwned {
+    /// The JSON schema of the parameters: their types, and each field's doc comment as its
+    /// description, so forms explain the fields in the words of the code.
+    fn params_schema(&self) -> Value;
+    /// Checks every parameter; the error names the field and its allowed range.
+    fn validate(&self) -> Result<(), String>;
+}
+
+/// Checks that `value` lies in `range`, naming the field otherwise.
+pub fn check_range(field: &str, value: f64, range: std::ops::RangeInclusive<f64>) -> Result<(), String> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("{field} must be between {} and {}, got {value}", range.start(), range.end()))
+    }
+}
+
+/// Rewards are bounded so that returns stay readable and value tables finite.
+pub fn check_reward(field: &str, value: f64) -> Result<(), String> {
+    check_range(field, value, -1000.0..=1000.0)
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -94,9 +118,23 @@ fn collect(schema: &Value, defs: &Value, prefix: &mut Vec<String>, out: &mut Vec
     }
 }
 
-/// Builds and validates the agent spec of kind `template` from the texts of its fields.
-pub fn build(template: &AgentSpec, fields: &[Field], texts: &[String]) -> Result<AgentSpec, String> {
-    let mut value = serde_json::to_value(template).expect("agent specs serialise");
+/// The texts of `fields` in `spec`, as a form shows them.
+pub fn texts<P: Parameters>(spec: &P, fields: &[Field]) -> Vec<String> {
+    let value = serde_json::to_value(spec).expect("specs serialise");
+    fields.iter().map(|f| f.text(&value)).collect()
+}
+
+/// The fields whose value in `spec` differs from the one in `defaults`, with their text.
+pub fn changed<P: Parameters>(spec: &P, defaults: &P) -> Vec<(Field, String)> {
+    let fields = fields(&defaults.params_schema());
+    let (ours, theirs) = (texts(spec, &fields), texts(defaults, &fields));
+    fields.into_iter().zip(ours).zip(theirs).filter(|((_, a), b)| a != b).map(|((f, a), _)| (f, a)).collect()
+}
+
+/// Builds and validates the spec of kind `template` from the texts of its fields; what the fields
+/// do not cover (a tag, data the host set) is kept from `template`.
+pub fn build<P: Parameters>(template: &P, fields: &[Field], texts: &[String]) -> Result<P, String> {
+    let mut value = serde_json::to_value(template).expect("specs serialise");
     for (field, text) in fields.iter().zip(texts) {
         let parsed = field.parse(text)?;
         let (last, parents) = field.path.split_last().expect("fields have a name");
@@ -104,21 +142,36 @@ pub fn build(template: &AgentSpec, fields: &[Field], texts: &[String]) -> Result
             parent.insert(last.clone(), parsed);
         }
     }
-    let spec: AgentSpec = serde_json::from_value(value).map_err(|e| format!("hyperparameters: {e}"))?;
+    let spec: P = serde_json::from_value(value).map_err(|e| format!("parameters: {e}"))?;
     spec.validate()?;
     Ok(spec)
+}
+
+/// Applies `NAME=VALUE` settings (a command line's) to `template`: each name must be one of its
+/// fields, and every problem names the setting.
+pub fn apply<P: Parameters>(template: &P, settings: &[String]) -> Result<P, String> {
+    let fields = fields(&template.params_schema());
+    let mut texts = texts(template, &fields);
+    for setting in settings {
+        let (name, text) = setting.split_once('=').ok_or_else(|| format!("'{setting}' is not NAME=VALUE"))?;
+        let index = fields.iter().position(|f| f.name() == name.trim()).ok_or_else(|| {
+            let valid: Vec<String> = fields.iter().map(Field::name).collect();
+            format!("'{}' is not a parameter here; valid: {}", name.trim(), valid.join(", "))
+        })?;
+        texts[index] = text.to_owned();
+    }
+    build(template, &fields, &texts)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{AgentId, EnvId};
+    use crate::{AgentId, AgentSpec, EnvId};
 
     fn form(agent: AgentId) -> (AgentSpec, Vec<Field>, Vec<String>) {
         let spec = agent.default_spec(EnvId::Executive);
         let fields = fields(&spec.params_schema());
-        let value = serde_json::to_value(&spec).unwrap();
-        let texts = fields.iter().map(|f| f.text(&value)).collect();
+        let texts = texts(&spec, &fields);
         (spec, fields, texts)
     }
 

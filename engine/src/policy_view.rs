@@ -4,10 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::Agent;
-use crate::env::{ActionMask, Environment};
+use crate::agents::{Agent, AnyAgent};
+use crate::device::resolved;
+use crate::env::episode::{Policy, play};
+use crate::env::{ActionMask, AnyEnv, Environment, Observation, Step};
 use crate::rng::evaluation_rng;
-use crate::run::Run;
+use crate::run::{Features, Run};
 
 /// A state's flags as (name, value) pairs, e.g. `("code", "yes")`.
 pub type Flags = Vec<(String, String)>;
@@ -55,9 +57,6 @@ pub struct TraceStep {
     pub texts: Vec<(String, String)>,
 }
 
-/// Steps beyond which a trace is cut (every environment truncates long before).
-const MAX_TRACE_STEPS: usize = 64;
-
 fn owned(flags: Vec<(&'static str, String)>) -> Flags {
     flags.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
 }
@@ -101,37 +100,55 @@ impl Run {
     /// One greedy episode of task `task`, step by step.
     pub fn greedy_trace(&self, task: usize, seed: u64) -> GreedyTrace {
         let mut env = self.env().clone();
+        let obs = env.reset_task(seed, task);
         let info = env.info();
-        let mut obs = env.reset_task(seed, task);
-        let mut features = vec![0.0; self.featurizer().map_or(0, |f| f.dim())];
-        let mut trace =
-            GreedyTrace { task: info.tasks[task].clone(), steps: Vec::new(), success: false, episode_return: 0.0 };
-        while trace.steps.len() < MAX_TRACE_STEPS {
-            if let Some(f) = self.featurizer() {
-                f.write(&env, &mut features);
-            }
-            let action = self.agent().greedy(obs, &features);
-            let values = self.agent().action_values(obs, &features);
-            let flags = owned(env.state_flags(obs.state));
-            let step = env.step(action);
-            let texts =
-                info.text_names.iter().zip(env.texts()).map(|(name, text)| ((*name).to_owned(), text.to_owned()));
-            trace.steps.push(TraceStep {
-                flags,
-                values,
-                legal: legal(obs.mask, info.action_names.len()),
-                action,
-                reward: step.reward,
-                texts: texts.collect(),
-            });
-            trace.episode_return += step.reward;
-            trace.success |= step.info.success;
-            if step.done() {
-                break;
-            }
-            obs = step.observation;
+        let mut tracing = Tracing {
+            agent: self.agent(),
+            features: Features::new(self.featurizer()),
+            n_actions: info.action_names.len(),
+            text_names: info.text_names,
+            chosen_by: None,
+            steps: Vec::new(),
+        };
+        let outcome = resolved(play(&mut env, obs, &mut tracing));
+        GreedyTrace {
+            task: info.tasks[task].clone(),
+            steps: tracing.steps,
+            success: outcome.success,
+            episode_return: outcome.episode_return,
         }
-        trace
+    }
+}
+
+/// The greedy policy, recording each step with the state and the values it chose by.
+struct Tracing<'a> {
+    agent: &'a AnyAgent,
+    features: Features<'a>,
+    n_actions: usize,
+    text_names: &'static [&'static str],
+    /// The flags and values of the state of the action being taken.
+    chosen_by: Option<(Flags, Vec<f64>)>,
+    steps: Vec<TraceStep>,
+}
+
+impl Policy<AnyEnv> for Tracing<'_> {
+    async fn choose(&mut self, env: &AnyEnv, obs: Observation) -> Result<usize, String> {
+        let features = self.features.now(env);
+        self.chosen_by = Some((owned(env.state_flags(obs.state)), self.agent.action_values(obs, features)));
+        Ok(self.agent.greedy(obs, features))
+    }
+
+    fn stepped(&mut self, env: &AnyEnv, obs: Observation, action: usize, step: &Step) {
+        let (flags, values) = self.chosen_by.take().expect("a step follows its choice");
+        let texts = self.text_names.iter().zip(env.texts()).map(|(name, text)| ((*name).to_owned(), text.to_owned()));
+        self.steps.push(TraceStep {
+            flags,
+            values,
+            legal: legal(obs.mask, self.n_actions),
+            action,
+            reward: step.reward,
+            texts: texts.collect(),
+        });
     }
 }
 

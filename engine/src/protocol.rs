@@ -9,9 +9,8 @@ pub use crate::effects::LiveState;
 use crate::policy_view::PolicyView;
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
-use crate::tasks::MeasuredVerdict;
 
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -51,9 +50,6 @@ pub enum ToWorker {
     Start {
         run_id: u32,
         spec: RunSpec,
-        /// For an executive run whose test actions use verdicts measured in Python.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        measured_verdicts: Option<Vec<MeasuredVerdict>>,
         /// Go on from recorded episodes (after a reload): they are trained again, unsent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resume: Option<Resume>,
@@ -171,17 +167,16 @@ mod tests {
         let start = ToWorker::Start {
             run_id: 3,
             spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50),
-            measured_verdicts: None,
             resume: None,
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":6", "\"version\":5");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 5, expected 6");
+        let stale = json.replace("\"version\":7", "\"version\":6");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 6, expected 7");
         let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
         assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":6,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":7,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );

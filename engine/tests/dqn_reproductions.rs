@@ -3,7 +3,7 @@
 use engine::agents::{AgentSpec, DqnParams};
 use engine::device::Backend;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
-use engine::hierarchical::hierarchical_inference;
+use engine::env::hierarchical::{HierarchicalTrace, hierarchical_inference};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec};
 
 fn dqn_spec(env: EnvId, params: DqnParams, seed: u64, episodes: u32) -> RunSpec {
@@ -18,7 +18,7 @@ fn on(backend: Backend, spec: RunSpec) -> RunSpec {
 fn train_until(spec: RunSpec, target: f64) -> (Run, Option<u32>) {
     let mut run = Run::new(spec).unwrap();
     let mut reached = None;
-    while let Some(record) = run.train_episode() {
+    for record in run.by_ref() {
         if reached.is_none() && record.episode >= 99 && record.success_last100 >= target {
             reached = Some(record.episode + 1);
         }
@@ -79,14 +79,20 @@ fn planner_dqn_seed_configuration() {
 fn hierarchical_inference_delivers_passing_code() {
     let executive = train_until(RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500), 1.0).0;
     let planner = train_until(RunSpec::new(EnvId::Planner, AgentId::Dqn, 1, 500), 1.0).0;
-    let trace = hierarchical_inference(&planner, &executive).unwrap();
+    let infer = |planner: &Run, executive: &Run| -> Result<HierarchicalTrace, String> {
+        hierarchical_inference(
+            (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
+            (&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)),
+        )
+    };
+    let trace = infer(&planner, &executive).unwrap();
     assert!(trace.passed, "{trace:#?}");
     assert_eq!(trace.subtasks.len(), 3);
     for subtask in &trace.subtasks {
         let actions: Vec<_> = subtask.steps.iter().map(|s| s.action.as_str()).collect();
         assert_eq!(actions, ["generate", "test", "stop"], "{}", subtask.name);
     }
-    assert!(hierarchical_inference(&executive, &planner).is_err(), "runs in the wrong roles are refused");
+    assert!(infer(&executive, &planner).is_err(), "runs in the wrong roles are refused");
 }
 
 /// Runs are values for the DQN too: same spec, bit-identical records and Q-values.
@@ -137,7 +143,7 @@ mod wgpu {
             assert!(a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= tolerance * (1.0 + x.abs())), "{a:?} vs {b:?}");
         };
         assert_close(&cpu, &gpu, 1e-5);
-        let (cpu_first, gpu_first) = (cpu.train_episode().unwrap(), gpu.train_episode().unwrap());
+        let (cpu_first, gpu_first) = (cpu.next().unwrap(), gpu.next().unwrap());
         assert_eq!(cpu_first.outcome.actions, gpu_first.outcome.actions, "the first episode's actions");
         assert!(cpu_first.loss.is_some(), "the agents learned");
         assert_close(&cpu, &gpu, 1e-2);
@@ -149,7 +155,7 @@ mod wgpu {
     fn wgpu_async_training_and_its_cpu_copy() {
         let params = DqnParams::playground(EnvId::Executive);
         let mut run = Run::new(on(Backend::Wgpu, dqn_spec(EnvId::Executive, params, 2, 60))).unwrap();
-        while engine::device::completed(run.train_episode_async()).unwrap().is_some() {}
+        while engine::device::completed(run.train_episode()).unwrap().is_some() {}
         let on_gpu = run.greedy_trace(1, 7);
         engine::device::completed(run.copy_policy_to_cpu()).unwrap();
         let on_cpu = run.greedy_trace(1, 7);

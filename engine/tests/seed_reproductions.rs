@@ -1,24 +1,21 @@
 //! The headline numbers of the seed reports, reproduced with fixed seeds.
 
+use engine::env::ExecutiveEnv;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
 use engine::env::orchestrator::{CODER, OrchestratorState, TESTER};
-use engine::env::{ExecutiveEnv, OrchestratorEnv};
-use engine::fixed_pipeline;
-use engine::rng::evaluation_rng;
 use engine::run::Evaluation;
 use engine::{Agent, AgentId, EnvId, Environment, Observation, Run, RunSpec};
-use rand::RngCore;
 
 fn trained(env: EnvId, agent: AgentId, seed: u64, episodes: u32) -> Run {
     let mut run = Run::new(RunSpec::new(env, agent, seed, episodes)).unwrap();
-    while run.train_episode().is_some() {}
+    run.by_ref().for_each(drop);
     run
 }
 
+/// Seed 003's fixed pipeline on the episodes the greedy evaluation of a run of `seed` meets.
 fn fixed_pipeline_evaluation(seed: u64, episodes: u32) -> Evaluation {
-    let mut env = OrchestratorEnv::default();
-    let mut rng = evaluation_rng(seed);
-    Evaluation::of((0..episodes).map(|_| fixed_pipeline::run_episode(&mut env, rng.next_u64())))
+    let untrained = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, seed, 1)).unwrap();
+    untrained.evaluate_baseline(episodes).expect("the orchestrator has a baseline")
 }
 
 struct OrchestratorOutcome {

@@ -13,6 +13,7 @@ use crate::RunRng;
 use crate::device::Backend;
 use crate::env::{ActionMask, EnvId, Environment, Observation};
 use crate::features::Featurizer;
+use crate::params::Parameters;
 
 pub use dqn::{Dqn, DqnParams};
 pub use q_learning::{QLearning, QLearningParams};
@@ -93,10 +94,15 @@ pub(crate) fn load_table<T: Copy + std::fmt::Debug>(
     Ok(())
 }
 
+/// A learning agent. Acting and closing an episode are asynchronous because a network on a GPU
+/// awaits its values (a browser cannot block on its GPU); the tabular agents answer at once. Hosts
+/// that can wait resolve them with [`crate::device::completed`].
+// The futures run on one thread (the worker's, or the CLI's): no `Send` bound is needed.
+#[allow(async_fn_in_trait)]
 pub trait Agent {
     /// The action to take while training (may explore). `features` is empty unless
-    /// [`embedding_dim`](Self::embedding_dim) asks for them.
-    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize;
+    /// [`embedding_dim`](Self::embedding_dim) asks for them; an error means the device failed.
+    async fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String>;
     /// The action the learned policy prefers, without exploring.
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize;
     fn observe(&mut self, transition: &Transition, rng: &mut RunRng);
@@ -107,7 +113,7 @@ pub trait Agent {
         0
     }
     /// Closes an episode (decays exploration); returns the episode's loss where the agent has one.
-    fn end_episode(&mut self, progress: &Progress) -> Option<f64>;
+    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String>;
     /// Training is over: agents that keep a best checkpoint switch to it.
     fn finish(&mut self) {}
     /// The current exploration rate, for agents that explore ε-greedily.
@@ -269,28 +275,6 @@ impl AgentSpec {
         }
     }
 
-    /// The JSON schema of this agent's hyperparameters: their types, and each field's doc comment
-    /// as its description, so the page's form explains the fields in the words of the code.
-    pub fn params_schema(&self) -> serde_json::Value {
-        let schema = match self {
-            AgentSpec::QLearning(_) => schemars::schema_for!(QLearningParams),
-            AgentSpec::ThompsonSampling(_) => schemars::schema_for!(ThompsonParams),
-            AgentSpec::QThompson(_) => schemars::schema_for!(QThompsonParams),
-            AgentSpec::Dqn(_) => schemars::schema_for!(DqnParams),
-        };
-        schema.to_value()
-    }
-
-    /// Checks every hyperparameter; the error names the field and its allowed range.
-    pub fn validate(&self) -> Result<(), String> {
-        match self {
-            AgentSpec::QLearning(p) => p.validate(),
-            AgentSpec::ThompsonSampling(p) => p.validate(),
-            AgentSpec::QThompson(p) => p.validate(),
-            AgentSpec::Dqn(p) => p.validate(),
-        }
-    }
-
     /// A fresh agent for `env`; a neural agent's weights are drawn from `rng` on `backend`.
     pub fn build(&self, env: &impl Environment, backend: Backend, rng: &mut RunRng) -> Result<AnyAgent, String> {
         let info = env.info();
@@ -307,12 +291,24 @@ impl AgentSpec {
     }
 }
 
-/// Checks that `value` lies in `range`, naming the field otherwise.
-pub(crate) fn check_range(field: &str, value: f64, range: std::ops::RangeInclusive<f64>) -> Result<(), String> {
-    if range.contains(&value) {
-        Ok(())
-    } else {
-        Err(format!("{field} must be between {} and {}, got {value}", range.start(), range.end()))
+impl Parameters for AgentSpec {
+    fn params_schema(&self) -> serde_json::Value {
+        let schema = match self {
+            AgentSpec::QLearning(_) => schemars::schema_for!(QLearningParams),
+            AgentSpec::ThompsonSampling(_) => schemars::schema_for!(ThompsonParams),
+            AgentSpec::QThompson(_) => schemars::schema_for!(QThompsonParams),
+            AgentSpec::Dqn(_) => schemars::schema_for!(DqnParams),
+        };
+        schema.to_value()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        match self {
+            AgentSpec::QLearning(p) => p.validate(),
+            AgentSpec::ThompsonSampling(p) => p.validate(),
+            AgentSpec::QThompson(p) => p.validate(),
+            AgentSpec::Dqn(p) => p.validate(),
+        }
     }
 }
 
@@ -326,22 +322,6 @@ pub enum AnyAgent {
 }
 
 impl AnyAgent {
-    /// [`Agent::act`], awaiting a GPU's Q-values without blocking.
-    pub async fn act_async(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
-        match self {
-            AnyAgent::Dqn(dqn) => dqn.act_async(obs, features, rng).await,
-            other => Ok(other.act(obs, features, rng)),
-        }
-    }
-
-    /// [`Agent::end_episode`], awaiting a GPU's losses without blocking.
-    pub async fn end_episode_async(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
-        match self {
-            AnyAgent::Dqn(dqn) => dqn.end_episode_async(progress).await,
-            other => Ok(other.end_episode(progress)),
-        }
-    }
-
     /// Gradient steps taken so far, for agents that learn by gradient descent.
     pub fn learn_steps(&self) -> Option<u32> {
         match self {
@@ -363,8 +343,8 @@ macro_rules! each_agent {
 }
 
 impl Agent for AnyAgent {
-    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize {
-        each_agent!(self, a => a.act(obs, features, rng))
+    async fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        each_agent!(self, a => a.act(obs, features, rng).await)
     }
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
         each_agent!(self, a => a.greedy(obs, features))
@@ -378,8 +358,8 @@ impl Agent for AnyAgent {
     fn expert_episodes_per_task(&self) -> u32 {
         each_agent!(self, a => a.expert_episodes_per_task())
     }
-    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
-        each_agent!(self, a => a.end_episode(progress))
+    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+        each_agent!(self, a => a.end_episode(progress).await)
     }
     fn finish(&mut self) {
         each_agent!(self, a => a.finish())

@@ -13,9 +13,10 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, load_table, masked_argmax, random_legal};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax, random_legal};
 use crate::RunRng;
 use crate::env::{ActionMask, Observation};
+use crate::params::check_range;
 
 /// Hyperparameters of seed 003 §4.3.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -96,8 +97,8 @@ impl QLearning {
 }
 
 impl Agent for QLearning {
-    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
-        if self.explores(rng) { random_legal(obs.mask, self.n_actions, rng) } else { self.greedy(obs, &[]) }
+    async fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        Ok(if self.explores(rng) { random_legal(obs.mask, self.n_actions, rng) } else { self.greedy(obs, &[]) })
     }
 
     fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
@@ -114,12 +115,12 @@ impl Agent for QLearning {
     }
 
     /// Decays ε; the loss is the episode's mean squared TD error.
-    fn end_episode(&mut self, _progress: &Progress) -> Option<f64> {
+    async fn end_episode(&mut self, _progress: &Progress) -> Result<Option<f64>, String> {
         self.epsilon = (self.epsilon * self.params.epsilon_decay).max(self.params.epsilon_end);
         let loss = (self.updates > 0).then(|| self.squared_td_sum / f64::from(self.updates));
         self.squared_td_sum = 0.0;
         self.updates = 0;
-        loss
+        Ok(loss)
     }
 
     fn epsilon(&self) -> Option<f64> {
@@ -206,7 +207,8 @@ mod tests {
         let mut agent = QLearning::new(QLearningParams::default(), 1, 2);
         assert_eq!(agent.epsilon(), Some(0.1));
         for _ in 0..10_000 {
-            agent.end_episode(&Progress { success_last100: 0.0, mean_return_last100: 0.0, window_full: false });
+            let progress = Progress { success_last100: 0.0, mean_return_last100: 0.0, window_full: false };
+            crate::device::completed(agent.end_episode(&progress)).unwrap();
         }
         assert_eq!(agent.epsilon(), Some(0.01));
     }

@@ -44,8 +44,8 @@ impl QThompson {
 }
 
 impl Agent for QThompson {
-    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
-        if self.values.explores(rng) { self.beliefs.sample_action(obs, rng) } else { self.values.greedy(obs, &[]) }
+    async fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        Ok(if self.values.explores(rng) { self.beliefs.sample_action(obs, rng) } else { self.values.greedy(obs, &[]) })
     }
 
     fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
@@ -57,9 +57,9 @@ impl Agent for QThompson {
         self.beliefs.observe(transition, rng);
     }
 
-    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
-        self.beliefs.end_episode(progress);
-        self.values.end_episode(progress)
+    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+        self.beliefs.end_episode(progress).await?;
+        self.values.end_episode(progress).await
     }
 
     fn epsilon(&self) -> Option<f64> {

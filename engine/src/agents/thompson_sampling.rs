@@ -7,9 +7,10 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, load_table, masked_argmax};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax};
 use crate::RunRng;
 use crate::env::Observation;
+use crate::params::check_range;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -75,8 +76,8 @@ impl ThompsonSampling {
 }
 
 impl Agent for ThompsonSampling {
-    fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> usize {
-        self.sample_action(obs, rng)
+    async fn act(&mut self, obs: Observation, _features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        Ok(self.sample_action(obs, rng))
     }
 
     fn greedy(&self, obs: Observation, _features: &[f32]) -> usize {
@@ -93,8 +94,8 @@ impl Agent for ThompsonSampling {
         }
     }
 
-    fn end_episode(&mut self, _progress: &Progress) -> Option<f64> {
-        None
+    async fn end_episode(&mut self, _progress: &Progress) -> Result<Option<f64>, String> {
+        Ok(None)
     }
 
     fn epsilon(&self) -> Option<f64> {
@@ -130,6 +131,7 @@ impl Agent for ThompsonSampling {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::device::completed;
     use crate::env::ActionMask;
     use rand::SeedableRng;
 
@@ -166,10 +168,10 @@ mod tests {
         }
         let mut rng = RunRng::seed_from_u64(1);
         let obs = Observation { state: 0, mask: ActionMask::all(2) };
-        let picks = (0..200).filter(|_| agent.act(obs, &[], &mut rng) == 1).count();
+        let picks = (0..200).filter(|_| completed(agent.act(obs, &[], &mut rng)) == Ok(1)).count();
         assert!(picks > 195, "{picks}");
         assert_eq!(agent.greedy(obs, &[]), 1);
         let only_0 = Observation { state: 0, mask: ActionMask::from_legal(&[true, false]) };
-        assert_eq!(agent.act(only_0, &[], &mut rng), 0);
+        assert_eq!(completed(agent.act(only_0, &[], &mut rng)), Ok(0));
     }
 }

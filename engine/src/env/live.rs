@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Observation, executive, orchestrator};
 use crate::RunRng;
+use crate::env::tasks::executive_tasks;
 use crate::python::TestCase;
 use crate::task_import::{ImportedTask, TaskFormat};
-use crate::tasks::executive_tasks;
 
 /// A task live mode can solve: what to ask for, the tests, and what the offline LLM writes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -144,8 +144,8 @@ pub struct OfflineContext<'a> {
 /// An environment's rules, driven by real outcomes.
 pub trait LiveRules {
     fn observation(&self) -> Observation;
-    /// The environment's own features of the current state.
-    fn write_features(&self, out: &mut [f32]);
+    /// The environment's own features of the current state ([`super::EnvInfo::feature_dim`] of them).
+    fn features(&self) -> Vec<f32>;
     /// Whether a neural policy of this environment embeds the prompt, the code and the feedback.
     fn embeds_texts(&self) -> bool;
     /// Whether `action` counts as an agent call in training's statistics.
@@ -182,8 +182,8 @@ impl LiveRules for AnyLiveRules {
     fn observation(&self) -> Observation {
         each_live!(self, r => r.observation())
     }
-    fn write_features(&self, out: &mut [f32]) {
-        each_live!(self, r => r.write_features(out))
+    fn features(&self) -> Vec<f32> {
+        each_live!(self, r => r.features())
     }
     fn embeds_texts(&self) -> bool {
         each_live!(self, r => r.embeds_texts())

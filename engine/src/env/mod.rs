@@ -5,16 +5,22 @@
 //! feature vector for neural agents, and the mask of legal actions. Environments keep their own
 //! RNG, reseeded by every `reset`, so a run derives all randomness from its one seed.
 
+pub mod episode;
 pub mod executive;
+pub mod hierarchical;
 pub mod live;
 pub mod orchestrator;
 pub mod planner;
+mod spec;
+pub mod tasks;
 
 use serde::{Deserialize, Serialize};
 
 pub use executive::ExecutiveEnv;
 pub use orchestrator::OrchestratorEnv;
 pub use planner::PlannerEnv;
+pub use spec::EnvSpec;
+pub(crate) use spec::spec_or_name;
 
 /// The set of legal actions in a state, one bit per action (environments have at most 8 actions).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -231,6 +237,11 @@ impl EnvId {
         }
     }
 
+    /// Whether a trained policy of this environment can drive a real LLM (live mode).
+    pub fn has_live_mode(self) -> bool {
+        self.default_spec().live_rules().is_some()
+    }
+
     /// The paths an optimal policy takes, in words, where the seed names them.
     pub fn canonical_paths(self) -> Option<&'static str> {
         match self {
@@ -242,10 +253,24 @@ impl EnvId {
         }
     }
 
-    /// Whether its test actions can run the generated code in real Python instead of using the
-    /// recorded verdicts.
+    /// The programs of its bundled task data, each with its tests and recorded verdict.
+    pub fn bundled_programs(self) -> Vec<crate::env::tasks::BundledProgram> {
+        match self {
+            EnvId::Executive => crate::env::tasks::executive_programs(),
+            EnvId::Planner => crate::env::tasks::planner_programs(),
+            EnvId::Orchestrator => Vec::new(),
+        }
+    }
+
+    /// Whether its test actions can use verdicts measured in Python instead of the recorded ones.
     pub fn measures_verdicts(self) -> bool {
         matches!(self, EnvId::Executive)
+    }
+
+    /// The programs a host runs in Python to measure the verdicts its test actions use, in order
+    /// ([`EnvSpec::set_measured_verdicts`]); empty where they use none.
+    pub fn measured_programs(self) -> Vec<crate::env::tasks::BundledProgram> {
+        if self.measures_verdicts() { self.bundled_programs() } else { Vec::new() }
     }
 
     /// The episode budget a run needs to learn (the seeds' budgets); a neural agent learns the
@@ -256,28 +281,6 @@ impl EnvId {
             EnvId::Planner => 3000,
             EnvId::Executive if neural_agent => 500,
             EnvId::Executive => 3000,
-        }
-    }
-
-    /// The rules of this environment's live mode with the seed's parameters, if it has one.
-    pub fn live_rules(self) -> Option<live::AnyLiveRules> {
-        match self {
-            EnvId::Executive => Some(live::AnyLiveRules::Executive(executive::live::ExecutiveLive::new(
-                executive::ExecutiveRewards::default(),
-            ))),
-            EnvId::Planner => None,
-            EnvId::Orchestrator => Some(live::AnyLiveRules::Orchestrator(orchestrator::live::OrchestratorLive::new(
-                orchestrator::OrchestratorParams::default(),
-            ))),
-        }
-    }
-
-    /// A fresh environment with the seed's defaults.
-    pub fn make(self) -> AnyEnv {
-        match self {
-            EnvId::Executive => AnyEnv::Executive(ExecutiveEnv::default()),
-            EnvId::Planner => AnyEnv::Planner(PlannerEnv::default()),
-            EnvId::Orchestrator => AnyEnv::Orchestrator(OrchestratorEnv::default()),
         }
     }
 }

@@ -7,8 +7,12 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, flag};
-use crate::tasks::{PlannerTask, planner_task};
+use crate::env::tasks::{PlannerTask, planner_task};
+use crate::params::{check_range, check_reward};
 
 pub const PLANNING: usize = 0;
 pub const EXECUTION: usize = 1;
@@ -18,22 +22,51 @@ pub const STOP: usize = 4;
 pub const ACTION_NAMES: &[&str] = &["planning", "execution", "integration", "evaluation", "stop"];
 
 /// Rewards and limits of seed 000 §7.2.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct PlannerRewards {
     /// Added to every step.
     pub step: f64,
+    /// Reward of planning the subtasks.
     pub planning: f64,
+    /// Reward of executing the planned subtasks.
     pub execution: f64,
+    /// Reward of integrating the subtasks' code.
     pub integration: f64,
+    /// Reward of an evaluation whose tests pass.
     pub evaluation_pass: f64,
+    /// Reward of an evaluation whose tests fail.
     pub evaluation_fail: f64,
     /// Illegal action (soft fail: the episode continues).
     pub invalid: f64,
+    /// Stopping after a passing evaluation, with no illegal action in the episode.
     pub stop_success: f64,
+    /// Stopping otherwise.
     pub stop_failure: f64,
     /// Added when the step limit ends the episode.
     pub step_limit: f64,
+    /// Steps before the episode is truncated.
     pub max_steps: u32,
+}
+
+impl PlannerRewards {
+    /// Checks every field; the error names the field and its allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        let rewards = [
+            ("step", self.step),
+            ("planning", self.planning),
+            ("execution", self.execution),
+            ("integration", self.integration),
+            ("evaluation_pass", self.evaluation_pass),
+            ("evaluation_fail", self.evaluation_fail),
+            ("invalid", self.invalid),
+            ("stop_success", self.stop_success),
+            ("stop_failure", self.stop_failure),
+            ("step_limit", self.step_limit),
+        ];
+        rewards.into_iter().try_for_each(|(field, value)| check_reward(field, value))?;
+        check_range("max_steps", f64::from(self.max_steps), 1.0..=100.0)
+    }
 }
 
 impl Default for PlannerRewards {

@@ -18,7 +18,7 @@ pub use crate::env::live::{LiveTask, OfflineAnswers};
 
 use crate::effects::{Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need};
 use crate::env::live::{Answer, AnyLiveRules, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
-use crate::env::{ActionMask, EnvId, Environment, Observation};
+use crate::env::{ActionMask, EnvId, EnvSpec, Environment, Observation};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
@@ -104,29 +104,18 @@ pub struct LiveEpisode {
 const REPORT_LIMIT: usize = 2_000;
 
 impl LiveEpisode {
-    /// A live episode of `env` with the seed's parameters on `task`.
-    pub fn new(env: EnvId, driver: Driver, task: LiveTask, prompts: PromptSet) -> Result<Self, String> {
+    /// A live episode of `env`, under its rules with its parameters (a trained run's), on `task`.
+    pub fn new(env: &EnvSpec, driver: Driver, task: LiveTask, prompts: PromptSet) -> Result<Self, String> {
         let rules = env.live_rules().ok_or_else(|| {
-            let live: Vec<&str> = EnvId::ALL.iter().filter(|e| e.live_rules().is_some()).map(|e| e.name()).collect();
-            format!("live mode drives {} policies, not {}", live.join(" or "), env.name())
+            let live: Vec<&str> = EnvId::ALL.iter().filter(|e| e.has_live_mode()).map(|e| e.name()).collect();
+            format!("live mode drives {} policies, not {}", live.join(" or "), env.id().name())
         })?;
-        Self::with_rules(env, rules, driver, task, prompts)
-    }
-
-    /// A live episode of `env` under `rules` (which carry the environment's parameters).
-    pub fn with_rules(
-        env: EnvId,
-        rules: AnyLiveRules,
-        driver: Driver,
-        task: LiveTask,
-        prompts: PromptSet,
-    ) -> Result<Self, String> {
         if task.tests.is_empty() {
             return Err(format!("task {} has no tests to check the generated code against", task.id));
         }
         prompts.check()?;
         let mut episode = Self {
-            env,
+            env: env.id(),
             driver,
             rules,
             prompts,
@@ -190,8 +179,7 @@ impl LiveEpisode {
     /// The state to send to the worker that holds the trained policy.
     pub fn live_state(&self) -> LiveState {
         let obs = self.observation();
-        let mut env_features = vec![0.0; self.env.make().info().feature_dim];
-        self.rules.write_features(&mut env_features);
+        let env_features = self.rules.features();
         let texts = self.texts().into_iter().map(str::to_owned).collect();
         LiveState { state: obs.state, mask: obs.mask.0, texts, env_features }
     }

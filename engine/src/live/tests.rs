@@ -2,13 +2,12 @@ use super::*;
 use rand::{Rng, SeedableRng};
 
 use crate::effects::OfflineLlm;
-use crate::env::executive::live::ExecutiveLive;
-use crate::env::executive::{self, ExecutiveEnv, ExecutiveRewards};
-use crate::env::orchestrator::live::OrchestratorLive;
+use crate::env::Environment;
+use crate::env::executive::{self, ExecutiveEnv, ExecutiveParams, ExecutiveRewards};
 use crate::env::orchestrator::{self, OrchestratorEnv, OrchestratorParams, OrchestratorState, PIPELINE};
+use crate::env::tasks::executive_tasks;
 use crate::llm::{FailureKind, LlmFailure};
 use crate::python::{Outcome, TestResult};
-use crate::tasks::executive_tasks;
 
 fn verdict(passed: bool, total: u32) -> ProgramVerdict {
     let request = ProgramRequest::with_statements("", &vec![String::new(); total as usize]);
@@ -62,7 +61,8 @@ fn play(
 
 #[test]
 fn an_executive_policy_generates_tests_debugs_and_stops_on_real_verdicts() {
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     let mut script =
         vec![executive::GENERATE, executive::TEST, executive::DEBUG, executive::TEST, executive::STOP].into_iter();
     let mut prompts_seen = Vec::new();
@@ -88,7 +88,8 @@ fn an_executive_policy_generates_tests_debugs_and_stops_on_real_verdicts() {
 
 #[test]
 fn the_debug_prompt_carries_the_failing_code_and_report() {
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Pipeline, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Pipeline, task(), PromptSet::default()).unwrap();
     let mut debug_prompt = String::new();
     play(&mut episode, &mut |_| unreachable!("the pipeline decides"), vec![false, true], &mut |call| {
         if call.prompt_id == "executive.debug" {
@@ -106,7 +107,8 @@ fn the_debug_prompt_carries_the_failing_code_and_report() {
 
 #[test]
 fn the_orchestrator_pipeline_and_a_learned_coder_first_policy_differ_in_calls() {
-    let mut pipeline = LiveEpisode::new(EnvId::Orchestrator, Driver::Pipeline, task(), PromptSet::default()).unwrap();
+    let mut pipeline =
+        LiveEpisode::new(&EnvId::Orchestrator.default_spec(), Driver::Pipeline, task(), PromptSet::default()).unwrap();
     play(&mut pipeline, &mut |_| unreachable!(), vec![false, true], &mut |call| match call.agent.as_str() {
         "planner" => reply("1. use max"),
         "tester" => reply("nums[0] is not the maximum"),
@@ -120,7 +122,8 @@ fn the_orchestrator_pipeline_and_a_learned_coder_first_policy_differ_in_calls() 
     let senders: Vec<&str> = pipeline.messages().iter().map(|m| m.sender.as_str()).collect();
     assert_eq!(senders, ["user", "planner", "coder", "tester", "tester", "debugger", "tester"]);
 
-    let mut learned = LiveEpisode::new(EnvId::Orchestrator, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut learned =
+        LiveEpisode::new(&EnvId::Orchestrator.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     let coder_then_tester = |e: &LiveEpisode| if has_code(e) { orchestrator::TESTER } else { orchestrator::CODER };
     play(&mut learned, &mut { coder_then_tester }, vec![true], &mut |_| {
         reply("```python\ndef find_max(nums):\n    return max(nums)\n```")
@@ -135,7 +138,8 @@ fn the_orchestrator_pipeline_and_a_learned_coder_first_policy_differ_in_calls() 
 
 #[test]
 fn redundant_calls_time_out_and_failed_calls_keep_the_episode_going() {
-    let mut episode = LiveEpisode::new(EnvId::Orchestrator, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Orchestrator.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     let mut calls = 0;
     play(&mut episode, &mut |_| orchestrator::DEBUGGER, vec![], &mut |_| {
         calls += 1;
@@ -145,7 +149,8 @@ fn redundant_calls_time_out_and_failed_calls_keep_the_episode_going() {
     assert!(!episode.summary().success);
     assert_eq!(episode.summary().ended, "5 agent calls without passing tests");
 
-    let mut episode = LiveEpisode::new(EnvId::Orchestrator, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Orchestrator.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     let mut first = true;
     play(
         &mut episode,
@@ -163,7 +168,8 @@ fn redundant_calls_time_out_and_failed_calls_keep_the_episode_going() {
     assert_eq!(episode.actions(), [orchestrator::CODER, orchestrator::CODER, orchestrator::TESTER]);
     assert_eq!(episode.messages()[1].kind, MessageKind::Error);
 
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Pipeline, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Pipeline, task(), PromptSet::default()).unwrap();
     play(&mut episode, &mut |_| unreachable!(), vec![], &mut |_| {
         ChatOutcome::Failed(LlmFailure::new(FailureKind::Auth, "HTTP 401"))
     });
@@ -173,7 +179,8 @@ fn redundant_calls_time_out_and_failed_calls_keep_the_episode_going() {
 
 #[test]
 fn a_reply_without_code_is_an_error_on_the_blackboard() {
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Pipeline, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Pipeline, task(), PromptSet::default()).unwrap();
     play(&mut episode, &mut |_| unreachable!(), vec![false, false], &mut |_| reply("Sorry, I can't."));
     let error = episode.messages().iter().find(|m| m.kind == MessageKind::Error).unwrap();
     assert!(error.content.starts_with("the generator's reply has no Python code: Sorry"), "{}", error.content);
@@ -182,7 +189,8 @@ fn a_reply_without_code_is_an_error_on_the_blackboard() {
 
 #[test]
 fn illegal_actions_are_charged_and_the_step_limit_ends_the_episode() {
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     // Debugging before any test is illegal: each one is charged as illegal, up to the step limit.
     play(&mut episode, &mut |_| executive::DEBUG, vec![], &mut |_| unreachable!());
     let summary = episode.summary();
@@ -195,7 +203,8 @@ fn illegal_actions_are_charged_and_the_step_limit_ends_the_episode() {
 
 #[test]
 fn stopping_before_a_test_passed_ends_the_episode_as_in_training() {
-    let mut episode = LiveEpisode::new(EnvId::Executive, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     play(&mut episode, &mut |_| executive::STOP, vec![], &mut |_| unreachable!());
     let summary = episode.summary();
     assert_eq!((summary.success, summary.ended.as_str()), (false, "stopped without passing tests"));
@@ -205,9 +214,8 @@ fn stopping_before_a_test_passed_ends_the_episode_as_in_training() {
 #[test]
 fn live_mode_follows_a_reward_changed_in_the_environments_parameters() {
     let rewards = ExecutiveRewards { generate: 4.0, stop_success: 50.0, ..ExecutiveRewards::default() };
-    let rules = AnyLiveRules::Executive(ExecutiveLive::new(rewards));
-    let mut episode =
-        LiveEpisode::with_rules(EnvId::Executive, rules, Driver::Pipeline, task(), PromptSet::default()).unwrap();
+    let env = EnvSpec::Executive(ExecutiveParams { rewards, measured_verdicts: None });
+    let mut episode = LiveEpisode::new(&env, Driver::Pipeline, task(), PromptSet::default()).unwrap();
     play(&mut episode, &mut |_| unreachable!(), vec![false, true], &mut |_| {
         reply("```python\ndef find_max(nums):\n    return max(nums)\n```")
     });
@@ -215,9 +223,8 @@ fn live_mode_follows_a_reward_changed_in_the_environments_parameters() {
     assert!((episode.summary().episode_return - 55.5).abs() < 1e-9, "{}", episode.summary().episode_return);
 
     let params = OrchestratorParams { reward_code: 1.0, ..OrchestratorParams::default() };
-    let rules = AnyLiveRules::Orchestrator(OrchestratorLive::new(params));
-    let mut episode =
-        LiveEpisode::with_rules(EnvId::Orchestrator, rules, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let env = EnvSpec::Orchestrator(params);
+    let mut episode = LiveEpisode::new(&env, Driver::Policy, task(), PromptSet::default()).unwrap();
     play(
         &mut episode,
         &mut |e| if has_code(e) { orchestrator::TESTER } else { orchestrator::CODER },
@@ -235,7 +242,8 @@ fn the_executive_earns_the_same_rewards_live_as_in_its_simulator() {
         let actions = env.expert_actions().unwrap();
         let simulated: Vec<f64> = actions.iter().map(|&a| env.step(a).reward).collect();
         let mut episode =
-            LiveEpisode::new(EnvId::Executive, Driver::Policy, live_task.clone(), PromptSet::default()).unwrap();
+            LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, live_task.clone(), PromptSet::default())
+                .unwrap();
         let mut script = actions.clone().into_iter();
         let mut llm = OfflineLlm::new(3);
         for t in 0..30 {
@@ -286,9 +294,8 @@ fn the_orchestrator_earns_the_same_rewards_live_as_in_its_simulator() {
                 break;
             }
         }
-        let rules = AnyLiveRules::Orchestrator(OrchestratorLive::new(certain));
-        let mut episode =
-            LiveEpisode::with_rules(EnvId::Orchestrator, rules, Driver::Policy, task(), PromptSet::default()).unwrap();
+        let env = EnvSpec::Orchestrator(certain);
+        let mut episode = LiveEpisode::new(&env, Driver::Policy, task(), PromptSet::default()).unwrap();
         let mut script = actions.clone().into_iter();
         play(&mut episode, &mut |_| script.next().unwrap(), vec![true; 5], &mut |_| {
             reply("1. plan\n```python\ndef find_max(nums):\n    return max(nums)\n```")
@@ -302,7 +309,8 @@ fn the_orchestrator_earns_the_same_rewards_live_as_in_its_simulator() {
 fn the_offline_llm_answers_with_the_recorded_programs() {
     for task in LiveTask::bundled() {
         let mut episode =
-            LiveEpisode::new(EnvId::Executive, Driver::Pipeline, task.clone(), PromptSet::default()).unwrap();
+            LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Pipeline, task.clone(), PromptSet::default())
+                .unwrap();
         let mut llm = OfflineLlm::new(1);
         for t in 0..30 {
             match episode.need() {
@@ -330,27 +338,31 @@ fn the_offline_llm_answers_with_the_recorded_programs() {
 fn a_trained_orchestrator_policy_decides_live_states_and_refuses_foreign_ones() {
     use crate::{AgentId, RunSpec};
     let mut run = Run::new(RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 5000)).unwrap();
-    while run.train_episode().is_some() {}
+    run.by_ref().for_each(drop);
     run.stop();
-    let mut episode = LiveEpisode::new(EnvId::Orchestrator, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let mut episode =
+        LiveEpisode::new(&EnvId::Orchestrator.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     // Seed 003's headline: the learned policy calls the coder first, then the tester.
     assert_eq!(decide(&run, &episode.live_state()), Ok(orchestrator::CODER));
     episode.decided(orchestrator::CODER, 0.0);
     episode.chat_done(reply("```python\ndef find_max(nums):\n    return max(nums)\n```"), 1.0);
     assert_eq!(decide(&run, &episode.live_state()), Ok(orchestrator::TESTER));
-    let executive = LiveEpisode::new(EnvId::Executive, Driver::Policy, task(), PromptSet::default()).unwrap();
+    let executive =
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, task(), PromptSet::default()).unwrap();
     assert!(decide(&run, &executive.live_state()).unwrap_err().contains("orchestrator"));
 }
 
 #[test]
 fn episodes_refuse_other_environments_and_tasks_without_tests() {
     assert!(
-        LiveEpisode::new(EnvId::Planner, Driver::Policy, task(), PromptSet::default()).unwrap_err().contains("planner")
+        LiveEpisode::new(&EnvId::Planner.default_spec(), Driver::Policy, task(), PromptSet::default())
+            .unwrap_err()
+            .contains("planner")
     );
     let mut untested = task();
     untested.tests.clear();
     assert!(
-        LiveEpisode::new(EnvId::Executive, Driver::Policy, untested, PromptSet::default())
+        LiveEpisode::new(&EnvId::Executive.default_spec(), Driver::Policy, untested, PromptSet::default())
             .unwrap_err()
             .contains("no tests")
     );

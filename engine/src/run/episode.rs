@@ -1,43 +1,11 @@
-//! One episode, played by any policy: training's (acting and learning), the greedy policy's, or
-//! a scripted expert's that fills the replay memory.
-
-use serde::{Deserialize, Serialize};
+//! The run's policies for the one episode loop ([`crate::env::episode::play`]): training's (acting
+//! and learning), the greedy policy's, and a scripted expert's that fills the replay memory.
 
 use crate::agents::{Agent, AnyAgent, Transition};
-use crate::env::{ActionMask, AnyEnv, Environment, Observation};
+use crate::env::episode::Policy;
+use crate::env::{ActionMask, AnyEnv, Observation, Step};
 use crate::features::Featurizer;
 use crate::rng::RunRng;
-
-/// What happened in one episode.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct EpisodeOutcome {
-    #[serde(rename = "return")]
-    pub episode_return: f64,
-    pub length: u32,
-    pub success: bool,
-    pub agent_calls: u32,
-    pub invalid_actions: u32,
-    /// Index of the task into the environment's task list.
-    pub task: u16,
-    pub actions: Vec<u8>,
-}
-
-impl EpisodeOutcome {
-    pub fn record(&mut self, action: usize, reward: f64, agent_call: bool, invalid: bool) {
-        self.episode_return += reward;
-        self.length += 1;
-        self.agent_calls += u32::from(agent_call);
-        self.invalid_actions += u32::from(invalid);
-        self.actions.push(action as u8);
-    }
-}
-
-/// How actions are chosen in an episode, and what the agent does with the experience. Choosing is
-/// asynchronous because a training agent on WebGPU awaits its Q-values.
-pub(super) trait Policy {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String>;
-    fn learn(&mut self, _transition: &Transition) {}
-}
 
 /// How often training acted in a state, and the legal actions there (for policy views).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -46,29 +14,93 @@ pub struct StateVisits {
     pub mask: ActionMask,
 }
 
+/// The dense features of the state an episode is in and of the one after a step, for agents that
+/// embed states (empty otherwise, and never computed).
+pub(crate) struct Features<'a> {
+    featurizer: Option<&'a Featurizer>,
+    current: Vec<f32>,
+    next: Vec<f32>,
+    /// `current` holds the features of the state the environment is in.
+    fresh: bool,
+}
+
+impl<'a> Features<'a> {
+    pub(crate) fn new(featurizer: Option<&'a Featurizer>) -> Self {
+        let dim = featurizer.map_or(0, Featurizer::dim);
+        Self { featurizer, current: vec![0.0; dim], next: vec![0.0; dim], fresh: false }
+    }
+
+    /// The features of `env`'s current state, for a policy that does not follow the episode step
+    /// by step (computed each time).
+    pub(crate) fn now(&mut self, env: &AnyEnv) -> &[f32] {
+        self.fresh = false;
+        self.current(env)
+    }
+
+    /// The features of `env`'s current state, computed once per state.
+    fn current(&mut self, env: &AnyEnv) -> &[f32] {
+        if let (false, Some(f)) = (self.fresh, self.featurizer) {
+            f.write(env, &mut self.current);
+        }
+        self.fresh = true;
+        &self.current
+    }
+
+    /// The transition of a step from `obs` to `env`'s state now, and then moves on to that state.
+    fn step<R>(
+        &mut self,
+        env: &AnyEnv,
+        obs: Observation,
+        action: usize,
+        step: &Step,
+        use_it: impl FnOnce(&Transition) -> R,
+    ) -> R {
+        if let Some(f) = self.featurizer {
+            f.write(env, &mut self.next);
+        }
+        let transition = Transition {
+            state: obs.state,
+            action,
+            reward: step.reward,
+            next: step.observation,
+            done: step.done(),
+            features: &self.current,
+            next_features: &self.next,
+        };
+        let result = use_it(&transition);
+        std::mem::swap(&mut self.current, &mut self.next);
+        result
+    }
+}
+
 pub(super) struct Training<'a> {
     pub(super) agent: &'a mut AnyAgent,
     pub(super) rng: &'a mut RunRng,
     pub(super) visits: &'a mut [StateVisits],
+    pub(super) features: Features<'a>,
 }
 
-impl Policy for Training<'_> {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
+impl Policy<AnyEnv> for Training<'_> {
+    async fn choose(&mut self, env: &AnyEnv, obs: Observation) -> Result<usize, String> {
         let visits = &mut self.visits[obs.state];
         visits.count += 1;
         visits.mask = obs.mask;
-        self.agent.act_async(obs, features, self.rng).await
+        self.agent.act(obs, self.features.current(env), self.rng).await
     }
-    fn learn(&mut self, transition: &Transition) {
-        self.agent.observe(transition, self.rng);
+    fn stepped(&mut self, env: &AnyEnv, obs: Observation, action: usize, step: &Step) {
+        let (agent, rng) = (&mut *self.agent, &mut *self.rng);
+        self.features.step(env, obs, action, step, |transition| agent.observe(transition, rng));
     }
 }
 
-pub(super) struct Greedy<'a>(pub(super) &'a AnyAgent);
+pub(super) struct Greedy<'a> {
+    pub(super) agent: &'a AnyAgent,
+    pub(super) features: Features<'a>,
+}
 
-impl Policy for Greedy<'_> {
-    async fn choose(&mut self, obs: Observation, features: &[f32]) -> Result<usize, String> {
-        Ok(self.0.greedy(obs, features))
+impl Policy<AnyEnv> for Greedy<'_> {
+    async fn choose(&mut self, env: &AnyEnv, obs: Observation) -> Result<usize, String> {
+        Ok(self.agent.greedy(obs, self.features.now(env)))
     }
 }
 
@@ -76,52 +108,16 @@ impl Policy for Greedy<'_> {
 pub(super) struct Expert<'a> {
     pub(super) agent: &'a mut AnyAgent,
     pub(super) actions: std::vec::IntoIter<usize>,
+    pub(super) features: Features<'a>,
 }
 
-impl Policy for Expert<'_> {
-    async fn choose(&mut self, _obs: Observation, _features: &[f32]) -> Result<usize, String> {
-        Ok(self.actions.next().expect("expert sequences end the episode"))
+impl Policy<AnyEnv> for Expert<'_> {
+    async fn choose(&mut self, env: &AnyEnv, _obs: Observation) -> Result<usize, String> {
+        self.features.current(env);
+        self.actions.next().ok_or_else(|| "the expert's actions ran out before the episode ended".to_owned())
     }
-    fn learn(&mut self, transition: &Transition) {
-        self.agent.remember(transition);
-    }
-}
-
-/// Plays one episode of `env`, already reset to `obs`; features are computed only with a featurizer.
-pub(super) async fn play_episode(
-    env: &mut AnyEnv,
-    obs: Observation,
-    policy: &mut impl Policy,
-    featurizer: Option<&Featurizer>,
-) -> Result<EpisodeOutcome, String> {
-    let mut obs = obs;
-    let dim = featurizer.map_or(0, Featurizer::dim);
-    let (mut features, mut next_features) = (vec![0.0; dim], vec![0.0; dim]);
-    if let Some(f) = featurizer {
-        f.write(env, &mut features);
-    }
-    let mut outcome = EpisodeOutcome { task: env.task_index() as u16, ..EpisodeOutcome::default() };
-    loop {
-        let action = policy.choose(obs, &features).await?;
-        let step = env.step(action);
-        if let Some(f) = featurizer {
-            f.write(env, &mut next_features);
-        }
-        policy.learn(&Transition {
-            state: obs.state,
-            action,
-            reward: step.reward,
-            next: step.observation,
-            done: step.done(),
-            features: &features,
-            next_features: &next_features,
-        });
-        outcome.record(action, step.reward, step.info.agent_call, step.info.invalid_action);
-        outcome.success |= step.info.success;
-        if step.done() {
-            return Ok(outcome);
-        }
-        obs = step.observation;
-        std::mem::swap(&mut features, &mut next_features);
+    fn stepped(&mut self, env: &AnyEnv, obs: Observation, action: usize, step: &Step) {
+        let agent = &mut *self.agent;
+        self.features.step(env, obs, action, step, |transition| agent.remember(transition));
     }
 }

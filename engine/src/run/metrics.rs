@@ -5,9 +5,9 @@ use std::hash::Hasher;
 
 use serde::{Deserialize, Serialize};
 
-use super::episode::EpisodeOutcome;
 use crate::agents::AgentId;
 use crate::env::EnvId;
+use crate::env::episode::EpisodeOutcome;
 
 /// One training episode with the run's rolling metrics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -9,28 +9,31 @@ use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress};
-use crate::device::{Backend, completed, resolved};
-use crate::env::executive::{ExecutiveEnv, ExecutiveRewards};
-use crate::env::{AnyEnv, EnvId, Environment, Observation};
+use crate::device::{Backend, resolved};
+use crate::env::{AnyEnv, EnvId, EnvSpec, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
+use crate::params::Parameters;
 use crate::rng::{RunRng, evaluation_rng};
-use crate::tasks::{MeasuredVerdict, executive_tasks_measured};
 
 mod episode;
 mod metrics;
 #[cfg(test)]
 mod tests;
 
-pub use episode::{EpisodeOutcome, StateVisits};
-use episode::{Expert, Greedy, Training, play_episode};
+pub use crate::env::episode::EpisodeOutcome;
+use crate::env::episode::play;
+pub(crate) use episode::Features;
+pub use episode::StateVisits;
+use episode::{Expert, Greedy, Training};
 use metrics::Totals;
 pub use metrics::{EpisodeRecord, Evaluation, Fingerprint, RunSummary, fingerprint};
 
 /// Everything that determines a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
-    pub env: EnvId,
+    #[serde(deserialize_with = "crate::env::spec_or_name")]
+    pub env: EnvSpec,
     pub agent: AgentSpec,
     pub seed: u64,
     /// Training episodes.
@@ -45,7 +48,7 @@ impl RunSpec {
 
     /// A spec with the seed's hyperparameters for `agent`.
     pub fn new(env: EnvId, agent: AgentId, seed: u64, episodes: u32) -> Self {
-        Self { env, agent: agent.default_spec(env), seed, episodes, backend: Backend::default() }
+        Self { env: env.default_spec(), agent: agent.default_spec(env), seed, episodes, backend: Backend::default() }
     }
 
     /// The episode budget a run of `agent` on `env` needs to learn (the seeds' budgets).
@@ -58,6 +61,7 @@ impl RunSpec {
         if !(1..=Self::MAX_EPISODES).contains(&self.episodes) {
             return Err(format!("episodes must be between 1 and {}, got {}", Self::MAX_EPISODES, self.episodes));
         }
+        self.env.validate()?;
         self.agent.validate()
     }
 }
@@ -85,33 +89,38 @@ pub struct Run {
 
 impl Run {
     pub fn new(spec: RunSpec) -> Result<Self, String> {
-        let env = spec.env.make();
-        Self::with_env(spec, env)
-    }
-
-    /// An executive run whose test actions use verdicts measured in Python instead of the recorded
-    /// ones (the engine itself never runs Python: the host measures and passes them in).
-    pub fn with_measured_verdicts(spec: RunSpec, measured: &[MeasuredVerdict]) -> Result<Self, String> {
-        if spec.env != EnvId::Executive {
-            return Err(format!("only the executive environment runs its tests in Python, not {}", spec.env.name()));
-        }
-        let tasks = executive_tasks_measured(measured)?;
-        let env = AnyEnv::Executive(ExecutiveEnv::new(tasks, None, ExecutiveRewards::default()));
-        Self::with_env(spec, env)
+        spec.validate()?;
+        let mut env = spec.env.make()?;
+        let mut rng = RunRng::seed_from_u64(spec.seed);
+        let mut agent = spec.agent.build(&env, spec.backend, &mut rng)?;
+        let featurizer = agent.embedding_dim().map(|dim| Featurizer::new(&env, dim));
+        seed_with_experts(&mut env, &mut agent, featurizer.as_ref(), &mut rng);
+        let state_visits = vec![StateVisits::default(); env.info().n_states];
+        Ok(Self {
+            spec,
+            env,
+            agent,
+            rng,
+            featurizer,
+            episode: 0,
+            window: VecDeque::with_capacity(WINDOW),
+            window_successes: 0,
+            window_return_sum: 0.0,
+            best_success_last100: 0.0,
+            totals: Totals::default(),
+            tree: EpisodeTree::default(),
+            state_visits,
+            stopped: false,
+        })
     }
 
     /// Continues a run whose first `resume.episodes` records are kept elsewhere (the page's storage)
     /// without their agent: runs are deterministic, so training them again restores the agent
     /// exactly, and the fingerprint proves it.
-    pub fn resume(self, resume: &Resume) -> Result<Self, String> {
-        completed(self.resume_async(resume))
-    }
-
-    /// [`resume`](Self::resume), awaiting the device.
-    pub async fn resume_async(mut self, resume: &Resume) -> Result<Self, String> {
+    pub async fn resume(mut self, resume: &Resume) -> Result<Self, String> {
         let mut replayed = Vec::with_capacity(resume.episodes as usize);
         while replayed.len() < resume.episodes as usize {
-            match self.train_episode_async().await? {
+            match self.train_episode().await? {
                 Some(record) => replayed.push(record),
                 None => break,
             }
@@ -138,17 +147,9 @@ impl Run {
     }
 
     /// A finished run's trained agent, from its checkpoint if it has one that loads, else by
-    /// training its recorded episodes again (as long as they took to train).
-    pub fn rebuild(
-        spec: RunSpec,
-        resume: &Resume,
-        checkpoint: Option<&Checkpoint>,
-    ) -> Result<(Self, Restoration), String> {
-        completed(Self::rebuild_async(spec, resume, checkpoint))
-    }
-
-    /// [`rebuild`](Self::rebuild), awaiting the device; the policy ends up on the CPU.
-    pub async fn rebuild_async(
+    /// training its recorded episodes again (as long as they took to train); the policy ends up on
+    /// the CPU.
+    pub async fn rebuild(
         spec: RunSpec,
         resume: &Resume,
         checkpoint: Option<&Checkpoint>,
@@ -158,7 +159,7 @@ impl Run {
             Some(Err(problem)) => Some(problem),
             None => None,
         };
-        let mut run = Self::new(spec)?.resume_async(resume).await?;
+        let mut run = Self::new(spec)?.resume(resume).await?;
         run.stop();
         run.copy_policy_to_cpu().await?;
         Ok((run, Restoration::Replay { episodes: resume.episodes, checkpoint_problem }))
@@ -167,31 +168,6 @@ impl Run {
     /// What the agent learned so far, to store with the run.
     pub fn checkpoint(&self) -> Result<Checkpoint, String> {
         self.agent.checkpoint()
-    }
-
-    fn with_env(spec: RunSpec, mut env: AnyEnv) -> Result<Self, String> {
-        spec.validate()?;
-        let mut rng = RunRng::seed_from_u64(spec.seed);
-        let mut agent = spec.agent.build(&env, spec.backend, &mut rng)?;
-        let featurizer = agent.embedding_dim().map(|dim| Featurizer::new(&env, dim));
-        seed_with_experts(&mut env, &mut agent, featurizer.as_ref(), &mut rng);
-        let state_visits = vec![StateVisits::default(); env.info().n_states];
-        Ok(Self {
-            spec,
-            env,
-            agent,
-            rng,
-            featurizer,
-            episode: 0,
-            window: VecDeque::with_capacity(WINDOW),
-            window_successes: 0,
-            window_return_sum: 0.0,
-            best_success_last100: 0.0,
-            totals: Totals::default(),
-            tree: EpisodeTree::default(),
-            state_visits,
-            stopped: false,
-        })
     }
 
     pub fn spec(&self) -> &RunSpec {
@@ -236,20 +212,21 @@ impl Run {
         self.stopped = true;
     }
 
-    /// Trains one episode; `None` once the budget is spent.
-    pub fn train_episode(&mut self) -> Option<EpisodeRecord> {
-        resolved(self.train_episode_async())
-    }
-
-    /// [`train_episode`](Self::train_episode), awaiting the device; an error means the device failed.
-    pub async fn train_episode_async(&mut self) -> Result<Option<EpisodeRecord>, String> {
+    /// Trains one episode; `None` once the budget is spent, an error if the device failed. Native
+    /// hosts, which can wait, iterate the run instead.
+    pub async fn train_episode(&mut self) -> Result<Option<EpisodeRecord>, String> {
         if self.is_finished() {
             return Ok(None);
         }
         let epsilon = self.agent.epsilon();
         let obs = self.env.reset(self.rng.next_u64());
-        let mut training = Training { agent: &mut self.agent, rng: &mut self.rng, visits: &mut self.state_visits };
-        let outcome = play_episode(&mut self.env, obs, &mut training, self.featurizer.as_ref()).await?;
+        let mut training = Training {
+            agent: &mut self.agent,
+            rng: &mut self.rng,
+            visits: &mut self.state_visits,
+            features: Features::new(self.featurizer.as_ref()),
+        };
+        let outcome = play(&mut self.env, obs, &mut training).await?;
         let record = self.record(outcome, epsilon).await?;
         if self.is_finished() {
             self.agent.finish();
@@ -283,8 +260,7 @@ impl Run {
         }
         let mean_return_last100 = self.window_return_sum / filled;
         let window_full = self.window.len() == WINDOW;
-        let loss =
-            self.agent.end_episode_async(&Progress { success_last100, mean_return_last100, window_full }).await?;
+        let loss = self.agent.end_episode(&Progress { success_last100, mean_return_last100, window_full }).await?;
         self.totals.add(&outcome);
         self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);
         let record =
@@ -297,7 +273,7 @@ impl Run {
         let means = self.totals.evaluation();
         let filled = self.window.len().max(1) as f64;
         RunSummary {
-            env: self.spec.env,
+            env: self.spec.env.id(),
             agent: self.spec.agent.id(),
             seed: self.spec.seed,
             episodes: self.episode,
@@ -321,8 +297,22 @@ impl Run {
         let mut env = self.env.clone();
         Evaluation::of((0..episodes).map(|_| {
             let obs = env.reset(rng.next_u64());
-            resolved(play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref()))
+            resolved(play(&mut env, obs, &mut self.greedy()))
         }))
+    }
+
+    /// Plays the environment's baseline ([`EnvSpec::baseline`]) on the episodes that
+    /// [`evaluate_greedy`](Self::evaluate_greedy) plays, so both policies meet the same ones; `None`
+    /// where the environment has no baseline.
+    pub fn evaluate_baseline(&self, episodes: u32) -> Option<Evaluation> {
+        let baseline = self.spec.env.baseline()?;
+        let mut rng = evaluation_rng(self.spec.seed);
+        let mut env = self.env.clone();
+        Some(Evaluation::of((0..episodes).map(|_| baseline.play(&mut env, rng.next_u64()))))
+    }
+
+    fn greedy(&self) -> Greedy<'_> {
+        Greedy { agent: &self.agent, features: Features::new(self.featurizer.as_ref()) }
     }
 
     /// The greedy action of the trained agent in `env`'s current state (`env` may be any
@@ -345,7 +335,7 @@ impl Run {
     pub fn greedy_episode(&self, task: usize, seed: u64) -> EpisodeOutcome {
         let mut env = self.env.clone();
         let obs = env.reset_task(seed, task);
-        resolved(play_episode(&mut env, obs, &mut Greedy(&self.agent), self.featurizer.as_ref()))
+        resolved(play(&mut env, obs, &mut self.greedy()))
     }
 }
 
@@ -356,7 +346,8 @@ fn seed_with_experts(env: &mut AnyEnv, agent: &mut AnyAgent, featurizer: Option<
         for _ in 0..per_task {
             let obs = env.reset_task(rng.next_u64(), task);
             let Some(actions) = env.expert_actions() else { return };
-            resolved(play_episode(env, obs, &mut Expert { agent, actions: actions.into_iter() }, featurizer));
+            let mut expert = Expert { agent, actions: actions.into_iter(), features: Features::new(featurizer) };
+            resolved(play(env, obs, &mut expert));
         }
     }
 }
@@ -385,7 +376,8 @@ pub struct Resume {
 impl Iterator for Run {
     type Item = EpisodeRecord;
 
+    /// Trains one episode, waiting for the device (every device but a browser's GPU answers at once).
     fn next(&mut self) -> Option<EpisodeRecord> {
-        self.train_episode()
+        resolved(self.train_episode())
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::device::completed;
 
 /// The browser must train the same run bit for bit: `e2e/page.spec.mjs` opens this spec as a
 /// share link and expects the page (engine in wasm) to show the same fingerprint.
@@ -12,15 +13,21 @@ fn fingerprint_of_a_reference_run_is_pinned() {
     assert_ne!(fingerprint(&records[..299]), ORCHESTRATOR_SEED_7_300);
 }
 
-fn recorded() -> Vec<MeasuredVerdict> {
-    crate::tasks::executive_programs().iter().map(|p| p.measured(p.recorded)).collect()
+fn recorded() -> Vec<crate::env::tasks::MeasuredVerdict> {
+    crate::env::tasks::executive_programs().iter().map(|p| p.measured(p.recorded)).collect()
+}
+
+fn with_verdicts(spec: &RunSpec, measured: Vec<crate::env::tasks::MeasuredVerdict>) -> RunSpec {
+    let mut spec = spec.clone();
+    spec.env.set_measured_verdicts(Some(measured)).unwrap();
+    spec
 }
 
 #[test]
 fn measured_verdicts_drive_the_executive_test_action() {
     let spec = RunSpec::new(EnvId::Executive, AgentId::QLearning, 3, 200);
     let plain: Vec<_> = Run::new(spec.clone()).unwrap().collect();
-    let same: Vec<_> = Run::with_measured_verdicts(spec.clone(), &recorded()).unwrap().collect();
+    let same: Vec<_> = Run::new(with_verdicts(&spec, recorded())).unwrap().collect();
     assert_eq!(fingerprint(&plain), fingerprint(&same), "verdicts equal to the recorded ones change nothing");
 
     // Python saying that every program passes makes the environment a different one.
@@ -29,13 +36,39 @@ fn measured_verdicts_drive_the_executive_test_action() {
         m.verdict.passed = true;
         m.verdict.number_passed = m.verdict.total;
     }
-    let changed: Vec<_> = Run::with_measured_verdicts(spec.clone(), &all_pass).unwrap().collect();
+    let changed_spec = with_verdicts(&spec, all_pass);
+    let changed: Vec<_> = Run::new(changed_spec.clone()).unwrap().collect();
     assert_ne!(fingerprint(&plain), fingerprint(&changed));
 
-    let missing = Run::with_measured_verdicts(spec, &recorded()[1..]).err().unwrap();
-    assert!(missing.starts_with("no measured verdict for task"), "{missing}");
-    let orchestrator = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 10);
-    assert!(Run::with_measured_verdicts(orchestrator, &recorded()).is_err());
+    // The verdicts are part of the spec: through JSON (an export, a stored run) the run is the same.
+    let json = serde_json::to_string(&changed_spec).unwrap();
+    let again: Vec<_> = Run::new(serde_json::from_str(&json).unwrap()).unwrap().collect();
+    assert_eq!(fingerprint(&again), fingerprint(&changed));
+}
+
+#[test]
+fn environment_parameters_change_the_run() {
+    let trained = |spec: RunSpec| {
+        let mut run = Run::new(spec).unwrap();
+        run.by_ref().for_each(drop);
+        run.summary()
+    };
+    let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 3, 300);
+    let plain = trained(spec.clone());
+    let mut easier = spec.clone();
+    easier.env =
+        crate::params::apply(&spec.env, &["coder_success_without_plan=1".into(), "reward_success=20".into()]).unwrap();
+    let easy = trained(easier);
+    assert!(easy.mean_return > plain.mean_return + 5.0, "{} against {}", easy.mean_return, plain.mean_return);
+    assert!(easy.success_last100 >= plain.success_last100);
+}
+
+/// Exports and stored runs from before environment parameters name the environment alone.
+#[test]
+fn an_old_spec_with_a_bare_environment_name_still_reads() {
+    let old = r#"{"env":"executive","agent":{"kind":"q-learning"},"seed":4,"episodes":50}"#;
+    let spec: RunSpec = serde_json::from_str(old).unwrap();
+    assert_eq!(spec, RunSpec::new(EnvId::Executive, AgentId::QLearning, 4, 50));
 }
 
 #[test]
@@ -43,11 +76,11 @@ fn a_resumed_run_goes_on_exactly_as_the_uninterrupted_one() {
     let spec = RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 5, 300);
     let whole: Vec<_> = Run::new(spec.clone()).unwrap().collect();
     let resume = Resume { episodes: 120, fingerprint: fingerprint(&whole[..120]) };
-    let rest: Vec<_> = Run::new(spec.clone()).unwrap().resume(&resume).unwrap().collect();
+    let rest: Vec<_> = completed(Run::new(spec.clone()).unwrap().resume(&resume)).unwrap().collect();
     assert_eq!(fingerprint(&rest), fingerprint(&whole[120..]));
 
     let other = Resume { episodes: 120, fingerprint: fingerprint(&whole[..119]) };
-    let problem = Run::new(spec).unwrap().resume(&other).err().unwrap();
+    let problem = completed(Run::new(spec).unwrap().resume(&other)).err().unwrap();
     assert!(problem.starts_with("training the first 120 episodes again gave other records"), "{problem}");
 }
 
@@ -63,7 +96,7 @@ fn a_checkpoint_brings_the_policy_back() {
     ] {
         let spec = RunSpec::new(env, agent, 3, episodes);
         let mut trained = Run::new(spec.clone()).unwrap();
-        while trained.train_episode().is_some() {}
+        trained.by_ref().for_each(drop);
         let json = serde_json::to_string(&trained.checkpoint().unwrap()).unwrap();
         let restored = Run::from_checkpoint(spec.clone(), &serde_json::from_str(&json).unwrap()).unwrap();
         assert!(restored.is_finished() && restored.episodes_done() == 0);
@@ -101,13 +134,13 @@ fn rebuilding_uses_the_checkpoint_and_falls_back_to_the_records() {
     let checkpoint = trained.checkpoint().unwrap();
     let traces = trained.policy_view().traces;
 
-    let (run, how) = Run::rebuild(spec.clone(), &resume, Some(&checkpoint)).unwrap();
+    let (run, how) = completed(Run::rebuild(spec.clone(), &resume, Some(&checkpoint))).unwrap();
     assert_eq!((how, run.policy_view().traces), (Restoration::Checkpoint, traces.clone()));
-    let (run, how) = Run::rebuild(spec.clone(), &resume, None).unwrap();
+    let (run, how) = completed(Run::rebuild(spec.clone(), &resume, None)).unwrap();
     assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: None });
     assert_eq!(run.policy_view().traces, traces);
     let wrong = Checkpoint::Beliefs { beliefs: vec![] };
-    let (run, how) = Run::rebuild(spec, &resume, Some(&wrong)).unwrap();
+    let (run, how) = completed(Run::rebuild(spec, &resume, Some(&wrong))).unwrap();
     let problem = "a Thompson-sampling checkpoint does not fit a q-learning agent".to_owned();
     assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: Some(problem) });
     assert_eq!(run.policy_view().traces, traces);

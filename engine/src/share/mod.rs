@@ -1,6 +1,8 @@
 //! Share links: a run spec in a URL fragment, readable and editable by hand, e.g.
-//! `v=1&env=orchestrator&agent=q-learning&seed=1&episodes=5000&p.alpha=0.2&hide=hyperparameters`.
-//! Only hyperparameters that differ from the agent's defaults are written (`p.` + the field name).
+//! `v=1&env=orchestrator&agent=q-learning&seed=1&episodes=5000&p.alpha=0.2&e.reward_success=20&hide=hyperparameters`.
+//! Only parameters that differ from the defaults are written: the agent's hyperparameters as
+//! `p.<field>`, the environment's as `e.<field>`, and verdicts measured in Python as `e.verdicts`
+//! (`p3-3` passed 3 of 3, `f1-3` failed, one per program in the bundled order).
 //! `hide` and `lock` list controls a teacher wants hidden or fixed in a reduced demo.
 //!
 //! A link may also carry the sender's results (`r.` fields, see [`SharedResults`]) so that the
@@ -15,8 +17,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as BASE64_URL;
 use crate::agents::AgentId;
 use crate::device::Backend;
 use crate::env::EnvId;
-use crate::params;
+use crate::env::tasks::MeasuredVerdict;
+use crate::params::{self, Parameters};
 use crate::policy_view::StateRow;
+use crate::python::Verdict;
 use crate::run::{EpisodeRecord, Evaluation, RunSpec, fingerprint};
 
 pub const LINK_VERSION: u32 = 1;
@@ -39,11 +43,20 @@ pub enum Control {
     Seed,
     Hyperparameters,
     Backend,
+    /// The environment's parameters (rewards, odds, measured verdicts).
+    EnvParams,
 }
 
 impl Control {
-    pub const ALL: [Control; 6] =
-        [Control::Env, Control::Agent, Control::Episodes, Control::Seed, Control::Hyperparameters, Control::Backend];
+    pub const ALL: [Control; 7] = [
+        Control::Env,
+        Control::Agent,
+        Control::Episodes,
+        Control::Seed,
+        Control::Hyperparameters,
+        Control::Backend,
+        Control::EnvParams,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -53,6 +66,7 @@ impl Control {
             Control::Seed => "seed",
             Control::Hyperparameters => "hyperparameters",
             Control::Backend => "backend",
+            Control::EnvParams => "env-params",
         }
     }
 
@@ -176,7 +190,7 @@ fn read_table(text: &str, spec: &RunSpec) -> Result<Vec<(usize, Vec<f64>)>, Stri
     if !spec.agent.id().has_value_table() {
         return Err(format!("r.table: a {} agent has no value table", spec.agent.id().name()));
     }
-    let env = spec.env.make();
+    let env = spec.env.id().make();
     let info = crate::env::Environment::info(&env);
     let actions = info.action_names.len();
     text.split('*')
@@ -222,6 +236,77 @@ fn read<T>(
     }
 }
 
+/// The spec of kind `template` with the link's `prefix` fields (`p.alpha`) applied. A field that
+/// `owner` does not have, or values it refuses, are named; then `template`'s defaults are kept.
+fn read_params<P: Parameters + Clone>(
+    problems: &mut Vec<String>,
+    pairs: &[(String, String)],
+    (prefix, owner, noun): (&str, &str, &str),
+    template: &P,
+) -> P {
+    let fields = params::fields(&template.params_schema());
+    for (key, _) in pairs.iter().filter(|(k, _)| k.starts_with(prefix) && k != VERDICTS) {
+        if !fields.iter().any(|f| f.name() == key[prefix.len()..]) {
+            problems.push(format!("{key}: {owner} has no {noun} '{}'", &key[prefix.len()..]));
+        }
+    }
+    let defaults = params::texts(template, &fields);
+    let texts: Vec<String> = fields
+        .iter()
+        .zip(defaults)
+        .map(|(f, default)| {
+            let key = format!("{prefix}{}", f.name());
+            pairs.iter().find(|(k, _)| *k == key).map_or(default, |(_, v)| v.clone())
+        })
+        .collect();
+    params::build(template, &fields, &texts).unwrap_or_else(|problem| {
+        problems.push(format!("{noun}s: {problem}; using the defaults"));
+        template.clone()
+    })
+}
+
+/// The link field of verdicts measured in Python.
+const VERDICTS: &str = "e.verdicts";
+
+/// `measured` as the link writes it: `p3-3_f1-3_…`, in the order of the environment's programs.
+fn verdicts_text(env: EnvId, measured: &[MeasuredVerdict]) -> String {
+    let verdict_of = |task: &str, variant: &str| {
+        measured.iter().find(|m| m.task_id == task && m.variant == variant).map(|m| m.verdict)
+    };
+    env.measured_programs()
+        .iter()
+        .filter_map(|p| verdict_of(&p.task_id, &p.variant))
+        .map(|v| format!("{}{}-{}", if v.passed { 'p' } else { 'f' }, v.number_passed, v.total))
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+fn read_verdicts(env: EnvId, text: &str) -> Result<Vec<MeasuredVerdict>, String> {
+    let programs = env.measured_programs();
+    let parts: Vec<&str> = text.split('_').collect();
+    if parts.len() != programs.len() {
+        return Err(format!("expected {} verdicts, one per program, got {}", programs.len(), parts.len()));
+    }
+    programs
+        .iter()
+        .zip(parts)
+        .map(|(program, part)| {
+            let problem = || format!("'{part}' is not p or f, then passed-total (p3-3)");
+            let passed = match part.chars().next() {
+                Some('p') => true,
+                Some('f') => false,
+                _ => return Err(problem()),
+            };
+            let (n, total) = part[1..].split_once('-').ok_or_else(problem)?;
+            let (number_passed, total): (u32, u32) = (whole(n)?, whole(total)?);
+            if number_passed > total || total > 1000 {
+                return Err(format!("'{part}': passed must be at most the total, and the total at most 1000"));
+            }
+            Ok(program.measured(Verdict { passed, number_passed, total }))
+        })
+        .collect()
+}
+
 fn whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     text.parse().map_err(|_| format!("'{text}' is not a whole number"))
 }
@@ -262,20 +347,22 @@ impl ShareLink {
         let spec = &self.spec;
         let mut out = form_urlencoded::Serializer::new(String::new());
         out.append_pair("v", &LINK_VERSION.to_string())
-            .append_pair("env", spec.env.name())
+            .append_pair("env", spec.env.id().name())
             .append_pair("agent", spec.agent.id().name())
             .append_pair("seed", &spec.seed.to_string())
             .append_pair("episodes", &spec.episodes.to_string());
         if spec.backend != Backend::default() {
             out.append_pair("backend", spec.backend.name());
         }
-        let defaults = serde_json::to_value(spec.agent.id().default_spec(spec.env)).expect("specs serialise");
-        let ours = serde_json::to_value(&spec.agent).expect("specs serialise");
-        for field in params::fields(&spec.agent.params_schema()) {
-            let text = field.text(&ours);
-            if text != field.text(&defaults) {
-                out.append_pair(&format!("p.{}", field.name()), &text);
-            }
+        let env = spec.env.id();
+        for (field, text) in params::changed(&spec.agent, &spec.agent.id().default_spec(env)) {
+            out.append_pair(&format!("p.{}", field.name()), &text);
+        }
+        for (field, text) in params::changed(&spec.env, &env.default_spec()) {
+            out.append_pair(&format!("e.{}", field.name()), &text);
+        }
+        if let Some(measured) = spec.env.measured_verdicts() {
+            out.append_pair(VERDICTS, &verdicts_text(env, measured));
         }
         for (key, list) in [("hide", &self.hidden), ("lock", &self.locked)] {
             if !list.is_empty() {
@@ -317,7 +404,7 @@ impl ShareLink {
             }
         }
         let defaults = ShareLink::default();
-        let env = read(&mut problems, "env", get("env"), defaults.spec.env, EnvId::parse);
+        let env = read(&mut problems, "env", get("env"), defaults.spec.env.id(), EnvId::parse);
         let agent = read(&mut problems, "agent", get("agent"), defaults.spec.agent.id(), AgentId::parse);
         let seed = read(&mut problems, "seed", get("seed"), defaults.spec.seed, whole);
         let episodes = read(&mut problems, "episodes", get("episodes"), RunSpec::default_episodes(env, agent), |v| {
@@ -335,30 +422,24 @@ impl ShareLink {
         let hidden = read(&mut problems, "hide", get("hide"), Vec::new(), control_list);
         let locked = read(&mut problems, "lock", get("lock"), Vec::new(), control_list);
 
-        let template = agent.default_spec(env);
-        let fields = params::fields(&template.params_schema());
-        for (key, _) in pairs.iter().filter(|(k, _)| k.starts_with("p.")) {
-            if !fields.iter().any(|f| f.name() == key[2..]) {
-                problems.push(format!("{key}: {} has no hyperparameter '{}'", agent.name(), &key[2..]));
-            }
-        }
         for key in pairs.iter().map(|(k, _)| k.as_str()) {
-            let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock"].contains(&key)
+            let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock", VERDICTS].contains(&key)
                 || RESULT_FIELDS.contains(&key);
-            if !known && !key.starts_with("p.") {
+            if !known && !key.starts_with("p.") && !key.starts_with("e.") {
                 problems.push(format!("'{key}' is not a field of a share link"));
             }
         }
-        let value = serde_json::to_value(&template).expect("specs serialise");
-        let texts: Vec<String> = fields
-            .iter()
-            .map(|f| get(&format!("p.{}", f.name())).map_or_else(|| f.text(&value), str::to_owned))
-            .collect();
-        let agent_spec = params::build(&template, &fields, &texts).unwrap_or_else(|problem| {
-            problems.push(format!("hyperparameters: {problem}; using the defaults"));
-            template.clone()
-        });
-        let spec = RunSpec { env, agent: agent_spec, seed, episodes, backend };
+        let agent_spec =
+            read_params(&mut problems, &pairs, ("p.", agent.name(), "hyperparameter"), &agent.default_spec(env));
+        let mut env_spec =
+            read_params(&mut problems, &pairs, ("e.", env.name(), "environment parameter"), &env.default_spec());
+        if let Some(text) = get(VERDICTS) {
+            let measured = read_verdicts(env, text).and_then(|m| env_spec.set_measured_verdicts(Some(m)));
+            if let Err(problem) = measured {
+                problems.push(format!("{VERDICTS}: {problem}; using the recorded verdicts"));
+            }
+        }
+        let spec = RunSpec { env: env_spec, agent: agent_spec, seed, episodes, backend };
         let results = SharedResults::read(|key| get(key).map(str::to_owned), &spec).unwrap_or_else(|problem| {
             problems.push(format!("{problem}; the shared results are left out"));
             None

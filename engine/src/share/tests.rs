@@ -1,6 +1,7 @@
 use super::*;
 use crate::agents::AgentSpec;
 use crate::agents::DqnParams;
+use crate::env::EnvSpec;
 use proptest::prelude::*;
 
 #[test]
@@ -23,7 +24,7 @@ fn links_are_short_readable_and_round_trip() {
 #[test]
 fn a_repeated_key_is_named_and_the_first_wins() {
     let (link, problems) = ShareLink::decode("v=1&env=orchestrator&agent=q-learning&env=planner&seed=3&env=executive");
-    assert_eq!(link.spec.env, EnvId::Orchestrator);
+    assert_eq!(link.spec.env.id(), EnvId::Orchestrator);
     assert_eq!(link.spec.seed, 3);
     assert_eq!(problems, ["'env' is given 3 times; using the first, 'orchestrator'"]);
 }
@@ -32,7 +33,7 @@ fn a_repeated_key_is_named_and_the_first_wins() {
 fn bad_fields_are_named_and_replaced_by_defaults() {
     let (link, problems) =
         ShareLink::decode("v=1&env=moon&agent=dqn&seed=-3&episodes=99999999&p.learning_rate=7&x=1&hide=plot");
-    assert_eq!(link.spec.env, EnvId::Orchestrator);
+    assert_eq!(link.spec.env.id(), EnvId::Orchestrator);
     assert_eq!(link.spec.agent, AgentId::Dqn.default_spec(EnvId::Orchestrator));
     assert_eq!((link.spec.seed, link.spec.episodes), (1, RunSpec::MAX_EPISODES));
     assert_eq!(
@@ -41,7 +42,7 @@ fn bad_fields_are_named_and_replaced_by_defaults() {
             "env: unknown environment 'moon'; valid: executive, planner, orchestrator",
             "seed: '-3' is not a whole number",
             "episodes: 99999999 is outside 1..=1000000; using 1000000",
-            "hide: unknown control 'plot'; valid: env, agent, episodes, seed, hyperparameters, backend",
+            "hide: unknown control 'plot'; valid: env, agent, episodes, seed, hyperparameters, backend, env-params",
             "'x' is not a field of a share link",
             "hyperparameters: learning_rate must be between 0.000001 and 1, got 7; using the defaults",
         ]
@@ -53,6 +54,35 @@ fn bad_fields_are_named_and_replaced_by_defaults() {
     );
     let (_, problems) = ShareLink::decode("v=1&agent=q-learning&p.hidden=1");
     assert_eq!(problems, ["p.hidden: q-learning has no hyperparameter 'hidden'"]);
+}
+
+#[test]
+fn environment_parameters_and_measured_verdicts_ride_in_the_link() {
+    let mut spec = RunSpec::new(EnvId::Executive, AgentId::QLearning, 2, 300);
+    spec.env = params::apply(&spec.env, &["stop_success=50".into(), "max_tests=3".into()]).unwrap();
+    let programs = EnvId::Executive.measured_programs();
+    let mut measured: Vec<_> = programs.iter().map(|p| p.measured(p.recorded)).collect();
+    measured[1].verdict = Verdict { passed: true, number_passed: 3, total: 3 };
+    spec.env.set_measured_verdicts(Some(measured)).unwrap();
+    let fragment = ShareLink::of(spec.clone()).encode();
+    assert!(fragment.contains("&e.stop_success=50.0&e.max_tests=3&e.verdicts=p5-5_p3-3_f3-5_"), "{fragment}");
+    assert_eq!(ShareLink::decode(&fragment), (ShareLink::of(spec.clone()), vec![]));
+
+    let bad = [
+        ("e.speed=2", "e.speed: executive has no environment parameter 'speed'"),
+        ("e.max_tests=9", "environment parameters: max_tests must be between 1 and 4, got 9; using the defaults"),
+        ("e.verdicts=p3-3", "e.verdicts: expected 10 verdicts, one per program, got 1; using the recorded verdicts"),
+    ];
+    let plain = RunSpec::new(EnvId::Executive, AgentId::QLearning, 2, 300);
+    for (field, expected) in bad {
+        let (link, problems) = ShareLink::decode(&format!("{}&{field}", ShareLink::of(plain.clone()).encode()));
+        assert_eq!((link.spec, problems), (plain.clone(), vec![expected.to_owned()]), "{field}");
+    }
+    let text = ["x1-3"; 10].join("_");
+    let (_, problems) = ShareLink::decode(&format!("v=1&env=executive&e.verdicts={text}"));
+    assert_eq!(problems, ["e.verdicts: 'x1-3' is not p or f, then passed-total (p3-3); using the recorded verdicts"]);
+    let (_, problems) = ShareLink::decode("v=1&env=orchestrator&e.verdicts=p1-1");
+    assert_eq!(problems, ["e.verdicts: expected 0 verdicts, one per program, got 1; using the recorded verdicts"]);
 }
 
 /// Links that once broke a decoder, or nearly: kept and replayed on every run.
@@ -125,14 +155,32 @@ fn results_ride_along_and_are_checked() {
     }
 }
 
+/// Any spec, with some hyperparameters, environment parameters and measured verdicts changed.
 fn any_spec() -> impl Strategy<Value = RunSpec> {
-    (0..EnvId::ALL.len(), 0..AgentId::ALL.len(), any::<u64>(), 1u32..=RunSpec::MAX_EPISODES, 0.0f64..=1.0, 0.0f64..=1.0)
-        .prop_map(|(env, agent, seed, episodes, alpha, gamma)| {
+    let env_params =
+        (-1000.0f64..=1000.0, 0.0f64..=1.0, 1u32..=4, prop::collection::vec((any::<bool>(), 0u32..=5), 10));
+    (0..EnvId::ALL.len(), 0..AgentId::ALL.len(), any::<u64>(), 1u32..=RunSpec::MAX_EPISODES, 0.0f64..=1.0, env_params)
+        .prop_map(|(env, agent, seed, episodes, alpha, (reward, odds, count, verdicts))| {
             let env = EnvId::ALL[env];
             let mut spec = RunSpec::new(env, AgentId::ALL[agent], seed, episodes);
             if let AgentSpec::QLearning(p) = &mut spec.agent {
                 p.alpha = alpha;
-                p.gamma = gamma;
+            }
+            match &mut spec.env {
+                EnvSpec::Executive(p) => {
+                    p.rewards.stop_success = reward;
+                    p.rewards.max_tests = count as usize;
+                    let programs = env.measured_programs();
+                    let measured = programs.iter().zip(&verdicts).map(|(program, &(passed, n))| {
+                        program.measured(Verdict { passed, number_passed: n, total: 5 })
+                    });
+                    p.measured_verdicts = (count % 2 == 0).then(|| measured.collect());
+                }
+                EnvSpec::Planner(p) => p.step = reward,
+                EnvSpec::Orchestrator(p) => {
+                    p.tester_finds_error = odds;
+                    p.max_iterations = count;
+                }
             }
             spec
         })

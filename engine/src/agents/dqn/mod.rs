@@ -35,9 +35,10 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, check_range, masked_argmax, random_legal};
+use super::{Agent, AgentId, Checkpoint, Progress, Transition, masked_argmax, random_legal};
 use crate::RunRng;
 use crate::device::{Backend, f32_values, resolved};
+use crate::params::check_range;
 
 mod network;
 mod replay;
@@ -224,35 +225,6 @@ impl Dqn {
         f32_values(q.into_data_async().await)
     }
 
-    /// [`Agent::act`], awaiting the Q-values when it acts greedily.
-    pub async fn act_async(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
-        // Training acts on the training device, so that pausing (which copies) never changes a run.
-        self.cpu_copy = None;
-        if rng.random::<f64>() < self.epsilon {
-            let mask = if self.params.explore_with_mask { obs.mask } else { ActionMask::all(self.n_actions) };
-            return Ok(random_legal(mask, self.n_actions, rng));
-        }
-        let values: Vec<f64> = self.q_values_async(features).await?.into_iter().map(f64::from).collect();
-        Ok(masked_argmax(&values, obs.mask))
-    }
-
-    /// [`Agent::end_episode`], awaiting the episode's losses.
-    pub async fn end_episode_async(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
-        let losses = match self.episode_losses.len() {
-            0 => Vec::new(),
-            _ => f32_values(Tensor::cat(std::mem::take(&mut self.episode_losses), 0).into_data_async().await)?,
-        };
-        let better = progress.window_full
-            && self.best.as_ref().is_none_or(|(success, mean_return, _)| {
-                progress.success_last100 > *success
-                    || (progress.success_last100 == *success && progress.mean_return_last100 > *mean_return)
-            });
-        if better {
-            self.best = Some((progress.success_last100, progress.mean_return_last100, self.online().valid()));
-        }
-        Ok((!losses.is_empty()).then(|| losses.iter().map(|&l| f64::from(l)).sum::<f64>() / losses.len() as f64))
-    }
-
     /// Copies the greedy network to the CPU, where it answers greedy queries, policy views and
     /// checkpoints synchronously: a browser cannot wait for its GPU.
     pub async fn copy_to_cpu(&mut self) -> Result<(), String> {
@@ -328,8 +300,15 @@ impl Dqn {
 }
 
 impl Agent for Dqn {
-    fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> usize {
-        resolved(self.act_async(obs, features, rng))
+    async fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String> {
+        // Training acts on the training device, so that pausing (which copies) never changes a run.
+        self.cpu_copy = None;
+        if rng.random::<f64>() < self.epsilon {
+            let mask = if self.params.explore_with_mask { obs.mask } else { ActionMask::all(self.n_actions) };
+            return Ok(random_legal(mask, self.n_actions, rng));
+        }
+        let values: Vec<f64> = self.q_values_async(features).await?.into_iter().map(f64::from).collect();
+        Ok(masked_argmax(&values, obs.mask))
     }
 
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
@@ -353,8 +332,20 @@ impl Agent for Dqn {
 
     /// Keeps the best network once the window is full; the loss is the mean over the episode's
     /// learn steps.
-    fn end_episode(&mut self, progress: &Progress) -> Option<f64> {
-        resolved(self.end_episode_async(progress))
+    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+        let losses = match self.episode_losses.len() {
+            0 => Vec::new(),
+            _ => f32_values(Tensor::cat(std::mem::take(&mut self.episode_losses), 0).into_data_async().await)?,
+        };
+        let better = progress.window_full
+            && self.best.as_ref().is_none_or(|(success, mean_return, _)| {
+                progress.success_last100 > *success
+                    || (progress.success_last100 == *success && progress.mean_return_last100 > *mean_return)
+            });
+        if better {
+            self.best = Some((progress.success_last100, progress.mean_return_last100, self.online().valid()));
+        }
+        Ok((!losses.is_empty()).then(|| losses.iter().map(|&l| f64::from(l)).sum::<f64>() / losses.len() as f64))
     }
 
     /// The best network becomes the policy (the last one if the run was shorter than the window).

@@ -69,8 +69,8 @@ impl LiveRules for ExecutiveLive {
         Observation { state: self.flags.index(), mask: self.flags.mask() }
     }
 
-    fn write_features(&self, out: &mut [f32]) {
-        out.copy_from_slice(&self.flags.as_features());
+    fn features(&self) -> Vec<f32> {
+        self.flags.as_features().to_vec()
     }
 
     fn embeds_texts(&self) -> bool {

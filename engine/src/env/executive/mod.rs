@@ -13,8 +13,12 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, StepInfo, flag};
-use crate::tasks::{ExecutiveTask, executive_tasks};
+use crate::env::tasks::{ExecutiveTask, MeasuredVerdict, executive_tasks, executive_tasks_measured};
+use crate::params::{check_range, check_reward};
 
 pub mod live;
 
@@ -26,24 +30,81 @@ pub const STOP: usize = 4;
 pub const ACTION_NAMES: &[&str] = &["generate", "test", "debug", "search", "stop"];
 
 /// Rewards and limits of seed 000 §3.4.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct ExecutiveRewards {
     /// Added to every step to encourage brevity.
     pub step: f64,
+    /// Reward of generating the first program.
     pub generate: f64,
+    /// Reward of a test run that passes.
     pub test_pass: f64,
+    /// Reward of a test run that fails.
     pub test_fail: f64,
+    /// Reward of a debug call after a failed test.
     pub debug: f64,
+    /// Reward of searching the documentation.
     pub search: f64,
     /// Illegal action (soft fail: the episode continues).
     pub invalid: f64,
+    /// Stopping after a passing test, with no illegal action in the episode.
     pub stop_success: f64,
+    /// Stopping otherwise.
     pub stop_failure: f64,
     /// Added when the step limit ends the episode.
     pub step_limit: f64,
+    /// Steps before the episode is truncated.
     pub max_steps: u32,
-    /// A task may be tested at most this many times.
+    /// A task may be tested at most this many times (the state counts up to 4).
     pub max_tests: usize,
+}
+
+impl ExecutiveRewards {
+    /// Checks every field; the error names the field and its allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        let rewards = [
+            ("step", self.step),
+            ("generate", self.generate),
+            ("test_pass", self.test_pass),
+            ("test_fail", self.test_fail),
+            ("debug", self.debug),
+            ("search", self.search),
+            ("invalid", self.invalid),
+            ("stop_success", self.stop_success),
+            ("stop_failure", self.stop_failure),
+            ("step_limit", self.step_limit),
+        ];
+        rewards.into_iter().try_for_each(|(field, value)| check_reward(field, value))?;
+        check_range("max_steps", f64::from(self.max_steps), 1.0..=100.0)?;
+        check_range("max_tests", self.max_tests as f64, 1.0..=4.0)
+    }
+}
+
+/// The executive's parameters in a run spec: its rewards, and where its test verdicts come from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ExecutiveParams {
+    #[serde(flatten)]
+    pub rewards: ExecutiveRewards,
+    /// Verdicts measured by running every program of the tasks in Python (the page's "test actions
+    /// run the code in Python"); they replace the recorded ones. Set by the host, not a form field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub measured_verdicts: Option<Vec<MeasuredVerdict>>,
+}
+
+impl ExecutiveParams {
+    pub fn validate(&self) -> Result<(), String> {
+        self.rewards.validate()?;
+        self.tasks().map(|_| ())
+    }
+
+    /// The bundled tasks, with the measured verdicts where there are some.
+    pub fn tasks(&self) -> Result<Arc<[ExecutiveTask]>, String> {
+        match &self.measured_verdicts {
+            None => Ok(executive_tasks()),
+            Some(measured) => executive_tasks_measured(measured),
+        }
+    }
 }
 
 impl Default for ExecutiveRewards {

@@ -75,8 +75,10 @@ impl LiveRules for OrchestratorLive {
         Observation { state: self.state.index(), mask: self.state.mask() }
     }
 
-    fn write_features(&self, out: &mut [f32]) {
-        self.state.write_features(out);
+    fn features(&self) -> Vec<f32> {
+        let mut out = vec![0.0; OrchestratorState::FEATURE_DIM];
+        self.state.write_features(&mut out);
+        out
     }
 
     fn embeds_texts(&self) -> bool {

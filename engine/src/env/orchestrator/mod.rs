@@ -31,7 +31,11 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo, flag};
+use crate::params::{check_range, check_reward};
 
 pub mod live;
 
@@ -45,7 +49,8 @@ pub const ACTION_NAMES: &[&str] = &["planner", "coder", "tester", "debugger"];
 pub const PIPELINE: [usize; 5] = [PLANNER, CODER, TESTER, DEBUGGER, TESTER];
 
 /// Simulator parameters and rewards of seed 003 (§3.3, §4.1, §4.3).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
 pub struct OrchestratorParams {
     /// Probability that the planner produces a usable plan.
     pub planner_success: f64,
@@ -59,13 +64,45 @@ pub struct OrchestratorParams {
     pub debugger_fixes_error: f64,
     /// Agent calls allowed per episode.
     pub max_iterations: u32,
+    /// The tests pass: the task is solved.
     pub reward_success: f64,
+    /// The call budget ran out.
     pub reward_timeout: f64,
+    /// A plan was created.
     pub reward_plan: f64,
+    /// Code exists for the first time.
     pub reward_code: f64,
+    /// The debugger fixed a found error.
     pub reward_fix: f64,
+    /// Added to a redundant call, which changes nothing.
     pub reward_redundant: f64,
+    /// Added to every call.
     pub reward_step: f64,
+}
+
+impl OrchestratorParams {
+    /// Checks every field; the error names the field and its allowed range.
+    pub fn validate(&self) -> Result<(), String> {
+        let odds = [
+            ("planner_success", self.planner_success),
+            ("coder_success_with_plan", self.coder_success_with_plan),
+            ("coder_success_without_plan", self.coder_success_without_plan),
+            ("tester_finds_error", self.tester_finds_error),
+            ("debugger_fixes_error", self.debugger_fixes_error),
+        ];
+        odds.into_iter().try_for_each(|(field, value)| check_range(field, value, 0.0..=1.0))?;
+        check_range("max_iterations", f64::from(self.max_iterations), 1.0..=100.0)?;
+        let rewards = [
+            ("reward_success", self.reward_success),
+            ("reward_timeout", self.reward_timeout),
+            ("reward_plan", self.reward_plan),
+            ("reward_code", self.reward_code),
+            ("reward_fix", self.reward_fix),
+            ("reward_redundant", self.reward_redundant),
+            ("reward_step", self.reward_step),
+        ];
+        rewards.into_iter().try_for_each(|(field, value)| check_reward(field, value))
+    }
 }
 
 impl Default for OrchestratorParams {
@@ -116,6 +153,8 @@ pub struct OrchestratorState {
 
 impl OrchestratorState {
     pub const N_STATES: usize = 64;
+    /// Four flags, then the iteration bucket one-hot.
+    pub const FEATURE_DIM: usize = 8;
 
     pub fn iteration_bucket(self) -> usize {
         self.iteration.min(3) as usize
@@ -278,7 +317,7 @@ impl Environment for OrchestratorEnv {
             gym_id: "rlcg/Orchestrator-v0",
             action_names: ACTION_NAMES,
             n_states: OrchestratorState::N_STATES,
-            feature_dim: 8,
+            feature_dim: OrchestratorState::FEATURE_DIM,
             text_names: &[],
             tasks: vec!["simulated_task".into()],
         }

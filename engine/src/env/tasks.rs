@@ -123,8 +123,8 @@ pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
     Ok(file.tasks)
 }
 
-pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../tasks/executive.json");
-pub const PLANNER_TASK_JSON: &str = include_str!("../../tasks/planner.json");
+pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../../tasks/executive.json");
+pub const PLANNER_TASK_JSON: &str = include_str!("../../../tasks/planner.json");
 
 /// One program of the bundled task data: its code, its tests and its recorded verdict.
 #[derive(Clone, Debug, PartialEq)]
