@@ -9,6 +9,23 @@ export function watchErrors(page) {
   return errors;
 }
 
+/** Every setting the page keeps in its IndexedDB, as one JSON text (to search for a value). */
+export function storedSettings(page) {
+  return page.evaluate(() => new Promise((resolve, reject) => {
+    const request = indexedDB.open('rlcg');
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const tx = request.result.transaction('settings');
+      const names = tx.objectStore('settings').getAllKeys();
+      const values = tx.objectStore('settings').getAll();
+      tx.oncomplete = () => {
+        request.result.close();
+        resolve(JSON.stringify(Object.fromEntries(names.result.map((name, i) => [name, values.result[i]]))));
+      };
+    };
+  }));
+}
+
 /**
  * The playground as the specs drive it (a page object, as leptos's examples keep theirs): the
  * steps that many specs take, written once.

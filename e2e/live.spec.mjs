@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, storedSettings, watchErrors } from './helpers.mjs';
 
 const STUB = 'http://127.0.0.1:8790';
 const KEY = 'sk-e2e-SECRET-0123456789abcdefXYZ';
@@ -61,9 +61,11 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
     await page.locator(button).click();
     expect(await readFile(await (await download).path(), 'utf8')).not.toContain(KEY);
   }
-  const storage = await page.evaluate(() => JSON.stringify({ ...localStorage }));
-  expect(storage).not.toContain(KEY);
-  expect(storage).toContain('stub-coder');
+  const local = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  const settings = await storedSettings(page);
+  expect(local).not.toContain(KEY);
+  expect(settings).not.toContain(KEY);
+  expect(settings).toContain('stub-coder');
   for (const worker of page.workers()) {
     // The Python worker refuses eval to programs, Playwright's evaluate included; the check inside
     // Python below covers it.
@@ -85,9 +87,11 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
   await page.locator('#editor-run').click();
   await expect(page.locator('#stdout')).toContainText('key-hits 0', { timeout: 30_000 });
 
-  // Ticking "remember" keeps the key in this browser's storage, and unticking removes it.
+  // Ticking "remember" keeps the key in this browser's localStorage (which no worker can read, unlike
+  // the IndexedDB of the other settings), and unticking removes it.
   await page.locator('#llm-remember').check();
   expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).toContain(KEY);
+  expect(await storedSettings(page)).not.toContain(KEY);
   await page.locator('#llm-remember').uncheck();
   expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(KEY);
   expect(errors).toEqual([]);
@@ -142,6 +146,23 @@ test('prompts are editable, checked before use, and restorable to the defaults',
   await expect(page.locator('#prompt-user')).toHaveValue('Write {task}. Plan: {plan}. Only code, please.');
   await page.locator('#prompt-restore').click();
   await expect(page.locator('#prompt-user')).toHaveValue(/^Task:\n\{task\}/);
+  expect(errors).toEqual([]);
+});
+
+test('endpoint settings that an older page kept in localStorage move to the settings store', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  const legacy = {
+    preset: 'custom', base_url: 'http://127.0.0.1:9/v1', model: 'kept-model', temperature: 0.7, top_p: 1, max_tokens: 1024,
+    price_prompt_per_million: 0, price_completion_per_million: 0, timeout_s: 60, max_retries: 3,
+  };
+  await page.evaluate((json) => localStorage.setItem('rlcg.llm-settings', json), JSON.stringify(legacy));
+  await page.reload();
+  // Choosing a provider takes its address and model, and keeps the rest: the kept temperature.
+  await page.locator('#llm-provider').selectOption('ollama');
+  await expect(page.locator('#llm-temperature')).toHaveValue('0.7');
+  await expect.poll(() => storedSettings(page)).toContain('llm-settings');
+  expect(await page.evaluate(() => localStorage.getItem('rlcg.llm-settings'))).toBeNull();
   expect(errors).toEqual([]);
 });
 

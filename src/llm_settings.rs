@@ -2,11 +2,12 @@
 //! LLM offline, or an OpenAI-compatible endpoint with its settings and key; and the prompts, as
 //! data the user can edit.
 //!
-//! Settings and prompts are kept in local storage, which is synchronous, so a pane reads them
-//! while it renders. The API key is held in a signal, and in local storage only while the user
-//! ticks "remember"; it goes to [`crate::llm_client::chat`] (through [`crate::host::Llm`]) and
-//! nowhere else: not to the training worker, the Python worker, the runs, the share link or the
-//! exports.
+//! Settings and prompts are kept with the page's other settings ([`crate::persist`]). The API key
+//! is held in a signal, and in `localStorage` only while the user ticks "remember": unlike the
+//! IndexedDB that keeps everything else, `localStorage` is out of every worker's reach, the Python
+//! workers' included. The key goes to [`crate::llm_client::chat`] (through [`crate::host::Llm`])
+//! and nowhere else: not to the training worker, the Python worker, the runs, the share link or
+//! the exports.
 
 use engine::effects::OfflineLlm;
 use engine::llm::{PRESETS, ProviderSettings, preset};
@@ -14,10 +15,8 @@ use engine::prompts::{PromptSet, PromptTemplate};
 use leptos::prelude::*;
 
 use crate::host::Llm;
+use crate::persist::{self, setting};
 
-const SETTINGS_KEY: &str = "rlcg.llm-settings";
-const API_KEY_KEY: &str = "rlcg.llm-api-key";
-const PROMPTS_KEY: &str = "rlcg.prompts";
 /// The LLM select's value for the offline stand-in.
 const SIMULATED: &str = "simulated";
 
@@ -33,17 +32,24 @@ pub struct LlmChoice {
 }
 
 impl LlmChoice {
-    /// Reads what this browser kept, and provides it as context.
+    /// Provides the choice as context, with what this browser kept once it is read back.
     pub fn provide() -> LlmChoice {
-        let remembered_key = storage().and_then(|s| s.get_item(API_KEY_KEY).ok().flatten());
-        let prompts = stored::<PromptSet>(PROMPTS_KEY).filter(|p| p.check().is_ok()).unwrap_or_default();
+        let remembered_key = key_storage().and_then(|s| s.get_item(API_KEY).ok().flatten());
         let llm = LlmChoice {
             choice: RwSignal::new(SIMULATED.to_owned()),
-            settings: RwSignal::new(stored::<ProviderSettings>(SETTINGS_KEY).unwrap_or_default()),
+            settings: RwSignal::new(ProviderSettings::default()),
             remember: RwSignal::new(remembered_key.is_some()),
             api_key: RwSignal::new(remembered_key.unwrap_or_default()),
-            prompts: RwSignal::new(prompts),
+            prompts: RwSignal::new(PromptSet::default()),
         };
+        leptos::task::spawn_local(async move {
+            if let Some(settings) = stored::<ProviderSettings>(setting::LLM).await {
+                llm.settings.set(settings);
+            }
+            if let Some(prompts) = stored::<PromptSet>(setting::PROMPTS).await.filter(|p| p.check().is_ok()) {
+                llm.prompts.set(prompts);
+            }
+        });
         provide_context(llm);
         llm
     }
@@ -65,18 +71,29 @@ impl LlmChoice {
     }
 }
 
-fn storage() -> Option<web_sys::Storage> {
+/// Where a remembered key is kept (see the module's comment), under [`API_KEY`].
+fn key_storage() -> Option<web_sys::Storage> {
     window().local_storage().ok().flatten()
 }
 
-fn stored<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
-    storage()?.get_item(key).ok().flatten().and_then(|text| serde_json::from_str(&text).ok())
+const API_KEY: &str = "rlcg.llm-api-key";
+
+/// Remembers `key`, or forgets the remembered one.
+fn remember_key(key: Option<&str>) {
+    if let Some(storage) = key_storage() {
+        let _ = match key {
+            Some(key) => storage.set_item(API_KEY, key),
+            None => storage.remove_item(API_KEY),
+        };
+    }
 }
 
-fn store(key: &str, value: &impl serde::Serialize) {
-    if let (Some(storage), Ok(text)) = (storage(), serde_json::to_string(value)) {
-        let _ = storage.set_item(key, &text);
-    }
+async fn stored<T: serde::de::DeserializeOwned>(name: &'static str) -> Option<T> {
+    persist::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
+}
+
+fn store(name: &'static str, value: &impl serde::Serialize) {
+    persist::save_setting(name, serde_json::to_string(value).ok());
 }
 
 /// The LLM select: the simulated LLM, or a provider preset.
@@ -92,7 +109,7 @@ pub fn LlmSelect() -> impl IntoView {
                 let fresh = ProviderSettings::from_preset(p);
                 (s.preset, s.base_url, s.model) = (fresh.preset, fresh.base_url, fresh.model);
             });
-            store(SETTINGS_KEY, &settings.get_untracked());
+            store(setting::LLM, &settings.get_untracked());
         }
         choice.set(value);
     };
@@ -121,7 +138,7 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                 problem.set(
                     settings.with_untracked(ProviderSettings::validate).err().map(|m| format!("LLM settings: {m}")),
                 );
-                store(SETTINGS_KEY, &settings.get_untracked());
+                store(setting::LLM, &settings.get_untracked());
             }
             _ => problem.set(Some(format!("LLM settings: {label} must be a number"))),
         };
@@ -139,26 +156,22 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
             <label>{label}
                 <input type="text" id=id prop:value=move || settings.with(get) on:change=move |ev| {
                     settings.update(|s| put(s, event_target_value(&ev)));
-                    store(SETTINGS_KEY, &settings.get_untracked());
+                    store(setting::LLM, &settings.get_untracked());
                 } />
             </label>
         }
     };
     let on_key = move |ev| {
         let key = event_target_value(&ev);
-        if remember.get_untracked()
-            && let Some(s) = storage()
-        {
-            let _ = s.set_item(API_KEY_KEY, &key);
+        if remember.get_untracked() {
+            remember_key(Some(&key));
         }
         api_key.set(key);
     };
     let on_remember = move |ev| {
         let on = event_target_checked(&ev);
         remember.set(on);
-        if let Some(s) = storage() {
-            let _ = if on { s.set_item(API_KEY_KEY, &api_key.get_untracked()) } else { s.remove_item(API_KEY_KEY) };
-        }
+        remember_key(on.then(|| api_key.get_untracked()).as_deref());
     };
 
     view! {
@@ -207,7 +220,7 @@ pub fn PromptEditor() -> impl IntoView {
         let mut set = prompts.get_untracked();
         match set.set(edited) {
             Ok(()) => {
-                store(PROMPTS_KEY, &set);
+                store(setting::PROMPTS, &set);
                 prompts.set(set);
                 message.set(Some("Saved.".into()));
             }
@@ -215,9 +228,7 @@ pub fn PromptEditor() -> impl IntoView {
         }
     };
     let restore = move |_| {
-        if let Some(s) = storage() {
-            let _ = s.remove_item(PROMPTS_KEY);
-        }
+        persist::save_setting(setting::PROMPTS, None);
         prompts.set(PromptSet::default());
         message.set(Some("The default prompts are back.".into()));
     };

@@ -80,7 +80,8 @@ fn App() -> impl IntoView {
     let form = RwSignal::new(shared.then(|| link.clone()));
     if !shared {
         leptos::task::spawn_local(async move {
-            let stored = persist::load_form().await.map(|fragment| ShareLink::decode(&fragment).0);
+            let stored =
+                persist::load_setting(persist::setting::FORM).await.map(|fragment| ShareLink::decode(&fragment).0);
             form.set(Some(stored.unwrap_or_default()));
         });
     }
@@ -124,7 +125,7 @@ fn App() -> impl IntoView {
         send(ToWorker::Start { run_id: id, spec, resume: None });
     };
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
-        persist::save_form(ShareLink::of(spec.clone()).encode());
+        persist::save_setting(persist::setting::FORM, Some(ShareLink::of(spec.clone()).encode()));
         if real_python {
             let env = spec.env.id();
             python_note.set(Some(format!("Running every program of the {} tasks in Python…", env.name())));

@@ -1,5 +1,7 @@
-//! Keeping runs, imported tasks and the run form's values across reloads, in IndexedDB
-//! (`static/store.js`). A run is a small JSON description (spec, results, the trained agent's
+//! Keeping runs, imported tasks and settings (the run form's values, the LLM's endpoint, the
+//! prompts) across reloads, all in one IndexedDB (`static/store.js`). The one exception is the API
+//! key a user asks to remember (`llm_settings.rs`): it stays in `localStorage`, which no worker can
+//! read, while IndexedDB is open to every worker of the origin, the Python ones included. A run is a small JSON description (spec, results, the trained agent's
 //! checkpoint) and its episode records, appended as it trains in chunks of a thousand (`RecordRows`), so
 //! that keeping a run costs what it adds, not what it holds. Both are read back when the page
 //! opens, and the episode tree is rebuilt from the records. A run that was still training comes
@@ -39,21 +41,45 @@ extern "C" {
     fn put_setting(name: &str, value: String) -> js_sys::Promise;
     #[wasm_bindgen(js_name = getSetting)]
     fn get_setting(name: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = deleteSetting)]
+    fn delete_setting(name: &str) -> js_sys::Promise;
 }
 
-/// The run form's last values, as a share-link fragment (none before the first run).
-pub async fn load_form() -> Option<String> {
-    JsFuture::from(get_setting(FORM)).await.ok()?.as_string()
+/// The settings kept by name.
+pub mod setting {
+    /// The run form's last values, as a share-link fragment.
+    pub const FORM: &str = "form";
+    /// The LLM endpoint's settings (JSON).
+    pub const LLM: &str = "llm-settings";
+    /// The prompts, when edited (JSON).
+    pub const PROMPTS: &str = "prompts";
 }
 
-/// Keeps the run form's values; losing them costs nothing but convenience, so failures are ignored.
-pub fn save_form(fragment: String) {
+/// The setting `name` (none before it was first kept). A setting that an older page kept in
+/// `localStorage` under `rlcg.<name>` is moved here, so that no setting is lost.
+pub async fn load_setting(name: &'static str) -> Option<String> {
+    if let Some(text) = JsFuture::from(get_setting(name)).await.ok().and_then(|v| v.as_string()) {
+        return Some(text);
+    }
+    let local = window().local_storage().ok().flatten()?;
+    let legacy = format!("rlcg.{name}");
+    let text = local.get_item(&legacy).ok().flatten()?;
+    if JsFuture::from(put_setting(name, text.clone())).await.is_ok() {
+        let _ = local.remove_item(&legacy);
+    }
+    Some(text)
+}
+
+/// Keeps setting `name` (`None` forgets it); losing a setting costs nothing but convenience, so
+/// failures are ignored.
+pub fn save_setting(name: &'static str, text: Option<String>) {
     leptos::task::spawn_local(async move {
-        let _ = JsFuture::from(put_setting(FORM, fragment)).await;
+        let _ = match text {
+            Some(text) => JsFuture::from(put_setting(name, text)).await,
+            None => JsFuture::from(delete_setting(name)).await,
+        };
     });
 }
-
-const FORM: &str = "form";
 
 /// The imported tasks kept in this browser (none before the first import).
 pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {

@@ -2,7 +2,8 @@
 // `runs`, one small JSON description per run keyed by run id (spec, results, checkpoint, and how
 // many episode records it has); `records`, the episode records in chunks of binary rows, keyed by
 // [run id, chunk number], appended as a run trains; `tasks`, the imported task list under one key;
-// `settings`, small values by name (the run form's last values).
+// `settings`, small texts by name (the run form's last values, the LLM's endpoint settings, the
+// prompts; never the API key, which workers must not reach).
 const DATABASE = 'rlcg';
 const RUNS = 'runs';
 const RECORDS = 'records';
@@ -67,3 +68,5 @@ export const getTasks = () => transaction(TASKS, 'readonly', (tx) => tx.objectSt
 export const putSetting = (name, json) =>
   transaction(SETTINGS, 'readwrite', (tx) => tx.objectStore(SETTINGS).put(json, name));
 export const getSetting = (name) => transaction(SETTINGS, 'readonly', (tx) => tx.objectStore(SETTINGS).get(name));
+export const deleteSetting = (name) =>
+  transaction(SETTINGS, 'readwrite', (tx) => tx.objectStore(SETTINGS).delete(name));
