@@ -315,6 +315,26 @@ test('environment parameters: a link sets them, the form checks them, and the ru
   expect(errors).toEqual([]);
 });
 
+test('the pane links and the source links move around the page and leave the share link in the address', async ({ page }) => {
+  const errors = watchErrors(page);
+  const fragment = '#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300';
+  await page.goto(`./${fragment}`);
+  await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
+  for (const [label, pane] of [['Live mode', '#live'], ['Python', '#python-pane'], ['About', '#about'], ['Results', '#results'], ['Train', '#train']]) {
+    await page.locator('#panes').getByRole('link', { name: label }).click();
+    await expect(page.locator(pane)).toBeInViewport();
+    expect(new URL(page.url()).hash).toBe(fragment);
+  }
+  await page.locator('#env-note a').click();
+  await expect(page.locator('#seed-003')).toBeInViewport();
+  expect(new URL(page.url()).hash).toBe(fragment);
+  // The address still reopens the shared run, which is found rather than trained again.
+  await page.waitForTimeout(1500); // runs are saved about once a second
+  await page.reload();
+  await expect(page.locator('#link-note')).toHaveText("This link's run is already here (#1), so it was not started again.");
+  expect(errors).toEqual([]);
+});
+
 test('a corrupted link names what was wrong and falls back to defaults', async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto('./#v=1&env=moon&agent=dqn&episodes=lots&p.learning_rate=7&p.hidden=64%2C');

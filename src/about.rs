@@ -46,7 +46,7 @@ fn build_version() -> String {
 #[component]
 pub fn About() -> impl IntoView {
     view! {
-        <section aria-labelledby="about-heading" class="panel about">
+        <section aria-labelledby="about-heading" class="panel about" id="about">
             <h2 id="about-heading">"Environments"</h2>
             <ul class="cards">
                 {EnvId::ALL.iter().map(|e| view! {

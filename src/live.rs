@@ -100,21 +100,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
         imported.with(|t| all.extend(t.iter().map(LiveTask::from_imported)));
         all
     };
-    let choices = Memo::new(move |_| {
-        let mut choices: Vec<(Choice, String)> = runs.with(|runs| {
-            runs.iter()
-                .filter(|r| r.spec.env.id().has_live_mode())
-                .filter(|r| matches!(r.status, Status::Finished | Status::Paused | Status::Interrupted))
-                .map(|r| (Choice::Run(r.id, r.spec.env.id()), format!("{} (trained policy)", r.label())))
-                .collect()
-        });
-        for env in EnvId::ALL {
-            if let Some(pipeline) = env.live_pipeline() {
-                choices.push((Choice::Pipeline(env), format!("fixed pipeline: {pipeline}")));
-            }
-        }
-        choices
-    });
+    let choices = Memo::new(move |_| policy_choices(runs));
     let chosen = move || {
         let value = choice_value.get_untracked();
         let all = choices.get_untracked();
@@ -243,43 +229,85 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
                 "{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
                 if s.success { "success" } else { "no success" }, s.episode_return, s.agent_calls, s.llm_calls, s.test_runs,
                 s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
-            <h3>"Blackboard"</h3>
-            <div class="scroll">
-                <table id="live-timeline">
-                    <thead><tr><th scope="col">"Time"</th><th scope="col">"From"</th><th scope="col">"To"</th><th scope="col">"Type"</th><th scope="col">"Content"</th></tr></thead>
-                    <tbody>{move || messages.get().into_iter().map(|m| view! {
-                        <tr class=format!("message {}", kind_name(&m))>
-                            <td>{format!("{:.2} s", m.time_ms / 1000.0)}</td><td>{m.sender.clone()}</td>
-                            <td>{m.receiver.clone().unwrap_or_else(|| "all".into())}</td><td>{kind_name(&m)}</td>
-                            <td><pre>{m.content.clone()}</pre></td>
-                        </tr>
-                    }).collect_view()}</tbody>
-                </table>
-            </div>
-            <h3>"Steps"</h3>
-            <ol id="live-steps">{move || steps.get().into_iter().map(|(name, step)| {
-                let verdict = step.verdict.as_ref().map(|v| format!(
-                    "{}: {}/{} tests passed · {} lines ran", v.outcome.label(), v.number_passed, v.total, v.executed_lines.len()));
-                view! {
-                    <li class="live-step">
-                        <strong>{name}</strong>{format!(" · reward {:+.1}", step.reward)}
-                        {step.note.clone().map(|n| view! { <span class="note">" · "{n}</span> })}
-                        {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
-                        {(!step.code.is_empty()).then(|| view! { <details><summary>"code"</summary><pre>{step.code.clone()}</pre></details> })}
-                    </li>
-                }
-            }).collect_view()}</ol>
-            <h3>"Episodes so far"</h3>
-            <table id="live-history" hidden=move || history.with(Vec::is_empty)>
-                <thead><tr><th scope="col">"Driver"</th><th scope="col">"Task"</th><th scope="col">"LLM"</th><th scope="col">"Success"</th>
-                    <th scope="col">"Agent calls"</th><th scope="col">"LLM calls"</th><th scope="col">"Tokens"</th><th scope="col">"Cost"</th></tr></thead>
-                <tbody>{move || history.get().into_iter().map(|row| view! {
-                    <tr><td>{row.driver}</td><td>{row.task}</td><td>{row.llm}</td><td>{if row.summary.success { "yes" } else { "no" }}</td>
-                        <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td><td>{format!("${:.4}", row.cost)}</td></tr>
-                }).collect_view()}</tbody>
-            </table>
+            <BlackboardTable messages=messages />
+            <LiveSteps steps=steps />
+            <LiveHistory history=history />
             <PromptEditor />
         </section>
+    }
+}
+
+/// What can drive an episode: every finished, paused or interrupted run of an environment with a
+/// live mode, then each such environment's fixed pipeline.
+fn policy_choices(runs: RwSignal<Vec<RunData>>) -> Vec<(Choice, String)> {
+    let mut choices: Vec<(Choice, String)> = runs.with(|runs| {
+        runs.iter()
+            .filter(|r| r.spec.env.id().has_live_mode())
+            .filter(|r| matches!(r.status, Status::Finished | Status::Paused | Status::Interrupted))
+            .map(|r| (Choice::Run(r.id, r.spec.env.id()), format!("{} (trained policy)", r.label())))
+            .collect()
+    });
+    for env in EnvId::ALL {
+        if let Some(pipeline) = env.live_pipeline() {
+            choices.push((Choice::Pipeline(env), format!("fixed pipeline: {pipeline}")));
+        }
+    }
+    choices
+}
+
+/// The blackboard's messages in time order (seed 003 §2.2: sender, receiver, type, content, time).
+#[component]
+fn BlackboardTable(messages: RwSignal<Vec<BlackboardMessage>>) -> impl IntoView {
+    view! {
+        <h3>"Blackboard"</h3>
+        <div class="scroll">
+            <table id="live-timeline">
+                <thead><tr><th scope="col">"Time"</th><th scope="col">"From"</th><th scope="col">"To"</th><th scope="col">"Type"</th><th scope="col">"Content"</th></tr></thead>
+                <tbody>{move || messages.get().into_iter().map(|m| view! {
+                    <tr class=format!("message {}", kind_name(&m))>
+                        <td>{format!("{:.2} s", m.time_ms / 1000.0)}</td><td>{m.sender.clone()}</td>
+                        <td>{m.receiver.clone().unwrap_or_else(|| "all".into())}</td><td>{kind_name(&m)}</td>
+                        <td><pre>{m.content.clone()}</pre></td>
+                    </tr>
+                }).collect_view()}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The episode's steps: action, reward, why it did nothing, the test verdict and the code.
+#[component]
+fn LiveSteps(steps: RwSignal<Vec<(String, LiveStep)>>) -> impl IntoView {
+    view! {
+        <h3>"Steps"</h3>
+        <ol id="live-steps">{move || steps.get().into_iter().map(|(name, step)| {
+            let verdict = step.verdict.as_ref().map(|v| format!(
+                "{}: {}/{} tests passed · {} lines ran", v.outcome.label(), v.number_passed, v.total, v.executed_lines.len()));
+            view! {
+                <li class="live-step">
+                    <strong>{name}</strong>{format!(" · reward {:+.1}", step.reward)}
+                    {step.note.clone().map(|n| view! { <span class="note">" · "{n}</span> })}
+                    {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
+                    {(!step.code.is_empty()).then(|| view! { <details><summary>"code"</summary><pre>{step.code.clone()}</pre></details> })}
+                </li>
+            }
+        }).collect_view()}</ol>
+    }
+}
+
+/// Every episode played in this pane, to compare drivers, tasks and LLMs.
+#[component]
+fn LiveHistory(history: RwSignal<Vec<HistoryRow>>) -> impl IntoView {
+    view! {
+        <h3>"Episodes so far"</h3>
+        <table id="live-history" hidden=move || history.with(Vec::is_empty)>
+            <thead><tr><th scope="col">"Driver"</th><th scope="col">"Task"</th><th scope="col">"LLM"</th><th scope="col">"Success"</th>
+                <th scope="col">"Agent calls"</th><th scope="col">"LLM calls"</th><th scope="col">"Tokens"</th><th scope="col">"Cost"</th></tr></thead>
+            <tbody>{move || history.get().into_iter().map(|row| view! {
+                <tr><td>{row.driver}</td><td>{row.task}</td><td>{row.llm}</td><td>{if row.summary.success { "yes" } else { "no" }}</td>
+                    <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td><td>{format!("${:.4}", row.cost)}</td></tr>
+            }).collect_view()}</tbody>
+        </table>
     }
 }
 

@@ -110,7 +110,7 @@ pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<Strin
     let no_runs = move || runs.with(|r| r.is_empty());
 
     view! {
-        <section aria-labelledby="plots-heading" class="panel">
+        <section aria-labelledby="plots-heading" class="panel" id="results">
             <h2 id="plots-heading">"Training curves"</h2>
             <div class="row">
                 <label>"Metric "

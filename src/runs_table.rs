@@ -4,21 +4,18 @@
 use engine::protocol::ToWorker;
 use leptos::prelude::*;
 
-use crate::model::{RunData, Status, css_colour};
+use crate::model::{Status, css_colour};
 use crate::policy::percent;
+use crate::run_book::RunBook;
+use crate::share_panel::Sharing;
 use crate::upload;
 use crate::worker_bridge::WorkerBridge;
 
 #[component]
-pub fn RunsTable(
-    runs: RwSignal<Vec<RunData>>,
-    selected: RwSignal<Option<u32>>,
-    on_share: Callback<u32>,
-    /// A chosen runs file: its name, and its text or why it could not be read.
-    on_import: Callback<(String, Result<String, String>)>,
-    /// Resume an interrupted run.
-    on_continue: Callback<u32>,
-) -> impl IntoView {
+pub fn RunsTable() -> impl IntoView {
+    let book = expect_context::<RunBook>();
+    let (runs, selected) = (book.runs, book.selected);
+    let sharing = expect_context::<Sharing>();
     let bridge = expect_context::<WorkerBridge>();
     let send = move |message: ToWorker| bridge.send(message);
     // Rows are keyed by run and built once; only their texts and visibilities follow the run, so a
@@ -49,11 +46,11 @@ pub fn RunsTable(
                     <button type="button" class="pause" hidden=move || status() != Status::Training on:click=move |_| send(ToWorker::Pause { run_id: id })>"Pause"</button>
                     // A paused run is still in the worker; an interrupted one must be started again from its records.
                     <button type="button" class="resume" hidden=move || !matches!(status(), Status::Paused | Status::Interrupted)
-                        on:click=move |_| if status() == Status::Interrupted { on_continue.run(id) } else { send(ToWorker::Resume { run_id: id }) }>"Resume"</button>
+                        on:click=move |_| if status() == Status::Interrupted { book.resume(id) } else { send(ToWorker::Resume { run_id: id }) }>"Resume"</button>
                     <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
                     <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
                         on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
-                    <button type="button" class="share" title="Copy a link that trains this run again" on:click=move |_| on_share.run(id)>"Share"</button>
+                    <button type="button" class="share" title="Copy a link that trains this run again" on:click=move |_| sharing.share(id)>"Share"</button>
                     <button type="button" class="remove" aria-label=format!("Remove run #{id}") on:click=move |_| {
                         send(ToWorker::Discard { run_id: id });
                         runs.update(|r| r.retain(|r| r.id != id));
@@ -70,7 +67,7 @@ pub fn RunsTable(
             <label class="inline">"Import runs exported as JSON "
                 <input type="file" id="import-runs" accept=".json,application/json" on:change=move |ev| {
                     if let Some(file) = upload::picked(&ev) {
-                        upload::read_text(file, move |name, text| on_import.run((name, text)));
+                        upload::read_text(file, move |name, text| book.import(&name, text));
                     }
                 } />
             </label>

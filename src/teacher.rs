@@ -3,9 +3,12 @@
 use engine::share::Control;
 use leptos::prelude::*;
 
+use crate::share_panel::Sharing;
+
 /// What a shared link hides or locks: for handing out a reduced demo.
 #[component]
-pub fn TeacherOptions(hidden: RwSignal<Vec<Control>>, locked: RwSignal<Vec<Control>>) -> impl IntoView {
+pub fn TeacherOptions() -> impl IntoView {
+    let Sharing { hidden, locked, .. } = expect_context::<Sharing>();
     let toggles = move |list: RwSignal<Vec<Control>>, kind: &'static str| {
         Control::ALL
             .iter()

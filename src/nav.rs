@@ -1,0 +1,43 @@
+//! Moving between the page's panes. When the address's fragment holds a share link, in-page links
+//! scroll to their pane without replacing it, so a reload of the address still reopens the shared
+//! run; otherwise they are ordinary anchors.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// The panes, by element id and label.
+const PANES: [(&str, &str); 5] =
+    [("train", "Train"), ("results", "Results"), ("live", "Live mode"), ("python-pane", "Python"), ("about", "About")];
+
+/// A share link's fragment holds `key=value` pairs; one without is an in-page anchor (`#seed-000`).
+pub fn is_share_fragment(fragment: &str) -> bool {
+    fragment.contains('=')
+}
+
+/// The links to the panes; it also makes every in-page link (`#seed-000`) keep a share link in the
+/// address.
+#[component]
+pub fn PaneNav() -> impl IntoView {
+    window_event_listener(leptos::ev::click, |ev| {
+        if !is_share_fragment(&window().location().hash().unwrap_or_default()) {
+            return;
+        }
+        let Some(link) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("a[href^='#']").ok().flatten())
+        else {
+            return;
+        };
+        let id = link.get_attribute("href").unwrap_or_default();
+        if let Some(target) = document().get_element_by_id(id.trim_start_matches('#')) {
+            ev.prevent_default();
+            target.scroll_into_view();
+        }
+    });
+    view! {
+        <nav id="panes" aria-label="Panes">
+            {PANES.iter().map(|(id, label)| view! { <a href=format!("#{id}")>{*label}</a> }).collect_view()}
+        </nav>
+    }
+}
