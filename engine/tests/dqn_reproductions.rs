@@ -44,7 +44,8 @@ fn executive_reproduces(params: DqnParams, backend: Backend) {
     assert_eq!(run.evaluate_greedy(100).success_rate, 1.0);
 }
 
-/// §7: success(last100) ≥ 90% within 3000 episodes; the greedy rollout is the planning episode.
+/// §7 with the seed's configuration: success(last100) reaches 90% (the seed reports 91%) within
+/// 3000 episodes; the greedy rollout is the planning episode.
 fn planner_reproduces(params: DqnParams, backend: Backend) {
     let (run, reached) = train_until(on(backend, dqn_spec(EnvId::Planner, params, 1, 3000)), 0.90);
     assert!(reached.is_some(), "success(last100) stayed below 90%: {:?}", run.summary());
@@ -63,9 +64,20 @@ fn executive_dqn_seed_configuration() {
     executive_reproduces(DqnParams::seed(EnvId::Executive), Backend::Ndarray);
 }
 
+/// The playground's planner (8 expert episodes, ε floor 0.01, unmasked exploration as the seed's)
+/// over seeds 1–10, at a named episode: after 500 episodes every seed's greedy policy succeeds and
+/// success over the last 100 training episodes is at least 90% (exploration caps it near
+/// (1 − 0.01·4/5)^5 = 96%). Measured: 93–99%, mean 95.9%; greedy 100% on every seed.
 #[test]
-fn planner_dqn_playground() {
-    planner_reproduces(DqnParams::playground(EnvId::Planner), Backend::Ndarray);
+fn planner_dqn_playground_over_seeds_1_to_10() {
+    for seed in 1..=10 {
+        let mut run = Run::new(dqn_spec(EnvId::Planner, DqnParams::playground(EnvId::Planner), seed, 500)).unwrap();
+        let last = run.by_ref().last().unwrap();
+        let greedy = run.evaluate_greedy(10);
+        assert_eq!(greedy.success_rate, 1.0, "seed {seed}");
+        assert!(last.success_last100 >= 0.90, "seed {seed}: {}", last.success_last100);
+        assert_eq!(run.greedy_episode(0, 0).actions, [0, 1, 2, 3, 4], "seed {seed}");
+    }
 }
 
 #[test]

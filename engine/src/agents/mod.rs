@@ -39,7 +39,9 @@ pub struct Transition<'a> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Progress {
     pub success_last100: f64,
-    pub mean_return_last100: f64,
+    /// Mean return of the last 50 episodes: seed 000's tie-break between equally successful
+    /// checkpoints (`np.mean(episode_rewards[-log_every:])` with `log_every = 50`).
+    pub mean_return_last50: f64,
     /// The window holds 100 episodes (before that, one lucky episode would read as 100%).
     pub window_full: bool,
 }
@@ -131,7 +133,9 @@ pub trait Agent {
 }
 
 /// The legal actions, or every action when the mask allows none (an environment may forbid all
-/// actions after an illegal one; the agent must still act).
+/// actions after an illegal one; the agent must still act). Seed 000's agent picks a random action
+/// there; here greedy choice takes the best of all actions instead, so that greedy evaluations and
+/// policy views stay deterministic (exploration still draws at random).
 pub fn effective_mask(mask: ActionMask, n_actions: usize) -> ActionMask {
     if mask.count() == 0 { ActionMask::all(n_actions) } else { mask }
 }

@@ -207,7 +207,7 @@ mod tests {
         let mut agent = QLearning::new(QLearningParams::default(), 1, 2);
         assert_eq!(agent.epsilon(), Some(0.1));
         for _ in 0..10_000 {
-            let progress = Progress { success_last100: 0.0, mean_return_last100: 0.0, window_full: false };
+            let progress = Progress { success_last100: 0.0, mean_return_last50: 0.0, window_full: false };
             crate::device::completed(agent.end_episode(&progress)).unwrap();
         }
         assert_eq!(agent.epsilon(), Some(0.01));

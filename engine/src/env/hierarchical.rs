@@ -48,7 +48,7 @@ pub struct HierarchicalTrace {
     pub planner_steps: Vec<PlannerStep>,
     pub subtasks: Vec<SubtaskTrace>,
     pub integrated_code: String,
-    /// The planner's evaluation feedback, e.g. `Tests 5/5`.
+    /// The planner's evaluation feedback, e.g. `Tests 4/4`.
     pub evaluation: String,
     /// The planner episode succeeded and every subtask passed its tests.
     pub passed: bool,

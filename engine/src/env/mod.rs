@@ -274,10 +274,11 @@ impl EnvId {
     }
 
     /// The episode budget a run needs to learn (the seeds' budgets); a neural agent learns the
-    /// executive from its expert episodes in fewer.
+    /// executive and the planner from its expert episodes in fewer (the playground DQN: 500).
     pub fn default_episodes(self, neural_agent: bool) -> u32 {
         match self {
             EnvId::Orchestrator => 5000,
+            EnvId::Planner if neural_agent => 500,
             EnvId::Planner => 3000,
             EnvId::Executive if neural_agent => 500,
             EnvId::Executive => 3000,

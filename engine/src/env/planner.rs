@@ -235,7 +235,7 @@ impl Environment for PlannerEnv {
             flag("executed", f.executed),
             flag("integrated", f.integrated),
             flag("evaluated", f.evaluated),
-            flag("last action invalid", f.invalid_action),
+            flag("an invalid action so far", f.invalid_action),
             flag("last test passed", f.last_test_passed),
         ]
     }
@@ -302,7 +302,7 @@ mod tests {
         let last = last.unwrap();
         assert!(last.terminated && last.info.success);
         assert!((ret - (0.9 + 1.4 + 1.9 + 4.9 + 29.9)).abs() < 1e-9, "{ret}");
-        assert_eq!(env.feedback(), "Tests 5/5");
+        assert_eq!(env.feedback(), "Tests 4/4");
         assert!(env.integrated_code().contains("def compute(a, b)"));
     }
 

@@ -260,7 +260,10 @@ impl Run {
         }
         let mean_return_last100 = self.window_return_sum / filled;
         let window_full = self.window.len() == WINDOW;
-        let loss = self.agent.end_episode(&Progress { success_last100, mean_return_last100, window_full }).await?;
+        let last50 = self.window.iter().rev().take(50);
+        let mean_return_last50 = last50.clone().map(|&(_, ret)| ret).sum::<f64>() / last50.len() as f64;
+        let progress = Progress { success_last100, mean_return_last50, window_full };
+        let loss = self.agent.end_episode(&progress).await?;
         self.totals.add(&outcome);
         self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);
         let record =

@@ -435,7 +435,7 @@ impl Environment for ExecutiveEnv {
             ("debugs", f.debug_count.to_string()),
             flag("searched", f.has_searched),
             ("tests", f.test_count.to_string()),
-            flag("last action invalid", f.invalid_action),
+            flag("an invalid action so far", f.invalid_action),
             flag("last test passed", f.last_test_passed),
         ]
     }
