@@ -123,6 +123,8 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
   const start = page.locator('#q-table tbody tr').first();
   await expect(start.locator('td.visits')).toHaveText('5000');
   await expect(start.locator('td.greedy')).toHaveCount(1);
+  // Seed 003 §6.1: tester and debugger are illegal in the start state and read 0.00.
+  await expect(start.locator('td.illegal')).toHaveText(['0.00', '0.00']);
 
   // Clicking the root node lists the latest episodes through it.
   const root = await page.locator('#tree').evaluate((canvas) => {

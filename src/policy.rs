@@ -88,7 +88,7 @@ fn table_view(view: &PolicyView, agent: AgentId) -> impl IntoView + use<> {
                     if row.legal[a] {
                         view! { <td class:greedy=greedy style=heat(v, low, high) title=if greedy { "greedy action" } else { "" }>{format!("{v:.2}")}</td> }.into_any()
                     } else {
-                        view! { <td class="illegal" title="illegal here">"—"</td> }.into_any()
+                        view! { <td class="illegal" title="illegal here, so never updated">{format!("{v:.2}")}</td> }.into_any()
                     }
                 }).collect_view()}
             </tr>
@@ -96,7 +96,7 @@ fn table_view(view: &PolicyView, agent: AgentId) -> impl IntoView + use<> {
     };
     view! {
         <table id="q-table" class="heatmap">
-            <caption>"Learned " {value_name} " per visited state (most visited first); bold: the greedy action, —: illegal"</caption>
+            <caption>"Learned " {value_name} " per visited state (most visited first); bold: the greedy action; grey: illegal here, never updated, shown as 0.00 as seed 003 §6.1 shows them"</caption>
             <thead><tr>
                 {flag_names.into_iter().map(|n| view! { <th scope="col">{n}</th> }).collect_view()}
                 <th scope="col">"visits"</th>

@@ -59,18 +59,29 @@ fn parameters_set_on_the_command_line_change_the_run() {
     assert!(richer > plain + 5.0, "{richer} against {plain}");
 }
 
+/// Plain Q-learning and seed 003's own method, Q-learning with Thompson sampling.
 #[test]
 fn compare_reports_learned_and_fixed() {
-    let output = rlcg(&["compare", "--env", "orchestrator", "--episodes", "5000", "--seed", "1", "--json"]);
-    assert!(output.status.success());
-    let report = last_json_line(&output);
-    for side in ["learned", "fixed"] {
-        for field in ["success_rate", "mean_agent_calls", "mean_return"] {
-            assert!(report[side][field].is_number(), "{side}.{field}: {report}");
+    for agent in ["q-learning", "q-thompson"] {
+        let args =
+            ["compare", "--env", "orchestrator", "--agent", agent, "--episodes", "5000", "--seed", "1", "--json"];
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{agent}: {}", String::from_utf8_lossy(&output.stderr));
+        let report = last_json_line(&output);
+        for side in ["learned", "fixed"] {
+            for field in ["success_rate", "mean_agent_calls", "mean_return"] {
+                assert!(report[side][field].is_number(), "{agent}: {side}.{field}: {report}");
+            }
         }
+        // The pipeline's success worked out from the odds is 98.05% (seed_reproductions.rs); over
+        // 1000 episodes three standard deviations are 1.3 points.
+        let fixed = report["fixed"]["success_rate"].as_f64().unwrap();
+        assert!((fixed - 0.9805).abs() <= 0.013, "{agent}: {report}");
+        // Seed 1 measured: 2.38 calls (−52.4%) for q-learning, 2.50 (−49.9%) for q-thompson;
+        // seed 003 reports −56.5% on its five real tasks.
+        assert!(report["learned"]["mean_agent_calls"].as_f64().unwrap() <= 2.6, "{agent}: {report}");
+        assert!(report["agent_call_reduction"].as_f64().unwrap() >= 0.45, "{agent}: {report}");
     }
-    assert_eq!(report["fixed"]["mean_agent_calls"], 5.0);
-    assert!(report["learned"]["mean_agent_calls"].as_f64().unwrap() <= 2.5, "{report}");
 }
 
 #[test]

@@ -29,7 +29,8 @@ pub struct StateRow {
     pub flags: Flags,
     /// Training steps taken from this state.
     pub visits: u32,
-    /// The agent's value of each action (Q-value, or posterior mean for Thompson sampling).
+    /// The agent's value of each action (Q-value, or posterior mean for Thompson sampling); 0 for
+    /// an action the mask rules out.
     pub values: Vec<f64>,
     pub legal: Vec<bool>,
     /// The action the greedy policy takes here.
@@ -61,6 +62,13 @@ fn owned(flags: Vec<(&'static str, String)>) -> Flags {
     flags.into_iter().map(|(name, value)| (name.to_owned(), value)).collect()
 }
 
+/// The values as seed 003 §6.1 shows them: an action the mask rules out is never taken, so its
+/// entry is never updated and reads 0.00 (not the table's initial value).
+fn as_shown(mut values: Vec<f64>, mask: ActionMask) -> Vec<f64> {
+    values.iter_mut().enumerate().filter(|(a, _)| !mask.allows(*a)).for_each(|(_, v)| *v = 0.0);
+    values
+}
+
 fn legal(mask: ActionMask, n_actions: usize) -> Vec<bool> {
     (0..n_actions).map(|a| mask.allows(a)).collect()
 }
@@ -83,7 +91,7 @@ impl Run {
                         state,
                         flags: owned(self.env().state_flags(state)),
                         visits: v.count,
-                        values: agent.action_values(obs, &[]),
+                        values: as_shown(agent.action_values(obs, &[]), v.mask),
                         legal: legal(v.mask, n_actions),
                         greedy: agent.greedy(obs, &[]),
                     }
@@ -134,7 +142,8 @@ struct Tracing<'a> {
 impl Policy<AnyEnv> for Tracing<'_> {
     async fn choose(&mut self, env: &AnyEnv, obs: Observation) -> Result<usize, String> {
         let features = self.features.now(env);
-        self.chosen_by = Some((owned(env.state_flags(obs.state)), self.agent.action_values(obs, features)));
+        self.chosen_by =
+            Some((owned(env.state_flags(obs.state)), as_shown(self.agent.action_values(obs, features), obs.mask)));
         Ok(self.agent.greedy(obs, features))
     }
 
@@ -168,6 +177,12 @@ mod tests {
         assert_eq!(start.flags[0], ("plan".to_owned(), "no".to_owned()));
         assert_eq!(start.greedy, 1, "coder first");
         assert!(view.table.iter().all(|row| row.legal[row.greedy]));
+        // Seed 003 §6.1: tester and debugger are masked in s0, never updated, and read 0.00 (the
+        // table itself still holds its initial 5.0 there).
+        assert_eq!(&start.values[2..], [0.0, 0.0]);
+        let initial = crate::Observation { state: 0, mask: crate::ActionMask(0b0011) };
+        assert_eq!(&crate::Agent::action_values(run.agent(), initial, &[])[2..], [5.0, 5.0]);
+        assert!(view.traces[0].steps[0].values[2..].iter().all(|&v| v == 0.0));
         let trace = &view.traces[0];
         assert_eq!(trace.steps[0].action, 1);
         assert!(trace.steps.len() <= 10);

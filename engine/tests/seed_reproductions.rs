@@ -25,8 +25,8 @@ struct OrchestratorOutcome {
     run: Run,
 }
 
-fn orchestrator_outcome(seed: u64) -> OrchestratorOutcome {
-    let run = trained(EnvId::Orchestrator, AgentId::QLearning, seed, 5000);
+fn orchestrator_outcome(agent: AgentId, seed: u64) -> OrchestratorOutcome {
+    let run = trained(EnvId::Orchestrator, agent, seed, 5000);
     let initial =
         Observation { state: OrchestratorState::default().index(), mask: OrchestratorState::default().mask() };
     OrchestratorOutcome {
@@ -41,7 +41,7 @@ fn orchestrator_outcome(seed: u64) -> OrchestratorOutcome {
 /// the coder, succeeds as often as the fixed pipeline and needs less than half its agent calls.
 #[test]
 fn orchestrator_q_learning_skips_planning_and_halves_agent_calls() {
-    let OrchestratorOutcome { coder_first, learned, fixed, run } = orchestrator_outcome(1);
+    let OrchestratorOutcome { coder_first, learned, fixed, run } = orchestrator_outcome(AgentId::QLearning, 1);
     let initial = Observation { state: 0, mask: OrchestratorState::default().mask() };
     let q = run.agent().action_values(initial, &[]);
     assert!(coder_first, "Q(s0) = {q:?}");
@@ -55,28 +55,67 @@ fn orchestrator_q_learning_skips_planning_and_halves_agent_calls() {
     assert_eq!(run.tree().dominant_path(), [CODER as u8, TESTER as u8]);
 }
 
-/// Across seeds: every run reaches the seed's success, and most find the coder-first shortcut
-/// (the rest plan first: see the note on `QLearning` about how close the two openings are).
+/// Across seeds, for plain Q-learning and for seed 003's own method (Q-learning with Thompson
+/// sampling, `q-thompson`): every run reaches the seed's success, and most find the coder-first
+/// shortcut (the rest plan first: see the note on `QLearning` about how close the two openings are).
 #[test]
-fn orchestrator_q_learning_is_robust_across_seeds() {
-    let mut shortcut_seeds = 0;
-    for seed in 1..=20 {
-        let OrchestratorOutcome { coder_first, learned, fixed, .. } = orchestrator_outcome(seed);
-        assert!(learned.success_rate >= 0.95, "seed {seed}: greedy success {}", learned.success_rate);
-        assert!(learned.success_rate >= fixed.success_rate - 0.02, "seed {seed}: {learned:?} vs {fixed:?}");
-        if coder_first && learned.mean_agent_calls <= 0.5 * fixed.mean_agent_calls {
-            shortcut_seeds += 1;
+fn orchestrator_agents_are_robust_across_seeds() {
+    for agent in [AgentId::QLearning, AgentId::QThompson] {
+        let mut shortcut_seeds = 0;
+        for seed in 1..=20 {
+            let OrchestratorOutcome { coder_first, learned, fixed, .. } = orchestrator_outcome(agent, seed);
+            assert!(learned.success_rate >= 0.95, "{agent:?} seed {seed}: greedy success {}", learned.success_rate);
+            assert!(
+                learned.success_rate >= fixed.success_rate - 0.02,
+                "{agent:?} seed {seed}: {learned:?} vs {fixed:?}"
+            );
+            if coder_first && learned.mean_agent_calls <= 0.5 * fixed.mean_agent_calls {
+                shortcut_seeds += 1;
+            }
         }
+        // Measured: 17 of 20 for Q-learning, 18 of 20 for q-thompson.
+        assert!(
+            shortcut_seeds >= 16,
+            "{agent:?}: only {shortcut_seeds} of 20 seeds learned coder first with half the calls"
+        );
     }
-    assert!(shortcut_seeds >= 16, "only {shortcut_seeds} of 20 seeds learned coder first with half the calls");
 }
 
-/// The fixed pipeline itself: five calls per task and the seed's near-certain success.
+/// Seed 003's training table (§5.1: final success 97%, average reward 9.70, convergence near
+/// episode 500) over seeds 1–20, for both learners. The statistics, read at episode 5000: success
+/// and mean return over the last 100 training episodes; convergence is the first episode at which
+/// success over the last 100 reaches 90%. Measured: success 95–100% (mean 98.0% Q-learning, 98.2%
+/// q-thompson), return 9.32–10.17 (means 9.81 and 9.82), convergence at episode 100, the first
+/// full window, in 39 of the 40 runs and at 102 in the other (docs/reproductions.md says why this
+/// is earlier than the seed's).
 #[test]
-fn fixed_pipeline_succeeds_almost_always_with_five_calls() {
+fn orchestrator_training_table_over_seeds_1_to_20() {
+    for agent in [AgentId::QLearning, AgentId::QThompson] {
+        let (mut success_sum, mut return_sum) = (0.0, 0.0);
+        for seed in 1..=20 {
+            let records: Vec<_> = Run::new(RunSpec::new(EnvId::Orchestrator, agent, seed, 5000)).unwrap().collect();
+            let last = records.last().unwrap();
+            assert!((0.93..=1.0).contains(&last.success_last100), "{agent:?} seed {seed}: {last:?}");
+            assert!((9.0..=10.5).contains(&last.mean_return_last100), "{agent:?} seed {seed}: {last:?}");
+            let converged = records.iter().find(|r| r.episode >= 99 && r.success_last100 >= 0.9).map(|r| r.episode + 1);
+            assert!(converged.is_some_and(|e| e <= 500), "{agent:?} seed {seed}: converged at {converged:?}");
+            (success_sum, return_sum) = (success_sum + last.success_last100, return_sum + last.mean_return_last100);
+        }
+        let (success, mean_return) = (success_sum / 20.0, return_sum / 20.0);
+        assert!((0.96..=0.99).contains(&success), "{agent:?}: mean final success {success} (seed 003: 0.97)");
+        assert!((9.5..=10.0).contains(&mean_return), "{agent:?}: mean final return {mean_return} (seed 003: 9.70)");
+    }
+}
+
+/// The fixed pipeline makes its five calls whatever happens, so its success is worked out by hand
+/// from the odds: the code is correct with 0.95·0.85 + 0.05·0.60 = 0.8375; wrong code passes the
+/// tests anyway with 0.6, or is caught and then fixed and retested with 0.4·0.7, so success is
+/// 0.8375 + 0.1625·(0.6 + 0.28) = 0.9805.
+#[test]
+fn fixed_pipeline_success_matches_the_odds() {
     let fixed = fixed_pipeline_evaluation(7, 5000);
-    assert_eq!(fixed.mean_agent_calls, 5.0);
-    assert!((0.96..=1.0).contains(&fixed.success_rate), "{fixed:?}");
+    // Three standard deviations of a 5000-episode estimate: 3·√(0.98·0.02/5000) = 0.006.
+    assert!((fixed.success_rate - 0.9805).abs() <= 0.006, "{fixed:?}");
 }
 
 /// Seed 000 §3.2: the agent learns every task's canonical trajectory from the flags alone.
