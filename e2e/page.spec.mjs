@@ -123,8 +123,11 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
   const start = page.locator('#q-table tbody tr').first();
   await expect(start.locator('td.visits')).toHaveText('5000');
   await expect(start.locator('td.greedy')).toHaveCount(1);
-  // Seed 003 §6.1: tester and debugger are illegal in the start state and read 0.00.
+  // Seed 003 §6.1: tester and debugger are illegal in the start state and read 0.00; beside the
+  // table, the exact start values and why the seed's Q(s0, planner) = 0.01 cannot come out.
   await expect(start.locator('td.illegal')).toHaveText(['0.00', '0.00']);
+  await expect(page.locator('#optimal-start')).toContainText('Q*(start) = planner 9.09, coder 9.36.');
+  await expect(page.locator('#optimal-start')).toContainText('cannot come out of these rules');
 
   // Clicking the root node lists the latest episodes through it.
   const root = await page.locator('#tree').evaluate((canvas) => {

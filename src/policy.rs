@@ -107,6 +107,27 @@ fn table_view(view: &PolicyView, agent: AgentId) -> impl IntoView + use<> {
     }
 }
 
+/// The exact values of the start state's legal actions (value iteration on the environment's own
+/// rules), beside which the learned values can be read, and what they say of the seed's values.
+fn optimal_view(view: &PolicyView, gamma: Option<f64>, note: Option<&'static str>) -> Option<impl IntoView + use<>> {
+    let (optimal, gamma) = (view.optimal_start.as_ref()?, gamma?);
+    let legal = &view.traces.first()?.steps.first()?.legal;
+    let values: Vec<String> = view
+        .action_names
+        .iter()
+        .zip(optimal)
+        .zip(legal)
+        .filter(|(_, legal)| **legal)
+        .map(|((name, q), _)| format!("{name} {q:.2}"))
+        .collect();
+    Some(view! {
+        <p id="optimal-start" class="hint">
+            {format!("Value iteration on this environment's rules (γ = {gamma}): Q*(start) = {}. ", values.join(", "))}
+            {note}
+        </p>
+    })
+}
+
 fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
     let step = RwSignal::new(0usize);
     let last = trace.steps.len().saturating_sub(1);
@@ -183,6 +204,7 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                 };
                 let results = finished.map(|f| results_view(&spec, &f, fingerprint.unwrap_or_default()));
                 let table = (!policy.table.is_empty()).then(|| table_view(&policy, spec.agent.id()));
+                let optimal = optimal_view(&policy, spec.agent.discount(), spec.env.id().start_values_note());
                 let tasks: Vec<String> = policy.traces.iter().map(|t| t.task.clone()).collect();
                 let traces = policy.traces.clone();
                 let actions = policy.action_names.clone();
@@ -197,6 +219,7 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                     </label>
                     {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone()))}
                     {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
+                    {optimal}
                     <p class="hint" hidden=spec.env.id().canonical_paths().is_none()>{spec.env.id().canonical_paths()}</p>
                 }
                 .into_any()

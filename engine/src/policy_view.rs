@@ -21,6 +21,11 @@ pub struct PolicyView {
     pub table: Vec<StateRow>,
     /// One greedy episode per task, without learning.
     pub traces: Vec<GreedyTrace>,
+    /// The exact value of each action in the start state (value iteration with the agent's
+    /// discount), where the environment's odds are known in full: what the learned values of the
+    /// start state estimate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimal_start: Option<Vec<f64>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -102,7 +107,14 @@ impl Run {
         let mut seeds = evaluation_rng(self.spec().seed);
         let traces =
             (0..info.tasks.len()).map(|task| self.greedy_trace(task, rand::RngCore::next_u64(&mut seeds))).collect();
-        PolicyView { action_names: info.action_names.iter().map(|&a| a.to_owned()).collect(), table, traces }
+        let spec = self.spec();
+        let optimal_start = spec.agent.discount().and_then(|gamma| spec.env.start_values(gamma));
+        PolicyView {
+            action_names: info.action_names.iter().map(|&a| a.to_owned()).collect(),
+            table,
+            traces,
+            optimal_start,
+        }
     }
 
     /// One greedy episode of task `task`, step by step.

@@ -295,6 +295,18 @@ impl AgentSpec {
     }
 }
 
+impl AgentSpec {
+    /// The discount its values bootstrap with, for agents that learn action values.
+    pub fn discount(&self) -> Option<f64> {
+        match self {
+            AgentSpec::QLearning(p) => Some(p.gamma),
+            AgentSpec::QThompson(p) => Some(p.q_learning.gamma),
+            AgentSpec::Dqn(p) => Some(p.gamma),
+            AgentSpec::ThompsonSampling(_) => None,
+        }
+    }
+}
+
 impl Parameters for AgentSpec {
     fn params_schema(&self) -> serde_json::Value {
         let schema = match self {

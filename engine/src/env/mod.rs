@@ -242,6 +242,17 @@ impl EnvId {
         self.default_spec().live_rules().is_some()
     }
 
+    /// What the exact start values ([`EnvSpec::start_values`]) say about the values the seed
+    /// reports, where it reports some.
+    pub fn start_values_note(self) -> Option<&'static str> {
+        match self {
+            EnvId::Orchestrator => Some(
+                "Seed 003 §6.1 reports Q(s0, planner) = 0.01, which cannot come out of these rules: planning first still leads to code and passing tests.",
+            ),
+            EnvId::Executive | EnvId::Planner => None,
+        }
+    }
+
     /// The paths an optimal policy takes, in words, where the seed names them.
     pub fn canonical_paths(self) -> Option<&'static str> {
         match self {

@@ -81,6 +81,15 @@ impl EnvSpec {
         }
     }
 
+    /// The exact value of each action in the start state, discounting by `gamma`, where the
+    /// environment's odds are known in full (the orchestrator's; see its `value_iteration`).
+    pub fn start_values(&self, gamma: f64) -> Option<Vec<f64>> {
+        match self {
+            EnvSpec::Orchestrator(p) => Some(orchestrator::value_iteration::start_values(p, gamma).to_vec()),
+            EnvSpec::Executive(_) | EnvSpec::Planner(_) => None,
+        }
+    }
+
     /// Verdicts measured in Python, where its test actions use them instead of the recorded ones.
     pub fn measured_verdicts(&self) -> Option<&[MeasuredVerdict]> {
         match self {

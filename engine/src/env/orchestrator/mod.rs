@@ -38,6 +38,7 @@ use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo
 use crate::params::{check_range, check_reward};
 
 pub mod live;
+pub mod value_iteration;
 
 pub const PLANNER: usize = 0;
 pub const CODER: usize = 1;
@@ -140,8 +141,53 @@ pub enum OrchestratorOutcome {
     Debugged(bool),
 }
 
+/// One way a call can go: its probability, its outcome, and whether the code is correct after it.
+pub type Branch = (f64, OrchestratorOutcome, bool);
+
+/// The ways a useful call can go.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Odds {
+    Certain(Branch),
+    /// The first branch with its probability, else the second.
+    Either(Branch, Branch),
+}
+
+impl OrchestratorParams {
+    /// The calibrated odds of a useful `action` in `state`, when the code is `correct` (hidden):
+    /// the planner makes a plan; the coder writes correct code, more often with a plan; the tests
+    /// catch wrong code; the debugger fixes a found error. The simulator draws from these, and
+    /// value iteration weighs by them.
+    pub fn outcomes(&self, state: OrchestratorState, correct: bool, action: usize) -> Odds {
+        let either = |p: f64, yes: (OrchestratorOutcome, bool), no: (OrchestratorOutcome, bool)| {
+            Odds::Either((p, yes.0, yes.1), (1.0 - p, no.0, no.1))
+        };
+        match action {
+            PLANNER => either(
+                self.planner_success,
+                (OrchestratorOutcome::Planned(true), correct),
+                (OrchestratorOutcome::Planned(false), correct),
+            ),
+            CODER => {
+                let odds = if state.has_plan { self.coder_success_with_plan } else { self.coder_success_without_plan };
+                either(odds, (OrchestratorOutcome::Coded(true), true), (OrchestratorOutcome::Coded(true), false))
+            }
+            TESTER if correct => Odds::Certain((1.0, OrchestratorOutcome::Tested(true), true)),
+            TESTER => either(
+                self.tester_finds_error,
+                (OrchestratorOutcome::Tested(false), false),
+                (OrchestratorOutcome::Tested(true), false),
+            ),
+            _ => either(
+                self.debugger_fixes_error,
+                (OrchestratorOutcome::Debugged(true), true),
+                (OrchestratorOutcome::Debugged(false), correct),
+            ),
+        }
+    }
+}
+
 /// The observable state of seed 003 §3.1.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct OrchestratorState {
     pub has_plan: bool,
     pub has_code: bool,
@@ -286,27 +332,22 @@ impl OrchestratorEnv {
         self.rng.random_bool(p.clamp(0.0, 1.0))
     }
 
-    /// What a useful `action` leads to, drawn with the calibrated odds (the hidden correctness of
+    /// What a useful `action` leads to, drawn with the calibrated odds of
+    /// [`OrchestratorParams::outcomes`] (the hidden correctness of
     /// the code decides whether tests can pass).
     fn draw(&mut self, action: usize) -> OrchestratorOutcome {
-        let p = self.params;
-        match action {
-            PLANNER => OrchestratorOutcome::Planned(self.chance(p.planner_success)),
-            CODER => {
-                let odds = if self.state.has_plan { p.coder_success_with_plan } else { p.coder_success_without_plan };
-                self.code_correct = self.chance(odds);
-                OrchestratorOutcome::Coded(true)
+        let (_, outcome, correct) = match self.params.outcomes(self.state, self.code_correct, action) {
+            Odds::Certain(only) => only,
+            Odds::Either(first, second) => {
+                if self.chance(first.0) {
+                    first
+                } else {
+                    second
+                }
             }
-            TESTER => {
-                let bug_caught = !self.code_correct && self.chance(p.tester_finds_error);
-                OrchestratorOutcome::Tested(!bug_caught)
-            }
-            _ => {
-                let fixed = self.chance(p.debugger_fixes_error);
-                self.code_correct |= fixed;
-                OrchestratorOutcome::Debugged(fixed)
-            }
-        }
+        };
+        self.code_correct = correct;
+        outcome
     }
 }
 
