@@ -281,9 +281,9 @@ impl<'a> RunExport<'a> {
 }
 
 /// Every run's spec, results and episode records.
-pub fn metrics_json(runs: &[&RunData]) -> String {
+pub fn metrics_json(runs: &[&RunData]) -> Result<String, String> {
     let runs: Vec<RunExport> = runs.iter().map(|r| RunExport::of(r)).collect();
-    serde_json::to_string_pretty(&runs).expect("runs serialise")
+    serde_json::to_string_pretty(&runs).map_err(|e| format!("the runs could not be exported: {e}"))
 }
 
 /// A run of an exported JSON file (`metrics_json`), read back.
@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn json_export_round_trips_the_records() {
         let run = trained(20);
-        let json: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&metrics_json(&[&run]).unwrap()).unwrap();
         assert_eq!(json[0]["records"].as_array().unwrap().len(), 20);
         assert_eq!(json[0]["spec"]["env"]["kind"], "orchestrator");
         assert_eq!(json[0]["spec"]["env"]["reward_success"], 10.0, "the environment's parameters are exported");
@@ -384,7 +384,7 @@ mod tests {
     #[test]
     fn exported_runs_read_back_as_they_were() {
         let run = trained(300);
-        let text = metrics_json(&[&run]);
+        let text = metrics_json(&[&run]).unwrap();
         let imported = parse_runs_json("runs.json", &text).unwrap();
         assert_eq!(imported.len(), 1);
         let back = RunData::imported(9, imported.into_iter().next().unwrap());
@@ -404,7 +404,7 @@ mod tests {
     #[test]
     fn a_bad_runs_file_names_the_run_and_the_problem() {
         let run = trained(20);
-        let mut value: serde_json::Value = serde_json::from_str(&metrics_json(&[&run])).unwrap();
+        let mut value: serde_json::Value = serde_json::from_str(&metrics_json(&[&run]).unwrap()).unwrap();
         value[0]["records"][3]["episode"] = 7.into();
         let problem = parse_runs_json("runs.json", &value.to_string()).unwrap_err();
         assert_eq!(problem, "runs.json, run 1: record 4 is episode 7 where 3 was expected");

@@ -94,7 +94,7 @@ pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
 }
 
 pub async fn save_tasks(tasks: &[ImportedTask]) -> Result<(), String> {
-    let json = serde_json::to_string(tasks).expect("tasks serialise");
+    let json = serde_json::to_string(tasks).map_err(|e| format!("the imported tasks could not be written: {e}"))?;
     let kib = json.len() / 1024;
     JsFuture::from(put_tasks(json)).await.map(drop).map_err(|e| {
         format!(
@@ -257,7 +257,17 @@ pub fn keep_saving(
                         finished: run.finished.as_deref(),
                         episodes: now.records,
                     };
-                    let json = serde_json::to_string(&description).expect("runs serialise");
+                    let json = match serde_json::to_string(&description) {
+                        Ok(json) => json,
+                        Err(e) => {
+                            // Reported once, like a refusal: the run stays on the page, unsaved.
+                            refused.update_value(|refused| {
+                                refused.insert(run.id);
+                            });
+                            on_error(format!("run #{} could not be kept in this browser: {e}", run.id));
+                            continue;
+                        }
+                    };
                     writes.push((run.id, json, first as u32, chunks, before.is_none()));
                     kept.insert(run.id, now);
                 }

@@ -96,7 +96,7 @@ pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<Strin
     let export_json = move |_| {
         let runs = shown();
         let json = metrics_json(&runs.iter().collect::<Vec<_>>());
-        report(on_error, download::text("rlcg-metrics.json", "application/json", &json));
+        report(on_error, json.and_then(|json| download::text("rlcg-metrics.json", "application/json", &json)));
     };
     let export_png = move |_| {
         let url = canvas.get_untracked().map(|c| c.to_data_url().map_err(|e| crate::js_error::describe(&e)));
