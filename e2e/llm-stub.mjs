@@ -2,7 +2,8 @@
 // the behaviour: stub-coder streams sensible answers; stub-429* answers 429 (Retry-After: 1) the
 // first time for each model name, then as stub-coder; stub-401 refuses the key and quotes it back,
 // as some providers do; stub-malformed streams a chunk that is not JSON; stub-nocode replies without
-// code; stub-escape-<name> answers with the sandbox escape <name> of escapes.mjs, aimed at the
+// code; stub-wrong-every-<n> writes a wrong program on the coder's 1st, (n+1)th, (2n+1)th... call
+// for that model name (a known rate of 1/n; the debugger is always right); stub-escape-<name> answers with the sandbox escape <name> of escapes.mjs, aimed at the
 // red-team spec's beacon. GET /last-authorization tells which Authorization header the last
 // request carried.
 import { createServer } from 'node:http';
@@ -21,7 +22,22 @@ const cors = {
 const SOLUTIONS = {
   find_max: 'def find_max(nums):\n    return max(nums)\n',
   is_palindrome: 'def is_palindrome(s: str) -> bool:\n    return s == s[::-1]\n',
+  // Seed 003 §5.2's five tasks (tasks/seed003.json); find_max is above.
+  sum_two: 'def sum_two(a, b):\n    return a + b\n',
+  reverse_string: 'def reverse_string(s):\n    return s[::-1]\n',
+  is_even: 'def is_even(n):\n    return n % 2 == 0\n',
+  count_vowels: "def count_vowels(s):\n    return sum(1 for c in s if c in 'aeiouAEIOU')\n",
 };
+// Coder calls so far, per stub-wrong-every-<n> model name.
+const coderCalls = new Map();
+
+function wrongThisTime(system, model) {
+  const every = /^stub-wrong-every-(\d+)$/.exec(model);
+  if (!every || !system.includes('Coder')) return false;
+  const calls = (coderCalls.get(model) ?? 0) + 1;
+  coderCalls.set(model, calls);
+  return calls % Number(every[1]) === 1 % Number(every[1]);
+}
 
 function answer(messages, model) {
   const system = messages.find((m) => m.role === 'system')?.content ?? '';
@@ -31,7 +47,10 @@ function answer(messages, model) {
   if (system.includes('recalls')) return '- Use the built-in.';
   const escape = ESCAPES[model.replace(/^stub-escape-/, '')];
   const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
-  const code = escape ? program(escape, BEACON) : name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
+  const wrong = name && wrongThisTime(system, model);
+  const code = escape ? program(escape, BEACON)
+    : wrong ? `def ${name}(*args):\n    return None\n`
+    : name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
   return `Here is my solution.\n\n\`\`\`python\n${code}\`\`\`\n\nIt handles every case.`;
 }
 
@@ -81,7 +100,8 @@ createServer((req, res) => {
       return res.end('data: {"choices": [{"delta": {"content": "def\n\n');
     }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
-    if (model === 'stub-coder' || model.startsWith('stub-429') || model.startsWith('stub-escape-')) {
+    const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
+    if (model === 'stub-coder' || known) {
       return stream(res, answer(request.messages ?? [], model));
     }
     return json(res, 404, { error: { message: `The model ${model} does not exist` } });

@@ -9,6 +9,7 @@ use std::thread::sleep;
 use std::time::{Duration, Instant};
 
 use common::{last_json_line, rlcg, rlcg_command};
+use serde_json::json;
 
 /// The stub server on a free port, stopped when dropped.
 struct Stub {
@@ -103,6 +104,89 @@ fn the_fixed_pipeline_drives_the_stub_server_and_passes_real_tests() {
     // The stub reports 100 prompt tokens per call.
     assert_eq!(report["usage"]["prompt_tokens"], 100);
     assert_eq!(report["ended"], "stopped after passing tests");
+}
+
+/// `rlcg live --tasks seed003` against the stub, with extra arguments; its JSON report.
+fn validate_on_seed003(stub: &Stub, model: &str, extra: &[&str]) -> serde_json::Value {
+    let base_url = stub.base_url();
+    let mut args = vec!["live", "--env", "orchestrator", "--tasks", "seed003", "--seed", "1", "--llm", "custom"];
+    args.extend(["--base-url", &base_url, "--model", model, "--json"]);
+    args.extend(extra);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    last_json_line(&output)
+}
+
+#[test]
+fn seed003_validation_plays_the_learned_policy_and_the_pipeline_on_the_five_tasks() {
+    let stub = Stub::start();
+    let report = validate_on_seed003(&stub, "stub-coder", &[]);
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 10, "{report}");
+    let tasks: Vec<&str> = rows.iter().step_by(2).map(|r| r["task"].as_str().unwrap()).collect();
+    assert_eq!(tasks[0], "seed003_sum_two_numbers");
+    assert_eq!(tasks[4], "seed003_count_vowels");
+    for pair in rows.chunks(2) {
+        // Seed 003's table: the learned policy codes and tests; the pipeline plans first.
+        assert_eq!(
+            (&pair[0]["driver"], &pair[0]["success"], &pair[0]["steps"]),
+            (&json!("policy"), &json!(true), &json!(2))
+        );
+        assert_eq!(pair[0]["actions"], json!(["coder", "tester"]));
+        assert_eq!(pair[1]["actions"], json!(["planner", "coder", "tester"]));
+    }
+    assert_eq!(report["policy"], json!({"tasks": 5, "successes": 5, "agent_calls": 10}));
+    assert_eq!(report["pipeline"], json!({"tasks": 5, "successes": 5, "agent_calls": 15}));
+    let change = report["change_in_agent_calls"].as_f64().unwrap();
+    assert!((change + 100.0 / 3.0).abs() < 1e-9, "{change}");
+}
+
+#[test]
+fn seed003_validation_calibrates_the_odds_from_a_coder_wrong_at_a_known_rate() {
+    // stub-wrong-every-2 writes wrong code on the coder's odd calls: every policy episode's first
+    // program, never the pipeline's (the planner comes first there).
+    let stub = Stub::start();
+    let report = validate_on_seed003(&stub, "stub-wrong-every-2", &[]);
+    assert_eq!(report["policy"]["agent_calls"], 20, "{report}");
+    for row in report["rows"].as_array().unwrap().iter().step_by(2) {
+        assert_eq!(row["actions"], json!(["coder", "tester", "debugger", "tester"]), "{row}");
+    }
+    let counts: Vec<(String, u64, u64)> = report["calibration"]["estimates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (e["odds"].as_str().unwrap().to_owned(), e["happened"].as_u64().unwrap(), e["trials"].as_u64().unwrap())
+        })
+        .collect();
+    let expected = [
+        ("planner_success", 5, 5),
+        ("coder_success_with_plan", 5, 5),
+        ("coder_success_without_plan", 0, 5),
+        ("tester_finds_error", 5, 5),
+        ("debugger_fixes_error", 5, 5),
+    ];
+    assert_eq!(counts, expected.map(|(o, h, t)| (o.to_owned(), h, t)));
+    let settings: Vec<&str> =
+        report["calibrated_env_params"].as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    assert_eq!(
+        settings,
+        [
+            "planner_success=0.857",
+            "coder_success_with_plan=0.857",
+            "coder_success_without_plan=0.143",
+            "tester_finds_error=0.857",
+            "debugger_fixes_error=0.857"
+        ]
+    );
+    // The settings are what `rlcg train` takes.
+    let mut train = vec!["train", "--env", "orchestrator", "--episodes", "300", "--json"];
+    for setting in &settings {
+        train.extend(["--env-param", setting]);
+    }
+    let output = rlcg(&train);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(last_json_line(&output)["env"], "orchestrator");
 }
 
 #[test]

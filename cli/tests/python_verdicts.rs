@@ -1,8 +1,10 @@
 //! The recorded verdicts in `tasks/` must be what real Python says: every program of every bundled
-//! task runs through the shared harness with the machine's python3.
+//! task runs through the shared harness with the machine's python3; seed 003's reference programs pass
+//! and its drafts fail.
 
 use cli::python::run_all;
-use engine::env::tasks::{BundledProgram, executive_programs, planner_programs};
+use engine::env::tasks::{BundledProgram, executive_programs, planner_programs, seed003_tasks};
+use engine::python::ProgramRequest;
 
 fn assert_recorded_verdicts_are_pythons(programs: &[BundledProgram]) {
     let requests: Vec<_> = programs.iter().map(BundledProgram::request).collect();
@@ -29,4 +31,21 @@ fn planner_verdicts_match_real_python() {
     assert_eq!(programs.len(), 4, "the integrated program and three subtasks");
     assert!(programs[0].recorded.passed, "the integrated code passes the planner's tests");
     assert_recorded_verdicts_are_pythons(&programs);
+}
+
+#[test]
+fn seed003_references_pass_and_drafts_fail_in_real_python() {
+    let tasks = seed003_tasks();
+    let requests: Vec<_> = tasks
+        .iter()
+        .flat_map(|t| [&t.reference, &t.draft].map(|code| ProgramRequest::with_statements(code.clone(), &t.tests)))
+        .collect();
+    let verdicts: Vec<_> = run_all(&requests, 5_000, 2, |_| {})
+        .into_iter()
+        .map(|v| v.expect("python3 runs the harness").verdict())
+        .collect();
+    for (task, pair) in tasks.iter().zip(verdicts.chunks(2)) {
+        assert!(pair[0].passed, "{}: the reference passes: {:?}", task.id, pair[0]);
+        assert!(!pair[1].passed, "{}: the draft fails a test: {:?}", task.id, pair[1]);
+    }
 }

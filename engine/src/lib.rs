@@ -3,6 +3,7 @@
 //! ambient randomness, so the same run spec gives the same records natively and in the browser.
 
 pub mod agents;
+pub mod calibration;
 pub mod device;
 pub mod effects;
 pub mod env;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Observation, executive, orchestrator};
 use crate::RunRng;
-use crate::env::tasks::executive_tasks;
+use crate::env::tasks::{executive_tasks, seed003_tasks};
 use crate::python::TestCase;
 use crate::task_import::{ImportedTask, TaskFormat};
 
@@ -51,6 +51,24 @@ impl LiveTask {
                         debug_after_search: task.code_of(&llm.debug_after_search).to_owned(),
                     },
                 }
+            })
+            .collect()
+    }
+
+    /// Seed 003 §5.2's five tasks; the offline LLM's first draft is the task's faulty one, and
+    /// debugging writes the reference.
+    pub fn seed003() -> Vec<LiveTask> {
+        seed003_tasks()
+            .iter()
+            .map(|task| LiveTask {
+                id: task.id.clone(),
+                prompt: task.prompt.clone(),
+                tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
+                offline: OfflineAnswers {
+                    generate: task.draft.clone(),
+                    debug: task.reference.clone(),
+                    debug_after_search: task.reference.clone(),
+                },
             })
             .collect()
     }
@@ -131,6 +149,17 @@ pub struct Settled {
     pub note: Option<String>,
     /// The episode ended with this step: whether it succeeded, and why in words.
     pub end: Option<(bool, String)>,
+    /// The simulator's probabilities this step drew in the real world.
+    pub trials: Vec<Trial>,
+}
+
+/// One draw of a simulator probability that a live episode observed (seed 003 §6.2): the
+/// probability's parameter in the environment's spec, and whether the event happened. Calibration
+/// ([`crate::calibration`]) counts them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trial {
+    pub odds: String,
+    pub happened: bool,
 }
 
 /// What the offline LLM sees of the episode when it answers.

@@ -90,6 +90,15 @@ impl EnvSpec {
         }
     }
 
+    /// The simulator's probabilities that live episodes can calibrate (seed 003 §6.2), by field
+    /// name, with their values: the orchestrator's five; the others draw from no odds.
+    pub fn odds(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            EnvSpec::Orchestrator(p) => p.odds().to_vec(),
+            EnvSpec::Executive(_) | EnvSpec::Planner(_) => Vec::new(),
+        }
+    }
+
     /// Verdicts measured in Python, where its test actions use them instead of the recorded ones.
     pub fn measured_verdicts(&self) -> Option<&[MeasuredVerdict]> {
         match self {

@@ -125,6 +125,23 @@ pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
 
 pub const EXECUTIVE_TASKS_JSON: &str = include_str!("../../../tasks/executive.json");
 pub const PLANNER_TASK_JSON: &str = include_str!("../../../tasks/planner.json");
+pub const SEED003_TASKS_JSON: &str = include_str!("../../../tasks/seed003.json");
+
+/// One of seed 003 §5.2's five real tasks: the prompt, the unit tests, the reference program and
+/// the faulty first draft the simulated LLM writes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Seed003Task {
+    pub id: String,
+    pub prompt: String,
+    pub tests: Vec<String>,
+    pub reference: String,
+    pub draft: String,
+}
+
+#[derive(Deserialize)]
+struct Seed003File {
+    tasks: Vec<Seed003Task>,
+}
 
 /// One program of the bundled task data: its code, its tests and its recorded verdict.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,6 +242,18 @@ pub fn planner_task() -> Arc<PlannerTask> {
         .clone()
 }
 
+/// Seed 003 §5.2's five tasks.
+pub fn seed003_tasks() -> Arc<[Seed003Task]> {
+    static TASKS: OnceLock<Arc<[Seed003Task]>> = OnceLock::new();
+    TASKS
+        .get_or_init(|| {
+            let file: Seed003File =
+                serde_json::from_str(SEED003_TASKS_JSON).expect("bundled tasks/seed003.json is valid");
+            file.tasks.into()
+        })
+        .clone()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,6 +264,17 @@ mod tests {
         let ids: Vec<_> = tasks.iter().map(|t| t.task_id.as_str()).collect();
         assert_eq!(ids, ["task1_correct", "task2_incorrect", "task3_search"]);
         assert_eq!(planner_task().subtasks.len(), 3);
+        let seed003: Vec<_> = seed003_tasks().iter().map(|t| t.id.clone()).collect();
+        assert_eq!(
+            seed003,
+            [
+                "seed003_sum_two_numbers",
+                "seed003_reverse_string",
+                "seed003_check_even",
+                "seed003_find_max",
+                "seed003_count_vowels"
+            ]
+        );
     }
 
     #[test]

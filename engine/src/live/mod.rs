@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::env::live::{LiveTask, OfflineAnswers};
+pub use crate::env::live::{LiveTask, OfflineAnswers, Trial};
 
 use crate::effects::{Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need};
 use crate::env::live::{Answer, AnyLiveRules, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
@@ -26,6 +26,7 @@ use crate::{Run, RunRng};
 
 #[cfg(test)]
 mod tests;
+pub mod validation;
 
 /// Who drives the episode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +53,9 @@ pub struct LiveStep {
     pub usage: Usage,
     /// The action was illegal, redundant (no call made) or its call failed.
     pub note: Option<String>,
+    /// What this step observed of the simulator's probabilities, for calibration.
+    #[serde(default)]
+    pub trials: Vec<Trial>,
 }
 
 /// How the episode ended.
@@ -98,6 +102,8 @@ pub struct LiveEpisode {
     steps: Vec<LiveStep>,
     board: Blackboard,
     summary: LiveSummary,
+    /// The LLM refused in a way a retry cannot mend (a key, a model, a URL).
+    fatal_failure: bool,
 }
 
 /// Test-report characters kept for prompts and messages.
@@ -128,6 +134,7 @@ impl LiveEpisode {
             steps: Vec::new(),
             board: Blackboard::default(),
             summary: LiveSummary::default(),
+            fatal_failure: false,
             task,
         };
         let content = episode.task.prompt.clone();
@@ -142,12 +149,22 @@ impl LiveEpisode {
         self.env
     }
 
+    pub fn driver(&self) -> Driver {
+        self.driver
+    }
+
     pub fn task(&self) -> &LiveTask {
         &self.task
     }
 
     pub fn is_done(&self) -> bool {
         self.pending == Pending::Done
+    }
+
+    /// Whether the LLM ended the episode in a way that would end any other (a refused key, an
+    /// unknown model, a wrong URL).
+    pub fn ended_by_fatal_failure(&self) -> bool {
+        self.fatal_failure
     }
 
     pub fn steps(&self) -> &[LiveStep] {
@@ -164,6 +181,11 @@ impl LiveEpisode {
 
     pub fn actions(&self) -> Vec<usize> {
         self.steps.iter().map(|s| s.action).collect()
+    }
+
+    /// Every draw of the simulator's probabilities this episode observed.
+    pub fn trials(&self) -> Vec<Trial> {
+        self.steps.iter().flat_map(|s| s.trials.iter().cloned()).collect()
     }
 
     /// The state in the trained environment's encoding.
@@ -232,6 +254,7 @@ impl LiveEpisode {
         self.summary.episode_return += settled.reward;
         if let Some(step) = self.steps.last_mut() {
             step.reward += settled.reward;
+            step.trials.extend(settled.trials);
         }
         if let Some(note) = settled.note {
             self.note(note);
@@ -317,6 +340,7 @@ impl Effectful for LiveEpisode {
                 self.board.post(agent, None, MessageKind::Error, failure.message.clone(), now_ms);
                 self.note(format!("the call failed: {}", failure.message));
                 if failure.kind.is_fatal() {
+                    self.fatal_failure = true;
                     return self.finish(failure.message);
                 }
                 let next = self.rules.replied(None);

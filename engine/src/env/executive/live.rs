@@ -60,7 +60,7 @@ impl ExecutiveLive {
         let (reward, truncated, _) = self.flags.settle(action_reward, false, self.steps, end.is_some(), &self.rewards);
         let end =
             end.or_else(|| truncated.then(|| (false, format!("reached the step limit of {}", self.rewards.max_steps))));
-        Move::Settled(Settled { reward, note, end })
+        Move::Settled(Settled { reward, note, end, trials: Vec::new() })
     }
 }
 

@@ -2,15 +2,23 @@
 //! task's tests in Python (and on a failure asks the LLM to analyse it for the debugger, seed 003
 //! §2.1), and every outcome goes through the simulator's own rules
 //! ([`OrchestratorState::is_useful`], [`OrchestratorState::apply`], [`OrchestratorState::settle`]).
+//!
+//! Each call also records what it says about the simulator's five probabilities (seed 003 §6.2):
+//! whether the planner made a plan; whether the coder's or the debugger's program was correct, as
+//! the next test run tells; and, on a failing run, that the tests caught the bug. The tester runs
+//! the very tests that define success, so it catches every bug they can see: its trials are all
+//! catches, and live mode cannot observe a bug slipping through, as the simulator's 0.40 assumes.
 
 use rand::Rng;
 
 use super::{
-    ACTION_NAMES, CODER, OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, TESTER,
+    ACTION_NAMES, CODER, CODER_SUCCESS_WITH_PLAN, CODER_SUCCESS_WITHOUT_PLAN, DEBUGGER_FIXES_ERROR,
+    OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, PLANNER_SUCCESS, TESTER,
+    TESTER_FINDS_ERROR,
 };
 use crate::RunRng;
 use crate::env::Observation;
-use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, fenced};
+use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, Trial, fenced};
 use crate::prompts::id;
 
 /// The orchestrator's LLM calls.
@@ -47,11 +55,36 @@ pub struct OrchestratorLive {
     /// The failed tests' reward, settled once the tester's analysis is back: the analysis is part
     /// of the tester's one agent call.
     tests_reward: f64,
+    /// The probability the current program will inform once tested: the coder's (with or without
+    /// a plan) or the debugger's.
+    untested: Option<&'static str>,
+    /// What this step observed, for its settlement.
+    trials: Vec<Trial>,
 }
 
 impl OrchestratorLive {
     pub fn new(params: OrchestratorParams) -> Self {
-        Self { params, state: OrchestratorState::default(), pending: None, tests_reward: 0.0 }
+        Self {
+            params,
+            state: OrchestratorState::default(),
+            pending: None,
+            tests_reward: 0.0,
+            untested: None,
+            trials: Vec::new(),
+        }
+    }
+
+    fn observed(&mut self, odds: &str, happened: bool) {
+        self.trials.push(Trial { odds: odds.to_owned(), happened });
+    }
+
+    /// A program the next test run will judge, or a reply without one, which failed at once.
+    fn wrote(&mut self, odds: &'static str, has_code: bool) {
+        if has_code {
+            self.untested = Some(odds);
+        } else {
+            self.observed(odds, false);
+        }
     }
 
     fn call(&mut self, call: OrchestratorCall) -> Move {
@@ -66,7 +99,8 @@ impl OrchestratorLive {
         } else {
             truncated.then(|| (false, format!("{} agent calls without passing tests", self.params.max_iterations)))
         };
-        Move::Settled(Settled { reward, note, end })
+        let trials = std::mem::take(&mut self.trials);
+        Move::Settled(Settled { reward, note, end, trials })
     }
 }
 
@@ -106,17 +140,34 @@ impl LiveRules for OrchestratorLive {
         let call = self.pending.take().expect("a reply follows a call");
         let outcome = match (call, reply) {
             (OrchestratorCall::TesterAnalysis, _) => return self.settle(Some(self.tests_reward), None),
-            // A failed call changes nothing.
+            // A failed call changes nothing, and says nothing about the LLM's odds.
             (_, None) => return self.settle(Some(0.0), None),
-            (OrchestratorCall::Planner, Some(reply)) => OrchestratorOutcome::Planned(!reply.text.trim().is_empty()),
-            (OrchestratorCall::Coder, Some(reply)) => OrchestratorOutcome::Coded(reply.code.is_some()),
-            (OrchestratorCall::Debugger, Some(reply)) => OrchestratorOutcome::Debugged(reply.code.is_some()),
+            (OrchestratorCall::Planner, Some(reply)) => {
+                let planned = !reply.text.trim().is_empty();
+                self.observed(PLANNER_SUCCESS, planned);
+                OrchestratorOutcome::Planned(planned)
+            }
+            (OrchestratorCall::Coder, Some(reply)) => {
+                let odds = if self.state.has_plan { CODER_SUCCESS_WITH_PLAN } else { CODER_SUCCESS_WITHOUT_PLAN };
+                self.wrote(odds, reply.code.is_some());
+                OrchestratorOutcome::Coded(reply.code.is_some())
+            }
+            (OrchestratorCall::Debugger, Some(reply)) => {
+                self.wrote(DEBUGGER_FIXES_ERROR, reply.code.is_some());
+                OrchestratorOutcome::Debugged(reply.code.is_some())
+            }
         };
         let reward = self.state.apply(outcome, &self.params);
         self.settle(Some(reward), None)
     }
 
     fn tested(&mut self, passed: bool) -> Move {
+        if let Some(odds) = self.untested.take() {
+            self.observed(odds, passed);
+        }
+        if !passed {
+            self.observed(TESTER_FINDS_ERROR, true);
+        }
         let reward = self.state.apply(OrchestratorOutcome::Tested(passed), &self.params);
         if passed {
             self.settle(Some(reward), None)
@@ -131,11 +182,13 @@ impl LiveRules for OrchestratorLive {
         PIPELINE[steps.min(PIPELINE.len() - 1)]
     }
 
-    /// The task's reference program or its first draft, with seed 003's calibrated odds for the
-    /// coder and the debugger.
+    /// A plan, the task's reference program or its first draft, with the odds of the planner, the
+    /// coder and the debugger (seed 003's calibrated ones by default).
     fn offline_reply(&self, context: OfflineContext<'_>, rng: &mut RunRng) -> String {
         let p = &self.params;
         match self.pending {
+            // An empty reply is no plan, as often as the planner fails.
+            Some(OrchestratorCall::Planner) if !rng.random_bool(p.planner_success) => String::new(),
             Some(OrchestratorCall::Planner) => format!(
                 "1. Read the signature and the docstring of `{}`.\n2. Handle the edge cases first.\n3. Implement the main computation.\n4. Return the result in the documented type.",
                 context.task.id

@@ -49,6 +49,13 @@ pub const ACTION_NAMES: &[&str] = &["planner", "coder", "tester", "debugger"];
 /// Seed 003 §5.3's fixed pipeline, the baseline: every call in this order, whatever the results.
 pub const PIPELINE: [usize; 5] = [PLANNER, CODER, TESTER, DEBUGGER, TESTER];
 
+/// The names of the five probabilities, as fields of [`OrchestratorParams`] (and of share links).
+pub const PLANNER_SUCCESS: &str = "planner_success";
+pub const CODER_SUCCESS_WITH_PLAN: &str = "coder_success_with_plan";
+pub const CODER_SUCCESS_WITHOUT_PLAN: &str = "coder_success_without_plan";
+pub const TESTER_FINDS_ERROR: &str = "tester_finds_error";
+pub const DEBUGGER_FIXES_ERROR: &str = "debugger_fixes_error";
+
 /// Simulator parameters and rewards of seed 003 (§3.3, §4.1, §4.3).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -82,16 +89,20 @@ pub struct OrchestratorParams {
 }
 
 impl OrchestratorParams {
+    /// The five calibrated probabilities of seed 003 §4.1, by field name.
+    pub fn odds(&self) -> [(&'static str, f64); 5] {
+        [
+            (PLANNER_SUCCESS, self.planner_success),
+            (CODER_SUCCESS_WITH_PLAN, self.coder_success_with_plan),
+            (CODER_SUCCESS_WITHOUT_PLAN, self.coder_success_without_plan),
+            (TESTER_FINDS_ERROR, self.tester_finds_error),
+            (DEBUGGER_FIXES_ERROR, self.debugger_fixes_error),
+        ]
+    }
+
     /// Checks every field; the error names the field and its allowed range.
     pub fn validate(&self) -> Result<(), String> {
-        let odds = [
-            ("planner_success", self.planner_success),
-            ("coder_success_with_plan", self.coder_success_with_plan),
-            ("coder_success_without_plan", self.coder_success_without_plan),
-            ("tester_finds_error", self.tester_finds_error),
-            ("debugger_fixes_error", self.debugger_fixes_error),
-        ];
-        odds.into_iter().try_for_each(|(field, value)| check_range(field, value, 0.0..=1.0))?;
+        self.odds().into_iter().try_for_each(|(field, value)| check_range(field, value, 0.0..=1.0))?;
         check_range("max_iterations", f64::from(self.max_iterations), 1.0..=100.0)?;
         let rewards = [
             ("reward_success", self.reward_success),
