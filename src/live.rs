@@ -2,18 +2,24 @@
 //! program it writes is tested by Pyodide. The episode itself is `engine::live::LiveEpisode`; this
 //! panel starts it, has `host::drive` perform what it needs (the training worker answers the
 //! policy's decisions), and shows the blackboard, the code at each step and the costs.
-//! The LLM, its settings and the prompts are `llm_settings`'s, shared with every pane that drives
-//! an LLM.
+//! One more action plays seed 003 §5.2's validation: the policy and the pipeline on the five real
+//! tasks, with the seed's table (`ValidationView`); every episode's draws of the simulator's odds
+//! feed the calibration below (`calibration.rs`). The LLM, its settings and the prompts are
+//! `llm_settings`'s, shared with every pane that drives an LLM.
 
-use engine::EnvId;
-use engine::effects::{BlackboardMessage, LiveState};
+use engine::effects::{BlackboardMessage, Effectful, LiveState};
 use engine::env::EnvSpec;
-use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask};
+use engine::live::validation::{Validation, ValidationTable};
+use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask, Trial};
+use engine::llm::ProviderSettings;
+use engine::prompts::PromptSet;
 use engine::run::Restoration;
 use engine::task_import::ImportedTask;
+use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::host::{self, HostView};
+use crate::calibration::CalibrationPanel;
+use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
 use crate::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
 use crate::model::{RunData, Status};
@@ -64,54 +70,179 @@ impl Choice {
     }
 }
 
-/// One finished live episode, for the comparison table.
+/// One finished live episode, for the comparison table and the calibration.
 #[derive(Clone, Debug, PartialEq)]
 struct HistoryRow {
     driver: String,
     task: String,
     llm: String,
+    env: EnvId,
     summary: LiveSummary,
     cost: f64,
+    trials: Vec<Trial>,
+}
+
+/// What the panel shows of the episode under way, and what it keeps of finished ones.
+#[derive(Clone, Copy)]
+struct LiveView {
+    bridge: WorkerBridge,
+    runs: RwSignal<Vec<RunData>>,
+    status: RwSignal<String>,
+    stream: RwSignal<String>,
+    messages: RwSignal<Vec<BlackboardMessage>>,
+    steps: RwSignal<Vec<(String, LiveStep)>>,
+    // How the policy came back after a reload or an import.
+    restoration: RwSignal<Option<String>>,
+    history: RwSignal<Vec<HistoryRow>>,
+}
+
+impl LiveView {
+    fn show(self, episode: &LiveEpisode) {
+        let names = episode.env().action_names();
+        self.messages.set(episode.messages().to_vec());
+        self.steps.set(episode.steps().iter().map(|s| (names[s.action].to_owned(), s.clone())).collect());
+    }
+
+    /// Keeps a finished episode in the history, and a policy's in its run's episode tree.
+    fn record(self, episode: &LiveEpisode, run_id: Option<u32>, driver: String, llm: String, cost: f64) {
+        let summary = episode.summary().clone();
+        if let (Some(run_id), Driver::Policy) = (run_id, episode.driver()) {
+            let actions: Vec<u8> = episode.actions().iter().map(|&a| a as u8).collect();
+            self.runs.update(|runs| {
+                if let Some(run) = runs.iter_mut().find(|r| r.id == run_id) {
+                    let id = LIVE_EPISODE_BASE + run.live_episodes;
+                    run.live_episodes += 1;
+                    run.tree.add(id, &actions, summary.episode_return, summary.success);
+                }
+            });
+        }
+        let row = HistoryRow {
+            driver,
+            task: episode.task().id.clone(),
+            llm,
+            env: episode.env(),
+            trials: episode.trials(),
+            summary,
+            cost,
+        };
+        self.history.update(|h| h.push(row));
+    }
+
+    /// Performs `task`'s needs: run `run_id`'s trained policy answers its decisions, brought back
+    /// from its records first when the worker no longer holds it (after a reload).
+    async fn perform<T: Effectful>(
+        self,
+        task: &mut T,
+        mut llm: Llm,
+        python: &Python,
+        token: &CancelToken,
+        run_id: Option<u32>,
+        show: impl FnMut(&T),
+    ) {
+        let (bridge, status, runs, restoration) = (self.bridge, self.status, self.runs, self.restoration);
+        let mut restored = false;
+        let decide = async |state: LiveState| {
+            let Some(run_id) = run_id else { return Err("the fixed pipeline decides for itself".to_owned()) };
+            status.set("Asking the policy for its next action…".into());
+            let decision = bridge.decide(run_id, state.clone()).await;
+            if decision.is_ok() || restored {
+                return decision;
+            }
+            restored = true;
+            let Some(run) = runs.with_untracked(|r| r.iter().find(|r| r.id == run_id).cloned()) else {
+                return decision;
+            };
+            status.set(format!("Bringing run #{run_id}'s trained agent back…"));
+            let how = bridge.restore(&run).await?;
+            restoration.set(Some(restoration_note(run_id, &how)));
+            bridge.decide(run_id, state).await
+        };
+        let view = HostView { status: self.status, stream: self.stream };
+        host::drive(task, &mut llm, python, token, decide, view, show).await;
+    }
+}
+
+/// What a live action starts with: the LLM, its label and endpoint, the prompts, and its cancel
+/// token.
+struct Launch {
+    llm: Llm,
+    llm_label: String,
+    endpoint: Option<ProviderSettings>,
+    prompts: PromptSet,
+    token: CancelToken,
+}
+
+/// What `episode` cost at `endpoint`'s prices (nothing on the simulated LLM).
+fn cost(endpoint: Option<&ProviderSettings>, episode: &LiveEpisode) -> f64 {
+    endpoint.map_or(0.0, |settings| episode.summary().usage.cost(settings))
 }
 
 #[component]
 pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTask>>, python: Python) -> impl IntoView {
-    let bridge = expect_context::<WorkerBridge>();
     let python = StoredValue::new_local(python);
     let llm_choice = expect_context::<LlmChoice>();
 
     let task_id = RwSignal::new(String::new());
     let choice_value = RwSignal::new(String::new());
     let problem = RwSignal::new(None::<String>);
-    let status = RwSignal::new(String::new());
-    let stream = RwSignal::new(String::new());
-    let messages = RwSignal::new(Vec::<BlackboardMessage>::new());
-    let steps = RwSignal::new(Vec::<(String, LiveStep)>::new());
     let summary = RwSignal::new(None::<(LiveSummary, f64)>);
-    // How the policy came back after a reload or an import.
-    let restoration = RwSignal::new(None::<String>);
-    let history = RwSignal::new(Vec::<HistoryRow>::new());
+    let validation = RwSignal::new(None::<ValidationTable>);
+    let view = LiveView {
+        bridge: expect_context::<WorkerBridge>(),
+        runs,
+        status: RwSignal::new(String::new()),
+        stream: RwSignal::new(String::new()),
+        messages: RwSignal::new(Vec::new()),
+        steps: RwSignal::new(Vec::new()),
+        restoration: RwSignal::new(None),
+        history: RwSignal::new(Vec::new()),
+    };
     let running = RwSignal::new(false);
     let cancel = StoredValue::new_local(CancelToken::default());
     let episodes_played = StoredValue::new(0u64);
 
     let tasks = move || {
         let mut all = LiveTask::bundled();
+        all.extend(LiveTask::seed003());
         imported.with(|t| all.extend(t.iter().map(LiveTask::from_imported)));
         all
     };
     let choices = Memo::new(move |_| policy_choices(runs));
     let chosen = move || {
-        let value = choice_value.get_untracked();
-        let all = choices.get_untracked();
+        let value = choice_value.get();
+        let all = choices.get();
         all.iter().find(|(c, _)| c.value() == value).or(all.first()).map(|(c, label)| (*c, label.clone()))
+    };
+    let label_of = move |wanted: Choice| {
+        choices.get_untracked().into_iter().find(|(c, _)| *c == wanted).map(|(_, l)| l).unwrap_or_default()
     };
 
     // The environment's parameters: a trained run's, whose rewards its policy learned (the fixed
     // pipeline compared with it follows them too), or the seed's.
     let env_spec = move |choice: Choice| {
-        let of_run = |id| runs.with_untracked(|runs| runs.iter().find(|r| r.id == id).map(|r| r.spec.env.clone()));
+        let of_run = |id| runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| r.spec.env.clone()));
         choice.run().and_then(of_run).unwrap_or_else(|| choice.env().default_spec())
+    };
+    // The LLM and the prompts for a new action, or why there are none.
+    let launch = move || -> Option<Launch> {
+        let seed = episodes_played.get_value() + 1;
+        let (llm, llm_label, endpoint) = match llm_choice.llm(seed) {
+            Ok(llm) => llm,
+            Err(message) => {
+                problem.set(Some(message));
+                return None;
+            }
+        };
+        episodes_played.set_value(seed);
+        let token = CancelToken::default();
+        cancel.set_value(token.clone());
+        Some(Launch { llm, llm_label, endpoint, prompts: llm_choice.prompts.get_untracked(), token })
+    };
+    let begin = move || {
+        problem.set(None);
+        running.set(true);
+        summary.set(None);
+        view.stream.set(String::new());
     };
     let play = move |choice: Choice, label: String, env: EnvSpec| {
         let all = tasks();
@@ -120,67 +251,20 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
             return problem.set(Some("there is no task to solve".into()));
         };
         let driver = if matches!(choice, Choice::Pipeline(_)) { Driver::Pipeline } else { Driver::Policy };
-        let seed = episodes_played.get_value() + 1;
-        let (mut llm, llm_label, endpoint) = match llm_choice.llm(seed) {
-            Ok(llm) => llm,
-            Err(message) => return problem.set(Some(message)),
-        };
-        let prompts = llm_choice.prompts.get_untracked();
-        let mut episode = match LiveEpisode::new(&env, driver, task.clone(), prompts) {
+        let Some(launch) = launch() else { return };
+        let mut episode = match LiveEpisode::new(&env, driver, task, launch.prompts.clone()) {
             Ok(episode) => episode,
             Err(message) => return problem.set(Some(message)),
         };
-        problem.set(None);
-        running.set(true);
-        summary.set(None);
-        stream.set(String::new());
-        let token = CancelToken::default();
-        cancel.set_value(token.clone());
-        episodes_played.set_value(seed);
+        begin();
         let python = python.get_value();
-        let action_names = choice.env().action_names();
-        let show = move |episode: &LiveEpisode| {
-            messages.set(episode.messages().to_vec());
-            steps.set(episode.steps().iter().map(|s| (action_names[s.action].to_owned(), s.clone())).collect());
-        };
+        let Launch { llm, llm_label, endpoint, token, .. } = launch;
         leptos::task::spawn_local(async move {
-            let mut restored = false;
-            let decide = async |state: LiveState| {
-                let Choice::Run(run_id, _) = choice else { unreachable!("the pipeline decides for itself") };
-                status.set("Asking the policy for its next action…".into());
-                let decision = bridge.decide(run_id, state.clone()).await;
-                if decision.is_ok() || restored {
-                    return decision;
-                }
-                // After a reload the worker no longer holds the agent: rebuild it from the records.
-                restored = true;
-                let Some(run) = runs.with_untracked(|r| r.iter().find(|r| r.id == run_id).cloned()) else {
-                    return decision;
-                };
-                status.set(format!("Bringing run #{run_id}'s trained agent back…"));
-                let how = bridge.restore(&run).await?;
-                restoration.set(Some(restoration_note(run_id, &how)));
-                bridge.decide(run_id, state).await
-            };
-            let view = HostView { status, stream };
-            host::drive(&mut episode, &mut llm, &python, &token, decide, view, show).await;
-            let result = episode.summary().clone();
-            let cost = endpoint.as_ref().map_or(0.0, |settings| result.usage.cost(settings));
-            status.set(format!("Episode over: {}.", result.ended));
-            summary.set(Some((result.clone(), cost)));
-            if let Choice::Run(run_id, _) = choice {
-                let actions: Vec<u8> = episode.actions().iter().map(|&a| a as u8).collect();
-                runs.update(|runs| {
-                    if let Some(run) = runs.iter_mut().find(|r| r.id == run_id) {
-                        let id = LIVE_EPISODE_BASE + run.live_episodes;
-                        run.live_episodes += 1;
-                        run.tree.add(id, &actions, result.episode_return, result.success);
-                    }
-                });
-            }
-            history.update(|h| {
-                h.push(HistoryRow { driver: label, task: task.id.clone(), llm: llm_label, summary: result, cost })
-            });
+            view.perform(&mut episode, llm, &python, &token, choice.run(), |e| view.show(e)).await;
+            let cost = cost(endpoint.as_ref(), &episode);
+            view.status.set(format!("Episode over: {}.", episode.summary().ended));
+            summary.set(Some((episode.summary().clone(), cost)));
+            view.record(&episode, choice.run(), label, llm_label, cost);
             running.set(false);
         });
     };
@@ -192,11 +276,57 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
     let compare = move |_| {
         if let Some((choice, _)) = chosen() {
             let pipeline = Choice::Pipeline(choice.env());
-            let label =
-                choices.get_untracked().into_iter().find(|(c, _)| *c == pipeline).map(|(_, l)| l).unwrap_or_default();
-            play(pipeline, label, env_spec(choice));
+            play(pipeline, label_of(pipeline), env_spec(choice));
         }
     };
+    // Seed 003 §5.2: the policy and the pipeline on each of the five tasks, one after the other.
+    let validate = move |_| {
+        let Some((choice @ Choice::Run(run_id, env), label)) = chosen() else {
+            return problem.set(Some(
+                "choose a trained policy to validate: the validation compares it with the fixed pipeline".into(),
+            ));
+        };
+        let Some(launch) = launch() else { return };
+        let mut run = match Validation::new(&env_spec(choice), LiveTask::seed003(), &launch.prompts) {
+            Ok(run) => run,
+            Err(message) => return problem.set(Some(message)),
+        };
+        begin();
+        validation.set(Some(run.table()));
+        let pipeline_label = label_of(Choice::Pipeline(env));
+        let python = python.get_value();
+        let Launch { llm, llm_label, endpoint, token, .. } = launch;
+        leptos::task::spawn_local(async move {
+            let show = |v: &Validation| {
+                if let Some(episode) = v.current() {
+                    view.show(episode);
+                }
+                validation.set(Some(v.table()));
+            };
+            view.perform(&mut run, llm, &python, &token, Some(run_id), show).await;
+            for episode in run.finished() {
+                let driver = if episode.driver() == Driver::Policy { label.clone() } else { pipeline_label.clone() };
+                view.record(episode, Some(run_id), driver, llm_label.clone(), cost(endpoint.as_ref(), episode));
+            }
+            view.status.set(format!("Validation over: {} of 10 episodes played.", run.finished().len()));
+            validation.set(Some(run.table()));
+            running.set(false);
+        });
+    };
+    let trials = Signal::derive(move || {
+        let env = chosen().map(|(c, _)| c.env());
+        view.history.with(|h| h.iter().filter(|r| Some(r.env) == env).flat_map(|r| r.trials.clone()).collect())
+    });
+    let spec = Signal::derive(move || chosen().map(|(c, _)| env_spec(c)));
+    let template = Signal::derive(move || {
+        chosen().map(|(choice, _)| {
+            let of_run = |id| runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| r.spec.clone()));
+            choice.run().and_then(of_run).unwrap_or_else(|| {
+                let agent = AgentId::QLearning;
+                RunSpec::new(choice.env(), agent, 1, RunSpec::default_episodes(choice.env(), agent))
+            })
+        })
+    });
 
     view! {
         <section aria-labelledby="live-heading" class="panel" id="live">
@@ -219,19 +349,22 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
             <p class="actions">
                 <button type="button" id="live-go" disabled=move || running.get() on:click=go>"Go"</button>
                 <button type="button" id="live-compare" disabled=move || running.get() on:click=compare title="Run the fixed pipeline of the same environment on the same task">"Compare with the fixed pipeline"</button>
+                <button type="button" id="live-validate" disabled=move || running.get() on:click=validate title="Seed 003 §5.2: the trained policy and the fixed pipeline, each on the five real tasks">"Validate on seed 003's five tasks"</button>
                 <button type="button" id="live-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
             </p>
             <p id="live-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
-            <p id="live-status" role="status">{move || status.get()}</p>
-            <p id="live-restored" hidden=move || restoration.get().is_none()>{move || restoration.get()}</p>
-            <pre id="live-stream" class="stream" hidden=move || stream.get().is_empty()>{move || stream.get()}</pre>
+            <p id="live-status" role="status">{move || view.status.get()}</p>
+            <p id="live-restored" hidden=move || view.restoration.get().is_none()>{move || view.restoration.get()}</p>
+            <pre id="live-stream" class="stream" hidden=move || view.stream.get().is_empty()>{move || view.stream.get()}</pre>
             <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost)| format!(
                 "{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
                 if s.success { "success" } else { "no success" }, s.episode_return, s.agent_calls, s.llm_calls, s.test_runs,
                 s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
-            <BlackboardTable messages=messages />
-            <LiveSteps steps=steps />
-            <LiveHistory history=history />
+            <ValidationView table=validation />
+            <BlackboardTable messages=view.messages />
+            <LiveSteps steps=view.steps />
+            <LiveHistory history=view.history />
+            <CalibrationPanel trials=trials spec=spec template=template />
             <PromptEditor />
         </section>
     }
@@ -313,4 +446,44 @@ fn LiveHistory(history: RwSignal<Vec<HistoryRow>>) -> impl IntoView {
 
 fn kind_name(message: &BlackboardMessage) -> String {
     serde_json::to_value(message.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Seed 003 §5.2 and §5.3's tables: each task's success, steps and actions under the learned
+/// policy and the fixed pipeline, the success rates, the total agent calls and their change.
+#[component]
+fn ValidationView(table: RwSignal<Option<ValidationTable>>) -> impl IntoView {
+    let cell = |row: Option<&engine::live::validation::ValidationRow>| {
+        match row {
+        Some(row) => view! {
+            <td class="success">{if row.success { "✓" } else { "✗" }}</td><td>{row.steps}</td><td>{row.actions.join(" → ")}</td>
+        }.into_any(),
+        None => view! { <td></td><td></td><td></td> }.into_any(),
+    }
+    };
+    view! {
+        <section id="live-validation" hidden=move || table.with(Option::is_none)>
+            <h3>"Seed 003 §5.2: the learned policy and the fixed pipeline on five real tasks"</h3>
+            {move || table.get().map(|t| {
+                let rate = |d: &engine::live::validation::DriverTotals| format!("{:.0}%", d.success_rate() * 100.0);
+                let change = t.change_in_agent_calls.map_or_else(|| "—".to_owned(), |c| format!("{c:+.1}%"));
+                view! {
+                    <table id="validation-table">
+                        <thead>
+                            <tr><th scope="col" rowspan="2">"Task"</th><th scope="colgroup" colspan="3">"Learned policy"</th><th scope="colgroup" colspan="3">"Fixed pipeline"</th></tr>
+                            <tr><th scope="col">"Success"</th><th scope="col">"Steps"</th><th scope="col">"Actions"</th><th scope="col">"Success"</th><th scope="col">"Steps"</th><th scope="col">"Actions"</th></tr>
+                        </thead>
+                        <tbody>{t.rows.chunks(2).map(|pair| view! {
+                            <tr><th scope="row">{pair[0].task.clone()}</th>{cell(pair.first())}{cell(pair.get(1))}</tr>
+                        }).collect_view()}</tbody>
+                        <tfoot>
+                            <tr><th scope="row">"Success rate"</th><td colspan="3" id="validation-policy-rate">{rate(&t.policy)}</td><td colspan="3" id="validation-pipeline-rate">{rate(&t.pipeline)}</td></tr>
+                            <tr><th scope="row">"Total agent calls"</th><td colspan="3" id="validation-policy-calls">{t.policy.agent_calls}</td><td colspan="3" id="validation-pipeline-calls">{t.pipeline.agent_calls}</td></tr>
+                            <tr><th scope="row">"Change in agent calls"</th><td colspan="6" id="validation-change">{change}</td></tr>
+                        </tfoot>
+                    </table>
+                }
+            })}
+            <p class="hint">"The seed's figures: success on 5 of 5 tasks, each in 2 steps (coder → tester); 10 agent calls against the fixed pipeline's 23, −56.5%. Its tasks are named only; the prompts and tests here are ours (tasks/seed003.json)."</p>
+        </section>
+    }
 }

@@ -2,6 +2,7 @@
 //! exchanges protocol messages with it, so the page never waits on a run.
 
 mod about;
+mod calibration;
 mod controls;
 mod download;
 mod editor;
