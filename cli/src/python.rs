@@ -187,6 +187,37 @@ mod tests {
     }
 
     #[test]
+    fn failed_tests_report_their_input_expected_and_actual_output() {
+        let mut python = NativePython::start().unwrap();
+        let tests = ["assert f(1) == 3", "assert f(2) == 3", "assert f('a') == 1", "assert f(1) > 5"];
+        let verdict = python.run(&request("def f(x):\n    return x + 1\n", &tests), 5_000).unwrap();
+        let examples: Vec<_> =
+            verdict.tests.iter().map(|t| (t.input.as_deref(), t.expected.as_deref(), t.actual.as_deref())).collect();
+        let crash = "TypeError: can only concatenate str (not \"int\") to str (line 2)";
+        assert_eq!(
+            examples,
+            [
+                (Some("f(1)"), Some("3"), Some("2")),
+                (None, None, None),
+                (Some("f('a')"), Some("1"), Some(crash)),
+                (None, None, None)
+            ]
+        );
+        let stdin = |input: &str, output: &str| TestCase::Io { stdin: input.into(), stdout: output.into() };
+        let long = "9".repeat(1_500);
+        let tests = vec![stdin("2", "5"), stdin("3", "6"), stdin("1", &long)];
+        let verdict = python.run(&ProgramRequest::new("print(int(input()) * 2)\n", tests), 5_000).unwrap();
+        let first = &verdict.tests[0];
+        assert_eq!(
+            (first.input.as_deref(), first.expected.as_deref(), first.actual.as_deref()),
+            (Some("2"), Some("5"), Some("4"))
+        );
+        assert_eq!(verdict.tests[1].actual, None, "a passed test has no example");
+        // Examples are cut at 1000 characters.
+        assert_eq!(verdict.tests[2].expected.as_ref().unwrap().chars().count(), 1_001);
+    }
+
+    #[test]
     fn run_all_keeps_request_order() {
         let requests: Vec<_> =
             (0..6).map(|i| request(&format!("x = {i}"), &[&format!("assert x == {}", i % 2)])).collect();

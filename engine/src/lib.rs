@@ -19,6 +19,7 @@ pub mod python;
 pub mod record_rows;
 pub mod rng;
 pub mod run;
+pub mod search;
 pub mod share;
 pub mod task_import;
 

@@ -88,7 +88,7 @@ impl Outcome {
 }
 
 /// One test's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TestResult {
     pub test: String,
     pub passed: bool,
@@ -96,6 +96,15 @@ pub struct TestResult {
     pub kind: Option<String>,
     /// The failing assertion or the exception, with the candidate's line where there is one.
     pub error: Option<String>,
+    /// A failed test's input, expected output and actual output (or exception), where the harness
+    /// can tell them: a stdin test's, or an `assert <call> == <value>`'s (the call, the value, what
+    /// it returned); each at most 1000 characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
 }
 
 /// Seed 003's code metrics.

@@ -13,7 +13,11 @@ The verdict has, besides `passed`, `number_passed` and `total`:
 - `outcome` and `reward`: StepCoder's classes (seed 002, eq. 3): pass +1, failed_test -0.3,
   runtime_error -0.6, compile_error -1. Any runtime error outranks failed assertions, since a program
   that crashes on one test is broken whatever the others say; `timeout` is a runtime error (-0.6).
-- `tests`: per test, whether it passed and the failing assertion or exception with its line.
+- `tests`: per test, whether it passed and the failing assertion or exception with its line; a
+  failed test also gives its `input`, `expected` and `actual` output where they can be told (a
+  stdin test's input and outputs; for an `assert <call> == <value>` statement, the call, the
+  value and what the call returned), each cut to EXAMPLE_LIMIT characters (GIF-MCTS's improve
+  prompt shows them).
 - `stdout`, `stderr` (each cut to `output_limit` characters, `truncated` says so).
 - `executed_lines`: the candidate's lines that ran (StepCoder's fine-grained optimisation mask).
 - `complexity`: seed 003's metrics and score; `conditionals`: start and end lines of the
@@ -34,6 +38,7 @@ CANDIDATE = "<candidate>"
 TEST = "<test>"
 REWARDS = {"pass": 1.0, "failed_test": -0.3, "runtime_error": -0.6, "timeout": -0.6, "compile_error": -1.0}
 DEFAULT_OUTPUT_LIMIT = 10_000
+EXAMPLE_LIMIT = 1_000
 CONTROL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
 if sys.version_info >= (3, 11):
     CONTROL += (ast.TryStar,)
@@ -335,10 +340,40 @@ def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_
     return verdict
 
 
-def _record(verdict, test, kind, message):
+def _record(verdict, test, kind, message, example=None):
     passed = kind is None
-    verdict["tests"].append({"test": test, "passed": passed, "kind": kind, "error": message})
+    result = {"test": test, "passed": passed, "kind": kind, "error": message}
+    if not passed and example is not None:
+        result.update({key: _bounded(value) for key, value in zip(("input", "expected", "actual"), example)})
+    verdict["tests"].append(result)
     verdict["number_passed"] += passed
+
+
+def _bounded(text):
+    text = str(text)
+    return text if len(text) <= EXAMPLE_LIMIT else text[:EXAMPLE_LIMIT] + "…"
+
+
+def _equality_example(test, scope, kind, message):
+    """For a failed `assert <call> == <value>`: the call's source, the value's repr, and what the
+    call returned (or the exception it raised, which `message` already describes). The call runs a
+    second time, so a function with state may answer differently than it did in the test."""
+    try:
+        node = ast.parse(test).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    compare = getattr(node, "test", None) if isinstance(node, ast.Assert) else None
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
+        return None
+    call, value = compare.left, compare.comparators[0]
+    try:
+        expected = repr(eval(compile(ast.Expression(value), TEST, "eval"), scope))
+        actual = message if kind == "runtime" else repr(eval(compile(ast.Expression(call), TEST, "eval"), scope))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # a second run of the call that fails differently: no example
+        return None
+    return ast.unparse(call), expected, actual
 
 
 def _statement_tests(program, tests, verdict):
@@ -357,7 +392,8 @@ def _statement_tests(program, tests, verdict):
             _record(verdict, test, "runtime", f"the test itself does not compile: {exc.msg}")
             continue
         kind, message = _run_statement(compiled, scope)
-        _record(verdict, test, kind, message)
+        example = _equality_example(test, scope, kind, message) if kind is not None else None
+        _record(verdict, test, kind, message, example)
     return None, False
 
 
@@ -370,11 +406,12 @@ def _stdin_tests(program, tests, verdict, sandbox):
         kind, message = _run_statement(program, {"__name__": "__main__"})
         sys.stdout = sandbox.stdout
         sandbox.stdout.write(captured.value())
-        if kind is None and captured.value().rstrip() != expected.rstrip():
-            got = captured.value().rstrip()
+        got = captured.value().rstrip()
+        if kind is None and got != expected.rstrip():
             kind, message = "assertion", f"expected output {expected.rstrip()[:200]!r}, got {got[:200]!r}"
         label = f"stdin: {str(test.get('stdin', ''))[:80]!r}"
-        _record(verdict, label, kind, message)
+        actual = message if kind == "runtime" else got
+        _record(verdict, label, kind, message, (test.get("stdin", ""), expected.rstrip(), actual))
     return False
 
 

@@ -1,0 +1,408 @@
+//! Searches over programs that an LLM writes (seed 004): GIF-MCTS and its baselines, WorldCoder
+//! and zero-shot sampling. A method decides what to ask next ([`Method::next`]: generate, improve
+//! or fix, on which program) and learns from what came of it ([`Method::absorb`]); [`Search`] is
+//! the machinery they share: it renders the prompt, asks for the LLM call, takes the program out of
+//! the reply, has it scored (each program text once), counts the budget in LLM calls, keeps the
+//! best program, and stops at a perfect score. It is sans-IO like live mode: it says what it
+//! [`Need`]s and is resumed with the outcome, so with recorded outcomes it is deterministic.
+//!
+//! How a program is scored is a [`Scorer`]: the fraction of a task's tests it passes
+//! ([`TestsScorer`], APPS's rule) here; a code world model's accuracy on transitions later.
+
+use std::collections::HashMap;
+
+use rand::{Rng, SeedableRng};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::RunRng;
+use crate::effects::{ChatCall, ChatOutcome, Need};
+use crate::llm::{Usage, extract_code};
+use crate::prompts::{PromptSet, id};
+use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
+
+pub mod gif_mcts;
+#[cfg(test)]
+mod tests;
+pub mod value_model;
+pub mod world_coder;
+pub mod zero_shot;
+
+/// What one LLM call does to a program (seed 004 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// Continue the program from its first lines.
+    Generate,
+    /// Rewrite it from a failing test: its input, expected and actual output.
+    Improve,
+    /// Rewrite it from the error it raised.
+    Fix,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 3] = [ActionKind::Generate, ActionKind::Improve, ActionKind::Fix];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        ["generate", "improve", "fix"][self.index()]
+    }
+
+    fn prompt_id(self) -> &'static str {
+        [id::GIF_MCTS_GENERATE, id::GIF_MCTS_IMPROVE, id::GIF_MCTS_FIX][self.index()]
+    }
+}
+
+/// A program-synthesis task: what to write, and the tests that score it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchTask {
+    pub id: String,
+    pub description: String,
+    pub tests: Vec<TestCase>,
+}
+
+/// A failing test as the improve prompt shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailingExample {
+    pub input: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// What a program is worth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// In [0, 1]: the fraction of tests passed (0 for a bug).
+    pub score: f64,
+    /// The program cannot be scored as it is and needs fixing (APPS: it does not compile).
+    pub bug: bool,
+    /// The error a fix prompt shows, with its line.
+    pub error: Option<String>,
+    /// The failing test an improve prompt shows.
+    pub example: Option<FailingExample>,
+}
+
+impl Evaluation {
+    /// A reply that gave no program to score: a bug, so the next action fixes it.
+    fn no_program(why: String) -> Self {
+        Self { score: 0.0, bug: true, error: Some(why), example: None }
+    }
+}
+
+/// How programs are run and scored.
+pub trait Scorer {
+    fn request(&self, program: &str) -> ProgramRequest;
+    /// The program's evaluation from its verdict; `rng` picks the failing example where the rule
+    /// draws one.
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation;
+}
+
+/// APPS's scoring (seed 004 §5.2; the official code's `compute_reward`): the fraction of all tests
+/// passed; a bug is a compile error, a runtime error only a failed test; the improve example is one
+/// failing test drawn at random.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestsScorer {
+    pub tests: Vec<TestCase>,
+    /// The official code's rule: the example comes from the first half of the tests only (the
+    /// rest stay hidden from the LLM), and there is none when only later tests fail. Off: any
+    /// failing test.
+    pub example_from_first_half: bool,
+}
+
+impl TestsScorer {
+    pub fn new(tests: Vec<TestCase>) -> Self {
+        Self { tests, example_from_first_half: true }
+    }
+}
+
+impl Scorer for TestsScorer {
+    fn request(&self, program: &str) -> ProgramRequest {
+        ProgramRequest::new(program, self.tests.clone()).verdict_only()
+    }
+
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation {
+        let total = verdict.total.max(1);
+        let bug = verdict.outcome == Outcome::CompileError;
+        let score = if bug { 0.0 } else { f64::from(verdict.number_passed) / f64::from(total) };
+        let shown = if self.example_from_first_half { verdict.tests.len() / 2 } else { verdict.tests.len() };
+        let failing: Vec<_> = verdict.tests[..shown].iter().filter(|t| !t.passed).collect();
+        let example = (!bug && score < 1.0 && !failing.is_empty()).then(|| {
+            let test = failing[rng.random_range(0..failing.len())];
+            let error = test.error.clone().unwrap_or_else(|| "the test failed".into());
+            FailingExample {
+                input: test.input.clone().unwrap_or_else(|| test.test.clone()),
+                expected: test.expected.clone().unwrap_or_else(|| "the assertion holds".into()),
+                actual: test.actual.clone().unwrap_or(error),
+            }
+        });
+        Evaluation { score, bug, error: verdict.error.clone(), example }
+    }
+}
+
+/// An LLM call a method asks for: `kind` on `code` (the prefix to continue for generate, the whole
+/// program for improve and fix), with that program's evaluation for the prompt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expansion {
+    pub kind: ActionKind,
+    pub code: String,
+    pub parent: Option<Evaluation>,
+}
+
+/// What came of an expansion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expanded {
+    pub kind: ActionKind,
+    /// The program the reply held (empty when it held none).
+    pub program: String,
+    pub evaluation: Evaluation,
+    /// For generate: whether the reply kept the prefix it was asked to continue.
+    pub kept_prefix: Option<bool>,
+    /// LLM calls made so far, this one included.
+    pub llm_calls: u32,
+}
+
+/// A search method: what to ask next, and what to learn from the answer.
+pub trait Method {
+    /// The next expansion; `None` when the method has nothing left to try.
+    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion>;
+    /// The outcome of the expansion `next` asked for.
+    fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng);
+}
+
+/// The program out of a reply: improve and fix replies hold a critique before `## Correct code`,
+/// which may quote code, so the program is looked for after that heading when there is one.
+pub fn program_of(kind: ActionKind, reply: &str) -> Option<String> {
+    const HEADING: &str = "## Correct code";
+    let tail = match (kind, reply.find(HEADING)) {
+        (ActionKind::Improve | ActionKind::Fix, Some(at)) => &reply[at + HEADING.len()..],
+        _ => reply,
+    };
+    extract_code(tail)
+}
+
+/// Whether a generate reply continued the prefix it was given: chat APIs cannot be made to, and
+/// the official code does not check (seed 004 spec §1.3); a search records it per node.
+pub fn keeps_prefix(prefix: &str, program: &str) -> bool {
+    program.trim_start().starts_with(prefix.trim())
+}
+
+/// The best program so far after a number of LLM calls (the score-against-calls plot).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub llm_calls: u32,
+    pub best_score: f64,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    Chat(ChatCall, Expansion),
+    Test(ProgramRequest, Expansion, Option<bool>),
+    Done,
+}
+
+/// A method run on one task with a budget of LLM calls.
+#[derive(Clone, Debug)]
+pub struct Search<M, S> {
+    method: M,
+    scorer: S,
+    task: SearchTask,
+    prompts: PromptSet,
+    budget: u32,
+    rng: RunRng,
+    pending: Pending,
+    /// Verdicts by program text: a program met again is not run again.
+    verdicts: HashMap<String, ProgramVerdict>,
+    llm_calls: u32,
+    usage: Usage,
+    expansions: Vec<Expanded>,
+    best: Option<(String, f64)>,
+    progress: Vec<Progress>,
+    ended: String,
+}
+
+impl<M: Method, S: Scorer> Search<M, S> {
+    pub fn new(
+        method: M,
+        scorer: S,
+        task: SearchTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+    ) -> Result<Self, String> {
+        prompts.check()?;
+        if budget == 0 {
+            return Err("the budget must allow at least one LLM call".into());
+        }
+        let mut search = Self {
+            method,
+            scorer,
+            task,
+            prompts,
+            budget,
+            rng: RunRng::seed_from_u64(seed),
+            pending: Pending::Done,
+            verdicts: HashMap::new(),
+            llm_calls: 0,
+            usage: Usage::default(),
+            expansions: Vec::new(),
+            best: None,
+            progress: Vec::new(),
+            ended: String::new(),
+        };
+        search.ask();
+        Ok(search)
+    }
+
+    pub fn method(&self) -> &M {
+        &self.method
+    }
+
+    pub fn task(&self) -> &SearchTask {
+        &self.task
+    }
+
+    /// Every expansion in order.
+    pub fn expansions(&self) -> &[Expanded] {
+        &self.expansions
+    }
+
+    /// The best program and its score.
+    pub fn best(&self) -> Option<(&str, f64)> {
+        self.best.as_ref().map(|(program, score)| (program.as_str(), *score))
+    }
+
+    pub fn progress(&self) -> &[Progress] {
+        &self.progress
+    }
+
+    pub fn llm_calls(&self) -> u32 {
+        self.llm_calls
+    }
+
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.pending == Pending::Done
+    }
+
+    /// Why the search ended (empty while it runs).
+    pub fn ended(&self) -> &str {
+        &self.ended
+    }
+
+    pub fn need(&self) -> Need<'_> {
+        match &self.pending {
+            Pending::Chat(call, _) => Need::Chat(call),
+            Pending::Test(request, _, _) => Need::Test(request),
+            Pending::Done => Need::Done,
+        }
+    }
+
+    fn finish(&mut self, why: impl Into<String>) {
+        self.pending = Pending::Done;
+        self.ended = why.into();
+    }
+
+    /// The method's next call, or the end.
+    fn ask(&mut self) {
+        if self.llm_calls >= self.budget {
+            return self.finish(format!("the budget of {} LLM calls is spent", self.budget));
+        }
+        let Some(expansion) = self.method.next(&mut self.rng) else {
+            return self.finish("the method has nothing left to try");
+        };
+        let example = expansion.parent.as_ref().and_then(|e| e.example.clone());
+        let none = || "None".to_owned();
+        let error = expansion.parent.as_ref().and_then(|e| e.error.clone()).unwrap_or_else(none);
+        let (input, expected, actual) =
+            example.map_or_else(|| (none(), none(), none()), |e| (e.input, e.expected, e.actual));
+        let values = [
+            ("task", self.task.description.as_str()),
+            ("code", &expansion.code),
+            ("input", &input),
+            ("expected", &expected),
+            ("actual", &actual),
+            ("error", &error),
+        ];
+        match self.prompts.render(expansion.kind.prompt_id(), &values) {
+            Ok(messages) => {
+                let call = ChatCall {
+                    prompt_id: expansion.kind.prompt_id().into(),
+                    agent: expansion.kind.name().into(),
+                    messages,
+                };
+                self.pending = Pending::Chat(call, expansion);
+            }
+            // `new` checked the prompts, so this is a broken invariant; end the search with it.
+            Err(message) => self.finish(message),
+        }
+    }
+
+    /// Resumes after [`Need::Chat`].
+    pub fn chat_done(&mut self, outcome: ChatOutcome) {
+        let Pending::Chat(_, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
+            return;
+        };
+        self.llm_calls += 1;
+        let program = match outcome {
+            ChatOutcome::Reply { text, usage } => {
+                self.usage.add(usage);
+                program_of(expansion.kind, &text).ok_or_else(|| {
+                    format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
+                })
+            }
+            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
+            ChatOutcome::Failed(failure) => Err(format!("the LLM call failed: {}", failure.message)),
+        };
+        let program = match program {
+            Ok(program) => program,
+            Err(why) => return self.settle(expansion, String::new(), Evaluation::no_program(why), None),
+        };
+        let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
+        match self.verdicts.get(&program) {
+            Some(verdict) => {
+                let evaluation = self.scorer.evaluate(verdict, &mut self.rng);
+                self.settle(expansion, program, evaluation, kept_prefix);
+            }
+            None => self.pending = Pending::Test(self.scorer.request(&program), expansion, kept_prefix),
+        }
+    }
+
+    /// Resumes after [`Need::Test`].
+    pub fn test_done(&mut self, verdict: ProgramVerdict) {
+        let Pending::Test(request, expansion, kept_prefix) = std::mem::replace(&mut self.pending, Pending::Done) else {
+            return;
+        };
+        let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
+        self.verdicts.insert(request.code.clone(), verdict);
+        self.settle(expansion, request.code, evaluation, kept_prefix);
+    }
+
+    /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.
+    pub fn end(&mut self, reason: &str) {
+        if !self.is_done() {
+            self.finish(reason);
+        }
+    }
+
+    fn settle(&mut self, expansion: Expansion, program: String, evaluation: Evaluation, kept_prefix: Option<bool>) {
+        let score = evaluation.score;
+        let expanded = Expanded { kind: expansion.kind, program, evaluation, kept_prefix, llm_calls: self.llm_calls };
+        self.method.absorb(&expanded, &mut self.rng);
+        if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
+            self.best = Some((expanded.program.clone(), score));
+        }
+        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
+        self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
+        self.expansions.push(expanded);
+        if best_score >= 1.0 {
+            return self.finish("a program passes every test");
+        }
+        self.ask();
+    }
+}

@@ -1,0 +1,195 @@
+//! The machinery every search shares, with scripted replies and verdicts.
+
+use super::gif_mcts::{GifMcts, GifMctsParams};
+use super::world_coder::{WorldCoder, WorldCoderParams};
+use super::zero_shot::ZeroShot;
+use super::*;
+use crate::llm::{FailureKind, LlmFailure};
+use crate::python::TestResult;
+
+fn task() -> SearchTask {
+    let tests = (1..=4).map(|i| TestCase::Statement(format!("assert f({i}) == {}", i + 1))).collect();
+    SearchTask { id: "inc".into(), description: "Write f(x) that returns x + 1.".into(), tests }
+}
+
+fn reply(code: &str) -> ChatOutcome {
+    ChatOutcome::Reply {
+        text: format!("Here it is.\n```python\n{code}\n```\n"),
+        usage: Usage { prompt_tokens: 10, completion_tokens: 5 },
+    }
+}
+
+/// A verdict where the first `passed` of four tests pass, or a compile error.
+fn verdict(request: &ProgramRequest, passed: u32, compile_error: bool) -> ProgramVerdict {
+    let outcome = match (compile_error, passed) {
+        (true, _) => Outcome::CompileError,
+        (false, 4) => Outcome::Pass,
+        _ => Outcome::FailedTest,
+    };
+    let error = compile_error.then(|| "SyntaxError: invalid syntax (line 2)".to_owned());
+    let mut verdict = ProgramVerdict::from_host(request, outcome, String::new(), 1.0);
+    verdict.error = error;
+    verdict.passed = passed == 4;
+    verdict.number_passed = if compile_error { 0 } else { passed };
+    verdict.tests = (1..=4u32)
+        .map(|i| {
+            let ok = !compile_error && i <= passed;
+            TestResult {
+                test: format!("assert f({i}) == {}", i + 1),
+                passed: ok,
+                input: (!ok).then(|| format!("f({i})")),
+                expected: (!ok).then(|| (i + 1).to_string()),
+                actual: (!ok).then(|| i.to_string()),
+                ..TestResult::default()
+            }
+        })
+        .collect();
+    verdict
+}
+
+/// The four tests pass up to the program's `# passes N` comment; `def f(` missing is a compile error.
+fn harness(request: &ProgramRequest) -> ProgramVerdict {
+    let passes = request.code.split("# passes ").nth(1).and_then(|n| n.trim().parse().ok()).unwrap_or(0);
+    verdict(request, passes, !request.code.contains("def f("))
+}
+
+/// Drives `search`, answering each call with the next of `replies`; returns the prompts it sent
+/// (their user messages) and how many programs it ran.
+fn drive<M: Method>(search: &mut Search<M, TestsScorer>, replies: Vec<ChatOutcome>) -> (Vec<String>, usize) {
+    let mut replies = replies.into_iter();
+    let (mut prompts, mut runs) = (Vec::new(), 0);
+    loop {
+        match search.need() {
+            Need::Chat(call) => {
+                prompts.push(call.messages.last().unwrap().content.clone());
+                let Some(outcome) = replies.next() else { return (prompts, runs) };
+                search.chat_done(outcome);
+            }
+            Need::Test(request) => {
+                runs += 1;
+                let verdict = harness(request);
+                search.test_done(verdict);
+            }
+            Need::Decide(_) => unreachable!("searches take no policy decisions"),
+            Need::Done => return (prompts, runs),
+        }
+    }
+}
+
+fn new<M: Method>(method: M, budget: u32) -> Search<M, TestsScorer> {
+    Search::new(method, TestsScorer::new(task().tests), task(), PromptSet::default(), budget, 7).unwrap()
+}
+
+#[test]
+fn zero_shot_samples_until_a_program_passes_and_runs_each_program_once() {
+    let mut search = new(ZeroShot, 10);
+    let two = "def f(x):\n    return x + 1 if x < 3 else x  # passes 2";
+    let all = "def f(x):\n    return x + 1  # passes 4";
+    let (prompts, runs) = drive(&mut search, vec![reply(two), reply(two), reply(all)]);
+    assert_eq!((search.llm_calls(), runs), (3, 2), "the repeated program is not run again");
+    let best: Vec<f64> = search.progress().iter().map(|p| p.best_score).collect();
+    assert_eq!(best, [0.5, 0.5, 1.0]);
+    assert_eq!(search.best().unwrap(), (format!("{all}\n").as_str(), 1.0));
+    assert_eq!(search.ended(), "a program passes every test");
+    assert!(prompts.iter().all(|p| p.contains("Write f(x)")));
+    assert_eq!(search.usage().total(), 45);
+}
+
+#[test]
+fn the_budget_counts_llm_calls_and_ends_the_search() {
+    let mut search = new(GifMcts::new(GifMctsParams::default()), 2);
+    let replies = (0..5).map(|i| reply(&format!("def f(x):\n    return {i}  # passes 1"))).collect();
+    drive(&mut search, replies);
+    assert_eq!(search.llm_calls(), 2);
+    assert_eq!(search.ended(), "the budget of 2 LLM calls is spent");
+    assert_eq!(search.method().nodes().iter().filter(|n| n.expanded).count(), 3, "the root and two programs");
+}
+
+#[test]
+fn improve_prompts_show_a_failing_test_and_fix_prompts_the_error() {
+    // WorldCoder: generate, then fix the buggy program, then improve the healthy one.
+    let mut search = new(WorldCoder::new(WorldCoderParams::default()), 3);
+    let broken = "def g(x)\n    return x";
+    let half = "def f(x):\n    return x + 1 if x < 3 else x  # passes 2";
+    let (prompts, _) = drive(&mut search, vec![reply(broken), reply(half), reply(half)]);
+    let kinds: Vec<ActionKind> = search.expansions().iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, [ActionKind::Generate, ActionKind::Fix, ActionKind::Improve]);
+    assert!(
+        prompts[1].contains("def g(x)") && prompts[1].contains("SyntaxError: invalid syntax (line 2)"),
+        "{}",
+        prompts[1]
+    );
+    // The example is one of the first half's failing tests: with two passing, none is left there,
+    // so the prompt says None, as the official code's does.
+    assert!(prompts[2].contains("## Input\nNone"), "{}", prompts[2]);
+}
+
+#[test]
+fn the_failing_example_comes_from_the_first_half_of_the_tests_unless_switched() {
+    let request = ProgramRequest::new("", task().tests);
+    let mut rng = RunRng::seed_from_u64(1);
+    let mut scorer = TestsScorer::new(task().tests);
+    let one = scorer.evaluate(&verdict(&request, 1, false), &mut rng);
+    // Tests 2, 3 and 4 fail; only test 2 is in the first half.
+    assert_eq!((one.score, one.bug), (0.25, false));
+    let example = one.example.unwrap();
+    assert_eq!((example.input.as_str(), example.expected.as_str(), example.actual.as_str()), ("f(2)", "3", "2"));
+    assert_eq!(scorer.evaluate(&verdict(&request, 2, false), &mut rng).example, None);
+    scorer.example_from_first_half = false;
+    let shown: Vec<String> = (0..40)
+        .filter_map(|_| scorer.evaluate(&verdict(&request, 2, false), &mut rng).example)
+        .map(|e| e.input)
+        .collect();
+    assert!(shown.contains(&"f(3)".to_owned()) && shown.contains(&"f(4)".to_owned()), "{shown:?}");
+    let bug = scorer.evaluate(&verdict(&request, 0, true), &mut rng);
+    assert_eq!((bug.score, bug.bug, bug.example), (0.0, true, None));
+    assert_eq!(bug.error.as_deref(), Some("SyntaxError: invalid syntax (line 2)"));
+}
+
+#[test]
+fn replies_without_code_and_failed_calls_are_bugs_and_a_refused_key_ends_the_search() {
+    let mut search = new(WorldCoder::new(WorldCoderParams::default()), 5);
+    let server = ChatOutcome::Failed(LlmFailure::new(FailureKind::Server, "HTTP 500"));
+    let refused = ChatOutcome::Failed(LlmFailure::new(FailureKind::Auth, "HTTP 401: the key was refused"));
+    let words = ChatOutcome::Reply { text: "I cannot help with that.".into(), usage: Usage::default() };
+    let (prompts, runs) = drive(&mut search, vec![words, server, refused]);
+    assert_eq!(runs, 0);
+    let errors: Vec<_> =
+        search.expansions().iter().map(|e| (e.evaluation.bug, e.evaluation.error.clone().unwrap())).collect();
+    assert_eq!(errors[0], (true, "the reply held no Python code: I cannot help with that.".to_owned()));
+    assert_eq!(errors[1], (true, "the LLM call failed: HTTP 500".to_owned()));
+    assert!(prompts[1].contains("the reply held no Python code"), "the fix prompt names what went wrong");
+    assert_eq!((search.llm_calls(), search.ended()), (3, "HTTP 401: the key was refused"));
+}
+
+#[test]
+fn generate_records_whether_the_reply_kept_the_prefix() {
+    let mut search = new(GifMcts::new(GifMctsParams::default()), 3);
+    let long = |body: &str| format!("def f(x):\n    y = x\n    z = y\n    w = z\n{body}  # passes 1");
+    drive(
+        &mut search,
+        vec![
+            reply(&long("    return w")),
+            reply(&long("    return z")),
+            reply("def h():\n    pass\n    pass\n    pass\n    pass"),
+        ],
+    );
+    let kept: Vec<Option<bool>> = search.expansions().iter().map(|e| e.kept_prefix).collect();
+    let kinds: Vec<ActionKind> = search.expansions().iter().map(|e| e.kind).collect();
+    assert_eq!(kinds[0], ActionKind::Generate);
+    assert_eq!(kept[0], Some(true), "the empty prefix is always kept");
+    assert!(kinds.iter().zip(&kept).all(|(k, p)| (*k == ActionKind::Generate) == p.is_some()));
+    assert!(keeps_prefix("def f(x):\n    y = x", "\ndef f(x):\n    y = x\n    return y\n"));
+    assert!(!keeps_prefix("def f(x):\n    y = x", "def f(x):\n    return x + 1\n"));
+}
+
+#[test]
+fn improve_and_fix_take_the_program_after_the_correct_code_heading() {
+    let reply = "## Error explanation\nThe old code:\n```python\nold()\n```\n## Correct code\n```python\nnew()\n```";
+    assert_eq!(program_of(ActionKind::Improve, reply).unwrap(), "new()\n");
+    assert_eq!(
+        program_of(ActionKind::Generate, reply).unwrap(),
+        "old()\n",
+        "generate has no critique: the longest block"
+    );
+}

@@ -1,0 +1,155 @@
+//! WorldCoder as seed 004 re-implements it for comparison (§5.1; the official code's
+//! `WorldCoder`): the first call generates a program; every later call refines a program chosen
+//! by Thompson sampling over all programs so far, fixing it if it is buggy and improving it
+//! otherwise. Each program's Beta starts optimistic in proportion to its score,
+//! Beta(1 + C·r, 1 + C·(1 − r)), and a refinement that does not reach a perfect score adds a
+//! failure to it. Unlike GIF-MCTS nothing is backed up: a program's chances depend on its own
+//! score and its own failed refinements.
+
+use rand_distr::{Beta, Distribution};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ActionKind, Evaluation, Expanded, Expansion, Method};
+use crate::RunRng;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct WorldCoderParams {
+    /// C: how strongly a program's score shapes its Beta prior (§5.1: 5).
+    pub score_weight: f64,
+    /// Always refine the newest program instead of sampling (the official code's
+    /// `select_sequential` ablation).
+    pub sequential: bool,
+}
+
+impl Default for WorldCoderParams {
+    fn default() -> Self {
+        Self { score_weight: 5.0, sequential: false }
+    }
+}
+
+/// A program in the pool, with its Beta's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Candidate {
+    pub program: String,
+    pub evaluation: Evaluation,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorldCoder {
+    params: WorldCoderParams,
+    pool: Vec<Candidate>,
+    /// The program being refined (`None` while the first one is generated).
+    refining: Option<usize>,
+}
+
+impl WorldCoder {
+    pub fn new(params: WorldCoderParams) -> Self {
+        Self { params, pool: Vec::new(), refining: None }
+    }
+
+    /// Every program so far, in the order they were written.
+    pub fn pool(&self) -> &[Candidate] {
+        &self.pool
+    }
+
+    /// One draw from each program's Beta; the highest wins.
+    fn sample(&self, rng: &mut RunRng) -> usize {
+        let mut best = (0, f64::NEG_INFINITY);
+        for (i, c) in self.pool.iter().enumerate() {
+            let draw = Beta::new(c.alpha, c.beta).expect("both parameters are at least 1").sample(rng);
+            if draw > best.1 {
+                best = (i, draw);
+            }
+        }
+        best.0
+    }
+}
+
+impl Method for WorldCoder {
+    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion> {
+        if self.pool.is_empty() {
+            self.refining = None;
+            return Some(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None });
+        }
+        let chosen = if self.params.sequential { self.pool.len() - 1 } else { self.sample(rng) };
+        self.refining = Some(chosen);
+        let c = &self.pool[chosen];
+        let kind = if c.evaluation.bug { ActionKind::Fix } else { ActionKind::Improve };
+        Some(Expansion { kind, code: c.program.clone(), parent: Some(c.evaluation.clone()) })
+    }
+
+    fn absorb(&mut self, expanded: &Expanded, _rng: &mut RunRng) {
+        let r = expanded.evaluation.score;
+        if let Some(refined) = self.refining.take() {
+            let strict = if r >= 1.0 { 1.0 } else { 0.0 };
+            self.pool[refined].alpha += strict;
+            self.pool[refined].beta += 1.0 - strict;
+        }
+        let c = self.params.score_weight;
+        self.pool.push(Candidate {
+            program: expanded.program.clone(),
+            evaluation: expanded.evaluation.clone(),
+            alpha: 1.0 + c * r,
+            beta: 1.0 + c * (1.0 - r),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    fn expanded(kind: ActionKind, score: f64, bug: bool) -> Expanded {
+        let evaluation = Evaluation { score, bug, error: bug.then(|| "SyntaxError (line 1)".into()), example: None };
+        Expanded { kind, program: format!("x = {score}\n"), evaluation, kept_prefix: None, llm_calls: 1 }
+    }
+
+    #[test]
+    fn generate_first_then_fix_the_buggy_and_improve_the_healthy_with_the_betas_worked_by_hand() {
+        let mut rng = RunRng::seed_from_u64(1);
+        let mut method = WorldCoder::new(WorldCoderParams::default());
+        let first = method.next(&mut rng).unwrap();
+        assert_eq!((first.kind, first.code.as_str()), (ActionKind::Generate, ""));
+        method.absorb(&expanded(ActionKind::Generate, 0.0, true), &mut rng);
+        // A bug scores 0: Beta(1, 6).
+        assert_eq!((method.pool[0].alpha, method.pool[0].beta), (1.0, 6.0));
+        let second = method.next(&mut rng).unwrap();
+        assert_eq!((second.kind, second.parent.unwrap().bug), (ActionKind::Fix, true));
+        method.absorb(&expanded(ActionKind::Fix, 0.6, false), &mut rng);
+        // The refined program failed to reach 1: β += 1. The new one: Beta(1 + 5·0.6, 1 + 5·0.4).
+        assert_eq!((method.pool[0].alpha, method.pool[0].beta), (1.0, 7.0));
+        let (a, b) = (method.pool[1].alpha, method.pool[1].beta);
+        assert!((a - 4.0).abs() < 1e-12 && (b - 3.0).abs() < 1e-12, "{a} {b}");
+    }
+
+    #[test]
+    fn thompson_sampling_prefers_the_better_program_in_proportion() {
+        // Beta(4, 3) against Beta(1, 7): the first wins a draw with probability 0.9 and more.
+        let mut method = WorldCoder::new(WorldCoderParams::default());
+        method.pool = vec![
+            Candidate {
+                program: "a".into(),
+                evaluation: expanded(ActionKind::Improve, 0.6, false).evaluation,
+                alpha: 4.0,
+                beta: 3.0,
+            },
+            Candidate {
+                program: "b".into(),
+                evaluation: expanded(ActionKind::Fix, 0.0, true).evaluation,
+                alpha: 1.0,
+                beta: 7.0,
+            },
+        ];
+        let mut rng = RunRng::seed_from_u64(3);
+        let wins = (0..2000).filter(|_| method.sample(&mut rng) == 0).count();
+        assert!((1800..2000).contains(&wins), "{wins}");
+        method.params.sequential = true;
+        assert_eq!(method.next(&mut rng).unwrap().kind, ActionKind::Fix, "sequential refines the newest");
+    }
+}
