@@ -10,19 +10,15 @@ use std::path::{Path, PathBuf};
 use cli::host::{self, Llm};
 use cli::python::NativePython;
 use engine::calibration::Calibration;
-use engine::effects::{Effectful, LiveState, OfflineLlm};
+use engine::effects::{Effectful, LiveState};
 use engine::live::validation::{Validation, ValidationTable};
 use engine::live::{self, Driver, LiveEpisode, LiveSummary, LiveTask};
-use engine::llm::{ProviderSettings, preset};
 use engine::prompts::PromptSet;
 use engine::{Run, params};
 use serde::Serialize;
 
+use crate::llm_args::LlmArgs;
 use crate::{Failure, TrainArgs, io_failure, read_tasks, run_training, usage};
-
-/// The environment variable that holds the API key (never a flag, so it stays out of shell
-/// histories and process lists).
-const API_KEY_VARIABLE: &str = "RLCG_API_KEY";
 
 #[derive(clap::Args)]
 pub struct LiveArgs {
@@ -42,16 +38,8 @@ pub struct LiveArgs {
     /// with the simulator's odds calibrated from those episodes.
     #[arg(long)]
     validate: bool,
-    /// `simulated` (offline: the task's recorded programs, with seed 003's odds) or a provider
-    /// preset: openrouter, openai, ollama, lmstudio, custom. The key is read from RLCG_API_KEY.
-    #[arg(long, default_value = "simulated")]
-    llm: String,
-    /// The endpoint's base URL (default: the preset's).
-    #[arg(long)]
-    base_url: Option<String>,
-    /// The model (default: the preset's).
-    #[arg(long)]
-    model: Option<String>,
+    #[command(flatten)]
+    llm: LlmArgs,
 }
 
 /// The page's summary of a live episode, with what drove it.
@@ -114,7 +102,7 @@ pub fn run(args: &LiveArgs) -> Result<(), Failure> {
     }
     let env = args.train.env;
     let task = choose_task(args)?;
-    let (mut llm, llm_label, settings) = llm_of(args)?;
+    let (mut llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
     let driver = if args.pipeline { Driver::Pipeline } else { Driver::Policy };
     let mut episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
     let trained = if args.pipeline { None } else { Some(run_training(&args.train, false)?.0) };
@@ -190,34 +178,6 @@ fn choose_task(args: &LiveArgs) -> Result<LiveTask, Failure> {
     }
 }
 
-/// The LLM, its label, and its settings when it is an endpoint.
-fn llm_of(args: &LiveArgs) -> Result<(Llm, String, Option<ProviderSettings>), Failure> {
-    if args.llm == "simulated" {
-        let offline = Llm::Offline(Box::new(OfflineLlm::new(args.train.seed)));
-        return Ok((offline, "simulated LLM".to_owned(), None));
-    }
-    let Some(preset) = preset(&args.llm) else {
-        return Err(usage(format!(
-            "unknown LLM '{}'; valid: simulated, openrouter, openai, ollama, lmstudio, custom",
-            args.llm
-        )));
-    };
-    let mut settings = ProviderSettings::from_preset(preset);
-    if let Some(url) = &args.base_url {
-        settings.base_url.clone_from(url);
-    }
-    if let Some(model) = &args.model {
-        settings.model.clone_from(model);
-    }
-    settings.validate().map_err(|m| usage(format!("LLM settings: {m}")))?;
-    let key = std::env::var(API_KEY_VARIABLE).unwrap_or_default();
-    if key.trim().is_empty() && preset.needs_key {
-        return Err(usage(format!("{} needs an API key: set {API_KEY_VARIABLE}", settings.base_url)));
-    }
-    let label = settings.model.clone();
-    Ok((Llm::Remote { settings: settings.clone(), key }, label, Some(settings)))
-}
-
 /// Seed 003 §5.2–5.3 on every task of the set, then §6.2's calibration from those episodes.
 fn validate(args: &LiveArgs) -> Result<(), Failure> {
     if args.pipeline {
@@ -228,7 +188,7 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         Some(_) => vec![choose_task(args)?],
         None => task_set(args)?,
     };
-    let (mut llm, llm_label, settings) = llm_of(args)?;
+    let (mut llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
     let mut validation = Validation::new(&env, tasks, &PromptSet::default()).map_err(usage)?;
     let trained = run_training(&args.train, false)?.0;
     perform(&mut validation, &mut llm, Some(&trained), args.train.json)?;

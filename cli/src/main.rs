@@ -11,6 +11,8 @@ use std::time::Instant;
 use clap::{Parser, Subcommand};
 
 mod live;
+mod llm_args;
+mod search;
 use cli::python;
 use engine::device::Backend;
 use engine::env::hierarchical::{self, hierarchical_inference};
@@ -126,6 +128,18 @@ enum Command {
         #[command(flatten)]
         args: live::LiveArgs,
     },
+    /// Seed 004's program search on one task: GIF-MCTS, WorldCoder or zero-shot sampling, with the
+    /// simulated LLM or an endpoint, every program scored by python3.
+    Search {
+        #[command(flatten)]
+        args: search::SearchArgs,
+    },
+    /// Many searches on the simulated LLM: each method's mean best score, its standard error and
+    /// the solved fraction per budget, as seed 004's Table 1.
+    SearchBench {
+        #[command(flatten)]
+        args: search::SearchBenchArgs,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -157,6 +171,8 @@ fn main() -> ExitCode {
         }
         Command::Check { tasks, timeout, jobs, verbose, json } => check(&tasks, timeout, jobs, verbose, json),
         Command::Live { args } => live::run(&args),
+        Command::Search { args } => search::search(&args),
+        Command::SearchBench { args } => search::bench(&args),
         Command::List { json } => {
             list(json);
             Ok(())

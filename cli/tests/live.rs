@@ -230,3 +230,20 @@ fn bad_live_arguments_exit_2_naming_the_choices() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("needs an API key: set RLCG_API_KEY"));
 }
+
+#[test]
+fn a_search_drives_the_stub_server_on_an_imported_task() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/samples/humaneval.jsonl");
+    let args = ["search", "--tasks", samples, "--task", "Sample/1", "--llm", "custom", "--base-url", &base_url];
+    let mut args = args.to_vec();
+    args.extend(["--model", "stub-coder", "--budget", "5", "--json"]);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    // The stub writes is_palindrome correctly: solved by the first generate.
+    assert_eq!((report["solved"].as_bool(), report["llm_calls"].as_u64()), (Some(true), Some(1)), "{report}");
+    assert_eq!(report["llm"], "stub-coder");
+    assert!(report["tokens"].as_u64().unwrap() > 100);
+}

@@ -49,3 +49,45 @@ fn seed003_references_pass_and_drafts_fail_in_real_python() {
         assert!(!pair[1].passed, "{}: the draft fails a test: {:?}", task.id, pair[1]);
     }
 }
+
+#[test]
+fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
+    use engine::python::Outcome;
+    use engine::search::bank::{FaultKind, search_tasks};
+    let tasks = search_tasks();
+    let mut requests = Vec::new();
+    let mut labels = Vec::new();
+    for task in tasks.iter() {
+        let correct = vec![None; task.slots.len()];
+        requests.push(ProgramRequest::with_statements(task.program(&correct), &task.tests));
+        labels.push((task.id.clone(), None));
+        for (slot, s) in task.slots.iter().enumerate() {
+            for (f, fault) in s.faults.iter().enumerate() {
+                let mut choices = correct.clone();
+                choices[slot] = Some(f);
+                requests.push(ProgramRequest::with_statements(task.program(&choices), &task.tests));
+                labels.push((format!("{} slot {slot} fault {f}", task.id), Some(fault.kind)));
+            }
+        }
+    }
+    let verdicts = run_all(&requests, 5_000, 2, |_| {});
+    for ((label, kind), verdict) in labels.iter().zip(verdicts) {
+        let verdict = verdict.expect("python3 runs the harness");
+        match kind {
+            None => assert!(verdict.passed, "{label}: {verdict:?}"),
+            Some(FaultKind::Syntax) => assert_eq!(verdict.outcome, Outcome::CompileError, "{label}"),
+            Some(FaultKind::Logic) => {
+                assert!(
+                    !verdict.passed && verdict.number_passed > 0,
+                    "{label}: a logic fault fails some tests, not all"
+                );
+                assert!(
+                    !matches!(verdict.outcome, Outcome::CompileError | Outcome::Timeout),
+                    "{label}: {:?}",
+                    verdict.outcome
+                );
+            }
+        }
+    }
+    assert_eq!(labels.len(), 10 + 65, "ten reference programs and 65 faults");
+}

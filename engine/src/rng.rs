@@ -5,6 +5,14 @@ use rand::SeedableRng;
 /// The one random source of a run: ChaCha8 gives the same stream on every platform.
 pub type RunRng = rand_chacha::ChaCha8Rng;
 
+/// The random stream of a program search's own draws (UCT's ties, Thompson sampling, the improve
+/// example): the seed on ChaCha stream 2, apart from the simulated LLM that answers it.
+pub fn search_rng(seed: u64) -> RunRng {
+    let mut rng = RunRng::seed_from_u64(seed);
+    rng.set_stream(2);
+    rng
+}
+
 /// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
 pub fn evaluation_rng(seed: u64) -> RunRng {
     let mut rng = RunRng::seed_from_u64(seed);

@@ -11,17 +11,22 @@
 
 use std::collections::HashMap;
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
-use crate::effects::{ChatCall, ChatOutcome, Need};
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
+use crate::rng::search_rng;
+use simulated_llm::SimulatedLlm;
 
+pub mod bank;
 pub mod gif_mcts;
+pub mod simulated_llm;
+pub mod spec;
 #[cfg(test)]
 mod tests;
 pub mod value_model;
@@ -221,6 +226,8 @@ pub struct Search<M, S> {
     best: Option<(String, f64)>,
     progress: Vec<Progress>,
     ended: String,
+    /// What answers offline: the task's program bank and the simulated LLM's odds.
+    simulated: Option<SimulatedLlm>,
 }
 
 impl<M: Method, S: Scorer> Search<M, S> {
@@ -242,7 +249,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             task,
             prompts,
             budget,
-            rng: RunRng::seed_from_u64(seed),
+            rng: search_rng(seed),
             pending: Pending::Done,
             verdicts: HashMap::new(),
             llm_calls: 0,
@@ -251,9 +258,16 @@ impl<M: Method, S: Scorer> Search<M, S> {
             best: None,
             progress: Vec::new(),
             ended: String::new(),
+            simulated: None,
         };
         search.ask();
         Ok(search)
+    }
+
+    /// Offline, `simulated` answers the calls.
+    pub fn with_simulated_llm(mut self, simulated: SimulatedLlm) -> Self {
+        self.simulated = Some(simulated);
+        self
     }
 
     pub fn method(&self) -> &M {
@@ -293,14 +307,6 @@ impl<M: Method, S: Scorer> Search<M, S> {
     /// Why the search ended (empty while it runs).
     pub fn ended(&self) -> &str {
         &self.ended
-    }
-
-    pub fn need(&self) -> Need<'_> {
-        match &self.pending {
-            Pending::Chat(call, _) => Need::Chat(call),
-            Pending::Test(request, _, _) => Need::Test(request),
-            Pending::Done => Need::Done,
-        }
     }
 
     fn finish(&mut self, why: impl Into<String>) {
@@ -343,8 +349,38 @@ impl<M: Method, S: Scorer> Search<M, S> {
         }
     }
 
-    /// Resumes after [`Need::Chat`].
-    pub fn chat_done(&mut self, outcome: ChatOutcome) {
+    fn settle(&mut self, expansion: Expansion, program: String, evaluation: Evaluation, kept_prefix: Option<bool>) {
+        let score = evaluation.score;
+        let expanded = Expanded { kind: expansion.kind, program, evaluation, kept_prefix, llm_calls: self.llm_calls };
+        self.method.absorb(&expanded, &mut self.rng);
+        if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
+            self.best = Some((expanded.program.clone(), score));
+        }
+        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
+        self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
+        self.expansions.push(expanded);
+        if best_score >= 1.0 {
+            return self.finish("a program passes every test");
+        }
+        self.ask();
+    }
+}
+
+impl<M: Method, S: Scorer> Effectful for Search<M, S> {
+    fn need(&self) -> Need<'_> {
+        match &self.pending {
+            Pending::Chat(call, _) => Need::Chat(call),
+            Pending::Test(request, _, _) => Need::Test(request),
+            Pending::Done => Need::Done,
+        }
+    }
+
+    /// A search asks for no policy decisions; a host that sends one ends it.
+    fn decided(&mut self, _action: usize, now_ms: f64) {
+        self.end("a search takes no policy decisions", now_ms);
+    }
+
+    fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
         let Pending::Chat(_, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
             return;
         };
@@ -373,8 +409,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         }
     }
 
-    /// Resumes after [`Need::Test`].
-    pub fn test_done(&mut self, verdict: ProgramVerdict) {
+    fn test_done(&mut self, verdict: ProgramVerdict, _now_ms: f64) {
         let Pending::Test(request, expansion, kept_prefix) = std::mem::replace(&mut self.pending, Pending::Done) else {
             return;
         };
@@ -384,25 +419,16 @@ impl<M: Method, S: Scorer> Search<M, S> {
     }
 
     /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.
-    pub fn end(&mut self, reason: &str) {
+    fn end(&mut self, reason: &str, _now_ms: f64) {
         if !self.is_done() {
             self.finish(reason);
         }
     }
 
-    fn settle(&mut self, expansion: Expansion, program: String, evaluation: Evaluation, kept_prefix: Option<bool>) {
-        let score = evaluation.score;
-        let expanded = Expanded { kind: expansion.kind, program, evaluation, kept_prefix, llm_calls: self.llm_calls };
-        self.method.absorb(&expanded, &mut self.rng);
-        if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
-            self.best = Some((expanded.program.clone(), score));
+    fn offline_reply(&self, rng: &mut RunRng) -> String {
+        match (&self.pending, &self.simulated) {
+            (Pending::Chat(_, expansion), Some(simulated)) => simulated.reply(expansion, rng),
+            _ => format!("The simulated LLM has no program bank for task {}.", self.task.id),
         }
-        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
-        self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
-        self.expansions.push(expanded);
-        if best_score >= 1.0 {
-            return self.finish("a program passes every test");
-        }
-        self.ask();
     }
 }

@@ -1,5 +1,7 @@
 //! The machinery every search shares, with scripted replies and verdicts.
 
+use rand::SeedableRng;
+
 use super::gif_mcts::{GifMcts, GifMctsParams};
 use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::zero_shot::ZeroShot;
@@ -63,12 +65,12 @@ fn drive<M: Method>(search: &mut Search<M, TestsScorer>, replies: Vec<ChatOutcom
             Need::Chat(call) => {
                 prompts.push(call.messages.last().unwrap().content.clone());
                 let Some(outcome) = replies.next() else { return (prompts, runs) };
-                search.chat_done(outcome);
+                search.chat_done(outcome, 0.0);
             }
             Need::Test(request) => {
                 runs += 1;
                 let verdict = harness(request);
-                search.test_done(verdict);
+                search.test_done(verdict, 0.0);
             }
             Need::Decide(_) => unreachable!("searches take no policy decisions"),
             Need::Done => return (prompts, runs),

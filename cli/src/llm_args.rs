@@ -1,0 +1,68 @@
+//! Which LLM a command talks to: the simulated one, or an OpenAI-compatible endpoint whose key is
+//! read from the environment.
+
+use cli::host::Llm;
+use engine::effects::OfflineLlm;
+use engine::llm::{ProviderSettings, preset};
+
+use crate::{Failure, usage};
+
+/// The environment variable that holds the API key (never a flag, so it stays out of shell
+/// histories and process lists).
+const API_KEY_VARIABLE: &str = "RLCG_API_KEY";
+
+#[derive(clap::Args)]
+pub struct LlmArgs {
+    /// `simulated` (offline: the task's recorded programs, or the search's program bank) or a
+    /// provider preset: openrouter, openai, ollama, lmstudio, custom. The key is read from
+    /// RLCG_API_KEY.
+    #[arg(long, default_value = "simulated")]
+    pub llm: String,
+    /// The endpoint's base URL (default: the preset's).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// The model (default: the preset's).
+    #[arg(long)]
+    pub model: Option<String>,
+}
+
+impl LlmArgs {
+    pub fn is_simulated(&self) -> bool {
+        self.llm == "simulated"
+    }
+
+    /// The LLM, its label, and its settings when it is an endpoint; `temperature` overrides the
+    /// preset's.
+    pub fn choose(
+        &self,
+        seed: u64,
+        temperature: Option<f64>,
+    ) -> Result<(Llm, String, Option<ProviderSettings>), Failure> {
+        if self.is_simulated() {
+            return Ok((Llm::Offline(Box::new(OfflineLlm::new(seed))), "simulated LLM".to_owned(), None));
+        }
+        let Some(preset) = preset(&self.llm) else {
+            return Err(usage(format!(
+                "unknown LLM '{}'; valid: simulated, openrouter, openai, ollama, lmstudio, custom",
+                self.llm
+            )));
+        };
+        let mut settings = ProviderSettings::from_preset(preset);
+        if let Some(url) = &self.base_url {
+            settings.base_url.clone_from(url);
+        }
+        if let Some(model) = &self.model {
+            settings.model.clone_from(model);
+        }
+        if let Some(temperature) = temperature {
+            settings.temperature = temperature;
+        }
+        settings.validate().map_err(|m| usage(format!("LLM settings: {m}")))?;
+        let key = std::env::var(API_KEY_VARIABLE).unwrap_or_default();
+        if key.trim().is_empty() && preset.needs_key {
+            return Err(usage(format!("{} needs an API key: set {API_KEY_VARIABLE}", settings.base_url)));
+        }
+        let label = settings.model.clone();
+        Ok((Llm::Remote { settings: settings.clone(), key }, label, Some(settings)))
+    }
+}

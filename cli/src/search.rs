@@ -1,0 +1,385 @@
+//! `rlcg search` and `rlcg search-bench`: seed 004's program searches (GIF-MCTS, WorldCoder,
+//! zero-shot) on the command line, every program scored by python3 through the page's harness.
+//! One search goes through the native host like live mode; the bench runs many on the simulated
+//! LLM, on all cores, and reports each method's mean best score as seed 004's Table 1 does.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use cli::host;
+use cli::python::NativePython;
+use engine::effects::{Effectful, Need, OfflineLlm};
+use engine::params;
+use engine::prompts::PromptSet;
+use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramVerdict};
+use engine::search::SearchTask;
+use engine::search::bank::search_tasks;
+use engine::search::simulated_llm::SimulatedLlmParams;
+use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use serde::Serialize;
+
+use crate::llm_args::LlmArgs;
+use crate::{Failure, io_failure, progress_bar, read_tasks, usage};
+
+#[derive(clap::Args)]
+pub struct SearchArgs {
+    /// gif-mcts, worldcoder, zero-shot, or an ablation: gif-mcts-no-generate, -no-improve, -no-fix.
+    #[arg(long, default_value = "gif-mcts")]
+    method: String,
+    /// Tasks: a HumanEval JSONL or APPS-style JSON file (an endpoint must answer them); default:
+    /// the bundled search tasks, whose program banks the simulated LLM answers from.
+    #[arg(long)]
+    tasks: Option<PathBuf>,
+    /// The task's id (default: the first).
+    #[arg(long)]
+    task: Option<String>,
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// LLM calls allowed.
+    #[arg(long, default_value_t = 20)]
+    budget: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sets one of the simulated LLM's odds, e.g. `--simulated-llm generate_correct=0.5`
+    /// (repeatable).
+    #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
+    simulated_llm: Vec<String>,
+    /// The endpoint's sampling temperature (seed 004: 1.0; lower starves the search of diversity).
+    #[arg(long, default_value_t = 1.0)]
+    temperature: f64,
+    /// Print one JSON object as the last line of stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `rlcg search --json` prints.
+#[derive(Serialize)]
+struct SearchReport {
+    method: &'static str,
+    task: String,
+    llm: String,
+    budget: u32,
+    seed: u64,
+    best_score: f64,
+    solved: bool,
+    llm_calls: u32,
+    /// Programs the search wrote (one per LLM call).
+    nodes: usize,
+    tokens: u64,
+    cost: f64,
+    ended: String,
+    /// The best score after each call.
+    progress: Vec<f64>,
+    best_program: String,
+}
+
+pub fn search(args: &SearchArgs) -> Result<(), Failure> {
+    let method = MethodSpec::parse(&args.method).map_err(usage)?;
+    let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
+    spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
+    let mut search = match &args.tasks {
+        None => {
+            spec.task = match &args.task {
+                Some(id) => id.clone(),
+                None => search_tasks()[0].id.clone(),
+            };
+            spec.build(PromptSet::default()).map_err(usage)?
+        }
+        Some(path) => {
+            if args.llm.is_simulated() {
+                return Err(usage(
+                    "the simulated LLM answers from the bundled tasks' program banks; imported tasks need an endpoint (--llm)",
+                ));
+            }
+            let tasks = read_tasks(path)?;
+            let task = match &args.task {
+                None => tasks.first(),
+                Some(id) => tasks.iter().find(|t| &t.id == id),
+            }
+            .ok_or_else(|| {
+                usage(format!("no task {} in {}", args.task.as_deref().unwrap_or("at all"), path.display()))
+            })?;
+            let task = SearchTask { id: task.id.clone(), description: task.prompt.clone(), tests: task.tests.clone() };
+            spec.build_on(task, PromptSet::default()).map_err(usage)?
+        }
+    };
+    let (mut llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let quiet = args.json;
+    let mut on_text = |piece: &str| {
+        if !quiet {
+            eprint!("{piece}");
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let decide = |_| Err("a search takes no policy decisions".to_owned());
+    host::drive(&mut search, &mut llm, &mut python, decide, &mut on_text);
+
+    let (best_program, best_score) = search.best().map_or((String::new(), 0.0), |(p, s)| (p.to_owned(), s));
+    let report = SearchReport {
+        method: spec.method.name(),
+        task: search.task().id.clone(),
+        llm: llm_label,
+        budget: args.budget,
+        seed: args.seed,
+        best_score,
+        solved: best_score >= 1.0,
+        llm_calls: search.llm_calls(),
+        nodes: search.expansions().len(),
+        tokens: search.usage().total(),
+        cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
+        ended: search.ended().to_owned(),
+        progress: search.progress().iter().map(|p| p.best_score).collect(),
+        best_program,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+        return Ok(());
+    }
+    eprintln!();
+    println!(
+        "{} on {} with {} (budget {}, seed {})",
+        report.method, report.task, report.llm, report.budget, report.seed
+    );
+    for (i, e) in search.expansions().iter().enumerate() {
+        let bug = if e.evaluation.bug { " · bug" } else { "" };
+        println!("  call {:>3}  {:<8} score {:.3}{bug}", i + 1, e.kind.name(), e.evaluation.score);
+    }
+    println!(
+        "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",
+        report.best_score,
+        if report.solved { " (solved)" } else { "" },
+        report.llm_calls,
+        report.tokens,
+        report.cost,
+        report.ended
+    );
+    println!("{}", report.best_program);
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct SearchBenchArgs {
+    /// Methods, comma-separated (see `rlcg search --help`).
+    #[arg(long, default_value = "gif-mcts,worldcoder,zero-shot")]
+    methods: String,
+    /// Budgets in LLM calls, comma-separated. Each search runs once with the largest: a smaller
+    /// budget's result is the same search read after that many calls.
+    #[arg(long, default_value = "10,20")]
+    budgets: String,
+    /// Seeds: a range `1-100` or a list `1,2,3`.
+    #[arg(long, default_value = "1-100")]
+    seeds: String,
+    /// Sets one of the simulated LLM's odds, e.g. `--simulated-llm generate_correct=0.5`
+    /// (repeatable).
+    #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
+    simulated_llm: Vec<String>,
+    /// Task ids, comma-separated (default: every bundled search task).
+    #[arg(long)]
+    tasks: Option<String>,
+    /// Searches run in parallel (default: the machine's cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Print one JSON object as the last line of stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One method at one budget, over every task and seed.
+#[derive(Clone, Debug, Serialize)]
+struct BenchRow {
+    method: String,
+    budget: u32,
+    searches: usize,
+    mean_best_score: f64,
+    /// The standard error of that mean.
+    standard_error: f64,
+    solved_fraction: f64,
+    mean_llm_calls: f64,
+}
+
+#[derive(Serialize)]
+struct BenchReport {
+    llm: &'static str,
+    simulated_llm: SimulatedLlmParams,
+    tasks: Vec<String>,
+    seeds: usize,
+    rows: Vec<BenchRow>,
+    wall_seconds: f64,
+}
+
+fn simulated_llm(settings: &[String]) -> Result<SimulatedLlmParams, Failure> {
+    params::apply(&SimulatedLlmParams::default(), settings).map_err(|e| usage(format!("--simulated-llm: {e}")))
+}
+
+fn parse_list<T: std::str::FromStr>(what: &str, text: &str) -> Result<Vec<T>, Failure> {
+    text.split(',')
+        .map(|item| item.trim().parse().map_err(|_| usage(format!("--{what}: '{item}' is not a number"))))
+        .collect()
+}
+
+fn parse_seeds(text: &str) -> Result<Vec<u64>, Failure> {
+    match text.split_once('-') {
+        Some((from, to)) => {
+            let [from, to] = [from, to].map(|n| n.trim().parse::<u64>());
+            match (from, to) {
+                (Ok(from), Ok(to)) if from <= to => Ok((from..=to).collect()),
+                _ => Err(usage(format!("--seeds: '{text}' is not a range FROM-TO"))),
+            }
+        }
+        None => parse_list("seeds", text),
+    }
+}
+
+/// One finished search: the best score after each call.
+struct Outcome {
+    method: usize,
+    progress: Vec<f64>,
+}
+
+/// Runs `search` on the simulated LLM; verdicts are shared by program text across the searches of
+/// a task (`memo`), since the harness gives a program the same verdict every time.
+fn run_simulated(
+    search: &mut ProgramSearch,
+    seed: u64,
+    python: &mut NativePython,
+    memo: &Mutex<HashMap<(String, String), ProgramVerdict>>,
+) -> Result<(), String> {
+    let mut llm = OfflineLlm::new(seed);
+    loop {
+        match search.need() {
+            Need::Done => return Ok(()),
+            Need::Chat(_) => {
+                let outcome = llm.reply(search);
+                search.chat_done(outcome, 0.0);
+            }
+            Need::Test(request) => {
+                let key = (search.task().id.clone(), request.code.clone());
+                let known = memo.lock().expect("no thread panics holding the memo").get(&key).cloned();
+                let verdict = match known {
+                    Some(verdict) => verdict,
+                    None => {
+                        let verdict = python.run(request, DEFAULT_TIME_LIMIT_MS)?;
+                        memo.lock().expect("no thread panics holding the memo").insert(key, verdict.clone());
+                        verdict
+                    }
+                };
+                search.test_done(verdict, 0.0);
+            }
+            Need::Decide(_) => search.end("a search takes no policy decisions", 0.0),
+        }
+    }
+}
+
+pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
+    let methods: Vec<MethodSpec> =
+        args.methods.split(',').map(|m| MethodSpec::parse(m.trim())).collect::<Result<_, _>>().map_err(usage)?;
+    let mut budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
+    budgets.sort_unstable();
+    budgets.dedup();
+    let seeds = parse_seeds(&args.seeds)?;
+    let tasks: Vec<String> = match &args.tasks {
+        Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
+        None => search_tasks().iter().map(|t| t.id.clone()).collect(),
+    };
+    let odds = simulated_llm(&args.simulated_llm)?;
+    let max_budget = *budgets.last().ok_or_else(|| usage("--budgets: give at least one"))?;
+    // Every job's spec is built first, so a bad task or budget is reported before anything runs.
+    let mut jobs = Vec::new();
+    for (m, method) in methods.iter().enumerate() {
+        for task in &tasks {
+            for &seed in &seeds {
+                let mut spec = SearchSpec::new(method.clone(), task, max_budget, seed);
+                spec.simulated_llm = odds.clone();
+                spec.build(PromptSet::default()).map_err(usage)?;
+                jobs.push((m, spec));
+            }
+        }
+    }
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let bar = progress_bar(jobs.len() as u64, "searches");
+    let started = std::time::Instant::now();
+    let queue = Mutex::new(jobs.into_iter());
+    let memo = Mutex::new(HashMap::new());
+    let outcomes = Mutex::new(Vec::new());
+    let failure = Mutex::new(None::<String>);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let mut python = match NativePython::start() {
+                    Ok(python) => python,
+                    Err(e) => return *failure.lock().expect("unpoisoned") = Some(e),
+                };
+                loop {
+                    let Some((method, spec)) = queue.lock().expect("unpoisoned").next() else { return };
+                    let mut search = spec.build(PromptSet::default()).expect("built once already");
+                    if let Err(e) = run_simulated(&mut search, spec.seed, &mut python, &memo) {
+                        return *failure.lock().expect("unpoisoned") = Some(e);
+                    }
+                    let progress = search.progress().iter().map(|p| p.best_score).collect();
+                    outcomes.lock().expect("unpoisoned").push(Outcome { method, progress });
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failure.into_inner().expect("unpoisoned") {
+        return Err(io_failure(format!("python3: {e}")));
+    }
+    let outcomes = outcomes.into_inner().expect("unpoisoned");
+    let mut rows = Vec::new();
+    for (m, method) in methods.iter().enumerate() {
+        for &budget in &budgets {
+            let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.method == m).collect();
+            // The best score after `budget` calls; a search that stopped earlier (solved) keeps
+            // its last.
+            let at_budget = |o: &Outcome| {
+                o.progress.get((budget as usize).min(o.progress.len()).saturating_sub(1)).copied().unwrap_or(0.0)
+            };
+            let scores: Vec<f64> = runs.iter().map(|o| at_budget(o)).collect();
+            let n = scores.len() as f64;
+            let mean = scores.iter().sum::<f64>() / n;
+            let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+            let solved = scores.iter().filter(|&&s| s >= 1.0).count() as f64 / n;
+            let calls = runs.iter().map(|o| o.progress.len().min(budget as usize) as f64).sum::<f64>() / n;
+            rows.push(BenchRow {
+                method: method.name().to_owned(),
+                budget,
+                searches: scores.len(),
+                mean_best_score: mean,
+                standard_error: (variance / n).sqrt(),
+                solved_fraction: solved,
+                mean_llm_calls: calls,
+            });
+        }
+    }
+    let report = BenchReport {
+        llm: "simulated LLM",
+        simulated_llm: odds,
+        tasks,
+        seeds: seeds.len(),
+        rows,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+        return Ok(());
+    }
+    println!("{} tasks × {} seeds, simulated LLM ({:.0} s)", report.tasks.len(), report.seeds, report.wall_seconds);
+    println!("{:<22} {:>6} {:>18} {:>8} {:>10}", "method", "budget", "mean best score", "solved", "LLM calls");
+    for r in &report.rows {
+        println!(
+            "{:<22} {:>6} {:>11.3} ± {:.3} {:>7.1}% {:>10.1}",
+            r.method,
+            r.budget,
+            r.mean_best_score,
+            r.standard_error,
+            100.0 * r.solved_fraction,
+            r.mean_llm_calls
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,81 @@
+//! `rlcg search` and `rlcg search-bench` on the simulated LLM, with python3 scoring every program,
+//! and `rlcg search` against the e2e suite's OpenAI-compatible stub.
+
+mod common;
+
+use common::{last_json_line, rlcg};
+use serde_json::Value;
+
+fn search(args: &[&str]) -> Value {
+    let mut all = vec!["search", "--json"];
+    all.extend(args);
+    let output = rlcg(&all);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    last_json_line(&output)
+}
+
+#[test]
+fn a_search_reports_its_contract_and_replays_identically() {
+    for method in ["gif-mcts", "worldcoder", "zero-shot"] {
+        let args = ["--method", method, "--task", "binary_search", "--budget", "12", "--seed", "3"];
+        let report = search(&args);
+        for field in ["method", "budget", "seed", "best_score", "solved", "llm_calls", "nodes"] {
+            assert!(report.get(field).is_some(), "{method}: {field} missing in {report}");
+        }
+        assert_eq!(report["method"], method);
+        let (best, calls) = (report["best_score"].as_f64().unwrap(), report["llm_calls"].as_u64().unwrap());
+        assert!((0.0..=1.0).contains(&best) && (1..=12).contains(&calls), "{report}");
+        assert_eq!(report["solved"], best >= 1.0);
+        assert_eq!(report["nodes"], calls, "one program per LLM call");
+        // The best score never falls, and a solved search stops at once.
+        let progress: Vec<f64> = report["progress"].as_array().unwrap().iter().map(|p| p.as_f64().unwrap()).collect();
+        assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
+        assert_eq!(report["solved"] == true, calls < 12 || progress.last() == Some(&1.0));
+        // The same spec, the same search.
+        assert_eq!(search(&args), report, "{method}");
+    }
+}
+
+#[test]
+fn the_bench_reports_each_method_and_budget_with_its_standard_error() {
+    let args = ["search-bench", "--seeds", "1-4", "--budgets", "5,10", "--tasks", "running_max,caesar", "--json"];
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["llm"], "simulated LLM");
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "three methods × two budgets");
+    for pair in rows.chunks(2) {
+        assert_eq!((pair[0]["budget"].as_u64(), pair[1]["budget"].as_u64()), (Some(5), Some(10)));
+        assert_eq!(pair[0]["searches"], 8, "two tasks × four seeds");
+        let [small, large] = [&pair[0], &pair[1]].map(|r| r["mean_best_score"].as_f64().unwrap());
+        assert!(
+            (0.0..=1.0).contains(&small) && small <= large,
+            "a larger budget reads the same search later: {pair:?}"
+        );
+        assert!(pair[1]["standard_error"].as_f64().unwrap() >= 0.0);
+    }
+}
+
+#[test]
+fn bad_search_arguments_exit_2_naming_the_choices() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["search", "--method", "beam"], "unknown method 'beam'; valid: gif-mcts"),
+        (&["search", "--task", "nope"], "unknown search task 'nope'; valid: running_max"),
+        (&["search", "--budget", "0"], "budget: 0 is outside 1..=1000"),
+        (&["search", "--simulated-llm", "luck=1"], "'luck' is not a parameter here"),
+    ];
+    for (args, message) in cases {
+        let output = rlcg(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(message),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/samples/humaneval.jsonl");
+    let output = rlcg(&["search", "--tasks", samples]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("imported tasks need an endpoint"));
+}

@@ -1,0 +1,184 @@
+//! The program bank behind the search's simulated LLM (seed 004 spec §6): each task's reference
+//! program cut into slots, and for each slot its correct text and real faulty ones. A program the
+//! simulated LLM writes is one text per slot, so any program it wrote can be read back into its
+//! choices, and a prefix into the choices it pins. `tasks/search.json` holds the bundled banks; a
+//! native test runs every variant in python3.
+
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+use super::SearchTask;
+use crate::python::TestCase;
+
+/// What a fault does to the program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// Wrong results (or an exception at run time): some test fails.
+    Logic,
+    /// The program does not compile: a bug, which fix repairs.
+    Syntax,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    pub text: String,
+    pub kind: FaultKind,
+    /// How readily an improve or fix aimed at it repairs it: 1 normal, lower for hard faults.
+    pub repair: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Slot {
+    pub correct: String,
+    pub faults: Vec<Fault>,
+}
+
+/// One slot's text in a program: the correct one, or a fault by index.
+pub type Choice = Option<usize>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BankTask {
+    pub id: String,
+    pub description: String,
+    pub tests: Vec<String>,
+    pub slots: Vec<Slot>,
+}
+
+impl BankTask {
+    pub fn search_task(&self) -> SearchTask {
+        SearchTask {
+            id: self.id.clone(),
+            description: self.description.clone(),
+            tests: self.tests.iter().cloned().map(TestCase::Statement).collect(),
+        }
+    }
+
+    pub fn text(&self, slot: usize, choice: Choice) -> &str {
+        let s = &self.slots[slot];
+        choice.map_or(&s.correct, |f| &s.faults[f].text)
+    }
+
+    /// The program of `choices`, one per slot.
+    pub fn program(&self, choices: &[Choice]) -> String {
+        choices.iter().enumerate().map(|(slot, &c)| self.text(slot, c)).collect()
+    }
+
+    /// The variants of `slot`: the correct text, then each fault.
+    pub fn variants(&self, slot: usize) -> impl Iterator<Item = Choice> {
+        std::iter::once(None).chain((0..self.slots[slot].faults.len()).map(Some))
+    }
+
+    /// Reads a program back into its choices, slot by slot; `None` when it is not one of the bank's.
+    pub fn parse(&self, program: &str) -> Option<Vec<Choice>> {
+        let mut rest = program.trim_start_matches('\n');
+        let mut choices = Vec::with_capacity(self.slots.len());
+        for slot in 0..self.slots.len() {
+            let choice = self.variants(slot).find(|&c| rest.starts_with(self.text(slot, c)))?;
+            rest = &rest[self.text(slot, choice).len()..];
+            choices.push(choice);
+        }
+        rest.trim().is_empty().then_some(choices)
+    }
+
+    /// The choices a prefix pins: each slot it covers whole, then, for the slot it ends in, the
+    /// variants it is consistent with (all of them when it ends between slots).
+    pub fn pinned(&self, prefix: &str) -> (Vec<Choice>, Vec<Choice>) {
+        let mut rest = prefix.trim_start_matches('\n');
+        let mut pinned = Vec::new();
+        for slot in 0..self.slots.len() {
+            if rest.trim().is_empty() {
+                return (pinned, self.variants(slot).collect());
+            }
+            match self.variants(slot).find(|&c| rest.starts_with(self.text(slot, c))) {
+                Some(choice) => {
+                    rest = &rest[self.text(slot, choice).len()..];
+                    pinned.push(choice);
+                }
+                None => {
+                    let open: Vec<Choice> =
+                        self.variants(slot).filter(|&c| self.text(slot, c).starts_with(rest)).collect();
+                    return (pinned, open);
+                }
+            }
+        }
+        (pinned, Vec::new())
+    }
+
+    /// The slot that holds 1-based `line` of the program of `choices`.
+    pub fn slot_of_line(&self, choices: &[Choice], line: usize) -> Option<usize> {
+        let mut last = 0;
+        for (slot, &c) in choices.iter().enumerate() {
+            last += self.text(slot, c).lines().count();
+            if line <= last {
+                return Some(slot);
+            }
+        }
+        None
+    }
+}
+
+#[derive(Deserialize)]
+struct BankFile {
+    tasks: Vec<BankTask>,
+}
+
+pub const SEARCH_TASKS_JSON: &str = include_str!("../../../tasks/search.json");
+
+/// The bundled search tasks with their banks.
+pub fn search_tasks() -> Arc<[BankTask]> {
+    static TASKS: OnceLock<Arc<[BankTask]>> = OnceLock::new();
+    TASKS
+        .get_or_init(|| {
+            let file: BankFile = serde_json::from_str(SEARCH_TASKS_JSON).expect("bundled tasks/search.json is valid");
+            file.tasks.into()
+        })
+        .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running_max() -> BankTask {
+        search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone()
+    }
+
+    #[test]
+    fn ten_bundled_tasks_read_back_every_single_fault_program() {
+        let tasks = search_tasks();
+        assert_eq!(tasks.len(), 10);
+        for task in tasks.iter() {
+            let correct = vec![None; task.slots.len()];
+            assert_eq!(task.parse(&task.program(&correct)), Some(correct.clone()), "{}", task.id);
+            for slot in 0..task.slots.len() {
+                for fault in task.variants(slot).skip(1) {
+                    let mut choices = correct.clone();
+                    choices[slot] = fault;
+                    assert_eq!(task.parse(&task.program(&choices)), Some(choices), "{} slot {slot}", task.id);
+                }
+            }
+            assert_eq!(task.parse("print('something else')\n"), None);
+        }
+    }
+
+    #[test]
+    fn a_prefix_pins_the_slots_it_covers_and_narrows_the_one_it_ends_in() {
+        let task = running_max();
+        let mut choices = vec![None; task.slots.len()];
+        choices[1] = Some(0); // best = 0
+        let program = task.program(&choices);
+        // Four lines: the def, the two lines of slot 1, and the loop header of slot 2.
+        let prefix: String = program.lines().take(4).map(|l| format!("{l}\n")).collect();
+        assert_eq!(task.pinned(&prefix), (vec![None, Some(0), None], vec![None, Some(0), Some(1)]));
+        // Ending inside slot 3 ("if best is None or x > best:") leaves its variants that start so.
+        let prefix: String = program.lines().take(5).map(|l| format!("{l}\n")).collect();
+        let (pinned, open) = task.pinned(&prefix);
+        assert_eq!((pinned.len(), open), (3, vec![None, Some(1)]));
+        assert_eq!(task.pinned(""), (vec![], task.variants(0).collect()));
+        assert_eq!(task.slot_of_line(&choices, 1), Some(0));
+        assert_eq!(task.slot_of_line(&choices, 3), Some(1));
+        assert_eq!(task.slot_of_line(&choices, 99), None);
+    }
+}

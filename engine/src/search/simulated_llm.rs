@@ -1,0 +1,272 @@
+//! The search's offline LLM (seed 004 spec §6). The official code's mock answers every prompt with
+//! a random saved program, under which every method is random search. This one answers what it is
+//! asked, from the task's program bank ([`super::bank`]):
+//! - **generate** keeps the slots the prefix pins and writes the rest, each correct with
+//!   `generate_correct`, else faulty (a syntax fault with `syntax_share`, else a logic fault);
+//! - **improve** aims at one of the program's logic faults and repairs it with `improve_repairs`
+//!   times the fault's own `repair` (hard faults resist), sometimes breaking another slot;
+//! - **fix** aims at the syntax fault on the error's line (else the first) and repairs it with
+//!   `fix_repairs` times its `repair`, else writes another syntax fault there.
+//!
+//! Several independent faults per program, hard faults that only a fresh generate escapes, bugs
+//! independent of the logic, and regressions: what GIF-MCTS and WorldCoder handle differently.
+//! Every reply is a real program, parsed by the real parser and scored by the real harness; only
+//! which program comes back is simulated. Results under it are labelled "simulated LLM".
+
+use rand::Rng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::bank::{BankTask, Choice, FaultKind};
+use super::{ActionKind, Expansion};
+use crate::RunRng;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SimulatedLlmParams {
+    /// A slot that generate writes afresh is correct with this probability.
+    pub generate_correct: f64,
+    /// A slot written wrong holds a syntax fault (a bug) with this probability, else a logic fault.
+    pub syntax_share: f64,
+    /// Improve repairs the logic fault it aims at with this probability, times the fault's repair.
+    pub improve_repairs: f64,
+    /// Fix repairs the syntax fault it aims at with this probability, times the fault's repair.
+    pub fix_repairs: f64,
+    /// Improve and fix break another, correct slot with this probability.
+    pub regress: f64,
+}
+
+impl Default for SimulatedLlmParams {
+    fn default() -> Self {
+        // generate_correct 0.5: a six-slot program comes out right one time in 64, so sampling
+        // alone solves about a quarter of the tasks in 20 calls, the regime of seed 004's Table 1.
+        Self { generate_correct: 0.5, syntax_share: 0.25, improve_repairs: 0.6, fix_repairs: 0.8, regress: 0.1 }
+    }
+}
+
+impl crate::params::Parameters for SimulatedLlmParams {
+    fn params_schema(&self) -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(SimulatedLlmParams)).expect("schemas serialise")
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let odds = [
+            ("generate_correct", self.generate_correct),
+            ("syntax_share", self.syntax_share),
+            ("improve_repairs", self.improve_repairs),
+            ("fix_repairs", self.fix_repairs),
+            ("regress", self.regress),
+        ];
+        odds.into_iter().try_for_each(|(field, value)| crate::params::check_range(field, value, 0.0..=1.0))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimulatedLlm {
+    pub params: SimulatedLlmParams,
+    pub bank: BankTask,
+}
+
+impl SimulatedLlm {
+    /// The reply to `expansion`'s call, in the prompt's format.
+    pub fn reply(&self, expansion: &Expansion, rng: &mut RunRng) -> String {
+        let parsed = self.bank.parse(&expansion.code);
+        let choices = match (expansion.kind, parsed) {
+            (ActionKind::Improve, Some(choices)) => self.improve(choices, rng),
+            (ActionKind::Fix, Some(choices)) => {
+                let line = expansion.parent.as_ref().and_then(|e| e.error.as_deref()).and_then(error_line);
+                self.fix(choices, line, rng)
+            }
+            // A program that is not the bank's is rewritten from its prefix, as generate does.
+            _ => self.generate(&expansion.code, rng),
+        };
+        let program = self.bank.program(&choices);
+        match expansion.kind {
+            ActionKind::Generate => format!("Here is the complete program:\n```python\n{program}```\n"),
+            ActionKind::Improve => format!(
+                "## Error explanation\nThe output differs from the expected one on the example.\n## Error location and wrong logic\nOne step of the computation is wrong.\n## Fix suggestion\nCorrect that step.\n## Correct code\n```python\n{program}```\n"
+            ),
+            ActionKind::Fix => format!(
+                "## Error explanation\nThe program does not run as written.\n## Fix suggestion\nCorrect the line the error points to.\n## Correct code\n```python\n{program}```\n"
+            ),
+        }
+    }
+
+    /// A slot written afresh.
+    fn fresh(&self, slot: usize, rng: &mut RunRng) -> Choice {
+        let faults = &self.bank.slots[slot].faults;
+        if faults.is_empty() || rng.random_bool(self.params.generate_correct) {
+            return None;
+        }
+        let wanted = if rng.random_bool(self.params.syntax_share) { FaultKind::Syntax } else { FaultKind::Logic };
+        let of_kind: Vec<usize> = (0..faults.len()).filter(|&f| faults[f].kind == wanted).collect();
+        let pool: Vec<usize> = if of_kind.is_empty() { (0..faults.len()).collect() } else { of_kind };
+        Some(pool[rng.random_range(0..pool.len())])
+    }
+
+    fn generate(&self, prefix: &str, rng: &mut RunRng) -> Vec<Choice> {
+        let (mut choices, open) = self.bank.pinned(prefix);
+        let slots = self.bank.slots.len();
+        if choices.len() < slots && open.is_empty() {
+            // The prefix is not the bank's: write the whole program.
+            choices.clear();
+        } else if choices.len() < slots {
+            // The slot the prefix ends in: a fresh draw, kept to what the prefix allows.
+            let slot = choices.len();
+            let draw = self.fresh(slot, rng);
+            choices.push(if open.contains(&draw) { draw } else { open[rng.random_range(0..open.len())] });
+        }
+        while choices.len() < slots {
+            let slot = choices.len();
+            choices.push(self.fresh(slot, rng));
+        }
+        choices
+    }
+
+    fn faulty(&self, choices: &[Choice], kind: FaultKind) -> Vec<usize> {
+        (0..choices.len()).filter(|&s| choices[s].is_some_and(|f| self.bank.slots[s].faults[f].kind == kind)).collect()
+    }
+
+    fn repaired(&self, choices: &[Choice], slot: usize, odds: f64, rng: &mut RunRng) -> bool {
+        let repair = choices[slot].map_or(1.0, |f| self.bank.slots[slot].faults[f].repair);
+        rng.random_bool((odds * repair).clamp(0.0, 1.0))
+    }
+
+    /// Sometimes a rewrite breaks a slot that was right.
+    fn regress(&self, choices: &mut [Choice], rng: &mut RunRng) {
+        if !rng.random_bool(self.params.regress) {
+            return;
+        }
+        let correct: Vec<usize> =
+            (0..choices.len()).filter(|&s| choices[s].is_none() && !self.bank.slots[s].faults.is_empty()).collect();
+        if let Some(&slot) = correct.get(rng.random_range(0..correct.len().max(1))) {
+            let faults = self.bank.slots[slot].faults.len();
+            choices[slot] = Some(rng.random_range(0..faults));
+        }
+    }
+
+    fn improve(&self, mut choices: Vec<Choice>, rng: &mut RunRng) -> Vec<Choice> {
+        let logic = self.faulty(&choices, FaultKind::Logic);
+        if let Some(&slot) = logic.get(rng.random_range(0..logic.len().max(1))) {
+            if self.repaired(&choices, slot, self.params.improve_repairs, rng) {
+                choices[slot] = None;
+            }
+        }
+        self.regress(&mut choices, rng);
+        choices
+    }
+
+    fn fix(&self, mut choices: Vec<Choice>, line: Option<usize>, rng: &mut RunRng) -> Vec<Choice> {
+        let syntax = self.faulty(&choices, FaultKind::Syntax);
+        let at_line = line.and_then(|l| self.bank.slot_of_line(&choices, l)).filter(|s| syntax.contains(s));
+        let Some(slot) = at_line.or(syntax.first().copied()) else {
+            return self.improve(choices, rng);
+        };
+        if self.repaired(&choices, slot, self.params.fix_repairs, rng) {
+            choices[slot] = None;
+        } else {
+            // Another syntax fault of the slot, when it has one.
+            let faults = &self.bank.slots[slot].faults;
+            let others: Vec<usize> = (0..faults.len())
+                .filter(|&f| faults[f].kind == FaultKind::Syntax && Some(f) != choices[slot])
+                .collect();
+            if let Some(&other) = others.get(rng.random_range(0..others.len().max(1))) {
+                choices[slot] = Some(other);
+            }
+        }
+        self.regress(&mut choices, rng);
+        choices
+    }
+}
+
+/// The line an error names: "… (line 3)" or "line 3".
+fn error_line(error: &str) -> Option<usize> {
+    let at = error.rfind("line ")?;
+    let digits: String = error[at + 5..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+    use crate::search::Evaluation;
+    use crate::search::bank::search_tasks;
+    use crate::search::program_of;
+
+    fn llm(params: SimulatedLlmParams) -> SimulatedLlm {
+        SimulatedLlm { params, bank: search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone() }
+    }
+
+    fn choices_of(llm: &SimulatedLlm, kind: ActionKind, reply: &str) -> Vec<Choice> {
+        llm.bank.parse(&program_of(kind, reply).expect("a program")).expect("a bank program")
+    }
+
+    fn expansion(kind: ActionKind, code: String, error: Option<&str>) -> Expansion {
+        let parent = Evaluation { score: 0.5, bug: error.is_some(), error: error.map(str::to_owned), example: None };
+        Expansion { kind, code, parent: Some(parent) }
+    }
+
+    #[test]
+    fn generate_writes_each_slot_correct_at_its_odds_and_keeps_the_prefix() {
+        let llm = llm(SimulatedLlmParams::default());
+        let mut rng = RunRng::seed_from_u64(5);
+        let slots = llm.bank.slots.len();
+        let (mut correct, mut total) = (0, 0);
+        for _ in 0..2000 {
+            let reply =
+                llm.reply(&Expansion { kind: ActionKind::Generate, code: String::new(), parent: None }, &mut rng);
+            let choices = choices_of(&llm, ActionKind::Generate, &reply);
+            correct += choices.iter().filter(|c| c.is_none()).count();
+            total += slots;
+        }
+        // Every slot of running_max has a fault to make, so half the slots come out correct.
+        assert!(llm.bank.slots.iter().all(|s| !s.faults.is_empty()));
+        let share = correct as f64 / total as f64;
+        assert!((share - 0.5).abs() < 0.015, "{share}");
+        // A prefix pins its slots.
+        let mut pinned = vec![None; slots];
+        pinned[1] = Some(0);
+        let prefix: String = llm.bank.program(&pinned).lines().take(3).map(|l| format!("{l}\n")).collect();
+        for _ in 0..50 {
+            let reply =
+                llm.reply(&Expansion { kind: ActionKind::Generate, code: prefix.clone(), parent: None }, &mut rng);
+            assert!(program_of(ActionKind::Generate, &reply).unwrap().starts_with(&prefix));
+        }
+    }
+
+    #[test]
+    fn improve_repairs_a_logic_fault_at_its_odds_and_fix_repairs_the_syntax_fault_on_the_errors_line() {
+        let certain = SimulatedLlmParams {
+            improve_repairs: 1.0,
+            fix_repairs: 1.0,
+            regress: 0.0,
+            ..SimulatedLlmParams::default()
+        };
+        let llm = llm(certain);
+        let mut rng = RunRng::seed_from_u64(5);
+        // best = 0 (a logic fault of repair 0.4) and the loop header without its colon (syntax).
+        let mut choices = vec![None; llm.bank.slots.len()];
+        choices[1] = Some(0);
+        choices[2] = Some(1);
+        let program = llm.bank.program(&choices);
+        let fixed = llm
+            .reply(&expansion(ActionKind::Fix, program.clone(), Some("SyntaxError: expected ':' (line 4)")), &mut rng);
+        assert_eq!(choices_of(&llm, ActionKind::Fix, &fixed), [None, Some(0), None, None, None, None]);
+        // Improve aims at the logic fault; its repair 0.4 caps the odds.
+        let repaired = (0..1000)
+            .filter(|_| {
+                let reply = llm.reply(&expansion(ActionKind::Improve, program.clone(), None), &mut rng);
+                choices_of(&llm, ActionKind::Improve, &reply)[1].is_none()
+            })
+            .count();
+        assert!((360..440).contains(&repaired), "{repaired}");
+    }
+
+    #[test]
+    fn the_errors_line_names_its_slot() {
+        assert_eq!(error_line("SyntaxError: expected ':' (line 4)"), Some(4));
+        assert_eq!(error_line("no line here"), None);
+    }
+}

@@ -1,0 +1,136 @@
+//! A search as a value: the method with its parameters, the task, the budget, the seed and the
+//! simulated LLM's odds. The same spec with the simulated LLM gives the same search, bit for bit.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::bank::search_tasks;
+use super::gif_mcts::{GifMcts, GifMctsParams};
+use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use super::world_coder::{WorldCoder, WorldCoderParams};
+use super::zero_shot::ZeroShot;
+use super::{Expanded, Expansion, Method, Search, SearchTask, TestsScorer};
+use crate::RunRng;
+use crate::params::Parameters;
+use crate::prompts::PromptSet;
+
+/// A method and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodSpec {
+    GifMcts(GifMctsParams),
+    WorldCoder(WorldCoderParams),
+    ZeroShot,
+}
+
+impl MethodSpec {
+    /// The methods by name: the three of seed 004's tables, and GIF-MCTS's ablations (Table 6).
+    pub const NAMES: [&str; 6] =
+        ["gif-mcts", "worldcoder", "zero-shot", "gif-mcts-no-generate", "gif-mcts-no-improve", "gif-mcts-no-fix"];
+
+    /// The method by its name, with its defaults.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        let gif = GifMctsParams::default();
+        match name {
+            "gif-mcts" => Ok(Self::GifMcts(gif)),
+            "worldcoder" => Ok(Self::WorldCoder(WorldCoderParams::default())),
+            "zero-shot" => Ok(Self::ZeroShot),
+            "gif-mcts-no-generate" => Ok(Self::GifMcts(GifMctsParams { allow_generate: false, ..gif })),
+            "gif-mcts-no-improve" => Ok(Self::GifMcts(GifMctsParams { allow_improve: false, ..gif })),
+            "gif-mcts-no-fix" => Ok(Self::GifMcts(GifMctsParams { fix_chain: 0, ..gif })),
+            _ => Err(format!("unknown method '{name}'; valid: {}", Self::NAMES.join(", "))),
+        }
+    }
+
+    /// Its name; GIF-MCTS with an action switched off is named for its ablation.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::GifMcts(p) if !p.allow_generate => Self::NAMES[3],
+            Self::GifMcts(p) if !p.allow_improve => Self::NAMES[4],
+            Self::GifMcts(p) if p.fix_chain == 0 => Self::NAMES[5],
+            Self::GifMcts(_) => Self::NAMES[0],
+            Self::WorldCoder(_) => Self::NAMES[1],
+            Self::ZeroShot => Self::NAMES[2],
+        }
+    }
+
+    pub fn build(&self) -> AnyMethod {
+        match self {
+            Self::GifMcts(p) => AnyMethod::GifMcts(GifMcts::new(p.clone())),
+            Self::WorldCoder(p) => AnyMethod::WorldCoder(WorldCoder::new(p.clone())),
+            Self::ZeroShot => AnyMethod::ZeroShot(ZeroShot),
+        }
+    }
+}
+
+/// Any method, for hosts that hold searches of every kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyMethod {
+    GifMcts(GifMcts),
+    WorldCoder(WorldCoder),
+    ZeroShot(ZeroShot),
+}
+
+impl Method for AnyMethod {
+    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion> {
+        match self {
+            Self::GifMcts(m) => m.next(rng),
+            Self::WorldCoder(m) => m.next(rng),
+            Self::ZeroShot(m) => m.next(rng),
+        }
+    }
+
+    fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng) {
+        match self {
+            Self::GifMcts(m) => m.absorb(expanded, rng),
+            Self::WorldCoder(m) => m.absorb(expanded, rng),
+            Self::ZeroShot(m) => m.absorb(expanded, rng),
+        }
+    }
+}
+
+/// A program search on a task, on the tests' scores.
+pub type ProgramSearch = Search<AnyMethod, TestsScorer>;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SearchSpec {
+    pub method: MethodSpec,
+    /// The task's id (a bundled search task).
+    pub task: String,
+    /// LLM calls allowed (seed 004 §5.2: 20 on APPS).
+    pub budget: u32,
+    pub seed: u64,
+    /// The simulated LLM's odds (used when no endpoint answers).
+    pub simulated_llm: SimulatedLlmParams,
+}
+
+impl SearchSpec {
+    pub const MAX_BUDGET: u32 = 1_000;
+
+    pub fn new(method: MethodSpec, task: &str, budget: u32, seed: u64) -> Self {
+        Self { method, task: task.to_owned(), budget, seed, simulated_llm: SimulatedLlmParams::default() }
+    }
+
+    /// The search of this spec on its bundled task, answered offline by the simulated LLM with the
+    /// task's bank.
+    pub fn build(&self, prompts: PromptSet) -> Result<ProgramSearch, String> {
+        let tasks = search_tasks();
+        let bank = tasks.iter().find(|t| t.id == self.task).ok_or_else(|| {
+            let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+            format!("unknown search task '{}'; valid: {}", self.task, ids.join(", "))
+        })?;
+        let simulated = SimulatedLlm { params: self.simulated_llm.clone(), bank: bank.clone() };
+        Ok(self.build_on(bank.search_task(), prompts)?.with_simulated_llm(simulated))
+    }
+
+    /// The search of this spec on `task` (whose id replaces the spec's), without a simulated LLM:
+    /// an endpoint must answer it.
+    pub fn build_on(&self, task: SearchTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
+        if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
+            return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
+        }
+        self.simulated_llm.validate()?;
+        let scorer = TestsScorer::new(task.tests.clone());
+        Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
+    }
+}
