@@ -56,7 +56,7 @@ impl MethodSpec {
 
     pub fn build(&self) -> AnyMethod {
         match self {
-            Self::GifMcts(p) => AnyMethod::GifMcts(GifMcts::new(p.clone())),
+            Self::GifMcts(p) => AnyMethod::GifMcts(Box::new(GifMcts::new(p.clone()))),
             Self::WorldCoder(p) => AnyMethod::WorldCoder(WorldCoder::new(p.clone())),
             Self::ZeroShot => AnyMethod::ZeroShot(ZeroShot),
         }
@@ -66,7 +66,8 @@ impl MethodSpec {
 /// Any method, for hosts that hold searches of every kind.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AnyMethod {
-    GifMcts(GifMcts),
+    // Boxed: the tree's bookkeeping is several times the size of the others.
+    GifMcts(Box<GifMcts>),
     WorldCoder(WorldCoder),
     ZeroShot(ZeroShot),
 }
