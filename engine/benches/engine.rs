@@ -1,7 +1,8 @@
 //! Engine throughput: environment steps per second under a random legal policy; the seed 003
 //! headline run (orchestrator Q-learning, 5000 episodes; the seed reports 0.41 s in Python); DQN
 //! train steps at batch 64 in both configurations; and the playground executive DQN run until
-//! success(last100) reaches 99%.
+//! success(last100) reaches 99%; and GIF-MCTS's bookkeeping (selection, expansion,
+//! backpropagation) over a 1000-node tree, without LLM or Python.
 
 use std::hint::black_box;
 
@@ -103,5 +104,42 @@ fn executive_dqn_to_99(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, environment_steps, orchestrator_q_learning_5000, dqn_train_step, executive_dqn_to_99);
+/// 1000 GIF-MCTS iterations on outcomes drawn at random: a score, one bug in five, programs of
+/// 3 to 40 lines (short ones are terminal).
+fn gif_mcts_1000_nodes(c: &mut Criterion) {
+    use engine::search::gif_mcts::{GifMcts, GifMctsParams};
+    use engine::search::{Evaluation, Expanded, Method};
+    use rand::Rng;
+    let programs: Vec<String> = (3..=40).map(|n| (0..n).map(|i| format!("x{i} = {i}\n")).collect()).collect();
+    let mut group = c.benchmark_group("gif_mcts");
+    group.throughput(Throughput::Elements(1000));
+    group.bench_function("1000_nodes", |b| {
+        b.iter(|| {
+            let mut rng = RunRng::seed_from_u64(1);
+            let mut search = GifMcts::new(GifMctsParams::default());
+            for _ in 0..1000 {
+                let expansion = search.next(&mut rng).expect("GIF-MCTS always has an action left");
+                let bug = rng.random_bool(0.2);
+                let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
+                let program = programs[rng.random_range(0..programs.len())].clone();
+                let evaluation = Evaluation { score, bug, error: None, example: None };
+                search.absorb(
+                    &Expanded { kind: expansion.kind, program, evaluation, kept_prefix: None, llm_calls: 0 },
+                    &mut rng,
+                );
+            }
+            black_box(search.nodes().len())
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    environment_steps,
+    orchestrator_q_learning_5000,
+    dqn_train_step,
+    executive_dqn_to_99,
+    gif_mcts_1000_nodes
+);
 criterion_main!(benches);
