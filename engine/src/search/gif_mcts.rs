@@ -105,6 +105,8 @@ pub struct Node {
     /// The whole program, whose score is the node's value.
     pub program: String,
     pub evaluation: Option<Evaluation>,
+    /// Which expansion made it, in the search's order (the latest, for a re-expanded terminal).
+    pub expansion: Option<usize>,
 }
 
 impl Node {
@@ -123,6 +125,7 @@ impl Node {
             state: String::new(),
             program: String::new(),
             evaluation: None,
+            expansion: None,
         }
     }
 
@@ -171,6 +174,8 @@ pub struct GifMcts {
     /// Temporary values of buggy nodes by fixes left.
     bug_values: Vec<f64>,
     selection: Option<Selection>,
+    /// Expansions absorbed so far.
+    absorbed: usize,
 }
 
 impl GifMcts {
@@ -195,7 +200,7 @@ impl GifMcts {
         root.expanded = true;
         root.visits = 1;
         root.fixes_left = f;
-        let mut search = Self { params, nodes: vec![root], models, globals, bug_values, selection: None };
+        let mut search = Self { params, nodes: vec![root], models, globals, bug_values, selection: None, absorbed: 0 };
         search.offer(0, ActionKind::Generate, 1);
         search
     }
@@ -343,6 +348,7 @@ impl Method for GifMcts {
         let fixes_left =
             if bug && kind == ActionKind::Fix { self.nodes[parent].fixes_left.saturating_sub(1) } else { p.fix_chain };
         let bug_value = self.bug_values[fixes_left as usize];
+        self.absorbed += 1;
         let (allow_generate, allow_improve) = (p.allow_generate, p.allow_improve);
         {
             let node = &mut self.nodes[child];
@@ -350,6 +356,7 @@ impl Method for GifMcts {
             node.state = lines[..lines.len().min(wanted)].join("\n");
             node.program = expanded.program.clone();
             node.evaluation = Some(expanded.evaluation.clone());
+            node.expansion = Some(self.absorbed);
             node.terminal = terminal;
             node.bug = bug;
             node.fixes_left = fixes_left;

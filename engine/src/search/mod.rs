@@ -201,10 +201,17 @@ pub struct Progress {
     pub best_score: f64,
 }
 
+/// An LLM call as it went: the prompt's user message and the raw reply (or why there was none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub prompt: String,
+    pub reply: String,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Pending {
     Chat(ChatCall, Expansion),
-    Test(ProgramRequest, Expansion, Option<bool>),
+    Test(ProgramRequest, Expansion, Option<bool>, CallRecord),
     Done,
 }
 
@@ -223,6 +230,8 @@ pub struct Search<M, S> {
     llm_calls: u32,
     usage: Usage,
     expansions: Vec<Expanded>,
+    /// The call behind each expansion.
+    calls: Vec<CallRecord>,
     best: Option<(String, f64)>,
     progress: Vec<Progress>,
     ended: String,
@@ -255,6 +264,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             llm_calls: 0,
             usage: Usage::default(),
             expansions: Vec::new(),
+            calls: Vec::new(),
             best: None,
             progress: Vec::new(),
             ended: String::new(),
@@ -281,6 +291,11 @@ impl<M: Method, S: Scorer> Search<M, S> {
     /// Every expansion in order.
     pub fn expansions(&self) -> &[Expanded] {
         &self.expansions
+    }
+
+    /// The call behind each expansion, in the same order.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.calls
     }
 
     /// The best program and its score.
@@ -349,7 +364,15 @@ impl<M: Method, S: Scorer> Search<M, S> {
         }
     }
 
-    fn settle(&mut self, expansion: Expansion, program: String, evaluation: Evaluation, kept_prefix: Option<bool>) {
+    fn settle(
+        &mut self,
+        expansion: Expansion,
+        program: String,
+        evaluation: Evaluation,
+        kept_prefix: Option<bool>,
+        record: CallRecord,
+    ) {
+        self.calls.push(record);
         let score = evaluation.score;
         let expanded = Expanded { kind: expansion.kind, program, evaluation, kept_prefix, llm_calls: self.llm_calls };
         self.method.absorb(&expanded, &mut self.rng);
@@ -370,7 +393,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn need(&self) -> Need<'_> {
         match &self.pending {
             Pending::Chat(call, _) => Need::Chat(call),
-            Pending::Test(request, _, _) => Need::Test(request),
+            Pending::Test(request, ..) => Need::Test(request),
             Pending::Done => Need::Done,
         }
     }
@@ -381,41 +404,49 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     }
 
     fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
-        let Pending::Chat(_, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
+        let Pending::Chat(call, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
             return;
         };
         self.llm_calls += 1;
-        let program = match outcome {
+        let prompt = call.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+        let (program, reply) = match outcome {
             ChatOutcome::Reply { text, usage } => {
                 self.usage.add(usage);
-                program_of(expansion.kind, &text).ok_or_else(|| {
+                let program = program_of(expansion.kind, &text).ok_or_else(|| {
                     format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
-                })
+                });
+                (program, text)
             }
             ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
-            ChatOutcome::Failed(failure) => Err(format!("the LLM call failed: {}", failure.message)),
+            ChatOutcome::Failed(failure) => {
+                let why = format!("the LLM call failed: {}", failure.message);
+                (Err(why.clone()), why)
+            }
         };
+        let record = CallRecord { prompt, reply };
         let program = match program {
             Ok(program) => program,
-            Err(why) => return self.settle(expansion, String::new(), Evaluation::no_program(why), None),
+            Err(why) => return self.settle(expansion, String::new(), Evaluation::no_program(why), None, record),
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program) {
             Some(verdict) => {
                 let evaluation = self.scorer.evaluate(verdict, &mut self.rng);
-                self.settle(expansion, program, evaluation, kept_prefix);
+                self.settle(expansion, program, evaluation, kept_prefix, record);
             }
-            None => self.pending = Pending::Test(self.scorer.request(&program), expansion, kept_prefix),
+            None => self.pending = Pending::Test(self.scorer.request(&program), expansion, kept_prefix, record),
         }
     }
 
     fn test_done(&mut self, verdict: ProgramVerdict, _now_ms: f64) {
-        let Pending::Test(request, expansion, kept_prefix) = std::mem::replace(&mut self.pending, Pending::Done) else {
+        let Pending::Test(request, expansion, kept_prefix, record) =
+            std::mem::replace(&mut self.pending, Pending::Done)
+        else {
             return;
         };
         let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
         self.verdicts.insert(request.code.clone(), verdict);
-        self.settle(expansion, request.code, evaluation, kept_prefix);
+        self.settle(expansion, request.code, evaluation, kept_prefix, record);
     }
 
     /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.

@@ -90,6 +90,20 @@ impl Method for AnyMethod {
     }
 }
 
+/// A node of a search's tree as views draw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TreeNode {
+    pub parent: Option<usize>,
+    /// The action that made it: `g1`, `i2`, `f1` … for GIF-MCTS, the action's name otherwise.
+    pub label: String,
+    /// Its expansion in the search's order (`None` for the root).
+    pub expansion: Option<usize>,
+    pub visits: u32,
+    /// GIF-MCTS's backed-up value (a bug's temporary value), else the program's score.
+    pub value: f64,
+    pub bug: bool,
+}
+
 /// A program search on a task, on the tests' scores.
 pub type ProgramSearch = Search<AnyMethod, TestsScorer>;
 
@@ -133,5 +147,50 @@ impl SearchSpec {
         self.simulated_llm.validate()?;
         let scorer = TestsScorer::new(task.tests.clone());
         Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
+    }
+}
+
+impl ProgramSearch {
+    /// The tree of programs: GIF-MCTS's expanded nodes; WorldCoder's programs under the one each
+    /// refined; zero-shot's samples under the empty program.
+    pub fn tree(&self) -> Vec<TreeNode> {
+        let root = TreeNode { parent: None, label: "root".into(), expansion: None, visits: 1, value: 0.0, bug: false };
+        let expansions = self.expansions();
+        let flat = |parent_of: &dyn Fn(usize) -> usize| {
+            let children = expansions.iter().enumerate().map(|(i, e)| TreeNode {
+                parent: Some(parent_of(i)),
+                label: e.kind.name().into(),
+                expansion: Some(i),
+                visits: 1,
+                value: e.evaluation.score,
+                bug: e.evaluation.bug,
+            });
+            std::iter::once(root.clone()).chain(children).collect()
+        };
+        match self.method() {
+            AnyMethod::GifMcts(search) => {
+                let nodes = search.nodes();
+                // Expanded nodes only, renumbered in the arena's order.
+                let kept: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].expanded).collect();
+                let index_of = |id: usize| kept.iter().position(|&k| k == id);
+                kept.iter()
+                    .map(|&i| {
+                        let n = &nodes[i];
+                        TreeNode {
+                            parent: n.parent.and_then(index_of),
+                            label: n
+                                .action
+                                .map_or_else(|| "root".into(), |(kind, k)| format!("{}{k}", &kind.name()[..1])),
+                            expansion: n.expansion,
+                            visits: n.visits,
+                            value: n.value(),
+                            bug: n.bug,
+                        }
+                    })
+                    .collect()
+            }
+            AnyMethod::WorldCoder(search) => flat(&|i| search.pool()[i].parent.map_or(0, |p| p + 1)),
+            AnyMethod::ZeroShot(_) => flat(&|_| 0),
+        }
     }
 }

@@ -195,3 +195,52 @@ fn improve_and_fix_take_the_program_after_the_correct_code_heading() {
         "generate has no critique: the longest block"
     );
 }
+
+/// A bundled task's search on the simulated LLM, with verdicts from the bank: a program passes
+/// the tests its faults do not break (every fault breaks one test here: the first).
+fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
+    use crate::effects::OfflineLlm;
+    let spec = spec::SearchSpec::new(spec::MethodSpec::parse(method).unwrap(), "binary_search", 15, seed);
+    let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
+    let mut search = spec.build(PromptSet::default()).unwrap();
+    let mut llm = OfflineLlm::new(seed);
+    loop {
+        match search.need() {
+            Need::Chat(_) => {
+                let outcome = llm.reply(&search);
+                search.chat_done(outcome, 0.0);
+            }
+            Need::Test(request) => {
+                let choices = bank.parse(&request.code).expect("the simulated LLM writes bank programs");
+                let faults = choices.iter().filter(|c| c.is_some()).count() as u32;
+                let syntax = choices
+                    .iter()
+                    .enumerate()
+                    .any(|(s, c)| c.is_some_and(|f| bank.slots[s].faults[f].kind == bank::FaultKind::Syntax));
+                let v = verdict(request, 4u32.saturating_sub(faults), syntax);
+                search.test_done(v, 0.0);
+            }
+            _ => return search,
+        }
+    }
+}
+
+#[test]
+fn searches_on_the_simulated_llm_replay_identically_and_draw_their_trees() {
+    for method in ["gif-mcts", "worldcoder", "zero-shot"] {
+        let (a, b) = (simulated(method, 3), simulated(method, 3));
+        assert_eq!(a.expansions(), b.expansions(), "{method}");
+        assert_eq!(a.calls().len(), a.expansions().len());
+        assert!(a.calls()[0].prompt.contains("binary_search") && a.calls()[0].reply.contains("```python"));
+        let tree = a.tree();
+        assert_eq!(tree[0].parent, None);
+        assert!(tree.iter().skip(1).all(|n| n.parent.is_some_and(|p| p < tree.len())), "{method}: {tree:?}");
+        // Every expansion is a node (GIF-MCTS may have re-expanded a terminal one).
+        let drawn = tree.iter().filter(|n| n.expansion.is_some()).count();
+        assert!(drawn <= a.expansions().len() && drawn > 0, "{method}");
+        if method != "gif-mcts" {
+            assert_eq!(drawn, a.expansions().len());
+        }
+    }
+    assert_ne!(simulated("gif-mcts", 3).expansions(), simulated("gif-mcts", 4).expansions(), "seeds differ");
+}

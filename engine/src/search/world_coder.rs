@@ -32,6 +32,8 @@ impl Default for WorldCoderParams {
 /// A program in the pool, with its Beta's parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
+    /// The program this one refined (`None` for the first, generated one).
+    pub parent: Option<usize>,
     pub program: String,
     pub evaluation: Evaluation,
     pub alpha: f64,
@@ -84,13 +86,15 @@ impl Method for WorldCoder {
 
     fn absorb(&mut self, expanded: &Expanded, _rng: &mut RunRng) {
         let r = expanded.evaluation.score;
-        if let Some(refined) = self.refining.take() {
+        let parent = self.refining.take();
+        if let Some(refined) = parent {
             let strict = if r >= 1.0 { 1.0 } else { 0.0 };
             self.pool[refined].alpha += strict;
             self.pool[refined].beta += 1.0 - strict;
         }
         let c = self.params.score_weight;
         self.pool.push(Candidate {
+            parent,
             program: expanded.program.clone(),
             evaluation: expanded.evaluation.clone(),
             alpha: 1.0 + c * r,
@@ -134,12 +138,14 @@ mod tests {
         let mut method = WorldCoder::new(WorldCoderParams::default());
         method.pool = vec![
             Candidate {
+                parent: None,
                 program: "a".into(),
                 evaluation: expanded(ActionKind::Improve, 0.6, false).evaluation,
                 alpha: 4.0,
                 beta: 3.0,
             },
             Candidate {
+                parent: None,
                 program: "b".into(),
                 evaluation: expanded(ActionKind::Fix, 0.0, true).evaluation,
                 alpha: 1.0,
