@@ -160,7 +160,8 @@ test('prompts are editable, checked before use, and restorable to the defaults',
 
 test('endpoint settings that an older page kept in localStorage move to the settings store', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  // The first page is up before the old setting appears, so it cannot race the reload for it.
+  await new Playground(page).open();
   const legacy = {
     preset: 'custom', base_url: 'http://127.0.0.1:9/v1', model: 'kept-model', temperature: 0.7, top_p: 1, max_tokens: 1024,
     price_prompt_per_million: 0, price_completion_per_million: 0, timeout_s: 60, max_retries: 3,

@@ -22,6 +22,7 @@ mod policy;
 mod python;
 mod run_book;
 mod runs_table;
+mod search_pane;
 mod share_panel;
 mod shared_results;
 mod task_files;
@@ -47,6 +48,7 @@ use crate::policy::PolicyPanel;
 use crate::python::Python;
 use crate::run_book::RunBook;
 use crate::runs_table::RunsTable;
+use crate::search_pane::SearchPane;
 use crate::share_panel::{SharePanel, Sharing};
 use crate::shared_results::SharedResultsPanel;
 use crate::tree_view::TreeView;
@@ -130,7 +132,8 @@ fn App() -> impl IntoView {
                 <PolicyPanel runs=runs selected_run=book.selected />
             </div>
             <PythonPane python=python.clone() imported=imported_tasks />
-            <LivePanel runs=runs imported=imported_tasks python=python />
+            <LivePanel runs=runs imported=imported_tasks python=python.clone() />
+            <SearchPane python=python />
             <About />
         </main>
     }

@@ -6,8 +6,14 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The panes, by element id and label.
-const PANES: [(&str, &str); 5] =
-    [("train", "Train"), ("results", "Results"), ("live", "Live mode"), ("python-pane", "Python"), ("about", "About")];
+const PANES: [(&str, &str); 6] = [
+    ("train", "Train"),
+    ("results", "Results"),
+    ("live", "Live mode"),
+    ("search", "Search"),
+    ("python-pane", "Python"),
+    ("about", "About"),
+];
 
 /// A share link's fragment holds `key=value` pairs; one without is an in-page anchor (`#seed-000`).
 pub fn is_share_fragment(fragment: &str) -> bool {

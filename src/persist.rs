@@ -58,11 +58,16 @@ pub mod setting {
 /// The setting `name` (none before it was first kept). A setting that an older page kept in
 /// `localStorage` under `rlcg.<name>` is moved here, so that no setting is lost.
 pub async fn load_setting(name: &'static str) -> Option<String> {
+    let local = window().local_storage().ok().flatten();
+    let legacy = format!("rlcg.{name}");
     if let Some(text) = JsFuture::from(get_setting(name)).await.ok().and_then(|v| v.as_string()) {
+        // Moved already (a page that stopped between keeping it here and forgetting it there).
+        if let Some(local) = &local {
+            let _ = local.remove_item(&legacy);
+        }
         return Some(text);
     }
-    let local = window().local_storage().ok().flatten()?;
-    let legacy = format!("rlcg.{name}");
+    let local = local?;
     let text = local.get_item(&legacy).ok().flatten()?;
     if JsFuture::from(put_setting(name, text.clone())).await.is_ok() {
         let _ = local.remove_item(&legacy);

@@ -348,7 +348,6 @@ impl Method for GifMcts {
         let fixes_left =
             if bug && kind == ActionKind::Fix { self.nodes[parent].fixes_left.saturating_sub(1) } else { p.fix_chain };
         let bug_value = self.bug_values[fixes_left as usize];
-        self.absorbed += 1;
         let (allow_generate, allow_improve) = (p.allow_generate, p.allow_improve);
         {
             let node = &mut self.nodes[child];
@@ -357,6 +356,7 @@ impl Method for GifMcts {
             node.program = expanded.program.clone();
             node.evaluation = Some(expanded.evaluation.clone());
             node.expansion = Some(self.absorbed);
+            self.absorbed += 1;
             node.terminal = terminal;
             node.bug = bug;
             node.fixes_left = fixes_left;

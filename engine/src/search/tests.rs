@@ -241,6 +241,17 @@ fn searches_on_the_simulated_llm_replay_identically_and_draw_their_trees() {
         if method != "gif-mcts" {
             assert_eq!(drawn, a.expansions().len());
         }
+        // A node's expansion is the one that wrote its program: the same action (GIF-MCTS's fixes
+        // can clear a node's bug later, so only the action is compared).
+        for node in tree.iter().filter(|n| n.expansion.is_some()) {
+            let e = &a.expansions()[node.expansion.unwrap()];
+            assert_eq!(e.kind.name().chars().next(), node.label.chars().next(), "{method}: {node:?}");
+        }
+        if let spec::AnyMethod::GifMcts(gif) = a.method() {
+            for node in gif.nodes().iter().filter(|n| n.expanded && n.expansion.is_some()) {
+                assert_eq!(node.program, a.expansions()[node.expansion.unwrap()].program);
+            }
+        }
     }
     assert_ne!(simulated("gif-mcts", 3).expansions(), simulated("gif-mcts", 4).expansions(), "seeds differ");
 }

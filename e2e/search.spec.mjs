@@ -1,0 +1,49 @@
+import { test, expect } from '@playwright/test';
+import { Playground, watchErrors } from './helpers.mjs';
+
+test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the tree and a node\'s details show', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#search-task').selectOption('binary_search');
+  await page.locator('#search-method').selectOption('gif-mcts');
+  await page.locator('#search-go').click();
+  // The same search as `rlcg search --task binary_search --seed 1`: solved at the 7th call.
+  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
+  await expect(page.locator('#search-best')).toContainText('# score 1.000');
+  await expect(page.locator('#search-best')).toContainText('def binary_search(nums, target):');
+  // The root and seven programs.
+  await expect(page.locator('#search-tree .node')).toHaveCount(8);
+  // The root comes first, then the first program (generated from it).
+  await page.locator('#search-tree .node').nth(1).click();
+  await expect(page.locator('#search-node h3')).toContainText('Call 1 · generate');
+  await expect(page.locator('#search-node-code')).toContainText('def binary_search');
+  await expect(page.locator('#search-plot polyline')).toHaveCount(1);
+
+  // WorldCoder on the same task adds its curve to the plot.
+  await page.locator('#search-method').selectOption('worldcoder');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText(/^Search over: /, { timeout: 120_000 });
+  await expect(page.locator('#search-plot polyline')).toHaveCount(2);
+  expect(errors).toEqual([]);
+});
+
+test('a bad budget is named, and a search against an endpoint can be cancelled, keeping what it built', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await page.locator('#search-budget').fill('0');
+  await page.locator('#search-budget').dispatchEvent('change');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-error')).toHaveText('budget: 0 is outside 1..=1000');
+
+  await page.locator('#search-budget').fill('50');
+  await page.locator('#search-budget').dispatchEvent('change');
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-key');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-summary')).toContainText(/^[1-9]\d* LLM calls/, { timeout: 60_000 });
+  await page.locator('#search-cancel').click();
+  await expect(page.locator('#search-status')).toHaveText('Search over: cancelled.', { timeout: 60_000 });
+  await expect(page.locator('#search-tree .node').nth(1)).toBeVisible();
+  expect(errors).toEqual([]);
+});
