@@ -82,11 +82,21 @@ struct HistoryRow {
     trials: Vec<Trial>,
 }
 
-/// What the panel shows of the episode under way, and what it keeps of finished ones.
+/// The panel's state: what it shows of the episode under way, what it keeps of finished ones, and
+/// the actions that start episodes.
 #[derive(Clone, Copy)]
 struct LiveView {
     bridge: WorkerBridge,
+    llm_choice: LlmChoice,
+    python: StoredValue<Python, LocalStorage>,
     runs: RwSignal<Vec<RunData>>,
+    problem: RwSignal<Option<String>>,
+    running: RwSignal<bool>,
+    summary: RwSignal<Option<(LiveSummary, f64)>>,
+    validation: RwSignal<Option<ValidationTable>>,
+    cancel: StoredValue<CancelToken, LocalStorage>,
+    /// Seeds the offline LLM of each new action.
+    episodes_played: StoredValue<u64>,
     status: RwSignal<String>,
     stream: RwSignal<String>,
     messages: RwSignal<Vec<BlackboardMessage>>,
@@ -126,6 +136,80 @@ impl LiveView {
             cost,
         };
         self.history.update(|h| h.push(row));
+    }
+
+    /// The LLM and the prompts for a new action, or `None` once the problem is shown.
+    fn launch(self) -> Option<Launch> {
+        let seed = self.episodes_played.get_value() + 1;
+        let (llm, llm_label, endpoint) = match self.llm_choice.llm(seed) {
+            Ok(llm) => llm,
+            Err(message) => {
+                self.problem.set(Some(message));
+                return None;
+            }
+        };
+        self.episodes_played.set_value(seed);
+        let token = CancelToken::default();
+        self.cancel.set_value(token.clone());
+        Some(Launch { llm, llm_label, endpoint, prompts: self.llm_choice.prompts.get_untracked(), token })
+    }
+
+    fn begin(self) {
+        self.problem.set(None);
+        self.running.set(true);
+        self.summary.set(None);
+        self.stream.set(String::new());
+    }
+
+    /// One episode of `task` driven by `choice` (labelled `label`) under `env`.
+    fn play(self, choice: Choice, label: String, env: EnvSpec, task: LiveTask) {
+        let driver = if matches!(choice, Choice::Pipeline(_)) { Driver::Pipeline } else { Driver::Policy };
+        let Some(launch) = self.launch() else { return };
+        let mut episode = match LiveEpisode::new(&env, driver, task, launch.prompts.clone()) {
+            Ok(episode) => episode,
+            Err(message) => return self.problem.set(Some(message)),
+        };
+        self.begin();
+        let python = self.python.get_value();
+        let Launch { llm, llm_label, endpoint, token, .. } = launch;
+        leptos::task::spawn_local(async move {
+            self.perform(&mut episode, llm, &python, &token, choice.run(), |e| self.show(e)).await;
+            let cost = cost(endpoint.as_ref(), &episode);
+            self.status.set(format!("Episode over: {}.", episode.summary().ended));
+            self.summary.set(Some((episode.summary().clone(), cost)));
+            self.record(&episode, choice.run(), label, llm_label, cost);
+            self.running.set(false);
+        });
+    }
+
+    /// Seed 003 §5.2: run `run_id`'s policy (labelled `label`) and the pipeline (`pipeline_label`)
+    /// on each of the five tasks, one after the other, under `env`.
+    fn validate(self, run_id: u32, label: String, pipeline_label: String, env: EnvSpec) {
+        let Some(launch) = self.launch() else { return };
+        let mut run = match Validation::new(&env, LiveTask::seed003(), &launch.prompts) {
+            Ok(run) => run,
+            Err(message) => return self.problem.set(Some(message)),
+        };
+        self.begin();
+        self.validation.set(Some(run.table()));
+        let python = self.python.get_value();
+        let Launch { llm, llm_label, endpoint, token, .. } = launch;
+        leptos::task::spawn_local(async move {
+            let show = |v: &Validation| {
+                if let Some(episode) = v.current() {
+                    self.show(episode);
+                }
+                self.validation.set(Some(v.table()));
+            };
+            self.perform(&mut run, llm, &python, &token, Some(run_id), show).await;
+            for episode in run.finished() {
+                let driver = if episode.driver() == Driver::Policy { label.clone() } else { pipeline_label.clone() };
+                self.record(episode, Some(run_id), driver, llm_label.clone(), cost(endpoint.as_ref(), episode));
+            }
+            self.status.set(format!("Validation over: {} of 10 episodes played.", run.finished().len()));
+            self.validation.set(Some(run.table()));
+            self.running.set(false);
+        });
     }
 
     /// Performs `task`'s needs: run `run_id`'s trained policy answers its decisions, brought back
@@ -179,17 +263,19 @@ fn cost(endpoint: Option<&ProviderSettings>, episode: &LiveEpisode) -> f64 {
 
 #[component]
 pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTask>>, python: Python) -> impl IntoView {
-    let python = StoredValue::new_local(python);
-    let llm_choice = expect_context::<LlmChoice>();
-
     let task_id = RwSignal::new(String::new());
     let choice_value = RwSignal::new(String::new());
-    let problem = RwSignal::new(None::<String>);
-    let summary = RwSignal::new(None::<(LiveSummary, f64)>);
-    let validation = RwSignal::new(None::<ValidationTable>);
     let view = LiveView {
         bridge: expect_context::<WorkerBridge>(),
+        llm_choice: expect_context::<LlmChoice>(),
+        python: StoredValue::new_local(python),
         runs,
+        problem: RwSignal::new(None),
+        running: RwSignal::new(false),
+        summary: RwSignal::new(None),
+        validation: RwSignal::new(None),
+        cancel: StoredValue::new_local(CancelToken::default()),
+        episodes_played: StoredValue::new(0),
         status: RwSignal::new(String::new()),
         stream: RwSignal::new(String::new()),
         messages: RwSignal::new(Vec::new()),
@@ -197,9 +283,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
         restoration: RwSignal::new(None),
         history: RwSignal::new(Vec::new()),
     };
-    let running = RwSignal::new(false);
-    let cancel = StoredValue::new_local(CancelToken::default());
-    let episodes_played = StoredValue::new(0u64);
+    let (problem, running, summary) = (view.problem, view.running, view.summary);
 
     let tasks = move || {
         let mut all = LiveTask::bundled();
@@ -216,57 +300,18 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
     let label_of = move |wanted: Choice| {
         choices.get_untracked().into_iter().find(|(c, _)| *c == wanted).map(|(_, l)| l).unwrap_or_default()
     };
-
     // The environment's parameters: a trained run's, whose rewards its policy learned (the fixed
     // pipeline compared with it follows them too), or the seed's.
     let env_spec = move |choice: Choice| {
         let of_run = |id| runs.with(|runs| runs.iter().find(|r| r.id == id).map(|r| r.spec.env.clone()));
         choice.run().and_then(of_run).unwrap_or_else(|| choice.env().default_spec())
     };
-    // The LLM and the prompts for a new action, or why there are none.
-    let launch = move || -> Option<Launch> {
-        let seed = episodes_played.get_value() + 1;
-        let (llm, llm_label, endpoint) = match llm_choice.llm(seed) {
-            Ok(llm) => llm,
-            Err(message) => {
-                problem.set(Some(message));
-                return None;
-            }
-        };
-        episodes_played.set_value(seed);
-        let token = CancelToken::default();
-        cancel.set_value(token.clone());
-        Some(Launch { llm, llm_label, endpoint, prompts: llm_choice.prompts.get_untracked(), token })
-    };
-    let begin = move || {
-        problem.set(None);
-        running.set(true);
-        summary.set(None);
-        view.stream.set(String::new());
-    };
     let play = move |choice: Choice, label: String, env: EnvSpec| {
-        let all = tasks();
-        let wanted = task_id.get_untracked();
-        let Some(task) = all.iter().find(|t| t.id == wanted).or(all.first()).cloned() else {
-            return problem.set(Some("there is no task to solve".into()));
-        };
-        let driver = if matches!(choice, Choice::Pipeline(_)) { Driver::Pipeline } else { Driver::Policy };
-        let Some(launch) = launch() else { return };
-        let mut episode = match LiveEpisode::new(&env, driver, task, launch.prompts.clone()) {
-            Ok(episode) => episode,
-            Err(message) => return problem.set(Some(message)),
-        };
-        begin();
-        let python = python.get_value();
-        let Launch { llm, llm_label, endpoint, token, .. } = launch;
-        leptos::task::spawn_local(async move {
-            view.perform(&mut episode, llm, &python, &token, choice.run(), |e| view.show(e)).await;
-            let cost = cost(endpoint.as_ref(), &episode);
-            view.status.set(format!("Episode over: {}.", episode.summary().ended));
-            summary.set(Some((episode.summary().clone(), cost)));
-            view.record(&episode, choice.run(), label, llm_label, cost);
-            running.set(false);
-        });
+        let (all, wanted) = (tasks(), task_id.get_untracked());
+        match all.iter().find(|t| t.id == wanted).or(all.first()).cloned() {
+            Some(task) => view.play(choice, label, env, task),
+            None => problem.set(Some("there is no task to solve".into())),
+        }
     };
     let go = move |_| {
         if let Some((choice, label)) = chosen() {
@@ -279,39 +324,13 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
             play(pipeline, label_of(pipeline), env_spec(choice));
         }
     };
-    // Seed 003 §5.2: the policy and the pipeline on each of the five tasks, one after the other.
-    let validate = move |_| {
-        let Some((choice @ Choice::Run(run_id, env), label)) = chosen() else {
-            return problem.set(Some(
-                "choose a trained policy to validate: the validation compares it with the fixed pipeline".into(),
-            ));
-        };
-        let Some(launch) = launch() else { return };
-        let mut run = match Validation::new(&env_spec(choice), LiveTask::seed003(), &launch.prompts) {
-            Ok(run) => run,
-            Err(message) => return problem.set(Some(message)),
-        };
-        begin();
-        validation.set(Some(run.table()));
-        let pipeline_label = label_of(Choice::Pipeline(env));
-        let python = python.get_value();
-        let Launch { llm, llm_label, endpoint, token, .. } = launch;
-        leptos::task::spawn_local(async move {
-            let show = |v: &Validation| {
-                if let Some(episode) = v.current() {
-                    view.show(episode);
-                }
-                validation.set(Some(v.table()));
-            };
-            view.perform(&mut run, llm, &python, &token, Some(run_id), show).await;
-            for episode in run.finished() {
-                let driver = if episode.driver() == Driver::Policy { label.clone() } else { pipeline_label.clone() };
-                view.record(episode, Some(run_id), driver, llm_label.clone(), cost(endpoint.as_ref(), episode));
-            }
-            view.status.set(format!("Validation over: {} of 10 episodes played.", run.finished().len()));
-            validation.set(Some(run.table()));
-            running.set(false);
-        });
+    let validate = move |_| match chosen() {
+        Some((choice @ Choice::Run(run_id, env), label)) => {
+            view.validate(run_id, label, label_of(Choice::Pipeline(env)), env_spec(choice))
+        }
+        _ => problem.set(Some(
+            "choose a trained policy to validate: the validation compares it with the fixed pipeline".into(),
+        )),
     };
     let trials = Signal::derive(move || {
         let env = chosen().map(|(c, _)| c.env());
@@ -350,7 +369,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
                 <button type="button" id="live-go" disabled=move || running.get() on:click=go>"Go"</button>
                 <button type="button" id="live-compare" disabled=move || running.get() on:click=compare title="Run the fixed pipeline of the same environment on the same task">"Compare with the fixed pipeline"</button>
                 <button type="button" id="live-validate" disabled=move || running.get() on:click=validate title="Seed 003 §5.2: the trained policy and the fixed pipeline, each on the five real tasks">"Validate on seed 003's five tasks"</button>
-                <button type="button" id="live-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
+                <button type="button" id="live-cancel" hidden=move || !running.get() on:click=move |_| view.cancel.with_value(CancelToken::cancel)>"Cancel"</button>
             </p>
             <p id="live-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="live-status" role="status">{move || view.status.get()}</p>
@@ -360,7 +379,7 @@ pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTa
                 "{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
                 if s.success { "success" } else { "no success" }, s.episode_return, s.agent_calls, s.llm_calls, s.test_runs,
                 s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
-            <ValidationView table=validation />
+            <ValidationView table=view.validation />
             <BlackboardTable messages=view.messages />
             <LiveSteps steps=view.steps />
             <LiveHistory history=view.history />
