@@ -37,6 +37,21 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toHaveText('budget: 0 is outside 1..=1000');
 
+  // The simulated LLM's odds are checked, then used: writing every slot right, zero-shot solves at once.
+  await page.locator('#search-budget').fill('20');
+  await page.locator('#search-budget').dispatchEvent('change');
+  await page.locator('#search-odds summary').click();
+  await page.locator('#odds-generate_correct').fill('2');
+  await page.locator('#odds-generate_correct').dispatchEvent('change');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-error')).toContainText('simulated LLM: generate_correct');
+  await page.locator('#odds-generate_correct').fill('1');
+  await page.locator('#odds-generate_correct').dispatchEvent('change');
+  await page.locator('#search-method').selectOption('zero-shot');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 60_000 });
+  await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
+
   await page.locator('#search-budget').fill('50');
   await page.locator('#search-budget').dispatchEvent('change');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-key');

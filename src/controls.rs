@@ -182,7 +182,7 @@ pub fn Controls(
 /// A folded section with one input per parameter field, explained by its doc comment; `texts`
 /// holds what is typed.
 #[component]
-fn ParamFields(
+pub fn ParamFields(
     id: &'static str,
     title: &'static str,
     /// Where the defaults come from, in words.

@@ -4,12 +4,15 @@
 //! tree as it grows, each program's details, the best program, and the best score against LLM
 //! calls for every search run here.
 
+use engine::params::{self, Parameters};
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
+use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec, TreeNode};
 use engine::search::{CallRecord, Expanded};
 use leptos::prelude::*;
 
+use crate::controls::ParamFields;
 use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
 use crate::llm_settings::LlmChoice;
@@ -52,6 +55,9 @@ pub fn SearchPane(python: Python) -> impl IntoView {
     let method = RwSignal::new(MethodSpec::NAMES[0].to_owned());
     let budget = RwSignal::new("20".to_owned());
     let seed = RwSignal::new("1".to_owned());
+    // The simulated LLM's odds, as the run form's parameters are edited.
+    let odds_fields = Memo::new(|_| params::fields(&SimulatedLlmParams::default().params_schema()));
+    let odds_texts = RwSignal::new(params::texts(&SimulatedLlmParams::default(), &odds_fields.get_untracked()));
     let problem = RwSignal::new(None::<String>);
     let (status, stream) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let snapshot = RwSignal::new(Snapshot::default());
@@ -66,7 +72,14 @@ pub fn SearchPane(python: Python) -> impl IntoView {
             let method = MethodSpec::parse(&method.get_untracked())?;
             let budget = budget.get_untracked().trim().parse().map_err(|_| "budget: a whole number of LLM calls")?;
             let seed = seed.get_untracked().trim().parse().map_err(|_| "seed: a whole number")?;
-            Ok::<_, String>(SearchSpec::new(method, &task.get_untracked(), budget, seed))
+            let mut spec = SearchSpec::new(method, &task.get_untracked(), budget, seed);
+            let odds = params::build(
+                &SimulatedLlmParams::default(),
+                &odds_fields.get_untracked(),
+                &odds_texts.get_untracked(),
+            );
+            spec.simulated_llm = odds.map_err(|e| format!("simulated LLM: {e}"))?;
+            Ok::<_, String>(spec)
         })();
         let prompts: PromptSet = llm_choice.prompts.get_untracked();
         let built = spec.and_then(|spec| Ok((spec.build(prompts)?, spec)));
@@ -110,6 +123,8 @@ pub fn SearchPane(python: Python) -> impl IntoView {
                 <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
                 <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
             </div>
+            <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
+                fields=odds_fields texts=odds_texts hidden=false locked=false />
             <p class="actions">
                 <button type="button" id="search-go" disabled=move || running.get() on:click=start>"Search"</button>
                 <button type="button" id="search-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
