@@ -1,6 +1,12 @@
 import { test, expect } from '@playwright/test';
 import { Playground, watchErrors } from './helpers.mjs';
 
+/** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
+async function setInput(page, selector, value) {
+  await page.locator(selector).fill(value);
+  await page.locator(selector).dispatchEvent('change');
+}
+
 test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the tree and a node\'s details show', async ({ page }) => {
   const errors = watchErrors(page);
   await new Playground(page).open();
@@ -32,28 +38,23 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
   const errors = watchErrors(page);
   const playground = new Playground(page);
   await playground.open();
-  await page.locator('#search-budget').fill('0');
-  await page.locator('#search-budget').dispatchEvent('change');
+  await setInput(page, '#search-budget', '0');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toHaveText('budget: 0 is outside 1..=1000');
 
   // The simulated LLM's odds are checked, then used: writing every slot right, zero-shot solves at once.
-  await page.locator('#search-budget').fill('20');
-  await page.locator('#search-budget').dispatchEvent('change');
+  await setInput(page, '#search-budget', '20');
   await page.locator('#search-odds summary').click();
-  await page.locator('#odds-generate_correct').fill('2');
-  await page.locator('#odds-generate_correct').dispatchEvent('change');
+  await setInput(page, '#odds-generate_correct', '2');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toContainText('simulated LLM: generate_correct');
-  await page.locator('#odds-generate_correct').fill('1');
-  await page.locator('#odds-generate_correct').dispatchEvent('change');
+  await setInput(page, '#odds-generate_correct', '1');
   await page.locator('#search-method').selectOption('zero-shot');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 60_000 });
   await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
 
-  await page.locator('#search-budget').fill('50');
-  await page.locator('#search-budget').dispatchEvent('change');
+  await setInput(page, '#search-budget', '50');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-key');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-summary')).toContainText(/^[1-9]\d* LLM calls/, { timeout: 60_000 });
