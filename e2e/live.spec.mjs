@@ -12,6 +12,14 @@ async function trainOrchestrator(page) {
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
 }
 
+/** Trains the orchestrator policy, then validates it on seed 003's five tasks against the stub's `model`. */
+async function validateOnSeed003(page, model) {
+  await trainOrchestrator(page);
+  await useStub(page, model);
+  await page.locator('#live-validate').click();
+  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+}
+
 /** Points live mode at the stub with `model` and the test key. */
 async function useStub(page, model) {
   await new Playground(page).useEndpoint(`${STUB}/v1`, model, KEY);
@@ -246,10 +254,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
 
 test("seed 003 §5.2: one action plays the learned policy and the fixed pipeline on the five tasks and shows the seed's table", async ({ page }) => {
   const errors = watchErrors(page);
-  await trainOrchestrator(page);
-  await useStub(page, 'stub-coder');
-  await page.locator('#live-validate').click();
-  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await validateOnSeed003(page, 'stub-coder');
   const rows = page.locator('#validation-table tbody tr');
   await expect(rows).toHaveCount(5);
   await expect(rows.first().locator('th')).toHaveText('seed003_sum_two_numbers');
@@ -268,12 +273,9 @@ test("seed 003 §5.2: one action plays the learned policy and the fixed pipeline
 
 test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate the odds, and a run trained on them carries them in its share link', async ({ page }) => {
   const errors = watchErrors(page);
-  await trainOrchestrator(page);
   // The stub's coder is wrong on its 1st, 3rd, ... call: each policy episode's first program (it
   // codes first), never the pipeline's (it plans first); the debugger is always right.
-  await useStub(page, 'stub-wrong-every-2');
-  await page.locator('#live-validate').click();
-  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await validateOnSeed003(page, 'stub-wrong-every-2');
   await expect(page.locator('#validation-policy-calls')).toHaveText('20');
   const odds = (name) => page.locator(`#calibration-table tr[data-odds="${name}"]`);
   const expected = {
