@@ -3,8 +3,10 @@
 // first time for each model name, then as stub-coder; stub-401 refuses the key and quotes it back,
 // as some providers do; stub-malformed streams a chunk that is not JSON; stub-nocode replies without
 // code; stub-wrong-every-<n> writes a wrong program on the coder's 1st, (n+1)th, (2n+1)th... call
-// for that model name (a known rate of 1/n; the debugger is always right); stub-escape-<name> answers with the sandbox escape <name> of escapes.mjs, aimed at the
-// red-team spec's beacon. GET /last-authorization tells which Authorization header the last
+// for that model name (a known rate of 1/n; the debugger is always right); stub-faults answers as
+// stub-coder except requests 2 to 5 (HTTP 500, Retry-After: 0, so a call and its 3 retries fail)
+// and request 7 (a malformed stream); stub-escape-<name> answers with the sandbox escape <name> of
+// escapes.mjs, aimed at the red-team spec's beacon. GET /last-authorization tells which Authorization header the last
 // request carried.
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, program } from './escapes.mjs';
@@ -30,6 +32,8 @@ const SOLUTIONS = {
 };
 // Coder calls so far, per stub-wrong-every-<n> model name.
 const coderCalls = new Map();
+// Requests so far for stub-faults.
+let faultRequests = 0;
 
 function wrongThisTime(system, model) {
   const every = /^stub-wrong-every-(\d+)$/.exec(model);
@@ -99,9 +103,17 @@ createServer((req, res) => {
       res.writeHead(200, { ...cors, 'Content-Type': 'text/event-stream' });
       return res.end('data: {"choices": [{"delta": {"content": "def\n\n');
     }
+    if (model === 'stub-faults') {
+      faultRequests += 1;
+      if (faultRequests >= 2 && faultRequests <= 5) return json(res, 500, { error: { message: 'internal error' } }, { 'Retry-After': '0' });
+      if (faultRequests === 7) {
+        res.writeHead(200, { ...cors, 'Content-Type': 'text/event-stream' });
+        return res.end('data: {"choices": [{"delta": {"content": "def\n\n');
+      }
+    }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
-    if (model === 'stub-coder' || known) {
+    if (model === 'stub-coder' || model === 'stub-faults' || known) {
       return stream(res, answer(request.messages ?? [], model));
     }
     return json(res, 404, { error: { message: `The model ${model} does not exist` } });

@@ -63,3 +63,25 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
   await expect(page.locator('#search-tree .node').nth(1)).toBeVisible();
   expect(errors).toEqual([]);
 });
+
+test('against the stub, a search survives a server error and a malformed reply: each marks its node and the search goes on', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await setInput(page, '#search-budget', '5');
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-faults', 'sk-e2e-key');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText('Search over: the budget of 5 LLM calls is spent.', { timeout: 60_000 });
+  await expect(page.locator('#search-summary')).toContainText('5 LLM calls');
+  // Call 2 met four 500s (the call and its three retries); call 4 a stream that is not JSON.
+  await expect(page.locator('#search-tree .node.bug')).toHaveCount(2);
+  await page.locator('#search-tree .node[data-call="2"]').click();
+  await expect(page.locator('#search-node-feedback')).toContainText('bug: the LLM call failed: HTTP 500: the server failed');
+  await page.locator('#search-tree .node[data-call="4"]').click();
+  await expect(page.locator('#search-node-feedback')).toContainText('bug: the LLM call failed: a streamed chunk is not JSON');
+  // The calls between were answered and scored.
+  await page.locator('#search-tree .node[data-call="5"]').click();
+  await expect(page.locator('#search-node-code')).toContainText('def solution');
+  // The browser logs each 500 it received; nothing else may be logged.
+  expect(errors.filter((e) => !e.includes('status of 500'))).toEqual([]);
+});

@@ -1,6 +1,7 @@
 //! Offline use: registers the service worker (`static/sw.js`) and tells the page when a newer build
 //! is installed and waiting, so the user can switch to it.
 
+use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -14,21 +15,27 @@ pub fn register(update_ready: RwSignal<bool>) {
         // offline use; the page works without it.
         let Ok(registration) = JsFuture::from(container.register("./sw.js")).await else { return };
         let registration: ServiceWorkerRegistration = registration.unchecked_into();
-        let controlled = move || window().navigator().service_worker().controller().is_some();
-        if registration.waiting().is_some() && controlled() {
-            update_ready.set(true);
+        // A new worker is offered while it waits, and no longer once it took over (or failed).
+        let watch = move |worker: ServiceWorker| {
+            let controlled = || window().navigator().service_worker().controller().is_some();
+            let watched = worker.clone();
+            let on_state = Closure::<dyn Fn()>::new(move || match watched.state() {
+                ServiceWorkerState::Installed => update_ready.set(controlled()),
+                ServiceWorkerState::Activated | ServiceWorkerState::Redundant => update_ready.set(false),
+                _ => {}
+            });
+            worker.set_onstatechange(Some(on_state.as_ref().unchecked_ref()));
+            on_state.forget();
+        };
+        if let Some(waiting) = registration.waiting() {
+            update_ready.set(window().navigator().service_worker().controller().is_some());
+            watch(waiting);
         }
         let watched = registration.clone();
         let on_update = Closure::<dyn Fn()>::new(move || {
-            let Some(installing) = watched.installing() else { return };
-            let worker = installing.clone();
-            let on_state = Closure::<dyn Fn()>::new(move || {
-                if worker.state() == ServiceWorkerState::Installed && controlled() {
-                    update_ready.set(true);
-                }
-            });
-            installing.set_onstatechange(Some(on_state.as_ref().unchecked_ref()));
-            on_state.forget();
+            if let Some(installing) = watched.installing() {
+                watch(installing);
+            }
         });
         registration.set_onupdatefound(Some(on_update.as_ref().unchecked_ref()));
         on_update.forget();
@@ -50,5 +57,10 @@ pub fn apply_update() {
         if let Some(waiting) = waiting {
             let _ = waiting.post_message(&JsValue::from_str("skip_waiting"));
         }
+        // Chromium activates the new worker only once the old one has no request in flight, and a
+        // request of this page can keep it waiting; reloading ends them, and the reloaded page is
+        // then handed over (or offered the update again).
+        TimeoutFuture::new(5_000).await;
+        drop(window().location().reload());
     });
 }

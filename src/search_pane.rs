@@ -186,7 +186,7 @@ fn SearchTree(snapshot: RwSignal<Snapshot>, selected: RwSignal<Option<usize>>) -
                 let expansion = n.expansion;
                 let title = format!("{} · value {:.2} · visits {}{}", n.label, n.value, n.visits, if n.bug { " · bug (temporary value)" } else { "" });
                 view! {
-                    <g class=class on:click=move |_| selected.set(expansion)>
+                    <g class=class data-call=expansion.map(|e| e + 1) on:click=move |_| selected.set(expansion)>
                         <circle cx=x cy=y r=r fill=fill><title>{title}</title></circle>
                         {n.bug.then(|| view! { <text class="bug-value" x=x + r + 2.0 y=y>{format!("{:.2}", n.value)}</text> })}
                     </g>

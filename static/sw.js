@@ -27,7 +27,7 @@ self.addEventListener('activate', (event) => {
 
 // The page asks the waiting worker to take over when the user accepts the update.
 self.addEventListener('message', (event) => {
-  if (event.data === 'skip_waiting') self.skipWaiting();
+  if (event.data === 'skip_waiting') event.waitUntil(self.skipWaiting());
 });
 
 self.addEventListener('fetch', (event) => {
