@@ -8,11 +8,13 @@
 //   - the page's frame rate while a DQN run trains;
 //   - the gzip size of the app and worker wasm;
 //   - Python: Pyodide's load time cold (fresh profile) and warm (HTTP cache), the latency of a
-//     small test suite, and the time inside the harness for the bundled sample tasks, against
-//     native python3 running the same harness (`rlcg check`).
+//     small test suite, and the time inside the harness for the bundled sample tasks and for the
+//     ten search tasks' reference programs with ten tests each (bench/search_tasks_as_apps.py),
+//     against native python3 running the same harness (`rlcg check`).
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -30,6 +32,17 @@ try {
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
+  if (process.argv.includes('--python-only')) await benchPython(figures);
+  else await benchAll(figures);
+} finally {
+  await browser.close();
+  server.kill();
+}
+for (const [name, value] of Object.entries(figures)) {
+  console.log(`${name.padEnd(44)} ${typeof value === 'number' ? +value.toFixed(2) : value}`);
+}
+
+async function benchAll(figures) {
   async function train(env, agent, episodes, seed, backend = 'ndarray') {
     await page.selectOption('#env', env);
     await page.selectOption('#agent', agent);
@@ -90,15 +103,42 @@ try {
     gzipBytes += gz;
   }
   figures.gzip_mib_app_plus_worker = +(gzipBytes / 1024 / 1024).toFixed(2);
-} finally {
-  await browser.close();
-  server.kill();
 }
-for (const [name, value] of Object.entries(figures)) {
-  console.log(`${name.padEnd(44)} ${typeof value === 'number' ? +value.toFixed(2) : value}`);
+
+/** The time inside the harness for `files`' reference solutions in the page's Pyodide, best of 5. */
+async function insidePyodide(page, files) {
+  await page.click('#import summary');
+  for (const file of files) {
+    await page.locator('#import-tasks').setInputFiles(file);
+    await page.locator('#import-message', { hasText: 'Imported' }).waitFor();
+  }
+  const inside = [];
+  for (let round = 0; round < 5; round++) {
+    await page.click('#check-tasks');
+    const summary = await page.locator('#check-summary', { hasText: 'reference solutions pass' }).textContent();
+    inside.push(parseFloat(summary.match(/([\d.]+) ms inside Python/)[1]));
+  }
+  return Math.min(...inside);
+}
+
+/** The same in native python3 (`rlcg check`, one job), best of 5. */
+function insideNative(files) {
+  const native = [];
+  for (let round = 0; round < 5; round++) {
+    let seconds = 0;
+    for (const file of files) {
+      const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'check', '--jobs', '1', '--json', '--tasks', file], { cwd: root, encoding: 'utf8' });
+      seconds += JSON.parse(out.stdout.trim().split('\n').pop()).python_seconds;
+    }
+    native.push(seconds * 1000);
+  }
+  return Math.min(...native);
 }
 
 async function benchPython(figures) {
+  const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
+  const searchTasks = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-bench-')), 'search-apps.json');
+  spawnSync('python3', [path.join(root, 'bench', 'search_tasks_as_apps.py'), searchTasks], { stdio: 'inherit' });
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const loads = [];
   const context = await browser.newContext();
@@ -107,7 +147,7 @@ async function benchPython(figures) {
     await python.goto(`http://127.0.0.1:${port}/`);
     await python.click('#editor-run');
     await python.locator('#outcome').waitFor({ timeout: 60_000 });
-    const state = await python.locator('#python-state').textContent();
+    const state = await python.locator('#python-state', { hasText: 'loaded in' }).textContent({ timeout: 60_000 });
     loads.push(parseFloat(state.match(/loaded in ([\d.]+) s/)[1]));
     if (i < 3) await python.close();
     else {
@@ -127,33 +167,20 @@ async function benchPython(figures) {
       }
       figures.python_run_5_tests_latency_ms_median_of_20 = median(latencies);
 
-      await python.click('#import summary');
-      for (const file of ['humaneval.jsonl', 'apps.json']) {
-        await python.locator('#import-tasks').setInputFiles(path.join(root, 'tasks', 'samples', file));
-        await python.locator('#import-message', { hasText: 'Imported' }).waitFor();
-      }
-      const inside = [];
-      for (let round = 0; round < 5; round++) {
-        await python.click('#check-tasks');
-        const summary = await python.locator('#check-summary', { hasText: 'reference solutions pass' }).textContent();
-        inside.push(parseFloat(summary.match(/([\d.]+) ms inside Python/)[1]));
-      }
-      figures.pyodide_samples_16_inside_python_ms_best_of_5 = Math.min(...inside);
+      figures.pyodide_samples_16_inside_python_ms_best_of_5 = await insidePyodide(python, samples);
     }
   }
   await context.close();
+  const searchContext = await browser.newContext();
+  const searchPage = await searchContext.newPage();
+  await searchPage.goto(`http://127.0.0.1:${port}/`);
+  figures.pyodide_search_10x10_inside_python_ms_best_of_5 = await insidePyodide(searchPage, [searchTasks]);
+  await searchContext.close();
   figures.pyodide_load_cold_s = loads[0];
   figures.pyodide_load_warm_s_best_of_3 = Math.min(...loads.slice(1));
 
-  const native = [];
-  for (let round = 0; round < 5; round++) {
-    let seconds = 0;
-    for (const file of ['humaneval.jsonl', 'apps.json']) {
-      const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'check', '--jobs', '1', '--json', '--tasks', path.join(root, 'tasks', 'samples', file)], { cwd: root, encoding: 'utf8' });
-      seconds += JSON.parse(out.stdout.trim().split('\n').pop()).python_seconds;
-    }
-    native.push(seconds * 1000);
-  }
-  figures.native_python3_samples_16_inside_python_ms_best_of_5 = Math.min(...native);
+  figures.native_python3_samples_16_inside_python_ms_best_of_5 = insideNative(samples);
   figures.pyodide_over_native_python3 = figures.pyodide_samples_16_inside_python_ms_best_of_5 / figures.native_python3_samples_16_inside_python_ms_best_of_5;
+  figures.native_python3_search_10x10_inside_python_ms_best_of_5 = insideNative([searchTasks]);
+  figures.pyodide_over_native_python3_search_10x10 = figures.pyodide_search_10x10_inside_python_ms_best_of_5 / figures.native_python3_search_10x10_inside_python_ms_best_of_5;
 }

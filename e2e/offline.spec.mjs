@@ -1,6 +1,7 @@
 // Offline use: after one visit, the service worker serves the page, both wasm modules, the harness
-// and Pyodide; a new build is offered as an update and replaces the old cache. The page is served
-// here from a copy of dist/ by a server this test starts and stops, so "offline" is real.
+// and Pyodide, so training, Python and program searches work; a new build is offered as an update
+// and replaces the old cache. The page is served here from a copy of dist/ by a server this test
+// starts and stops, so "offline" is real.
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -29,7 +30,7 @@ const stop = (server) => new Promise((resolve) => {
 });
 const rlcgCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('rlcg-')));
 
-test('after one visit the page trains and runs Python with the network off; a new build is offered as an update', async ({ browser }) => {
+test('after one visit the page trains, runs Python and searches programs with the network off; a new build is offered as an update', async ({ browser }) => {
   const copy = await mkdtemp(path.join(tmpdir(), 'rlcg-offline-'));
   await cp(dist, copy, { recursive: true });
   let server = await serve(copy);
@@ -51,6 +52,10 @@ test('after one visit the page trains and runs Python with the network off; a ne
     await page.locator('#editor-tests').fill('assert add(2, 2) == 4');
     await page.locator('#editor-run').click();
     await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
+    // A program search with the simulated LLM, every program scored by Pyodide.
+    await page.locator('#search-task').selectOption('binary_search');
+    await page.locator('#search-go').click();
+    await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
 
     // A new build: its service worker installs beside the old one and the page offers it.
     await context.setOffline(false);

@@ -85,3 +85,40 @@ test('against the stub, a search survives a server error and a malformed reply: 
   // The browser logs each 500 it received; nothing else may be logged.
   expect(errors.filter((e) => !e.includes('status of 500'))).toEqual([]);
 });
+
+test('a search is kept across reloads, exported and imported, and its link replays it identically in a fresh browser', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#search-task').selectOption('binary_search');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
+  const link = await page.locator('#search-link').inputValue();
+  // The fingerprint is the one `rlcg search --task binary_search --seed 1 --json` prints: python3
+  // and Pyodide scored the same programs alike, and the wasm search is the native one.
+  expect(link).toMatch(/#v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=f3a896fa3301f051$/);
+  const download = page.waitForEvent('download');
+  await page.locator('#search-export').click();
+  const exported = await (await download).path();
+
+  await page.reload();
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
+  await page.locator('#search-history .search-show').click();
+  await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
+  await expect(page.locator('#search-tree .node')).toHaveCount(8);
+
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  const otherErrors = watchErrors(other);
+  await other.goto(link);
+  await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 120_000 });
+  await expect(other.locator('#search-task')).toHaveValue('binary_search');
+  await other.locator('#search-import').setInputFiles(exported);
+  await expect(other.locator('#search-history tbody tr')).toHaveCount(2);
+  await expect(other.locator('#search-history tbody tr').nth(1)).toContainText('gif-mcts on binary_search (seed 1, simulated)');
+  await other.locator('#search-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "rlcg-runs", "version": 1, "searches": []}') });
+  await expect(other.locator('#search-error')).toContainText("bad.json: a file of format 'rlcg-runs' version 1");
+  await fresh.close();
+  expect(errors).toEqual([]);
+  expect(otherErrors).toEqual([]);
+});

@@ -23,6 +23,7 @@ mod python;
 mod run_book;
 mod runs_table;
 mod search_pane;
+mod search_views;
 mod share_panel;
 mod shared_results;
 mod task_files;
@@ -33,6 +34,7 @@ mod worker_bridge;
 
 use engine::protocol::FromWorker;
 use engine::share::ShareLink;
+use engine::share::search_link::SearchLink;
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
@@ -66,7 +68,15 @@ fn App() -> impl IntoView {
     let (webgpu, set_webgpu) = signal(None::<Result<String, String>>);
     let error = RwSignal::new(None::<String>);
     let fragment = window().location().hash().unwrap_or_default();
-    let link = is_share_fragment(&fragment).then(|| {
+    let search_link = SearchLink::is_search_fragment(&fragment).then(|| {
+        let (link, problems) = SearchLink::decode(&fragment);
+        if !problems.is_empty() {
+            let problems = problems.join("; ");
+            error.set(Some(format!("This search link was not entirely valid, so defaults stand in for: {problems}.")));
+        }
+        link
+    });
+    let link = (is_share_fragment(&fragment) && search_link.is_none()).then(|| {
         let (link, problems) = ShareLink::decode(&fragment);
         if !problems.is_empty() {
             let problems = problems.join("; ");
@@ -133,7 +143,7 @@ fn App() -> impl IntoView {
             </div>
             <PythonPane python=python.clone() imported=imported_tasks />
             <LivePanel runs=runs imported=imported_tasks python=python.clone() />
-            <SearchPane python=python />
+            <SearchPane python=python imported=imported_tasks link=search_link />
             <About />
         </main>
     }

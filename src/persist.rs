@@ -1,4 +1,4 @@
-//! Keeping runs, imported tasks and settings (the run form's values, the LLM's endpoint, the
+//! Keeping runs, program searches, imported tasks and settings (the run form's values, the LLM's endpoint, the
 //! prompts) across reloads, all in one IndexedDB (`static/store.js`). The one exception is the API
 //! key a user asks to remember (`llm_settings.rs`): it stays in `localStorage`, which no worker can
 //! read, while IndexedDB is open to every worker of the origin, the Python ones included. A run is a small JSON description (spec, results, the trained agent's
@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use engine::protocol::Finished;
 use engine::record_rows::RecordRows;
+use engine::search::record::SearchRecord;
 use engine::task_import::ImportedTask;
 use engine::{EpisodeRecord, RunSpec};
 use gloo_timers::callback::Interval;
@@ -43,6 +44,12 @@ extern "C" {
     fn get_setting(name: &str) -> js_sys::Promise;
     #[wasm_bindgen(js_name = deleteSetting)]
     fn delete_setting(name: &str) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = putSearch)]
+    fn put_search(id: u32, json: String) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = deleteSearch)]
+    fn delete_search(id: u32) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = allSearches)]
+    fn all_searches() -> js_sys::Promise;
 }
 
 /// The settings kept by name.
@@ -107,6 +114,46 @@ pub async fn save_tasks(tasks: &[ImportedTask]) -> Result<(), String> {
             describe(&e)
         )
     })
+}
+
+/// The program searches kept in this browser, by number; one that cannot be read is named in the
+/// problems and left out.
+pub async fn load_searches() -> (Vec<(u32, SearchRecord)>, Vec<String>) {
+    let pairs = match JsFuture::from(all_searches()).await {
+        Ok(pairs) => js_sys::Array::from(&pairs),
+        Err(e) => return (Vec::new(), vec![format!("the kept searches could not be read: {}", describe(&e))]),
+    };
+    let mut problems = Vec::new();
+    let searches = pairs
+        .iter()
+        .filter_map(|pair| {
+            let pair = js_sys::Array::from(&pair);
+            let id = pair.get(0).as_f64()? as u32;
+            let record = serde_json::from_str(&pair.get(1).as_string()?);
+            record
+                .map_err(|e| problems.push(format!("kept search #{id} could not be read ({e})")))
+                .ok()
+                .map(|r| (id, r))
+        })
+        .collect();
+    (searches, problems)
+}
+
+/// Keeps search `id`; a refusal is reported, and the search stays on the page.
+pub async fn save_search(id: u32, record: &SearchRecord) -> Result<(), String> {
+    let json = serde_json::to_string(record).map_err(|e| format!("search #{id} could not be written: {e}"))?;
+    JsFuture::from(put_search(id, json)).await.map(drop).map_err(|e| {
+        format!(
+            "the browser refused to keep search #{id} ({}); it stays on this page until you close it.",
+            describe(&e)
+        )
+    })
+}
+
+pub fn forget_search(id: u32) {
+    leptos::task::spawn_local(async move {
+        let _ = JsFuture::from(delete_search(id)).await;
+    });
 }
 
 /// Episode records per stored chunk: a running run rewrites at most its last chunk, never the run.

@@ -3,21 +3,23 @@
 // many episode records it has); `records`, the episode records in chunks of binary rows, keyed by
 // [run id, chunk number], appended as a run trains; `tasks`, the imported task list under one key;
 // `settings`, small texts by name (the run form's last values, the LLM's endpoint settings, the
-// prompts; never the API key, which workers must not reach).
+// prompts; never the API key, which workers must not reach); `searches`, one JSON record per
+// program search (seed 004) keyed by its number.
 const DATABASE = 'rlcg';
 const RUNS = 'runs';
 const RECORDS = 'records';
 const TASKS = 'tasks';
 const SETTINGS = 'settings';
+const SEARCHES = 'searches';
 let database;
 
 function open() {
   return new Promise((resolve, reject) => {
     // Version 2 added `records`; runs kept by version 1 hold their records in their JSON and are
-    // rewritten in chunks when the page reads them.
-    const request = indexedDB.open(DATABASE, 2);
+    // rewritten in chunks when the page reads them. Version 3 added `searches`.
+    const request = indexedDB.open(DATABASE, 3);
     request.onupgradeneeded = () => {
-      for (const store of [RUNS, RECORDS, TASKS, SETTINGS]) {
+      for (const store of [RUNS, RECORDS, TASKS, SETTINGS, SEARCHES]) {
         if (!request.result.objectStoreNames.contains(store)) request.result.createObjectStore(store);
       }
     };
@@ -70,3 +72,14 @@ export const putSetting = (name, json) =>
 export const getSetting = (name) => transaction(SETTINGS, 'readonly', (tx) => tx.objectStore(SETTINGS).get(name));
 export const deleteSetting = (name) =>
   transaction(SETTINGS, 'readwrite', (tx) => tx.objectStore(SETTINGS).delete(name));
+export const putSearch = (id, json) =>
+  transaction(SEARCHES, 'readwrite', (tx) => tx.objectStore(SEARCHES).put(json, id));
+export const deleteSearch = (id) => transaction(SEARCHES, 'readwrite', (tx) => tx.objectStore(SEARCHES).delete(id));
+/** Every kept search as [id, json] pairs, in id order. */
+export const allSearches = () =>
+  transaction(SEARCHES, 'readonly', (tx) => {
+    const store = tx.objectStore(SEARCHES);
+    const request = store.getAll();
+    const keys = store.getAllKeys();
+    return { get result() { return keys.result.map((key, i) => [key, request.result[i]]); } };
+  });

@@ -18,6 +18,7 @@ use engine::search::SearchTask;
 use engine::search::bank::search_tasks;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use engine::share::search_link::SIMULATED;
 use serde::Serialize;
 
 use crate::llm_args::LlmArgs;
@@ -73,6 +74,10 @@ struct SearchReport {
     /// The best score after each call.
     progress: Vec<f64>,
     best_program: String,
+    /// [`engine::search::Search::fingerprint`]: the page's replay of `link` has the same one.
+    fingerprint: String,
+    /// The search link's fragment: append it to the page's address after `#`.
+    link: String,
 }
 
 pub fn search(args: &SearchArgs) -> Result<(), Failure> {
@@ -101,8 +106,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             .ok_or_else(|| {
                 usage(format!("no task {} in {}", args.task.as_deref().unwrap_or("at all"), path.display()))
             })?;
-            let task = SearchTask { id: task.id.clone(), description: task.prompt.clone(), tests: task.tests.clone() };
-            spec.build_on(task, PromptSet::default()).map_err(usage)?
+            spec.task = task.id.clone();
+            spec.build_on(SearchTask::from(task), PromptSet::default()).map_err(usage)?
         }
     };
     let (mut llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
@@ -121,7 +126,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let report = SearchReport {
         method: spec.method.name(),
         task: search.task().id.clone(),
-        llm: llm_label,
+        llm: llm_label.clone(),
         budget: args.budget,
         seed: args.seed,
         best_score,
@@ -133,6 +138,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         ended: search.ended().to_owned(),
         progress: search.progress().iter().map(|p| p.best_score).collect(),
         best_program,
+        fingerprint: search.fingerprint(),
+        link: search.record(&spec, if args.llm.is_simulated() { SIMULATED } else { &llm_label }).link().encode(),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
@@ -157,6 +164,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         report.ended
     );
     println!("{}", report.best_program);
+    println!("share: #{}", report.link);
     Ok(())
 }
 

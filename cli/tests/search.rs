@@ -31,9 +31,20 @@ fn a_search_reports_its_contract_and_replays_identically() {
         let progress: Vec<f64> = report["progress"].as_array().unwrap().iter().map(|p| p.as_f64().unwrap()).collect();
         assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
         assert_eq!(report["solved"] == true, calls < 12 || progress.last() == Some(&1.0));
-        // The same spec, the same search.
+        // The same spec, the same search; the link names it, with its results.
         assert_eq!(search(&args), report, "{method}");
+        let fingerprint = report["fingerprint"].as_str().unwrap();
+        assert_eq!(
+            report["link"],
+            format!(
+                "v=1&search={method}&task=binary_search&budget=12&seed=3&llm=simulated&r.best={best:.3}&r.calls={calls}&r.fp={fingerprint}"
+            )
+        );
     }
+    // e2e/search.spec.mjs expects the page's search of this spec to have this fingerprint: the
+    // wasm search scored by Pyodide is the native one scored by python3.
+    let report = search(&["--task", "binary_search", "--seed", "1"]);
+    assert_eq!(report["fingerprint"], "f3a896fa3301f051");
 }
 
 #[test]

@@ -10,6 +10,7 @@
 //! ([`TestsScorer`], APPS's rule) here; a code world model's accuracy on transitions later.
 
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 use rand::Rng;
 use schemars::JsonSchema;
@@ -21,10 +22,12 @@ use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::search_rng;
+use crate::task_import::ImportedTask;
 use simulated_llm::SimulatedLlm;
 
 pub mod bank;
 pub mod gif_mcts;
+pub mod record;
 pub mod simulated_llm;
 pub mod spec;
 #[cfg(test)]
@@ -67,6 +70,20 @@ pub struct SearchTask {
     pub id: String,
     pub description: String,
     pub tests: Vec<TestCase>,
+}
+
+impl From<&ImportedTask> for SearchTask {
+    /// An imported task as a search task: its problem statement, with the starter code when the
+    /// statement does not hold it already (APPS), and its tests.
+    fn from(task: &ImportedTask) -> Self {
+        let starter = task.starter_code.trim();
+        let description = if starter.is_empty() || task.prompt.contains(starter) {
+            task.prompt.clone()
+        } else {
+            format!("{}\n\nStart from:\n{starter}", task.prompt)
+        };
+        Self { id: task.id.clone(), description, tests: task.tests.clone() }
+    }
 }
 
 /// A failing test as the improve prompt shows it.
@@ -317,6 +334,17 @@ impl<M: Method, S: Scorer> Search<M, S> {
 
     pub fn is_done(&self) -> bool {
         self.pending == Pending::Done
+    }
+
+    /// A short digest of every expansion (its action, program, score and bug flag): two searches
+    /// with the same fingerprint went the same way.
+    pub fn fingerprint(&self) -> String {
+        let mut digest = fnv::FnvHasher::default();
+        for e in &self.expansions {
+            // `u8`, not `usize`: a digest must not depend on the platform's word size (wasm32 or native).
+            (e.kind.index() as u8, &e.program, e.evaluation.score.to_bits(), e.evaluation.bug).hash(&mut digest);
+        }
+        format!("{:016x}", digest.finish())
     }
 
     /// Why the search ended (empty while it runs).

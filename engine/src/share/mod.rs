@@ -448,5 +448,6 @@ impl ShareLink {
     }
 }
 
+pub mod search_link;
 #[cfg(test)]
 mod tests;

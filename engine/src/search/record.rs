@@ -1,0 +1,193 @@
+//! A search as it is kept in the browser, exported, imported and shown: its spec, who answered it,
+//! and everything it did (tree, programs, calls, best score over calls). A search itself holds its
+//! method's live state and is not kept; its record is what remains of it.
+
+use serde::{Deserialize, Serialize};
+
+use super::spec::{ProgramSearch, SearchSpec, TreeNode};
+use super::{CallRecord, Expanded, Progress};
+use crate::llm::Usage;
+use crate::params::Parameters;
+use crate::share::search_link::{SearchLink, SearchResults};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    pub spec: SearchSpec,
+    /// `simulated`, or the model that answered.
+    pub llm: String,
+    pub tree: Vec<TreeNode>,
+    pub expansions: Vec<Expanded>,
+    /// The call behind each expansion, in the same order.
+    pub calls: Vec<CallRecord>,
+    pub progress: Vec<Progress>,
+    /// The best program and its score.
+    pub best: Option<(String, f64)>,
+    pub usage: Usage,
+    /// What the calls cost at the endpoint's prices (0 for the simulated LLM or a free model).
+    #[serde(default)]
+    pub cost_usd: f64,
+    /// Why the search ended; empty while it runs.
+    pub ended: String,
+    /// [`super::Search::fingerprint`].
+    pub fingerprint: String,
+}
+
+/// What an export file holds.
+#[derive(Serialize, Deserialize)]
+struct Export {
+    format: String,
+    version: u32,
+    searches: Vec<SearchRecord>,
+}
+
+const FORMAT: &str = "rlcg-searches";
+const VERSION: u32 = 1;
+
+impl ProgramSearch {
+    /// The record of this search, made from `spec` and answered by `llm`.
+    pub fn record(&self, spec: &SearchSpec, llm: &str) -> SearchRecord {
+        SearchRecord {
+            spec: spec.clone(),
+            llm: llm.to_owned(),
+            tree: self.tree(),
+            expansions: self.expansions().to_vec(),
+            calls: self.calls().to_vec(),
+            progress: self.progress().to_vec(),
+            best: self.best().map(|(program, score)| (program.to_owned(), score)),
+            usage: self.usage(),
+            cost_usd: 0.0,
+            ended: self.ended().to_owned(),
+            fingerprint: self.fingerprint(),
+        }
+    }
+}
+
+impl SearchRecord {
+    pub fn best_score(&self) -> f64 {
+        self.best.as_ref().map_or(0.0, |(_, score)| *score)
+    }
+
+    pub fn llm_calls(&self) -> u32 {
+        self.progress.last().map_or(0, |p| p.llm_calls)
+    }
+
+    /// A short name: method, task, seed and LLM.
+    pub fn label(&self) -> String {
+        format!("{} on {} (seed {}, {})", self.spec.method.name(), self.spec.task, self.spec.seed, self.llm)
+    }
+
+    /// The link that shares it; a finished search's results ride along.
+    pub fn link(&self) -> SearchLink {
+        let results = (!self.ended.is_empty()).then(|| SearchResults {
+            best_score: self.best_score(),
+            llm_calls: self.llm_calls(),
+            fingerprint: self.fingerprint.clone(),
+        });
+        SearchLink { spec: self.spec.clone(), llm: self.llm.clone(), results }
+    }
+
+    /// `records` as an export file.
+    pub fn export(records: &[SearchRecord]) -> String {
+        let export = Export { format: FORMAT.into(), version: VERSION, searches: records.to_vec() };
+        serde_json::to_string_pretty(&export).expect("records serialise")
+    }
+
+    /// The searches of an export file; a file that is not one, or a search in it that does not
+    /// hold together, is refused whole, with what was wrong and where.
+    pub fn import(text: &str) -> Result<Vec<SearchRecord>, String> {
+        let export: Export = serde_json::from_str(text).map_err(|e| format!("not a searches file: {e}"))?;
+        if export.format != FORMAT || export.version != VERSION {
+            return Err(format!(
+                "a file of format '{}' version {}; this page reads '{FORMAT}' version {VERSION}",
+                export.format, export.version
+            ));
+        }
+        for (i, record) in export.searches.iter().enumerate() {
+            record.check().map_err(|problem| format!("search {} ({}): {problem}", i + 1, record.label()))?;
+        }
+        Ok(export.searches)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if !(1..=SearchSpec::MAX_BUDGET).contains(&self.spec.budget) {
+            return Err(format!("budget {} is outside 1..={}", self.spec.budget, SearchSpec::MAX_BUDGET));
+        }
+        self.spec.simulated_llm.validate().map_err(|e| format!("simulated LLM: {e}"))?;
+        if self.calls.len() != self.expansions.len() || self.progress.len() != self.expansions.len() {
+            return Err(format!(
+                "{} expansions, {} calls and {} progress points; there must be one of each per LLM call",
+                self.expansions.len(),
+                self.calls.len(),
+                self.progress.len()
+            ));
+        }
+        for (i, node) in self.tree.iter().enumerate() {
+            if node.parent.is_some_and(|p| p >= i) || node.expansion.is_some_and(|e| e >= self.expansions.len()) {
+                return Err(format!("tree node {i} points past its parent or the expansions"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::{Effectful, Need, OfflineLlm};
+    use crate::prompts::PromptSet;
+    use crate::python::{Outcome, ProgramVerdict};
+    use crate::search::spec::MethodSpec;
+
+    /// A simulated search on `binary_search`; a program passes as many tests as its length modulo
+    /// the tests plus one, which is arbitrary but fixed.
+    fn searched(seed: u64) -> SearchRecord {
+        let spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 6, seed);
+        let mut search = spec.build(PromptSet::default()).unwrap();
+        let mut llm = OfflineLlm::new(seed);
+        loop {
+            match search.need() {
+                Need::Chat(_) => {
+                    let reply = llm.reply(&search);
+                    search.chat_done(reply, 0.0);
+                }
+                Need::Test(request) => {
+                    let mut verdict = ProgramVerdict::from_host(request, Outcome::FailedTest, String::new(), 1.0);
+                    verdict.total = request.tests.len() as u32;
+                    verdict.number_passed = (request.code.len() % (request.tests.len() + 1)) as u32;
+                    search.test_done(verdict, 0.0);
+                }
+                Need::Done => break,
+                _ => unreachable!("a search needs chats and tests only"),
+            }
+        }
+        search.record(&spec, "simulated")
+    }
+
+    #[test]
+    fn records_export_import_and_share_what_the_search_did() {
+        let record = searched(3);
+        assert_eq!(record.calls.len(), record.expansions.len());
+        assert_eq!(record.llm_calls() as usize, record.expansions.len());
+        assert_eq!(searched(3).fingerprint, record.fingerprint, "the same spec searches the same way");
+        assert_ne!(searched(4).fingerprint, record.fingerprint);
+        let text = SearchRecord::export(std::slice::from_ref(&record));
+        assert_eq!(SearchRecord::import(&text).unwrap(), vec![record.clone()]);
+        let link = record.link();
+        let results = link.results.as_ref().unwrap();
+        assert_eq!((results.best_score, results.llm_calls), (record.best_score(), record.llm_calls()));
+        assert!(link.replays_exactly());
+    }
+
+    #[test]
+    fn an_import_names_what_is_wrong() {
+        let mut record = searched(3);
+        record.calls.pop();
+        let problem = SearchRecord::import(&SearchRecord::export(&[record])).unwrap_err();
+        assert!(problem.starts_with("search 1 (gif-mcts on binary_search (seed 3, simulated)): "), "{problem}");
+        assert!(problem.contains("one of each per LLM call"), "{problem}");
+        let problem =
+            SearchRecord::import("{\"format\": \"rlcg-runs\", \"version\": 1, \"searches\": []}").unwrap_err();
+        assert!(problem.contains("format 'rlcg-runs'"), "{problem}");
+        assert!(SearchRecord::import("[1, 2").unwrap_err().starts_with("not a searches file: "));
+    }
+}

@@ -1,0 +1,192 @@
+//! Search links: a program search (seed 004) in a URL fragment, e.g.
+//! `v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&o.regress=0.2`.
+//! The simulated LLM's odds that differ from the defaults are `o.<field>`. `llm` says who answered
+//! the sender: `simulated`, or the model's name; only a simulated search replays exactly, so only
+//! that one is replayed on opening. The sender's results may ride along (`r.best`, `r.calls`,
+//! `r.fp`), for the recipient's page to say whether its replay is the same search.
+//!
+//! Decoding never fails, as with run links: a bad field is named and its default stands in.
+
+use crate::params;
+use crate::search::simulated_llm::SimulatedLlmParams;
+use crate::search::spec::{MethodSpec, SearchSpec};
+
+use super::{LINK_VERSION, MAX_LINK_CHARS, read, read_params, whole};
+
+/// The `llm` of a search answered offline.
+pub const SIMULATED: &str = "simulated";
+
+/// What the sender's search came to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResults {
+    pub best_score: f64,
+    pub llm_calls: u32,
+    /// [`crate::search::Search::fingerprint`] of the sender's search.
+    pub fingerprint: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchLink {
+    pub spec: SearchSpec,
+    /// `simulated`, or the model that answered the sender.
+    pub llm: String,
+    pub results: Option<SearchResults>,
+}
+
+impl SearchLink {
+    const FIELDS: [&str; 9] = ["v", "search", "task", "budget", "seed", "llm", "r.best", "r.calls", "r.fp"];
+
+    /// Whether a fragment is a search link rather than a run link.
+    pub fn is_search_fragment(fragment: &str) -> bool {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
+    }
+
+    /// Whether the recipient's page can replay the sender's search exactly.
+    pub fn replays_exactly(&self) -> bool {
+        self.llm == SIMULATED
+    }
+
+    /// The fragment (without `#`).
+    pub fn encode(&self) -> String {
+        let spec = &self.spec;
+        let mut out = form_urlencoded::Serializer::new(String::new());
+        out.append_pair("v", &LINK_VERSION.to_string())
+            .append_pair("search", spec.method.name())
+            .append_pair("task", &spec.task)
+            .append_pair("budget", &spec.budget.to_string())
+            .append_pair("seed", &spec.seed.to_string())
+            .append_pair("llm", &self.llm);
+        for (field, text) in params::changed(&spec.simulated_llm, &SimulatedLlmParams::default()) {
+            out.append_pair(&format!("o.{}", field.name()), &text);
+        }
+        if let Some(results) = &self.results {
+            out.append_pair("r.best", &format!("{:.3}", results.best_score))
+                .append_pair("r.calls", &results.llm_calls.to_string())
+                .append_pair("r.fp", &results.fingerprint);
+        }
+        out.finish()
+    }
+
+    /// Reads a fragment (with or without `#`); returns a valid link and what had to be replaced.
+    pub fn decode(fragment: &str) -> (SearchLink, Vec<String>) {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        let defaults = SearchLink {
+            spec: SearchSpec::new(MethodSpec::parse(MethodSpec::NAMES[0]).expect("a known method"), "", 20, 1),
+            llm: SIMULATED.into(),
+            results: None,
+        };
+        let mut problems = Vec::new();
+        if fragment.len() > MAX_LINK_CHARS {
+            problems.push(format!("the link is {} characters long, more than {MAX_LINK_CHARS}", fragment.len()));
+            return (defaults, problems);
+        }
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(fragment.as_bytes()).into_owned().collect();
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        if get("v") != Some(LINK_VERSION.to_string().as_str()) {
+            problems.push(format!("the link's version is not {LINK_VERSION} (v={LINK_VERSION})"));
+        }
+        for key in pairs.iter().map(|(k, _)| k.as_str()) {
+            if !Self::FIELDS.contains(&key) && !key.starts_with("o.") {
+                problems.push(format!("'{key}' is not a field of a search link"));
+            }
+        }
+        let method = read(&mut problems, "search", get("search"), defaults.spec.method.clone(), MethodSpec::parse);
+        let task = get("task").unwrap_or_default().to_owned();
+        let budget = read(&mut problems, "budget", get("budget"), defaults.spec.budget, |v| {
+            let budget: u32 = whole(v)?;
+            if !(1..=SearchSpec::MAX_BUDGET).contains(&budget) {
+                return Err(format!("{budget} is outside 1..={}", SearchSpec::MAX_BUDGET));
+            }
+            Ok(budget)
+        });
+        let seed = read(&mut problems, "seed", get("seed"), defaults.spec.seed, whole);
+        let simulated_llm = read_params(
+            &mut problems,
+            &pairs,
+            ("o.", "the simulated LLM", "odds field"),
+            &SimulatedLlmParams::default(),
+        );
+        let llm = match get("llm").map(str::trim) {
+            Some(llm) if !llm.is_empty() => llm.to_owned(),
+            _ => SIMULATED.to_owned(),
+        };
+        let results = match (get("r.best"), get("r.calls"), get("r.fp")) {
+            (None, None, None) => None,
+            (Some(best), Some(calls), Some(fingerprint)) => {
+                let best_score = best.parse::<f64>().ok().filter(|b| (0.0..=1.0).contains(b));
+                match (best_score, whole::<u32>(calls)) {
+                    (Some(best_score), Ok(llm_calls)) => {
+                        Some(SearchResults { best_score, llm_calls, fingerprint: fingerprint.to_owned() })
+                    }
+                    _ => {
+                        problems.push(format!("r.best '{best}' or r.calls '{calls}' is not a score in 0–1 and a whole number; the shared results are left out"));
+                        None
+                    }
+                }
+            }
+            _ => {
+                problems.push("the shared results need r.best, r.calls and r.fp together; they are left out".into());
+                None
+            }
+        };
+        let spec = SearchSpec { method, task, budget, seed, simulated_llm };
+        (SearchLink { spec, llm, results }, problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link() -> SearchLink {
+        let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts-no-fix").unwrap(), "binary_search", 12, 7);
+        spec.simulated_llm.regress = 0.25;
+        let results = SearchResults { best_score: 0.75, llm_calls: 12, fingerprint: "00ff".into() };
+        SearchLink { spec, llm: SIMULATED.into(), results: Some(results) }
+    }
+
+    #[test]
+    fn a_search_link_is_short_readable_and_round_trips() {
+        let fragment = link().encode();
+        assert_eq!(
+            fragment,
+            "v=1&search=gif-mcts-no-fix&task=binary_search&budget=12&seed=7&llm=simulated&o.regress=0.25&r.best=0.750&r.calls=12&r.fp=00ff"
+        );
+        assert!(SearchLink::is_search_fragment(&format!("#{fragment}")));
+        assert!(!SearchLink::is_search_fragment("#v=1&env=orchestrator"));
+        assert_eq!(SearchLink::decode(&fragment), (link(), vec![]));
+    }
+
+    #[test]
+    fn bad_fields_are_named_and_defaults_stand_in() {
+        let (decoded, problems) =
+            SearchLink::decode("v=1&search=beam&task=t&budget=0&seed=x&o.regress=2&o.colour=3&r.best=1&color=red");
+        assert_eq!(decoded.spec.method.name(), "gif-mcts");
+        assert_eq!((decoded.spec.budget, decoded.spec.seed), (20, 1));
+        assert_eq!(decoded.spec.simulated_llm, SimulatedLlmParams::default());
+        assert_eq!(decoded.results, None);
+        assert!(decoded.replays_exactly());
+        let expected = [
+            "'color' is not a field of a search link",
+            "search: unknown method 'beam'",
+            "budget: 0 is outside 1..=1000",
+            "seed: 'x' is not a whole number",
+            "o.colour: the simulated LLM has no odds field 'colour'",
+            "odds fields: ",
+            "the shared results need r.best, r.calls and r.fp together",
+        ];
+        assert_eq!(problems.len(), expected.len(), "{problems:?}");
+        for (problem, start) in problems.iter().zip(expected) {
+            assert!(problem.starts_with(start), "{problem} should start with {start}");
+        }
+    }
+
+    #[test]
+    fn a_search_answered_by_a_model_does_not_replay_exactly() {
+        let (decoded, problems) = SearchLink::decode("v=1&search=worldcoder&task=t&budget=5&seed=2&llm=gpt-4o-mini");
+        assert!(problems.is_empty());
+        assert!(!decoded.replays_exactly());
+        assert_eq!(decoded.encode(), "v=1&search=worldcoder&task=t&budget=5&seed=2&llm=gpt-4o-mini");
+    }
+}

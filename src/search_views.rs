@@ -1,0 +1,121 @@
+//! What the Search pane draws of a search record: its tree, a node's details, and the best score
+//! against LLM calls of every search listed.
+
+use engine::search::ActionKind;
+use engine::search::record::SearchRecord;
+use engine::search::spec::TreeNode;
+use leptos::prelude::*;
+
+/// Where each node sits: depth down, leaves left to right, a parent over its children's middle.
+fn layout(tree: &[TreeNode]) -> Vec<(f64, f64)> {
+    let children = |p: usize| (0..tree.len()).filter(move |&c| tree[c].parent == Some(p));
+    fn place(n: usize, depth: f64, next: &mut f64, pos: &mut [(f64, f64)], kids: &dyn Fn(usize) -> Vec<usize>) -> f64 {
+        let ks = kids(n);
+        let x = if ks.is_empty() {
+            *next += 1.0;
+            *next - 1.0
+        } else {
+            let xs: Vec<f64> = ks.iter().map(|&k| place(k, depth + 1.0, next, pos, kids)).collect();
+            (xs[0] + xs[xs.len() - 1]) / 2.0
+        };
+        pos[n] = (x, depth);
+        x
+    }
+    let mut pos = vec![(0.0, 0.0); tree.len()];
+    if !tree.is_empty() {
+        place(0, 0.0, &mut 0.0, &mut pos, &|n| children(n).collect());
+    }
+    pos
+}
+
+/// The tree: node area grows with visits, colour runs from red (0) to green (1), buggy nodes are
+/// ringed and show their temporary value; edges carry the action.
+#[component]
+pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
+    let (dx, dy) = (44.0, 56.0);
+    view! {
+        <div class="scroll">{move || record.with(|s| {
+            let Some(s) = s else { return ().into_any() };
+            let pos = layout(&s.tree);
+            let width = pos.iter().map(|p| p.0).fold(0.0, f64::max) * dx + 2.0 * dx;
+            let height = pos.iter().map(|p| p.1).fold(0.0, f64::max) * dy + 2.0 * dy;
+            let at = |i: usize| (pos[i].0 * dx + dx, pos[i].1 * dy + dy / 2.0);
+            let edges = s.tree.iter().enumerate().filter_map(|(i, n)| n.parent.map(|p| (p, i, n.label.clone()))).map(|(p, i, label)| {
+                let ((x1, y1), (x2, y2)) = (at(p), at(i));
+                view! { <g class="edge"><line x1=x1 y1=y1 x2=x2 y2=y2 /><text x=(x1 + x2) / 2.0 y=(y1 + y2) / 2.0>{label}</text></g> }
+            }).collect_view();
+            let nodes = s.tree.iter().enumerate().map(|(i, n)| {
+                let (x, y) = at(i);
+                let r = 6.0 + 2.0 * f64::from(n.visits).sqrt();
+                let fill = format!("hsl({:.0}, 70%, 45%)", 120.0 * n.value.clamp(0.0, 1.0));
+                let class = if n.bug { "node bug" } else { "node" };
+                let expansion = n.expansion;
+                let title = format!("{} · value {:.2} · visits {}{}", n.label, n.value, n.visits, if n.bug { " · bug (temporary value)" } else { "" });
+                view! {
+                    <g class=class data-call=expansion.map(|e| e + 1) on:click=move |_| selected.set(expansion)>
+                        <circle cx=x cy=y r=r fill=fill><title>{title}</title></circle>
+                        {n.bug.then(|| view! { <text class="bug-value" x=x + r + 2.0 y=y>{format!("{:.2}", n.value)}</text> })}
+                    </g>
+                }
+            }).collect_view();
+            view! { <svg id="search-tree" width=width height=height>{edges}{nodes}</svg> }.into_any()
+        })}</div>
+    }
+}
+
+/// A clicked node: its code, its diff to the program it came from, its score and test feedback,
+/// and the call that made it.
+#[component]
+pub fn NodeDetails(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
+    view! {
+        <div id="search-node" hidden=move || selected.get().is_none()>{move || selected.get().and_then(|i| record.with(|s| {
+            let s = s.as_ref()?;
+            let e = s.expansions.get(i)?.clone();
+            let call = s.calls.get(i).cloned().unwrap_or_default();
+            let parent_program = s.tree.iter().find(|n| n.expansion == Some(i)).and_then(|n| n.parent)
+                .and_then(|p| s.tree[p].expansion).and_then(|p| s.expansions.get(p)).map(|p| p.program.clone()).unwrap_or_default();
+            let diff = similar::TextDiff::from_lines(&parent_program, &e.program).unified_diff().context_radius(2).to_string();
+            let ev = &e.evaluation;
+            let feedback = match (&ev.error, &ev.example) {
+                (Some(error), _) if ev.bug => format!("bug: {error}"),
+                (_, Some(x)) => format!("a failing test: input {} · expected {} · got {}", x.input, x.expected, x.actual),
+                _ => String::new(),
+            };
+            Some(view! {
+                <h3>{format!("Call {} · {} · score {:.3}", i + 1, e.kind.name(), ev.score)}</h3>
+                <p id="search-node-feedback">{feedback}</p>
+                {(e.kind == ActionKind::Generate && e.kept_prefix == Some(false)).then(|| view! {
+                    <p id="search-node-prefix" class="hint">"This reply did not keep the first lines it was asked to continue: a chat API cannot be made to (seed 004 spec §1.3), and the official code does not check."</p>
+                })}
+                <details open><summary>"Code"</summary><pre id="search-node-code">{e.program.clone()}</pre></details>
+                <details><summary>"Diff to the program it came from"</summary><pre id="search-node-diff">{diff}</pre></details>
+                <details><summary>"Prompt"</summary><pre>{call.prompt}</pre></details>
+                <details><summary>"Raw reply"</summary><pre>{call.reply}</pre></details>
+            })
+        }))}</div>
+    }
+}
+
+/// Best score against LLM calls, one line per search run here.
+#[component]
+pub fn ScorePlot(curves: Signal<Vec<(String, Vec<f64>)>>) -> impl IntoView {
+    let (w, h) = (480.0, 200.0);
+    view! {
+        <h3>"Best score against LLM calls"</h3>
+        <svg id="search-plot" width=w + 40.0 height=h + 30.0 hidden=move || curves.with(Vec::is_empty)>
+            <line x1=30 y1=h x2=w + 30.0 y2=h class="axis" /><line x1=30 y1=0 x2=30 y2=h class="axis" />
+            {move || {
+                let curves = curves.get();
+                let longest = curves.iter().map(|(_, c)| c.len()).max().unwrap_or(1).max(2) as f64;
+                curves.into_iter().enumerate().map(|(k, (label, points))| {
+                    let line: Vec<String> = points.iter().enumerate()
+                        .map(|(i, s)| format!("{:.1},{:.1}", 30.0 + w * (i as f64) / (longest - 1.0), h * (1.0 - s)))
+                        .collect();
+                    let colour = format!("hsl({}, 65%, 45%)", (k * 67) % 360);
+                    view! { <polyline class="curve" points=line.join(" ") stroke=colour.clone() fill="none"><title>{label.clone()}</title></polyline>
+                        <text x=w - 150.0 y=14.0 + 14.0 * k as f64 fill=colour>{label}</text> }
+                }).collect_view()
+            }}
+        </svg>
+    }
+}
