@@ -122,3 +122,20 @@ test('a search is kept across reloads, exported and imported, and its link repla
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
 });
+
+test('an imported task is searched offline: Pyodide makes the simulated LLM a bank by mutating its reference', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#import summary').click();
+  await page.locator('#import-tasks').setInputFiles('tasks/samples/apps.json');
+  await expect(page.locator('#import-message')).toContainText('Imported');
+  await page.locator('#search-task').selectOption('imported:apps-two-sum');
+  await setInput(page, '#search-seed', '2');
+  await page.locator('#search-go').click();
+  // `rlcg search --tasks tasks/samples/apps.json --task apps-two-sum --seed 2` solves it at the 3rd
+  // call: the bank Pyodide made is the one python3 makes.
+  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  await expect(page.locator('#search-summary')).toContainText('3 LLM calls · best score 1.000');
+  await expect(page.locator('#search-best')).toContainText('def two_sum(nums, target):');
+  expect(errors).toEqual([]);
+});

@@ -11,7 +11,7 @@ use engine::llm::ProviderSettings;
 use engine::params::{self, Parameters};
 use engine::prompts::PromptSet;
 use engine::search::SearchTask;
-use engine::search::bank::search_tasks;
+use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
 use engine::search::record::SearchRecord;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
@@ -118,15 +118,16 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
     let searches = Searches { list: RwSignal::new(Vec::new()), shown: RwSignal::new(None) };
     let shown = searches.shown_record();
     let selected = RwSignal::new(None::<usize>);
-    // The search running now, by number.
-    let running = RwSignal::new(None::<u32>);
+    let running = RwSignal::new(false);
+    // The search being driven now, by number: it cannot be removed.
+    let in_flight = RwSignal::new(None::<u32>);
     // The kept searches are read back before any search starts, so that numbers never collide.
     let loaded = RwSignal::new(false);
     let cancel = StoredValue::new_local(CancelToken::default());
     let replay = RwSignal::new(None::<String>);
 
-    // The spec in the form, and the task it names: bundled (with its bank) or imported.
-    let read_form = move || -> Result<(SearchSpec, Option<SearchTask>), String> {
+    // The spec in the form, and the imported task it names (none for a bundled one).
+    let read_form = move || -> Result<(SearchSpec, Option<ImportedTask>), String> {
         let method = MethodSpec::parse(&method.get_untracked())?;
         let budget = budget.get_untracked().trim().parse().map_err(|_| "budget: a whole number of LLM calls")?;
         let seed = seed.get_untracked().trim().parse().map_err(|_| "seed: a whole number")?;
@@ -138,38 +139,19 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
-                let found = imported.with_untracked(|tasks| tasks.iter().find(|t| t.id == id).map(SearchTask::from));
+                let found = imported.with_untracked(|tasks| tasks.iter().find(|t| t.id == id).cloned());
                 Some(found.ok_or_else(|| format!("task: no imported task '{id}' in this browser"))?)
             }
         };
         Ok((spec, imported_task))
     };
 
-    // Runs the form's search; `simulated` forces the simulated LLM (a shared search's replay), and
-    // `sent` is what the link said the search came to.
-    let start = move |simulated: bool, sent: Option<SearchResults>| {
-        let prompts: PromptSet = llm_choice.prompts.get_untracked();
-        let llm = if simulated {
-            Ok((Llm::Offline(Box::new(OfflineLlm::new(0))), None))
-        } else {
-            llm_choice.llm(0).map(|(llm, _, settings)| (llm, settings))
-        };
-        let built = read_form().and_then(|(spec, imported_task)| {
-            let (mut llm, settings) = llm?;
-            let search = match (imported_task, &mut llm) {
-                (Some(_), Llm::Offline(_)) => return Err(format!(
-                    "the simulated LLM answers from the bundled tasks' banks of program variants; choose an endpoint in Live mode to search {}",
-                    spec.task
-                )),
-                (Some(task), _) => spec.build_on(task, prompts)?,
-                (None, _) => spec.build(prompts)?,
-            };
-            Ok((search, spec, llm, settings))
-        });
-        let (mut search, spec, mut llm, settings) = match built {
-            Ok(ready) => ready,
-            Err(message) => return problem.set(Some(message)),
-        };
+    // Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.
+    let launch = move |mut search: ProgramSearch,
+                       spec: SearchSpec,
+                       mut llm: Llm,
+                       settings: Option<ProviderSettings>,
+                       sent: Option<SearchResults>| {
         let llm_name = match &mut llm {
             // Seed 004 samples at temperature 1; the offline LLM draws from the search's seed.
             Llm::Remote { settings, .. } => {
@@ -183,15 +165,14 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         };
         let record = move |search: &ProgramSearch| {
             let mut record = search.record(&spec, &llm_name);
-            record.cost_usd = settings.as_ref().map_or(0.0, |s: &ProviderSettings| record.usage.cost(s));
+            record.cost_usd = settings.as_ref().map_or(0.0, |s| record.usage.cost(s));
             record
         };
         let id = searches.next_id();
         searches.put(id, record(&search));
         searches.shown.set(Some(id));
-        problem.set(None);
+        in_flight.set(Some(id));
         selected.set(None);
-        running.set(Some(id));
         let token = CancelToken::default();
         cancel.set_value(token.clone());
         let python = python.get_value();
@@ -205,11 +186,62 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                 replay.set(Some(replay_verdict(&kept, &sent)));
             }
             searches.put(id, kept.clone());
-            running.set(None);
+            running.set(false);
+            in_flight.set(None);
             if let Err(refused) = persist::save_search(id, &kept).await {
                 problem.set(Some(refused));
             }
         });
+    };
+
+    // Runs the form's search; `simulated` forces the simulated LLM (a shared search's replay). On
+    // an imported task the simulated LLM first needs a bank, which Pyodide makes by mutation.
+    let start = move |simulated: bool, sent: Option<SearchResults>| {
+        let prompts: PromptSet = llm_choice.prompts.get_untracked();
+        let llm = if simulated {
+            Ok((Llm::Offline(Box::new(OfflineLlm::new(0))), None))
+        } else {
+            llm_choice.llm(0).map(|(llm, _, settings)| (llm, settings))
+        };
+        let (spec, imported_task, llm, settings) = match read_form().and_then(|(spec, task)| Ok((spec, task, llm?))) {
+            Ok((spec, task, (llm, settings))) => (spec, task, llm, settings),
+            Err(message) => return problem.set(Some(message)),
+        };
+        problem.set(None);
+        running.set(true);
+        let fail = move |message: String| {
+            problem.set(Some(message));
+            running.set(false);
+        };
+        match (imported_task, &llm) {
+            (None, _) => match spec.build(prompts) {
+                Ok(search) => launch(search, spec, llm, settings, sent),
+                Err(message) => fail(message),
+            },
+            (Some(task), Llm::Remote { .. }) => match spec.build_on(SearchTask::from(&task), prompts) {
+                Ok(search) => launch(search, spec, llm, settings, sent),
+                Err(message) => fail(message),
+            },
+            (Some(task), Llm::Offline(_)) => {
+                let request = match BankTask::mutants_request(&task) {
+                    Ok(request) => request,
+                    Err(message) => return fail(message),
+                };
+                status
+                    .set(format!("Making the simulated LLM's bank for {}: mutating its reference solution…", task.id));
+                python.with_value(|python| {
+                    python.run(request, MUTANTS_LIMIT_MS, move |verdict| {
+                        let built = verdict
+                            .and_then(|verdict| BankTask::from_mutants(&task, &verdict))
+                            .and_then(|bank| spec.build_with_bank(bank, prompts));
+                        match built {
+                            Ok(search) => launch(search, spec, llm, settings, sent),
+                            Err(message) => fail(message),
+                        }
+                    })
+                });
+            }
+        }
     };
 
     let link_replay = link.as_ref().filter(|l| l.replays_exactly()).map(|l| l.results.clone());
@@ -298,8 +330,8 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
                 fields=odds_fields texts=odds_texts hidden=false locked=false />
             <p class="actions">
-                <button type="button" id="search-go" disabled=move || running.get().is_some() || !loaded.get() on:click=move |_| start(false, None)>"Search"</button>
-                <button type="button" id="search-cancel" hidden=move || running.get().is_none() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
+                <button type="button" id="search-go" disabled=move || running.get() || !loaded.get() on:click=move |_| start(false, None)>"Search"</button>
+                <button type="button" id="search-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
             </p>
             <p id="search-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="search-status" role="status">{move || status.get()}</p>
@@ -321,7 +353,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                         <td>{id}</td><td>{r.label()}</td><td>{format!("{:.3}", r.best_score())}</td><td>{r.llm_calls()}</td><td>{r.ended.clone()}</td>
                         <td>
                             <button type="button" class="search-show" on:click=move |_| { selected.set(None); searches.shown.set(Some(id)) }>"Show"</button>
-                            <button type="button" class="search-remove" disabled=move || running.get() == Some(id) on:click=move |_| {
+                            <button type="button" class="search-remove" disabled=move || in_flight.get() == Some(id) on:click=move |_| {
                                 searches.list.update(|l| l.retain(|(i, _)| *i != id));
                                 persist::forget_search(id);
                             }>"Remove"</button>

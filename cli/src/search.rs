@@ -15,7 +15,7 @@ use engine::params;
 use engine::prompts::PromptSet;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramVerdict};
 use engine::search::SearchTask;
-use engine::search::bank::search_tasks;
+use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
 use engine::share::search_link::SIMULATED;
@@ -84,6 +84,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let method = MethodSpec::parse(&args.method).map_err(usage)?;
     let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
+    let mut python = NativePython::start().map_err(io_failure)?;
     let mut search = match &args.tasks {
         None => {
             spec.task = match &args.task {
@@ -93,11 +94,6 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             spec.build(PromptSet::default()).map_err(usage)?
         }
         Some(path) => {
-            if args.llm.is_simulated() {
-                return Err(usage(
-                    "the simulated LLM answers from the bundled tasks' program banks; imported tasks need an endpoint (--llm)",
-                ));
-            }
             let tasks = read_tasks(path)?;
             let task = match &args.task {
                 None => tasks.first(),
@@ -107,11 +103,18 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
                 usage(format!("no task {} in {}", args.task.as_deref().unwrap_or("at all"), path.display()))
             })?;
             spec.task = task.id.clone();
-            spec.build_on(SearchTask::from(task), PromptSet::default()).map_err(usage)?
+            if args.llm.is_simulated() {
+                // The simulated LLM answers from a bank that the harness makes by mutating the reference.
+                let request = BankTask::mutants_request(task).map_err(usage)?;
+                let verdict = python.run(&request, MUTANTS_LIMIT_MS).map_err(io_failure)?;
+                let bank = BankTask::from_mutants(task, &verdict).map_err(usage)?;
+                spec.build_with_bank(bank, PromptSet::default()).map_err(usage)?
+            } else {
+                spec.build_on(SearchTask::from(task), PromptSet::default()).map_err(usage)?
+            }
         }
     };
     let (mut llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
-    let mut python = NativePython::start().map_err(io_failure)?;
     let quiet = args.json;
     let mut on_text = |piece: &str| {
         if !quiet {

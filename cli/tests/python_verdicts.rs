@@ -59,13 +59,13 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
     let mut labels = Vec::new();
     for task in tasks.iter() {
         let correct = vec![None; task.slots.len()];
-        requests.push(ProgramRequest::with_statements(task.program(&correct), &task.tests));
+        requests.push(ProgramRequest::new(task.program(&correct), task.tests.clone()));
         labels.push((task.id.clone(), None));
         for (slot, s) in task.slots.iter().enumerate() {
             for (f, fault) in s.faults.iter().enumerate() {
                 let mut choices = correct.clone();
                 choices[slot] = Some(f);
-                requests.push(ProgramRequest::with_statements(task.program(&choices), &task.tests));
+                requests.push(ProgramRequest::new(task.program(&choices), task.tests.clone()));
                 labels.push((format!("{} slot {slot} fault {f}", task.id), Some(fault.kind)));
             }
         }
@@ -90,4 +90,53 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
         }
     }
     assert_eq!(labels.len(), 10 + 65, "ten reference programs and 65 faults");
+}
+
+#[test]
+fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
+    use engine::python::Outcome;
+    use engine::search::bank::{BankTask, FaultKind, MUTANTS_LIMIT_MS};
+    use engine::task_import::parse_task_file;
+    let mut tasks = Vec::new();
+    for file in ["humaneval.jsonl", "apps.json"] {
+        let path = format!("{}/../tasks/samples/{file}", env!("CARGO_MANIFEST_DIR"));
+        tasks.extend(parse_task_file(file, &std::fs::read_to_string(path).unwrap()).unwrap());
+    }
+    let requests: Vec<ProgramRequest> = tasks.iter().map(|t| BankTask::mutants_request(t).unwrap()).collect();
+    let verdicts = run_all(&requests, MUTANTS_LIMIT_MS, 2, |_| {});
+    let (mut logic, mut syntax) = (0, 0);
+    for (task, verdict) in tasks.iter().zip(verdicts) {
+        let bank = BankTask::from_mutants(task, &verdict.unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        let correct = vec![None; bank.slots.len()];
+        assert_eq!(bank.program(&correct).trim(), task.solution.trim(), "{}", task.id);
+        let mut requests = Vec::new();
+        let mut kinds = Vec::new();
+        for (slot, s) in bank.slots.iter().enumerate() {
+            for (f, fault) in s.faults.iter().enumerate() {
+                let mut choices = correct.clone();
+                choices[slot] = Some(f);
+                assert_eq!(bank.parse(&bank.program(&choices)), Some(choices.clone()), "{} reads back", task.id);
+                requests.push(ProgramRequest::new(bank.program(&choices), task.tests.clone()).verdict_only());
+                kinds.push((slot, fault.kind));
+            }
+        }
+        for ((slot, kind), verdict) in kinds.into_iter().zip(run_all(&requests, 5_000, 2, |_| {})) {
+            let verdict = verdict.unwrap();
+            let label = format!("{} slot {slot}", task.id);
+            match kind {
+                FaultKind::Syntax => {
+                    syntax += 1;
+                    assert_eq!(verdict.outcome, Outcome::CompileError, "{label}");
+                }
+                FaultKind::Logic => {
+                    logic += 1;
+                    assert!(!verdict.passed, "{label}: a logic fault fails a test");
+                    assert!(!matches!(verdict.outcome, Outcome::CompileError | Outcome::Timeout), "{label}");
+                }
+            }
+        }
+    }
+    // 16 sample tasks; every one has faults of both kinds between them.
+    assert_eq!(tasks.len(), 16);
+    assert!(logic >= 16 && syntax >= 16, "{logic} logic and {syntax} syntax faults");
 }

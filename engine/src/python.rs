@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::search::bank::Slot;
+
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
 /// Characters of stdout and of stderr kept per run.
@@ -30,11 +32,21 @@ pub struct ProgramRequest {
     /// Compute the complexity metrics and the conditional statements.
     pub analysis: bool,
     pub output_limit: usize,
+    /// Ask for a program bank of `code` by mutation (the verdict's `slots`), see `search::bank`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mutants: bool,
 }
 
 impl ProgramRequest {
     pub fn new(code: impl Into<String>, tests: Vec<TestCase>) -> Self {
-        Self { code: code.into(), tests, coverage: true, analysis: true, output_limit: DEFAULT_OUTPUT_LIMIT }
+        Self {
+            code: code.into(),
+            tests,
+            coverage: true,
+            analysis: true,
+            output_limit: DEFAULT_OUTPUT_LIMIT,
+            mutants: false,
+        }
     }
 
     /// Only the verdict: no coverage and no analysis, for checks of many programs.
@@ -154,6 +166,9 @@ pub struct ProgramVerdict {
     pub complexity: Option<Complexity>,
     pub conditionals: Vec<Conditional>,
     pub duration_ms: f64,
+    /// For a `mutants` request whose code passed: the code's slots with their faults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slots: Option<Vec<Slot>>,
 }
 
 impl ProgramVerdict {
@@ -182,6 +197,7 @@ impl ProgramVerdict {
             complexity: None,
             conditionals: Vec::new(),
             duration_ms,
+            slots: None,
         }
     }
 

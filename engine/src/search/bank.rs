@@ -1,15 +1,18 @@
 //! The program bank behind the search's simulated LLM (seed 004 spec §6): each task's reference
 //! program cut into slots, and for each slot its correct text and real faulty ones. A program the
 //! simulated LLM writes is one text per slot, so any program it wrote can be read back into its
-//! choices, and a prefix into the choices it pins. `tasks/search.json` holds the bundled banks; a
-//! native test runs every variant in python3.
+//! choices, and a prefix into the choices it pins. `tasks/search.json` holds the bundled banks,
+//! written by hand; a native test runs every variant in python3. An imported task's bank is made
+//! by the harness (`mutants` requests), which mutates the reference's syntax tree and keeps the
+//! mutants its tests tell apart ([`BankTask::from_mutants`]).
 
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
 use super::SearchTask;
-use crate::python::TestCase;
+use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
+use crate::task_import::ImportedTask;
 
 /// What a fault does to the program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +38,9 @@ pub struct Slot {
     pub faults: Vec<Fault>,
 }
 
+/// How long the harness may take to make a bank: it runs every mutant on every test.
+pub const MUTANTS_LIMIT_MS: u32 = 60_000;
+
 /// One slot's text in a program: the correct one, or a fault by index.
 pub type Choice = Option<usize>;
 
@@ -42,17 +48,50 @@ pub type Choice = Option<usize>;
 pub struct BankTask {
     pub id: String,
     pub description: String,
-    pub tests: Vec<String>,
+    pub tests: Vec<TestCase>,
     pub slots: Vec<Slot>,
 }
 
 impl BankTask {
     pub fn search_task(&self) -> SearchTask {
-        SearchTask {
-            id: self.id.clone(),
-            description: self.description.clone(),
-            tests: self.tests.iter().cloned().map(TestCase::Statement).collect(),
+        SearchTask { id: self.id.clone(), description: self.description.clone(), tests: self.tests.clone() }
+    }
+
+    /// The harness request that makes `task`'s bank from its reference solution.
+    pub fn mutants_request(task: &ImportedTask) -> Result<ProgramRequest, String> {
+        if task.solution.trim().is_empty() {
+            return Err(format!("task {} has no reference solution to make the simulated LLM's bank from", task.id));
         }
+        Ok(ProgramRequest { mutants: true, ..ProgramRequest::new(task.solution.clone(), task.tests.clone()) })
+    }
+
+    /// `task`'s bank from the harness's answer to [`Self::mutants_request`]: the reference cut into
+    /// slots, with the faults its tests tell apart.
+    pub fn from_mutants(task: &ImportedTask, verdict: &ProgramVerdict) -> Result<Self, String> {
+        let Some(slots) = verdict.slots.clone().filter(|_| verdict.passed) else {
+            let why = verdict
+                .error
+                .clone()
+                .unwrap_or_else(|| format!("{} of {} tests pass", verdict.number_passed, verdict.total));
+            return Err(format!(
+                "task {}'s reference solution does not pass its tests ({why}), so no bank can be made from it",
+                task.id
+            ));
+        };
+        let search = SearchTask::from(task);
+        let bank = Self { id: task.id.clone(), description: search.description, tests: task.tests.clone(), slots };
+        let faults: usize = bank.slots.iter().map(|s| s.faults.len()).sum();
+        if faults == 0 {
+            return Err(format!(
+                "no mutant of task {}'s reference fails a test: its tests cannot tell programs apart",
+                task.id
+            ));
+        }
+        let correct = vec![None; bank.slots.len()];
+        if bank.parse(&bank.program(&correct)).is_none() || bank.program(&correct).trim() != task.solution.trim() {
+            return Err(format!("task {}'s bank does not read back its reference (a harness fault)", task.id));
+        }
+        Ok(bank)
     }
 
     pub fn text(&self, slot: usize, choice: Choice) -> &str {

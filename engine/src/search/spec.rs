@@ -4,7 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::bank::search_tasks;
+use super::bank::{BankTask, search_tasks};
 use super::gif_mcts::{GifMcts, GifMctsParams};
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 use super::world_coder::{WorldCoder, WorldCoderParams};
@@ -134,8 +134,15 @@ impl SearchSpec {
             let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
             format!("unknown search task '{}'; valid: {}", self.task, ids.join(", "))
         })?;
-        let simulated = SimulatedLlm { params: self.simulated_llm.clone(), bank: bank.clone() };
-        Ok(self.build_on(bank.search_task(), prompts)?.with_simulated_llm(simulated))
+        self.build_with_bank(bank.clone(), prompts)
+    }
+
+    /// The search of this spec on `bank`'s task (an imported one's, made by mutation), answered
+    /// offline by the simulated LLM from `bank`.
+    pub fn build_with_bank(&self, bank: BankTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
+        let task = bank.search_task();
+        let simulated = SimulatedLlm { params: self.simulated_llm.clone(), bank };
+        Ok(self.build_on(task, prompts)?.with_simulated_llm(simulated))
     }
 
     /// The search of this spec on `task` (whose id replaces the spec's), without a simulated LLM:
