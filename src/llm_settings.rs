@@ -193,6 +193,11 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                     {number_field("llm-price-in", "$ per 1M prompt tokens", |s| s.price_prompt_per_million, |s, v| s.price_prompt_per_million = v)}
                     {number_field("llm-price-out", "$ per 1M completion tokens", |s| s.price_completion_per_million, |s, v| s.price_completion_per_million = v)}
                 </div>
+                <label class="inline"><input type="checkbox" id="llm-prefill" prop:checked=move || settings.with(|s| s.assistant_prefill) on:change=move |ev| {
+                    settings.update(|s| s.assistant_prefill = event_target_checked(&ev));
+                    store(setting::LLM, &settings.get_untracked());
+                } />
+                    "the endpoint continues a started reply (vLLM, llama.cpp): a search's generate starts the reply with the program's first lines"</label>
                 <p class="hint">"The key is sent only to this base URL. It is kept in memory unless you tick remember; it never goes into links, exports or the Python worker."</p>
             </fieldset>
     }

@@ -147,11 +147,12 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
     };
 
     // Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.
-    let launch = move |mut search: ProgramSearch,
+    let launch = move |search: ProgramSearch,
                        spec: SearchSpec,
                        mut llm: Llm,
                        settings: Option<ProviderSettings>,
                        sent: Option<SearchResults>| {
+        let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
         let llm_name = match &mut llm {
             // Seed 004 samples at temperature 1; the offline LLM draws from the search's seed.
             Llm::Remote { settings, .. } => {

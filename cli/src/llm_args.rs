@@ -24,6 +24,10 @@ pub struct LlmArgs {
     /// The model (default: the preset's).
     #[arg(long)]
     pub model: Option<String>,
+    /// The endpoint continues a last assistant message (vLLM, llama.cpp's server): a search's
+    /// generate sends its prefix as the start of the reply.
+    #[arg(long)]
+    pub prefill: bool,
 }
 
 impl LlmArgs {
@@ -57,6 +61,7 @@ impl LlmArgs {
         if let Some(temperature) = temperature {
             settings.temperature = temperature;
         }
+        settings.assistant_prefill = self.prefill;
         settings.validate().map_err(|m| usage(format!("LLM settings: {m}")))?;
         let key = std::env::var(API_KEY_VARIABLE).unwrap_or_default();
         if key.trim().is_empty() && preset.needs_key {

@@ -85,7 +85,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     let mut python = NativePython::start().map_err(io_failure)?;
-    let mut search = match &args.tasks {
+    let search = match &args.tasks {
         None => {
             spec.task = match &args.task {
                 Some(id) => id.clone(),
@@ -115,6 +115,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         }
     };
     let (mut llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
+    let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
     let quiet = args.json;
     let mut on_text = |piece: &str| {
         if !quiet {

@@ -91,6 +91,11 @@ pub struct ProviderSettings {
     pub timeout_s: u32,
     /// Attempts after the first for rate limits, server errors and network failures.
     pub max_retries: u32,
+    /// The endpoint continues a last assistant message rather than answering after it (vLLM with
+    /// `continue_final_message`, llama.cpp's server, Anthropic): a search's generate then sends
+    /// the program's first lines as the start of the reply, so the model keeps them (seed 004
+    /// spec §1.3; chat APIs otherwise cannot be made to).
+    pub assistant_prefill: bool,
 }
 
 impl Default for ProviderSettings {
@@ -112,6 +117,7 @@ impl ProviderSettings {
             price_completion_per_million: 0.0,
             timeout_s: 60,
             max_retries: 3,
+            assistant_prefill: false,
         }
     }
 
@@ -169,6 +175,11 @@ impl ProviderSettings {
         });
         if stream {
             body["stream_options"] = json!({ "include_usage": true });
+        }
+        // A last assistant message is the start of the reply (vLLM's names for asking so).
+        if messages.last().is_some_and(|m| m.role == "assistant") {
+            body["continue_final_message"] = json!(true);
+            body["add_generation_prompt"] = json!(false);
         }
         body.to_string()
     }

@@ -25,6 +25,14 @@ fn the_request_body_carries_sampling_settings_and_asks_for_streamed_usage() {
     assert_eq!(body["stream_options"]["include_usage"], true);
     let body: Value = serde_json::from_str(&settings.request_body(&[], false)).unwrap();
     assert!(body.get("stream_options").is_none());
+    assert!(body.get("continue_final_message").is_none());
+    // A last assistant message is a prefill, which the server is asked to continue.
+    let prefilled = [ChatMessage::new("user", "go on"), ChatMessage::new("assistant", "```python\ndef f(")];
+    let body: Value = serde_json::from_str(&settings.request_body(&prefilled, true)).unwrap();
+    assert_eq!(
+        (body["continue_final_message"].as_bool(), body["add_generation_prompt"].as_bool()),
+        (Some(true), Some(false))
+    );
 }
 
 #[test]

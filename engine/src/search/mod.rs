@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
-use crate::llm::{Usage, extract_code};
+use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::search_rng;
@@ -211,6 +211,13 @@ pub fn keeps_prefix(prefix: &str, program: &str) -> bool {
     program.trim_start().starts_with(prefix.trim())
 }
 
+/// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
+fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
+    if prefill && expansion.kind == ActionKind::Generate && !expansion.code.trim().is_empty() {
+        call.messages.push(ChatMessage::new("assistant", format!("```python\n{}", expansion.code)));
+    }
+}
+
 /// The best program so far after a number of LLM calls (the score-against-calls plot).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
@@ -254,6 +261,9 @@ pub struct Search<M, S> {
     ended: String,
     /// What answers offline: the task's program bank and the simulated LLM's odds.
     simulated: Option<SimulatedLlm>,
+    /// Generate sends its prefix as the start of the assistant's reply (an endpoint that continues
+    /// it: `ProviderSettings::assistant_prefill`).
+    prefill: bool,
 }
 
 impl<M: Method, S: Scorer> Search<M, S> {
@@ -286,6 +296,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             progress: Vec::new(),
             ended: String::new(),
             simulated: None,
+            prefill: false,
         };
         search.ask();
         Ok(search)
@@ -294,6 +305,16 @@ impl<M: Method, S: Scorer> Search<M, S> {
     /// Offline, `simulated` answers the calls.
     pub fn with_simulated_llm(mut self, simulated: SimulatedLlm) -> Self {
         self.simulated = Some(simulated);
+        self
+    }
+
+    /// With `prefill`, generate's prefix is sent as the start of the reply, which the endpoint
+    /// continues; the call already asked for is amended.
+    pub fn with_prefill(mut self, prefill: bool) -> Self {
+        self.prefill = prefill;
+        if let Pending::Chat(call, expansion) = &mut self.pending {
+            prefill_call(prefill, call, expansion);
+        }
         self
     }
 
@@ -380,11 +401,12 @@ impl<M: Method, S: Scorer> Search<M, S> {
         ];
         match self.prompts.render(expansion.kind.prompt_id(), &values) {
             Ok(messages) => {
-                let call = ChatCall {
+                let mut call = ChatCall {
                     prompt_id: expansion.kind.prompt_id().into(),
                     agent: expansion.kind.name().into(),
                     messages,
                 };
+                prefill_call(self.prefill, &mut call, &expansion);
                 self.pending = Pending::Chat(call, expansion);
             }
             // `new` checked the prompts, so this is a broken invariant; end the search with it.
@@ -436,11 +458,22 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             return;
         };
         self.llm_calls += 1;
-        let prompt = call.messages.last().map(|m| m.content.clone()).unwrap_or_default();
+        let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
+        let prefilled = call.messages.last().filter(|m| m.role == "assistant").map(|m| m.content.as_str());
         let (program, reply) = match outcome {
             ChatOutcome::Reply { text, usage } => {
                 self.usage.add(usage);
-                let program = program_of(expansion.kind, &text).ok_or_else(|| {
+                // A continuation follows the prefill; a reply that opens a code block of its own
+                // (a fence with a language) started over, and is read alone (`kept_prefix` then
+                // says whether it kept the lines).
+                let opens_block = text
+                    .match_indices("```")
+                    .any(|(at, _)| text[at + 3..].starts_with(|c: char| c.is_ascii_alphabetic()));
+                let whole = match prefilled {
+                    Some(start) if !opens_block => format!("{start}{text}"),
+                    _ => text.clone(),
+                };
+                let program = program_of(expansion.kind, &whole).ok_or_else(|| {
                     format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
                 });
                 (program, text)

@@ -255,3 +255,38 @@ fn searches_on_the_simulated_llm_replay_identically_and_draw_their_trees() {
     }
     assert_ne!(simulated("gif-mcts", 3).expansions(), simulated("gif-mcts", 4).expansions(), "seeds differ");
 }
+
+/// Always asks to continue `def f(x):`.
+struct Continue;
+
+impl Method for Continue {
+    fn next(&mut self, _rng: &mut RunRng) -> Option<Expansion> {
+        Some(Expansion { kind: ActionKind::Generate, code: "def f(x):\n".into(), parent: None })
+    }
+
+    fn absorb(&mut self, _expanded: &Expanded, _rng: &mut RunRng) {}
+}
+
+#[test]
+fn with_prefill_generate_sends_its_prefix_as_the_start_of_the_reply_and_reads_the_continuation() {
+    let text = |s: &str| ChatOutcome::Reply { text: s.into(), usage: Usage::default() };
+    let plain = Search::new(Continue, TestsScorer::new(task().tests), task(), PromptSet::default(), 3, 7).unwrap();
+    let Need::Chat(call) = plain.need() else { panic!("a search starts with a call") };
+    assert_eq!(call.messages.last().unwrap().role, "user", "no prefill unless the endpoint continues one");
+
+    let mut search = plain.with_prefill(true);
+    let Need::Chat(call) = search.need() else { panic!("a search starts with a call") };
+    let last = call.messages.last().unwrap();
+    assert_eq!((last.role.as_str(), last.content.as_str()), ("assistant", "```python\ndef f(x):\n"));
+    let user = call.messages.iter().rfind(|m| m.role == "user").unwrap().content.clone();
+    // The endpoint continues the code block.
+    drive(&mut search, vec![text("    return x  # passes 1\n```"), text("Sure:\n```python\ndef g():\n    pass\n```")]);
+    let [first, second] = search.expansions() else { panic!("two calls") };
+    assert_eq!(first.program, "def f(x):\n    return x  # passes 1\n");
+    assert_eq!(first.kept_prefix, Some(true));
+    assert_eq!(search.calls()[0].reply, "    return x  # passes 1\n```", "the raw reply is kept as sent");
+    assert_eq!(search.calls()[0].prompt, user);
+    // A reply that opens a block of its own started over: it is read alone, and said to drop the prefix.
+    assert_eq!(second.program, "def g():\n    pass\n");
+    assert_eq!(second.kept_prefix, Some(false));
+}
