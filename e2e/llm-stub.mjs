@@ -6,14 +6,17 @@
 // for that model name (a known rate of 1/n; the debugger is always right); stub-faults answers as
 // stub-coder except requests 2 to 5 (HTTP 500, Retry-After: 0, so a call and its 3 retries fail)
 // and request 7 (a malformed stream); stub-escape-<name> answers with the sandbox escape <name> of
-// escapes.mjs, aimed at the red-team spec's beacon. GET /last-authorization tells which Authorization header the last
-// request carried.
+// escapes.mjs, aimed at the red-team spec's beacon; stub-prefill answers as stub-coder, and
+// continues a last assistant message (a prefill) with one more line and the closing fence, as vLLM
+// does with continue_final_message. GET /last-authorization tells which Authorization header the
+// last request carried, and GET /last-prefill the last prefill a request carried.
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, program } from './escapes.mjs';
 
 const port = Number(process.env.PORT ?? 8790);
 const seen429 = new Set();
 let lastAuthorization = null;
+let lastPrefill = null;
 
 const cors = {
   'Access-Control-Allow-Origin': '*',
@@ -29,6 +32,8 @@ const SOLUTIONS = {
   reverse_string: 'def reverse_string(s):\n    return s[::-1]\n',
   is_even: 'def is_even(n):\n    return n % 2 == 0\n',
   count_vowels: "def count_vowels(s):\n    return sum(1 for c in s if c in 'aeiouAEIOU')\n",
+  // A search task (tasks/search.json), half right: an absent target gives 0, not -1.
+  binary_search: 'def binary_search(nums, target):\n    for i, n in enumerate(nums):\n        if n == target:\n            return i\n    return 0\n',
 };
 // Coder calls so far, per stub-wrong-every-<n> model name.
 const coderCalls = new Map();
@@ -79,6 +84,7 @@ createServer((req, res) => {
     return res.end();
   }
   if (req.method === 'GET' && req.url === '/last-authorization') return json(res, 200, { authorization: lastAuthorization });
+  if (req.method === 'GET' && req.url === '/last-prefill') return json(res, 200, { prefill: lastPrefill });
   if (req.method === 'GET') return json(res, 200, { ok: true });
   let body = '';
   req.on('data', (chunk) => { body += chunk; });
@@ -91,6 +97,11 @@ createServer((req, res) => {
       return json(res, 400, { error: { message: 'the request is not JSON' } });
     }
     const model = String(request.model ?? '');
+    const last = (request.messages ?? []).at(-1);
+    if (last?.role === 'assistant') {
+      lastPrefill = last.content;
+      if (model === 'stub-prefill' && request.continue_final_message === true) return stream(res, '    return -1\n```');
+    }
     if (model === 'stub-401') {
       const key = (lastAuthorization ?? '').replace(/^Bearer /, '');
       return json(res, 401, { error: { message: `Incorrect API key provided: ${key}. You can find your API key in your account.` } });
@@ -113,7 +124,7 @@ createServer((req, res) => {
     }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
-    if (model === 'stub-coder' || model === 'stub-faults' || known) {
+    if (['stub-coder', 'stub-faults', 'stub-prefill'].includes(model) || known) {
       return stream(res, answer(request.messages ?? [], model));
     }
     return json(res, 404, { error: { message: `The model ${model} does not exist` } });

@@ -139,3 +139,23 @@ test('an imported task is searched offline: Pyodide makes the simulated LLM a ba
   await expect(page.locator('#search-best')).toContainText('def two_sum(nums, target):');
   expect(errors).toEqual([]);
 });
+
+test('with the prefill ticked, generate starts the reply with the first lines and the endpoint continues them', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-prefill', 'sk-e2e-key');
+  await page.locator('#llm-prefill').check();
+  await page.locator('#search-task').selectOption('binary_search');
+  await setInput(page, '#search-budget', '8');
+  await page.locator('#search-go').click();
+  // As `rlcg search … --model stub-prefill --prefill --seed 1` (cli/tests/live.rs): the second
+  // call continues the first program's first four lines, and that passes every test.
+  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 60_000 });
+  await expect(page.locator('#search-summary')).toContainText('2 LLM calls · best score 1.000');
+  const { prefill } = await (await fetch('http://127.0.0.1:8790/last-prefill')).json();
+  expect(prefill).toBe('```python\ndef binary_search(nums, target):\n    for i, n in enumerate(nums):\n        if n == target:\n            return i\n');
+  await page.reload();
+  await expect(page.locator('#llm-prefill')).toBeChecked();
+  expect(errors).toEqual([]);
+});

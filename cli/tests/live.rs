@@ -247,3 +247,26 @@ fn a_search_drives_the_stub_server_on_an_imported_task() {
     assert_eq!(report["llm"], "stub-coder");
     assert!(report["tokens"].as_u64().unwrap() > 100);
 }
+
+#[test]
+fn with_prefill_a_search_sends_the_first_lines_and_the_stub_continues_them() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let run = |prefill: bool| {
+        let mut args = vec!["search", "--task", "binary_search", "--llm", "custom", "--base-url", &base_url];
+        args.extend(["--model", "stub-prefill", "--budget", "8", "--seed", "1", "--json"]);
+        if prefill {
+            args.push("--prefill");
+        }
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)
+    };
+    // The stub's binary_search returns 0 for an absent target (5 of 7 tests); continuing the
+    // first four lines of it, it returns -1, which passes all.
+    let without = run(false);
+    assert_eq!((without["solved"].as_bool(), without["llm_calls"].as_u64()), (Some(false), Some(8)), "{without}");
+    let with = run(true);
+    assert_eq!((with["solved"].as_bool(), with["llm_calls"].as_u64()), (Some(true), Some(2)), "{with}");
+    assert!(with["best_program"].as_str().unwrap().ends_with("            return i\n    return -1\n"), "{with}");
+}

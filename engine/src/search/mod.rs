@@ -214,7 +214,9 @@ pub fn keeps_prefix(prefix: &str, program: &str) -> bool {
 /// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
 fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
     if prefill && expansion.kind == ActionKind::Generate && !expansion.code.trim().is_empty() {
-        call.messages.push(ChatMessage::new("assistant", format!("```python\n{}", expansion.code)));
+        // Whole lines: the continuation starts on a line of its own.
+        let lines = expansion.code.trim_end_matches('\n');
+        call.messages.push(ChatMessage::new("assistant", format!("```python\n{lines}\n")));
     }
 }
 
