@@ -298,7 +298,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             let record = r.as_ref().filter(|r| !r.ended.is_empty())?;
             let location = window().location();
             let base = format!("{}{}", location.origin().ok()?, location.pathname().ok()?);
-            Some(format!("{base}#{}", record.link().encode()))
+            Some(format!("{base}#{}", SearchLink::of(record).encode()))
         })
     };
     let curves = Signal::derive(move || {

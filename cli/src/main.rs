@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
+mod gym;
 mod live;
 mod llm_args;
 mod search;
@@ -140,6 +141,11 @@ enum Command {
         #[command(flatten)]
         args: search::SearchBenchArgs,
     },
+    /// Seed 004's Gymnasium environments in the engine.
+    Gym {
+        #[command(subcommand)]
+        command: gym::GymCommand,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -173,6 +179,7 @@ fn main() -> ExitCode {
         Command::Live { args } => live::run(&args),
         Command::Search { args } => search::search(&args),
         Command::SearchBench { args } => search::bench(&args),
+        Command::Gym { command } => gym::run(&command),
         Command::List { json } => {
             list(json);
             Ok(())

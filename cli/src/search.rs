@@ -18,7 +18,7 @@ use engine::search::SearchTask;
 use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
-use engine::share::search_link::SIMULATED;
+use engine::share::search_link::{SIMULATED, SearchLink};
 use serde::Serialize;
 
 use crate::llm_args::LlmArgs;
@@ -143,7 +143,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         progress: search.progress().iter().map(|p| p.best_score).collect(),
         best_program,
         fingerprint: search.fingerprint(),
-        link: search.record(&spec, if args.llm.is_simulated() { SIMULATED } else { &llm_label }).link().encode(),
+        link: SearchLink::of(&search.record(&spec, if args.llm.is_simulated() { SIMULATED } else { &llm_label }))
+            .encode(),
     };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));

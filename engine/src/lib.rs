@@ -9,6 +9,7 @@ pub mod effects;
 pub mod env;
 pub mod episode_tree;
 pub mod features;
+pub mod gym;
 pub mod live;
 pub mod llm;
 pub mod params;

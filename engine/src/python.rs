@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::search::bank::Slot;
-
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
 /// Characters of stdout and of stderr kept per run.
@@ -217,6 +215,31 @@ pub fn parse_reply(line: &str) -> Result<ProgramVerdict, String> {
         return Err(format!("the Python harness refused the request: {}", refusal.request_error));
     }
     serde_json::from_str(line).map_err(|e| format!("the Python harness replied with something unreadable: {e}"))
+}
+
+/// What a fault does to a program, in a program bank's slot (the harness's `mutants` mode makes
+/// them; `search::bank` draws on them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// Wrong results (or an exception at run time): some test fails.
+    Logic,
+    /// The program does not compile: a bug, which fix repairs.
+    Syntax,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Fault {
+    pub text: String,
+    pub kind: FaultKind,
+    /// How readily an improve or fix aimed at it repairs it: 1 normal, lower for hard faults.
+    pub repair: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Slot {
+    pub correct: String,
+    pub faults: Vec<Fault>,
 }
 
 #[cfg(test)]

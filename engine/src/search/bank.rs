@@ -14,29 +14,8 @@ use super::SearchTask;
 use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
 use crate::task_import::ImportedTask;
 
-/// What a fault does to the program.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// Wrong results (or an exception at run time): some test fails.
-    Logic,
-    /// The program does not compile: a bug, which fix repairs.
-    Syntax,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Fault {
-    pub text: String,
-    pub kind: FaultKind,
-    /// How readily an improve or fix aimed at it repairs it: 1 normal, lower for hard faults.
-    pub repair: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Slot {
-    pub correct: String,
-    pub faults: Vec<Fault>,
-}
+// The slot vocabulary is the harness's (its `mutants` mode returns slots), so it lives in `python`.
+pub use crate::python::{Fault, FaultKind, Slot};
 
 /// How long the harness may take to make a bank: it runs every mutant on every test.
 pub const MUTANTS_LIMIT_MS: u32 = 60_000;

@@ -8,7 +8,6 @@ use super::spec::{ProgramSearch, SearchSpec, TreeNode};
 use super::{CallRecord, Expanded, Progress};
 use crate::llm::Usage;
 use crate::params::Parameters;
-use crate::share::search_link::{SearchLink, SearchResults};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchRecord {
@@ -74,16 +73,6 @@ impl SearchRecord {
     /// A short name: method, task, seed and LLM.
     pub fn label(&self) -> String {
         format!("{} on {} (seed {}, {})", self.spec.method.name(), self.spec.task, self.spec.seed, self.llm)
-    }
-
-    /// The link that shares it; a finished search's results ride along.
-    pub fn link(&self) -> SearchLink {
-        let results = (!self.ended.is_empty()).then(|| SearchResults {
-            best_score: self.best_score(),
-            llm_calls: self.llm_calls(),
-            fingerprint: self.fingerprint.clone(),
-        });
-        SearchLink { spec: self.spec.clone(), llm: self.llm.clone(), results }
     }
 
     /// `records` as an export file.
@@ -172,7 +161,7 @@ mod tests {
         assert_ne!(searched(4).fingerprint, record.fingerprint);
         let text = SearchRecord::export(std::slice::from_ref(&record));
         assert_eq!(SearchRecord::import(&text).unwrap(), vec![record.clone()]);
-        let link = record.link();
+        let link = crate::share::search_link::SearchLink::of(&record);
         let results = link.results.as_ref().unwrap();
         assert_eq!((results.best_score, results.llm_calls), (record.best_score(), record.llm_calls()));
         assert!(link.replays_exactly());

@@ -8,6 +8,7 @@
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
 use crate::params;
+use crate::search::record::SearchRecord;
 use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec};
 
@@ -40,6 +41,16 @@ impl SearchLink {
     pub fn is_search_fragment(fragment: &str) -> bool {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
+    }
+
+    /// The link that shares `record`; a finished search's results ride along.
+    pub fn of(record: &SearchRecord) -> Self {
+        let results = (!record.ended.is_empty()).then(|| SearchResults {
+            best_score: record.best_score(),
+            llm_calls: record.llm_calls(),
+            fingerprint: record.fingerprint.clone(),
+        });
+        Self { spec: record.spec.clone(), llm: record.llm.clone(), results }
     }
 
     /// Whether the recipient's page can replay the sender's search exactly.
