@@ -122,34 +122,10 @@ impl SearchRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::effects::{Effectful, Need, OfflineLlm};
-    use crate::prompts::PromptSet;
-    use crate::python::{Outcome, ProgramVerdict};
-    use crate::search::spec::MethodSpec;
+    use crate::search::tests::{simulated, simulated_spec};
 
-    /// A simulated search on `binary_search`; a program passes as many tests as its length modulo
-    /// the tests plus one, which is arbitrary but fixed.
     fn searched(seed: u64) -> SearchRecord {
-        let spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 6, seed);
-        let mut search = spec.build(PromptSet::default()).unwrap();
-        let mut llm = OfflineLlm::new(seed);
-        loop {
-            match search.need() {
-                Need::Chat(_) => {
-                    let reply = llm.reply(&search);
-                    search.chat_done(reply, 0.0);
-                }
-                Need::Test(request) => {
-                    let mut verdict = ProgramVerdict::from_host(request, Outcome::FailedTest, String::new(), 1.0);
-                    verdict.total = request.tests.len() as u32;
-                    verdict.number_passed = (request.code.len() % (request.tests.len() + 1)) as u32;
-                    search.test_done(verdict, 0.0);
-                }
-                Need::Done => break,
-                _ => unreachable!("a search needs chats and tests only"),
-            }
-        }
-        search.record(&spec, "simulated")
+        simulated("gif-mcts", seed).record(&simulated_spec("gif-mcts", seed), "simulated")
     }
 
     #[test]
