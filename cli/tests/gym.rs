@@ -27,3 +27,17 @@ fn the_gymnasium_fixture_matches_and_a_wrong_line_is_named() {
     assert_eq!((report["total"].as_u64(), report["matched"].as_u64()), (Some(1), Some(0)));
     assert_eq!(report["mismatches"][0]["problem"], "next_obs Discrete(16), the engine's Discrete(17)");
 }
+
+#[test]
+fn the_speed_benchmark_reports_each_environment_named() {
+    let output = rlcg(&["gym", "bench", "--steps", "2000", "--envs", "CartPole-v1,Taxi-v3", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["steps"], 2000);
+    let rates = report["per_env"].as_object().unwrap();
+    assert_eq!(rates.keys().collect::<Vec<_>>(), ["CartPole-v1", "Taxi-v3"]);
+    assert!(rates.values().all(|r| r.as_f64().unwrap() > 0.0));
+    let output = rlcg(&["gym", "bench", "--envs", "Pong-v5"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown Gymnasium environment 'Pong-v5'"));
+}

@@ -19,3 +19,11 @@ pub fn evaluation_rng(seed: u64) -> RunRng {
     rng.set_stream(1);
     rng
 }
+
+/// The random stream of seed 004's Gymnasium environments (resets, Blackjack's cards) and of the
+/// random actions their benchmarks and datasets take: the seed on ChaCha stream 3.
+pub fn gym_rng(seed: u64) -> RunRng {
+    let mut rng = RunRng::seed_from_u64(seed);
+    rng.set_stream(3);
+    rng
+}

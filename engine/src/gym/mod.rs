@@ -195,9 +195,45 @@ impl TimeLimit {
     }
 }
 
+/// Runs `steps` steps of uniformly random actions on `id`, starting a new episode whenever one
+/// ends or is truncated; returns the episodes begun (what a speed benchmark times).
+pub fn random_steps(id: GymId, steps: u32, rng: &mut RunRng) -> u32 {
+    use rand::Rng;
+    let mut env = id.make(rng);
+    let mut limit = TimeLimit::of(id);
+    let mut episodes = 1;
+    for _ in 0..steps {
+        let step = env.step(rng.random_range(0..id.actions()), rng);
+        if limit.step() || step.terminated {
+            env = id.make(rng);
+            limit = TimeLimit::of(id);
+            episodes += 1;
+        }
+    }
+    episodes
+}
+
 /// A float vector of `n` values from an observation, or what is wrong with it.
 fn floats<const N: usize>(values: &[f32], what: &str) -> Result<[f64; N], String> {
     let values: [f32; N] =
         values.try_into().map_err(|_| format!("{what} observations have {N} values, not {}", values.len()))?;
     Ok(values.map(f64::from))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::gym_rng;
+
+    #[test]
+    fn random_steps_begin_episodes_as_they_end_and_the_time_limit_truncates() {
+        // Random CartPole episodes last about 20 steps; Taxi's random ones meet the 200-step limit.
+        let cart_pole = random_steps(GymId::CartPole, 10_000, &mut gym_rng(1));
+        assert!((200..2000).contains(&cart_pole), "{cart_pole}");
+        assert_eq!(cart_pole, random_steps(GymId::CartPole, 10_000, &mut gym_rng(1)));
+        let mut limit = TimeLimit::of(GymId::Taxi);
+        assert!((0..199).all(|_| !limit.step()) && limit.step());
+        assert!(!TimeLimit::of(GymId::CliffWalking).step());
+        assert_eq!(GymId::parse("Taxi-v3"), Ok(GymId::Taxi));
+    }
 }
