@@ -6,13 +6,26 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Subcommand;
-use engine::gym::{GymId, random_steps, transitions};
+use engine::gym::{GymId, dataset, random_steps, transitions};
 use engine::rng::gym_rng;
 
 use crate::{Failure, io_failure, usage};
 
 #[derive(Subcommand)]
 pub enum GymCommand {
+    /// An environment's dataset (seed 004 §3.2): 5 random and 5 heuristic trajectories of at most
+    /// 100 steps, as transitions JSON lines (the format `gym check` reads).
+    Dataset {
+        /// A Gymnasium id: Blackjack-v1, CliffWalking-v0, Taxi-v3, CartPole-v1, MountainCar-v0,
+        /// Acrobot-v1.
+        #[arg(long)]
+        env: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write to FILE instead of stdout.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Steps per second of the engine's environments under uniformly random actions (a new
     /// episode after each end, the time limit included); `bench/gym-speed` sets them beside
     /// Gymnasium's.
@@ -46,6 +59,17 @@ pub fn run(command: &GymCommand) -> Result<(), Failure> {
     match command {
         GymCommand::Check { transitions, json } => check(transitions, *json),
         GymCommand::Bench { steps, envs, seed, json } => bench(*steps, envs, *seed, *json),
+        GymCommand::Dataset { env, seed, out } => {
+            let id = GymId::parse(env).map_err(usage)?;
+            let lines = dataset::to_json_lines(&dataset::dataset(id, &mut gym_rng(*seed)));
+            match out {
+                Some(path) => std::fs::write(path, lines).map_err(|e| io_failure(format!("{}: {e}", path.display()))),
+                None => {
+                    print!("{lines}");
+                    Ok(())
+                }
+            }
+        }
     }
 }
 

@@ -41,3 +41,17 @@ fn the_speed_benchmark_reports_each_environment_named() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown Gymnasium environment 'Pong-v5'"));
 }
+
+#[test]
+fn a_dataset_is_ten_trajectories_that_gym_check_accepts() {
+    let path = std::env::temp_dir().join(format!("rlcg-gym-dataset-{}.jsonl", std::process::id()));
+    let output = rlcg(&["gym", "dataset", "--env", "Taxi-v3", "--seed", "3", "--out", path.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let starts = text.lines().filter(|l| l.contains("\"t\":0}")).count();
+    assert_eq!(starts, 10, "5 random and 5 heuristic trajectories");
+    let output = rlcg(&["gym", "check", "--transitions", path.to_str().unwrap(), "--json"]);
+    std::fs::remove_file(&path).unwrap();
+    assert!(output.status.success());
+    assert_eq!(last_json_line(&output)["matched"].as_u64(), Some(text.lines().count() as u64));
+}

@@ -15,6 +15,7 @@ pub mod acrobot;
 pub mod blackjack;
 pub mod cart_pole;
 pub mod cliff_walking;
+pub mod dataset;
 pub mod mountain_car;
 pub mod taxi;
 pub mod transitions;

@@ -1,0 +1,139 @@
+//! An environment's dataset as seed 004 builds it (spec §3.2): 5 trajectories of uniformly random
+//! actions and 5 of a simple heuristic, each of at most 100 steps, made from a seed. A dataset is a
+//! transitions file (`transitions.rs`), so it exports and imports as JSON lines, and a file
+//! recorded from Gymnasium is one too.
+
+use std::collections::{HashMap, VecDeque};
+
+use rand::Rng;
+
+use super::taxi::Taxi;
+use super::transitions::Transition;
+use super::{GymEnv, GymId, GymObs, TimeLimit};
+use crate::RunRng;
+
+/// Trajectories of each kind.
+pub const TRAJECTORIES: usize = 5;
+/// Steps a trajectory may take.
+pub const MAX_STEPS: u32 = 100;
+
+/// `id`'s dataset: the random trajectories first, then the heuristic ones, drawn from `rng`.
+pub fn dataset(id: GymId, rng: &mut RunRng) -> Vec<Transition> {
+    let mut lines = Vec::new();
+    for heuristic in [false, true] {
+        for _ in 0..TRAJECTORIES {
+            let mut env = id.make(rng);
+            let mut limit = TimeLimit::of(id);
+            for t in 0..MAX_STEPS {
+                let obs = env.obs();
+                let action = if heuristic { heuristic_action(&env) } else { rng.random_range(0..id.actions()) };
+                let step = env.step(action, rng);
+                let truncated = limit.step();
+                lines.push(Transition {
+                    env: id.name().to_owned(),
+                    obs: serde_json::to_value(&obs).expect("observations serialise"),
+                    action,
+                    reward: step.reward,
+                    next_obs: serde_json::to_value(&step.obs).expect("observations serialise"),
+                    terminated: step.terminated,
+                    truncated,
+                    t: Some(t),
+                });
+                if step.terminated || truncated {
+                    break;
+                }
+            }
+        }
+    }
+    lines
+}
+
+/// The file of a dataset: one transition per line.
+pub fn to_json_lines(transitions: &[Transition]) -> String {
+    transitions.iter().map(|t| serde_json::to_string(t).expect("transitions serialise") + "\n").collect()
+}
+
+/// What a person would try first: CliffWalking's safe path along the row above the cliff, Taxi's
+/// shortest delivery, CartPole pushed toward where the pole falls, MountainCar pushed with its
+/// motion, Acrobot's torque against the first link's swing (which pumps energy in), and
+/// Blackjack's hit below 17.
+fn heuristic_action(env: &GymEnv) -> usize {
+    match (env, env.obs()) {
+        (GymEnv::CliffWalking(_), GymObs::Discrete(state)) => match (state / 12, state % 12) {
+            (3, 0) => 0,
+            (_, 11) => 2,
+            (row, _) if row < 2 => 2,
+            _ => 1,
+        },
+        (GymEnv::Taxi(taxi), _) => shortest_delivery(taxi),
+        (GymEnv::CartPole(_), GymObs::Floats(o)) => usize::from(o[2] + 0.5 * o[3] > 0.0),
+        (GymEnv::MountainCar(_), GymObs::Floats(o)) if o[1] >= 0.0 => 2,
+        (GymEnv::Acrobot(_), GymObs::Floats(o)) if o[4] < 0.0 => 2,
+        (GymEnv::Blackjack(_), GymObs::Triple([sum, ..])) => usize::from(sum < 17),
+        // MountainCar moving left is pushed left; Acrobot swinging forward gets torque −1.
+        _ => 0,
+    }
+}
+
+/// The first action of a shortest way to deliver the passenger (breadth-first over Taxi's rules).
+fn shortest_delivery(start: &Taxi) -> usize {
+    let mut first_action: HashMap<i64, Option<usize>> = HashMap::from([(start.encode(), None)]);
+    let mut queue = VecDeque::from([start.clone()]);
+    while let Some(taxi) = queue.pop_front() {
+        let via = first_action[&taxi.encode()];
+        for action in 0..6 {
+            let mut next = taxi.clone();
+            let step = next.step(action);
+            let first = via.unwrap_or(action);
+            if step.terminated {
+                return first;
+            }
+            first_action.entry(next.encode()).or_insert_with(|| {
+                queue.push_back(next);
+                Some(first)
+            });
+        }
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gym::transitions::check;
+    use crate::rng::gym_rng;
+
+    /// The heuristic half of a dataset, episode by episode.
+    fn heuristic_episodes(lines: Vec<Transition>) -> Vec<Vec<Transition>> {
+        let mut episodes: Vec<Vec<Transition>> = Vec::new();
+        for line in lines {
+            if line.t == Some(0) {
+                episodes.push(Vec::new());
+            }
+            episodes.last_mut().expect("a dataset starts with an episode").push(line);
+        }
+        episodes.split_off(TRAJECTORIES)
+    }
+
+    #[test]
+    fn datasets_have_ten_short_trajectories_replay_and_the_heuristics_reach_goals() {
+        for id in GymId::ALL {
+            let lines = dataset(id, &mut gym_rng(7));
+            let starts = lines.iter().filter(|t| t.t == Some(0)).count();
+            assert_eq!(starts, 2 * TRAJECTORIES, "{}", id.name());
+            assert!(lines.iter().all(|t| t.t.unwrap() < MAX_STEPS));
+            let report = check(&to_json_lines(&lines));
+            assert!(report.all_match(), "{}: {:?}", id.name(), report.mismatches);
+            assert_eq!(lines, dataset(id, &mut gym_rng(7)), "the same seed, the same dataset");
+        }
+        // CliffWalking's safe path takes 13 steps (up, 11 right, down) to the goal; every Taxi
+        // delivery ends with +20.
+        for safe in heuristic_episodes(dataset(GymId::CliffWalking, &mut gym_rng(1))) {
+            assert_eq!(safe.len(), 13);
+            assert!(safe[12].terminated && safe.iter().all(|t| t.reward == -1.0));
+        }
+        for delivery in heuristic_episodes(dataset(GymId::Taxi, &mut gym_rng(1))) {
+            assert!(delivery.len() < 30 && delivery.last().is_some_and(|t| t.reward == 20.0 && t.terminated));
+        }
+    }
+}
