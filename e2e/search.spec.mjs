@@ -159,3 +159,23 @@ test('with the prefill ticked, generate starts the reply with the first lines an
   await expect(page.locator('#llm-prefill')).toBeChecked();
   expect(errors).toEqual([]);
 });
+
+test('a removed search stays removed, and a link to a search a model answered is filled in, not replayed', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('/#v=1&search=worldcoder&task=flatten&budget=5&seed=3&llm=gpt-4o-mini');
+  await expect(page.locator('#search-replay')).toContainText('The shared search was answered by gpt-4o-mini; an LLM answers differently each time, so it is not replayed here.');
+  await expect(page.locator('#search-task')).toHaveValue('flatten');
+  await expect(page.locator('#search-method')).toHaveValue('worldcoder');
+  await expect(page.locator('#search-budget')).toHaveValue('5');
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(0);
+  // Run it offline instead, then remove it.
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText(/^Search over: /, { timeout: 120_000 });
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
+  await page.locator('#search-history .search-remove').click();
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(0);
+  await page.reload();
+  await expect(page.locator('#search-go')).toBeEnabled();
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});

@@ -71,7 +71,7 @@ impl Acrobot {
 
     pub fn obs(&self) -> GymObs {
         let [t1, t2, d1, d2] = self.state;
-        GymObs::Floats([t1.cos(), t1.sin(), t2.cos(), t2.sin(), d1, d2].iter().map(|&v| v as f32).collect())
+        GymObs::of_f64(&[t1.cos(), t1.sin(), t2.cos(), t2.sin(), d1, d2])
     }
 
     pub fn step(&mut self, action: usize) -> GymStep {

@@ -35,7 +35,7 @@ impl CartPole {
     }
 
     pub fn obs(&self) -> GymObs {
-        GymObs::Floats(self.state.iter().map(|&v| v as f32).collect())
+        GymObs::of_f64(&self.state)
     }
 
     /// Action 1 pushes right, 0 left. The reward is 1 on every step, the terminating one included.

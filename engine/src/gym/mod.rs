@@ -29,6 +29,13 @@ pub enum GymObs {
     Floats(Vec<f32>),
 }
 
+impl GymObs {
+    /// A continuous state's observation: its f32 cast, as Gymnasium's `np.array(…, dtype=np.float32)`.
+    pub fn of_f64(values: &[f64]) -> Self {
+        GymObs::Floats(values.iter().map(|&v| v as f32).collect())
+    }
+}
+
 /// What one step gives, before the time limit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GymStep {

@@ -31,7 +31,7 @@ impl MountainCar {
     }
 
     pub fn obs(&self) -> GymObs {
-        GymObs::Floats(self.state.iter().map(|&v| v as f32).collect())
+        GymObs::of_f64(&self.state)
     }
 
     pub fn step(&mut self, action: usize) -> GymStep {

@@ -29,13 +29,10 @@ impl Taxi {
     /// Uniform over the 300 states where the passenger waits at a landmark other than the
     /// destination (Gymnasium's `initial_state_distrib`).
     pub fn reset(rng: &mut RunRng) -> Self {
-        let starts: Vec<i64> = (0..STATES)
-            .filter(|&s| {
-                let t = Self::decode(s);
-                t.passenger < 4 && t.passenger != t.destination
-            })
-            .collect();
-        Self::decode(starts[rng.random_range(0..starts.len())])
+        let passenger = rng.random_range(0..4);
+        // One of the three other landmarks.
+        let destination = (passenger + rng.random_range(1..4)) % 4;
+        Self { row: rng.random_range(0..5), col: rng.random_range(0..5), passenger, destination }
     }
 
     fn decode(state: i64) -> Self {
@@ -112,5 +109,18 @@ mod tests {
         let step = at_g.step(5);
         assert_eq!((step.reward, step.terminated, at_g.passenger), (20.0, true, 1));
         assert_eq!(Taxi::decode(328), Taxi { row: 3, col: 1, passenger: 2, destination: 0 });
+    }
+
+    #[test]
+    fn resets_cover_the_300_starts_and_nothing_else() {
+        use rand::SeedableRng;
+        let mut rng = RunRng::seed_from_u64(1);
+        let starts: std::collections::HashSet<i64> = (0..20_000).map(|_| Taxi::reset(&mut rng).encode()).collect();
+        assert_eq!(starts.len(), 300);
+        assert!(
+            starts
+                .iter()
+                .all(|&s| Taxi::decode(s).passenger < 4 && Taxi::decode(s).passenger != Taxi::decode(s).destination)
+        );
     }
 }
