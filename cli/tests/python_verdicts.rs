@@ -76,6 +76,7 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
         match kind {
             None => assert!(verdict.passed, "{label}: {verdict:?}"),
             Some(FaultKind::Syntax) => assert_eq!(verdict.outcome, Outcome::CompileError, "{label}"),
+            Some(FaultKind::Crash) => assert_eq!(verdict.outcome, Outcome::RuntimeError, "{label}"),
             Some(FaultKind::Logic) => {
                 assert!(
                     !verdict.passed && verdict.number_passed > 0,
@@ -133,6 +134,7 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
                     assert!(!verdict.passed, "{label}: a logic fault fails a test");
                     assert!(!matches!(verdict.outcome, Outcome::CompileError | Outcome::Timeout), "{label}");
                 }
+                FaultKind::Crash => panic!("{label}: mutation makes no crash faults, only logic and syntax ones"),
             }
         }
     }

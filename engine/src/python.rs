@@ -3,6 +3,7 @@
 //! Pyodide in the browser and python3 in the CLI do, and both speak these types.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
@@ -33,6 +34,10 @@ pub struct ProgramRequest {
     /// Ask for a program bank of `code` by mutation (the verdict's `slots`), see `search::bank`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub mutants: bool,
+    /// Run `code` as a code world model on these (state, action) pairs instead of tests (the
+    /// verdict's `predictions`, see `cwm`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predict: Option<Vec<(Value, usize)>>,
 }
 
 impl ProgramRequest {
@@ -44,7 +49,13 @@ impl ProgramRequest {
             analysis: true,
             output_limit: DEFAULT_OUTPUT_LIMIT,
             mutants: false,
+            predict: None,
         }
+    }
+
+    /// `code` as a code world model predicting the next state, reward and done of each pair.
+    pub fn world_model(code: impl Into<String>, pairs: Vec<(Value, usize)>) -> Self {
+        Self { predict: Some(pairs), ..Self::new(code, Vec::new()).verdict_only() }
     }
 
     /// Only the verdict: no coverage and no analysis, for checks of many programs.
@@ -167,6 +178,18 @@ pub struct ProgramVerdict {
     /// For a `mutants` request whose code passed: the code's slots with their faults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<Vec<Slot>>,
+    /// For a `predict` request: the model's prediction for each pair, up to the first that raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predictions: Option<Vec<Prediction>>,
+}
+
+/// What a code world model's `step` returned, as JSON: a value of any type, which scoring compares
+/// with the recorded one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub next_obs: Value,
+    pub reward: Value,
+    pub done: Value,
 }
 
 impl ProgramVerdict {
@@ -183,7 +206,7 @@ impl ProgramVerdict {
         Self {
             passed: false,
             number_passed: 0,
-            total: request.tests.len() as u32,
+            total: request.predict.as_ref().map_or(request.tests.len(), Vec::len) as u32,
             outcome,
             reward: outcome.reward(),
             error: Some(error),
@@ -196,6 +219,7 @@ impl ProgramVerdict {
             conditionals: Vec::new(),
             duration_ms,
             slots: None,
+            predictions: None,
         }
     }
 
@@ -226,6 +250,15 @@ pub enum FaultKind {
     Logic,
     /// The program does not compile: a bug, which fix repairs.
     Syntax,
+    /// The program raises when run: a bug where the scorer counts it as one (a world model's).
+    Crash,
+}
+
+impl FaultKind {
+    /// Whether the fault makes a bug, which fix rather than improve aims at.
+    pub fn is_bug(self) -> bool {
+        matches!(self, FaultKind::Syntax | FaultKind::Crash)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -26,13 +26,20 @@ The verdict has, besides `passed`, `number_passed` and `total`:
 A request with `"mutants": true` asks instead for a program bank of the code (see `mutant_bank`):
 the verdict of the code itself, plus `slots`, the code cut into slots with faulty versions of each.
 
+A request with `"predict": [[state, action], ...]` runs the code as a code world model (seed 004
+§3.4, see `run_world_model`): the verdict's `predictions` hold its (next_state, reward, done) for
+each pair, which the engine scores against the recorded transitions.
+
 As a script it reads one JSON request per line on stdin and prints one verdict per line.
 """
 
 import ast
+import copy
 import io
 import json
+import math
 import os
+import random
 import sys
 import time
 import traceback
@@ -275,13 +282,12 @@ def _run_statement(compiled, scope):
     return None, None
 
 
-def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT):
-    """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
-    started = time.perf_counter()
-    verdict = {
+def _verdict(total):
+    """A verdict before the run: a compile error until the code compiles."""
+    return {
         "passed": False,
         "number_passed": 0,
-        "total": len(tests),
+        "total": total,
         "outcome": "compile_error",
         "reward": REWARDS["compile_error"],
         "error": None,
@@ -294,6 +300,10 @@ def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_
         "conditionals": [],
         "duration_ms": 0.0,
     }
+
+
+def _compiled(code, analysis, verdict, started):
+    """`code` compiled (and analysed, with `analysis`), or None with the compile error in `verdict`."""
     try:
         # Building the Python AST objects costs more than compiling: only when analysis needs them.
         tree = ast.parse(code, CANDIDATE) if analysis else None
@@ -303,9 +313,19 @@ def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_
         message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
         verdict["error"] = f"{message} (line {line})" if line else message
         verdict["duration_ms"] = (time.perf_counter() - started) * 1000
-        return verdict
+        return None
     if analysis:
         verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
+    return program
+
+
+def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT):
+    """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
+    started = time.perf_counter()
+    verdict = _verdict(len(tests))
+    program = _compiled(code, analysis, verdict, started)
+    if program is None:
+        return verdict
 
     sandbox = _Sandbox(output_limit)
     recorder = LineRecorder() if coverage else NoRecorder()
@@ -416,6 +436,102 @@ def _stdin_tests(program, tests, verdict, sandbox):
         actual = message if kind == "runtime" else got
         _record(verdict, label, kind, message, (test.get("stdin", ""), expected.rstrip(), actual))
     return False
+
+
+# ---- Code world models (seed 004 §3.3-3.4): a program's predictions on transitions ----
+
+
+def _json_ready(value):
+    """A prediction as JSON: tuples become lists, a non-finite float or any other object its repr
+    (which then matches nothing), so a strange prediction is scored rather than refused."""
+    if hasattr(value, "tolist"):  # a numpy array or scalar, should a model bring its own
+        value = value.tolist()
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    return _bounded(repr(value))
+
+
+def _model_error(exc, code, during):
+    """The official code's error for a fix prompt: the exception with its line, and that line."""
+    text = f"{during}: {_describe(exc)}"
+    line = _candidate_line(exc.__traceback__)
+    lines = code.splitlines()
+    if line is not None and 0 < line <= len(lines) and lines[line - 1].strip():
+        text += f"\nThe line of code that caused the error is:\n`{lines[line - 1].strip()}`"
+    return text
+
+
+def _predict(program, code, steps, predictions):
+    """One `Environment()` for all pairs, and per pair `set_state(deepcopy(state))` then
+    `step(action)`, as the official code scores a model. The first exception ends the run. A
+    model that draws from `random` (Blackjack's cards) draws the same every run: the generator is
+    seeded with 0, so a search that scores it is reproducible."""
+    random.seed(0)
+    scope = {"__name__": "__main__"}
+    try:
+        exec(program, scope)
+        environment = scope.get("Environment")
+        if not isinstance(environment, type):
+            return "The program defines no class `Environment`"
+        model = environment()
+    except KeyboardInterrupt:
+        raise
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        return _model_error(exc, code, "Error when creating the `Environment`")
+    for index, (state, action) in enumerate(steps):
+        call = "set_state"
+        try:
+            model.set_state(copy.deepcopy(state))
+            call = "step"
+            output = model.step(action)
+            if not isinstance(output, (tuple, list)) or len(output) != 3:
+                shown = _bounded(repr(output))
+                return f"Error when calling `step` on transition {index + 1}: it returned {shown}, not (next_state, reward, done)"
+            next_state, reward, done = (_json_ready(v) for v in output)
+        except KeyboardInterrupt:
+            raise
+        except (Exception, SystemExit, GeneratorExit) as exc:
+            return _model_error(exc, code, f"Error when calling `{call}` on transition {index + 1}")
+        predictions.append({"next_obs": next_state, "reward": reward, "done": done})
+    return None
+
+
+def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
+    """Run `code` as a code world model on `steps`, pairs of (state, action). `number_passed` counts
+    the pairs it predicted; the outcome is `pass` when it predicted all of them (whether rightly is
+    the engine's to judge), `runtime_error` when it raised (its error, with the line, is what a fix
+    prompt shows), and `compile_error` or `timeout` as for any program."""
+    started = time.perf_counter()
+    verdict = _verdict(len(steps))
+    verdict["predictions"] = predictions = []
+    program = _compiled(code, False, verdict, started)
+    if program is None:
+        return verdict
+    sandbox = _Sandbox(output_limit)
+    error, interrupted = None, False
+    try:
+        with sandbox:
+            error = _predict(program, code, steps, predictions)
+    except KeyboardInterrupt:
+        interrupted = True
+    verdict["number_passed"] = len(predictions)
+    if interrupted:
+        verdict["outcome"], verdict["error"] = "timeout", "the run was stopped at the time limit"
+    elif error is not None:
+        verdict["outcome"], verdict["error"] = "runtime_error", error
+    else:
+        verdict["outcome"] = "pass"
+    verdict["reward"] = REWARDS[verdict["outcome"]]
+    verdict["passed"] = verdict["outcome"] == "pass"
+    verdict["stdout"] = sandbox.stdout.value()
+    verdict["stderr"] = sandbox.stderr.value()
+    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
+    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+    return verdict
 
 
 # ---- Program banks by mutation (seed 004 spec §6: the simulated LLM's bank for imported tasks) ----
@@ -592,6 +708,11 @@ def handle(request):
     tests = request.get("tests", [])
     if not isinstance(tests, list) or not all(isinstance(t, (str, dict)) for t in tests):
         return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
+    if "predict" in request:
+        steps = request["predict"]
+        if not isinstance(steps, list) or not all(isinstance(p, list) and len(p) == 2 for p in steps):
+            return {"request_error": "`predict` must be a list of [state, action] pairs"}
+        return run_world_model(request["code"], steps, int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
     if request.get("mutants"):
         verdict = run_program(request["code"], tests, coverage=False, analysis=False)
         if verdict["passed"]:

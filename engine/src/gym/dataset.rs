@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use rand::Rng;
 
 use super::taxi::Taxi;
-use super::transitions::Transition;
+use super::transitions::{Transition, obs_of};
 use super::{GymEnv, GymId, GymObs, TimeLimit};
 use crate::RunRng;
 
@@ -53,9 +53,40 @@ pub fn to_json_lines(transitions: &[Transition]) -> String {
     transitions.iter().map(|t| serde_json::to_string(t).expect("transitions serialise") + "\n").collect()
 }
 
+/// `id`'s transitions in a JSON-lines file (a dataset exported or recorded from Gymnasium): lines
+/// of other environments are skipped, a line that is not a transition is an error naming it.
+pub fn from_json_lines(id: GymId, text: &str) -> Result<Vec<Transition>, String> {
+    let mut transitions = Vec::new();
+    for (index, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let transition: Transition =
+            serde_json::from_str(line).map_err(|e| format!("line {}: not a transition: {e}", index + 1))?;
+        if transition.env != id.name() {
+            continue;
+        }
+        obs_of(id, &transition.obs)
+            .and(obs_of(id, &transition.next_obs))
+            .map_err(|e| format!("line {}: {e}", index + 1))?;
+        if transition.action >= id.actions() {
+            return Err(format!(
+                "line {}: action {} is not one of {}'s {}",
+                index + 1,
+                transition.action,
+                id.name(),
+                id.actions()
+            ));
+        }
+        transitions.push(transition);
+    }
+    if transitions.is_empty() {
+        return Err(format!("the file holds no transition of {}", id.name()));
+    }
+    Ok(transitions)
+}
+
 /// What a person would try first: CliffWalking's safe path along the row above the cliff, Taxi's
 /// shortest delivery, CartPole pushed toward where the pole falls, MountainCar pushed with its
-/// motion, Acrobot's torque against the first link's swing (which pumps energy in), and
+/// motion (left from rest, which reaches the flag within 100 steps from starts right of about
+/// −0.47), Acrobot's torque against the first link's swing (which pumps energy in), and
 /// Blackjack's hit below 17.
 fn heuristic_action(env: &GymEnv) -> usize {
     match (env, env.obs()) {
@@ -67,10 +98,10 @@ fn heuristic_action(env: &GymEnv) -> usize {
         },
         (GymEnv::Taxi(taxi), _) => shortest_delivery(taxi),
         (GymEnv::CartPole(_), GymObs::Floats(o)) => usize::from(o[2] + 0.5 * o[3] > 0.0),
-        (GymEnv::MountainCar(_), GymObs::Floats(o)) if o[1] >= 0.0 => 2,
+        (GymEnv::MountainCar(_), GymObs::Floats(o)) if o[1] > 0.0 => 2,
         (GymEnv::Acrobot(_), GymObs::Floats(o)) if o[4] < 0.0 => 2,
         (GymEnv::Blackjack(_), GymObs::Triple([sum, ..])) => usize::from(sum < 17),
-        // MountainCar moving left is pushed left; Acrobot swinging forward gets torque −1.
+        // MountainCar moving left or at rest is pushed left; Acrobot swinging forward gets torque −1.
         _ => 0,
     }
 }
@@ -135,5 +166,18 @@ mod tests {
         for delivery in heuristic_episodes(dataset(GymId::Taxi, &mut gym_rng(1))) {
             assert!(delivery.len() < 30 && delivery.last().is_some_and(|t| t.reward == 20.0 && t.terminated));
         }
+    }
+
+    #[test]
+    fn a_file_reads_back_its_environments_lines_and_names_a_bad_line() {
+        let lines = dataset(GymId::Taxi, &mut gym_rng(3));
+        let mut file = to_json_lines(&lines);
+        file.push_str(&to_json_lines(&dataset(GymId::CliffWalking, &mut gym_rng(3))));
+        assert_eq!(from_json_lines(GymId::Taxi, &file).unwrap(), lines);
+        let error = from_json_lines(GymId::Taxi, &format!("{file}{{\"env\": 1}}\n")).unwrap_err();
+        assert!(error.starts_with(&format!("line {}: not a transition", file.lines().count() + 1)), "{error}");
+        let bad_obs = file.replacen("\"obs\":", "\"obs\":\"x\",\"was\":", 1);
+        assert!(from_json_lines(GymId::Taxi, &bad_obs).unwrap_err().starts_with("line 1: \"x\" is not an observation"));
+        assert!(from_json_lines(GymId::Acrobot, &file).unwrap_err().contains("no transition of Acrobot-v1"));
     }
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
 
+pub mod accuracy;
 pub mod acrobot;
 pub mod blackjack;
 pub mod cart_pole;

@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 use super::SearchTask;
+use crate::gym::GymId;
 use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
 use crate::task_import::ImportedTask;
 
@@ -29,11 +30,19 @@ pub struct BankTask {
     pub description: String,
     pub tests: Vec<TestCase>,
     pub slots: Vec<Slot>,
+    /// A code world model's environment (see [`SearchTask::world_model`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<GymId>,
 }
 
 impl BankTask {
     pub fn search_task(&self) -> SearchTask {
-        SearchTask { id: self.id.clone(), description: self.description.clone(), tests: self.tests.clone() }
+        SearchTask {
+            id: self.id.clone(),
+            description: self.description.clone(),
+            tests: self.tests.clone(),
+            world_model: self.world_model,
+        }
     }
 
     /// The harness request that makes `task`'s bank from its reference solution.
@@ -58,7 +67,13 @@ impl BankTask {
             ));
         };
         let search = SearchTask::from(task);
-        let bank = Self { id: task.id.clone(), description: search.description, tests: task.tests.clone(), slots };
+        let bank = Self {
+            id: task.id.clone(),
+            description: search.description,
+            tests: task.tests.clone(),
+            slots,
+            world_model: None,
+        };
         let faults: usize = bank.slots.iter().map(|s| s.faults.len()).sum();
         if faults == 0 {
             return Err(format!(

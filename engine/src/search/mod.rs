@@ -7,7 +7,8 @@
 //! [`Need`]s and is resumed with the outcome, so with recorded outcomes it is deterministic.
 //!
 //! How a program is scored is a [`Scorer`]: the fraction of a task's tests it passes
-//! ([`TestsScorer`], APPS's rule) here; a code world model's accuracy on transitions later.
+//! ([`TestsScorer`], APPS's rule), or a code world model's accuracy on recorded transitions
+//! ([`world_model::WorldModelScorer`]).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::RunRng;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
+use crate::gym::GymId;
 use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
@@ -34,6 +36,8 @@ pub mod spec;
 mod tests;
 pub mod value_model;
 pub mod world_coder;
+pub mod world_model;
+pub mod world_model_tasks;
 pub mod zero_shot;
 
 /// What one LLM call does to a program (seed 004 §4).
@@ -70,6 +74,10 @@ pub struct SearchTask {
     pub id: String,
     pub description: String,
     pub tests: Vec<TestCase>,
+    /// For a code world model: the environment it models, whose recorded transitions score it
+    /// (it has no tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<GymId>,
 }
 
 impl From<&ImportedTask> for SearchTask {
@@ -82,7 +90,7 @@ impl From<&ImportedTask> for SearchTask {
         } else {
             format!("{}\n\nStart from:\n{starter}", task.prompt)
         };
-        Self { id: task.id.clone(), description, tests: task.tests.clone() }
+        Self { id: task.id.clone(), description, tests: task.tests.clone(), world_model: None }
     }
 }
 
@@ -120,6 +128,10 @@ pub trait Scorer {
     /// The program's evaluation from its verdict; `rng` picks the failing example where the rule
     /// draws one.
     fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation;
+    /// Why a search ends at a score of 1.
+    fn perfect(&self) -> &'static str {
+        "a program passes every test"
+    }
 }
 
 /// APPS's scoring (seed 004 §5.2; the official code's `compute_reward`): the fraction of all tests
@@ -328,6 +340,10 @@ impl<M: Method, S: Scorer> Search<M, S> {
         &self.task
     }
 
+    pub fn scorer(&self) -> &S {
+        &self.scorer
+    }
+
     /// Every expansion in order.
     pub fn expansions(&self) -> &[Expanded] {
         &self.expansions
@@ -435,7 +451,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
         self.expansions.push(expanded);
         if best_score >= 1.0 {
-            return self.finish("a program passes every test");
+            return self.finish(self.scorer.perfect());
         }
         self.ask();
     }

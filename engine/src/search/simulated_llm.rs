@@ -5,8 +5,9 @@
 //!   `generate_correct`, else faulty (a syntax fault with `syntax_share`, else a logic fault);
 //! - **improve** aims at one of the program's logic faults and repairs it with `improve_repairs`
 //!   times the fault's own `repair` (hard faults resist), sometimes breaking another slot;
-//! - **fix** aims at the syntax fault on the error's line (else the first) and repairs it with
-//!   `fix_repairs` times its `repair`, else writes another syntax fault there.
+//! - **fix** aims at the bug (a syntax fault, or a crash where the scorer counts one) on the
+//!   error's line, else the first, and repairs it with `fix_repairs` times its `repair`, else
+//!   writes another bug there.
 //!
 //! Several independent faults per program, hard faults that only a fresh generate escapes, bugs
 //! independent of the logic, and regressions: what GIF-MCTS and WorldCoder handle differently.
@@ -17,7 +18,7 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::bank::{BankTask, Choice, FaultKind};
+use super::bank::{BankTask, Choice};
 use super::{ActionKind, Expansion};
 use crate::RunRng;
 
@@ -26,7 +27,8 @@ use crate::RunRng;
 pub struct SimulatedLlmParams {
     /// A slot that generate writes afresh is correct with this probability.
     pub generate_correct: f64,
-    /// A slot written wrong holds a syntax fault (a bug) with this probability, else a logic fault.
+    /// A slot written wrong holds a bug (a syntax fault, or a crash) with this probability, else a
+    /// logic fault.
     pub syntax_share: f64,
     /// Improve repairs the logic fault it aims at with this probability, times the fault's repair.
     pub improve_repairs: f64,
@@ -99,8 +101,8 @@ impl SimulatedLlm {
         if faults.is_empty() || rng.random_bool(self.params.generate_correct) {
             return None;
         }
-        let wanted = if rng.random_bool(self.params.syntax_share) { FaultKind::Syntax } else { FaultKind::Logic };
-        let of_kind: Vec<usize> = (0..faults.len()).filter(|&f| faults[f].kind == wanted).collect();
+        let bug = rng.random_bool(self.params.syntax_share);
+        let of_kind: Vec<usize> = (0..faults.len()).filter(|&f| faults[f].kind.is_bug() == bug).collect();
         let pool: Vec<usize> = if of_kind.is_empty() { (0..faults.len()).collect() } else { of_kind };
         Some(pool[rng.random_range(0..pool.len())])
     }
@@ -124,8 +126,11 @@ impl SimulatedLlm {
         choices
     }
 
-    fn faulty(&self, choices: &[Choice], kind: FaultKind) -> Vec<usize> {
-        (0..choices.len()).filter(|&s| choices[s].is_some_and(|f| self.bank.slots[s].faults[f].kind == kind)).collect()
+    /// The slots holding a bug (`bug`) or a logic fault.
+    fn faulty(&self, choices: &[Choice], bug: bool) -> Vec<usize> {
+        (0..choices.len())
+            .filter(|&s| choices[s].is_some_and(|f| self.bank.slots[s].faults[f].kind.is_bug() == bug))
+            .collect()
     }
 
     fn repaired(&self, choices: &[Choice], slot: usize, odds: f64, rng: &mut RunRng) -> bool {
@@ -147,7 +152,7 @@ impl SimulatedLlm {
     }
 
     fn improve(&self, mut choices: Vec<Choice>, rng: &mut RunRng) -> Vec<Choice> {
-        let logic = self.faulty(&choices, FaultKind::Logic);
+        let logic = self.faulty(&choices, false);
         if let Some(&slot) = logic.get(rng.random_range(0..logic.len().max(1)))
             && self.repaired(&choices, slot, self.params.improve_repairs, rng)
         {
@@ -158,19 +163,18 @@ impl SimulatedLlm {
     }
 
     fn fix(&self, mut choices: Vec<Choice>, line: Option<usize>, rng: &mut RunRng) -> Vec<Choice> {
-        let syntax = self.faulty(&choices, FaultKind::Syntax);
-        let at_line = line.and_then(|l| self.bank.slot_of_line(&choices, l)).filter(|s| syntax.contains(s));
-        let Some(slot) = at_line.or(syntax.first().copied()) else {
+        let bugs = self.faulty(&choices, true);
+        let at_line = line.and_then(|l| self.bank.slot_of_line(&choices, l)).filter(|s| bugs.contains(s));
+        let Some(slot) = at_line.or(bugs.first().copied()) else {
             return self.improve(choices, rng);
         };
         if self.repaired(&choices, slot, self.params.fix_repairs, rng) {
             choices[slot] = None;
         } else {
-            // Another syntax fault of the slot, when it has one.
+            // Another bug of the slot, when it has one.
             let faults = &self.bank.slots[slot].faults;
-            let others: Vec<usize> = (0..faults.len())
-                .filter(|&f| faults[f].kind == FaultKind::Syntax && Some(f) != choices[slot])
-                .collect();
+            let others: Vec<usize> =
+                (0..faults.len()).filter(|&f| faults[f].kind.is_bug() && Some(f) != choices[slot]).collect();
             if let Some(&other) = others.get(rng.random_range(0..others.len().max(1))) {
                 choices[slot] = Some(other);
             }

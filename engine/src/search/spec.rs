@@ -8,11 +8,17 @@ use super::bank::{BankTask, search_tasks};
 use super::gif_mcts::{GifMcts, GifMctsParams};
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 use super::world_coder::{WorldCoder, WorldCoderParams};
+use super::world_model::{WorldModelScorer, WorldModelScoring};
+use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
-use super::{Expanded, Expansion, Method, Search, SearchTask, TestsScorer};
+use super::{Evaluation, Expanded, Expansion, Method, Scorer, Search, SearchTask, TestsScorer};
 use crate::RunRng;
+use crate::gym::dataset::dataset;
+use crate::gym::transitions::Transition;
 use crate::params::Parameters;
 use crate::prompts::PromptSet;
+use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::rng::gym_rng;
 
 /// A method and its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -90,6 +96,36 @@ impl Method for AnyMethod {
     }
 }
 
+/// Any scorer: a task's tests, or a world model's transitions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AnyScorer {
+    Tests(TestsScorer),
+    WorldModel(WorldModelScorer),
+}
+
+impl Scorer for AnyScorer {
+    fn request(&self, program: &str) -> ProgramRequest {
+        match self {
+            Self::Tests(s) => s.request(program),
+            Self::WorldModel(s) => s.request(program),
+        }
+    }
+
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation {
+        match self {
+            Self::Tests(s) => s.evaluate(verdict, rng),
+            Self::WorldModel(s) => s.evaluate(verdict, rng),
+        }
+    }
+
+    fn perfect(&self) -> &'static str {
+        match self {
+            Self::Tests(s) => s.perfect(),
+            Self::WorldModel(s) => s.perfect(),
+        }
+    }
+}
+
 /// A node of a search's tree as views draw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TreeNode {
@@ -104,8 +140,18 @@ pub struct TreeNode {
     pub bug: bool,
 }
 
-/// A program search on a task, on the tests' scores.
-pub type ProgramSearch = Search<AnyMethod, TestsScorer>;
+/// A program search on a task: on its tests' scores, or a world model's accuracy.
+pub type ProgramSearch = Search<AnyMethod, AnyScorer>;
+
+/// What a world-model search scores on, and how.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct WorldModelSpec {
+    /// The dataset's seed: the engine makes the environment's 5 random and 5 heuristic
+    /// trajectories from it (seed 004 §3.2).
+    pub dataset_seed: u64,
+    pub scoring: WorldModelScoring,
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SearchSpec {
@@ -117,21 +163,35 @@ pub struct SearchSpec {
     pub seed: u64,
     /// The simulated LLM's odds (used when no endpoint answers).
     pub simulated_llm: SimulatedLlmParams,
+    /// For a world-model task: its dataset and scoring.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub world_model: WorldModelSpec,
+}
+
+fn is_default(spec: &WorldModelSpec) -> bool {
+    *spec == WorldModelSpec::default()
 }
 
 impl SearchSpec {
     pub const MAX_BUDGET: u32 = 1_000;
 
     pub fn new(method: MethodSpec, task: &str, budget: u32, seed: u64) -> Self {
-        Self { method, task: task.to_owned(), budget, seed, simulated_llm: SimulatedLlmParams::default() }
+        Self {
+            method,
+            task: task.to_owned(),
+            budget,
+            seed,
+            simulated_llm: SimulatedLlmParams::default(),
+            world_model: WorldModelSpec::default(),
+        }
     }
 
     /// The search of this spec on its bundled task, answered offline by the simulated LLM with the
     /// task's bank.
     pub fn build(&self, prompts: PromptSet) -> Result<ProgramSearch, String> {
-        let tasks = search_tasks();
-        let bank = tasks.iter().find(|t| t.id == self.task).ok_or_else(|| {
-            let ids: Vec<&str> = tasks.iter().map(|t| t.id.as_str()).collect();
+        let (tasks, models) = (search_tasks(), world_model_tasks());
+        let bank = tasks.iter().chain(models.iter()).find(|t| t.id == self.task).ok_or_else(|| {
+            let ids: Vec<&str> = tasks.iter().chain(models.iter()).map(|t| t.id.as_str()).collect();
             format!("unknown search task '{}'; valid: {}", self.task, ids.join(", "))
         })?;
         self.build_with_bank(bank.clone(), prompts)
@@ -147,12 +207,41 @@ impl SearchSpec {
 
     /// The search of this spec on `task` (whose id replaces the spec's), without a simulated LLM:
     /// an endpoint must answer it.
+    /// A world model's task is scored on the dataset made from `world_model.dataset_seed`.
     pub fn build_on(&self, task: SearchTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
+        let transitions = task.world_model.map(|env| dataset(env, &mut gym_rng(self.world_model.dataset_seed)));
+        self.build_scored(task, transitions, prompts)
+    }
+
+    /// As [`Self::build_on`], a world model scored on `transitions` (an imported dataset).
+    pub fn build_on_transitions(
+        &self,
+        task: SearchTask,
+        transitions: Vec<Transition>,
+        prompts: PromptSet,
+    ) -> Result<ProgramSearch, String> {
+        self.build_scored(task, Some(transitions), prompts)
+    }
+
+    fn build_scored(
+        &self,
+        task: SearchTask,
+        transitions: Option<Vec<Transition>>,
+        prompts: PromptSet,
+    ) -> Result<ProgramSearch, String> {
         if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
             return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
         }
         self.simulated_llm.validate()?;
-        let scorer = TestsScorer::new(task.tests.clone());
+        let scorer = match (task.world_model, transitions) {
+            (Some(env), Some(transitions)) => {
+                AnyScorer::WorldModel(WorldModelScorer { env, transitions, scoring: self.world_model.scoring })
+            }
+            (None, _) => AnyScorer::Tests(TestsScorer::new(task.tests.clone())),
+            (Some(env), None) => {
+                return Err(format!("the world model of {} needs transitions to score on", env.name()));
+            }
+        };
         Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
     }
 }

@@ -11,7 +11,7 @@ use crate::python::TestResult;
 
 fn task() -> SearchTask {
     let tests = (1..=4).map(|i| TestCase::Statement(format!("assert f({i}) == {}", i + 1))).collect();
-    SearchTask { id: "inc".into(), description: "Write f(x) that returns x + 1.".into(), tests }
+    SearchTask { id: "inc".into(), description: "Write f(x) that returns x + 1.".into(), tests, world_model: None }
 }
 
 fn reply(code: &str) -> ChatOutcome {

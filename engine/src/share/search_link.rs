@@ -3,14 +3,17 @@
 //! The simulated LLM's odds that differ from the defaults are `o.<field>`. `llm` says who answered
 //! the sender: `simulated`, or the model's name; only a simulated search replays exactly, so only
 //! that one is replayed on opening. The sender's results may ride along (`r.best`, `r.calls`,
-//! `r.fp`), for the recipient's page to say whether its replay is the same search.
+//! `r.fp`), for the recipient's page to say whether its replay is the same search. A world-model
+//! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
+//! `w.metric`, `w.done`).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
 use crate::params;
 use crate::search::record::SearchRecord;
 use crate::search::simulated_llm::SimulatedLlmParams;
-use crate::search::spec::{MethodSpec, SearchSpec};
+use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
+use crate::search::world_model::WorldModelScoring;
 
 use super::{LINK_VERSION, MAX_LINK_CHARS, read, read_params, whole};
 
@@ -35,7 +38,8 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 9] = ["v", "search", "task", "budget", "seed", "llm", "r.best", "r.calls", "r.fp"];
+    const FIELDS: [&str; 12] =
+        ["v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "r.best", "r.calls", "r.fp"];
 
     /// Whether a fragment is a search link rather than a run link.
     pub fn is_search_fragment(fragment: &str) -> bool {
@@ -70,6 +74,16 @@ impl SearchLink {
             .append_pair("llm", &self.llm);
         for (field, text) in params::changed(&spec.simulated_llm, &SimulatedLlmParams::default()) {
             out.append_pair(&format!("o.{}", field.name()), &text);
+        }
+        let (world, default) = (&spec.world_model, WorldModelSpec::default());
+        if world.dataset_seed != default.dataset_seed {
+            out.append_pair("w.data", &world.dataset_seed.to_string());
+        }
+        if world.scoring.metric != default.scoring.metric {
+            out.append_pair("w.metric", &name_of(&world.scoring.metric));
+        }
+        if world.scoring.labelling != default.scoring.labelling {
+            out.append_pair("w.done", &name_of(&world.scoring.labelling));
         }
         if let Some(results) = &self.results {
             out.append_pair("r.best", &format!("{:.3}", results.best_score))
@@ -141,9 +155,26 @@ impl SearchLink {
                 None
             }
         };
-        let spec = SearchSpec { method, task, budget, seed, simulated_llm };
+        let default = WorldModelSpec::default();
+        let world_model = WorldModelSpec {
+            dataset_seed: read(&mut problems, "w.data", get("w.data"), default.dataset_seed, whole),
+            scoring: WorldModelScoring {
+                metric: read(&mut problems, "w.metric", get("w.metric"), default.scoring.metric, of_name),
+                labelling: read(&mut problems, "w.done", get("w.done"), default.scoring.labelling, of_name),
+            },
+        };
+        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model };
         (SearchLink { spec, llm, results }, problems)
     }
+}
+
+/// A unit variant's name as serde spells it (`paper`, `terminated_or_truncated`).
+fn name_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+fn of_name<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned())).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -167,6 +198,20 @@ mod tests {
         assert!(SearchLink::is_search_fragment(&format!("#{fragment}")));
         assert!(!SearchLink::is_search_fragment("#v=1&env=orchestrator"));
         assert_eq!(SearchLink::decode(&fragment), (link(), vec![]));
+    }
+
+    #[test]
+    fn a_world_model_searchs_dataset_and_scoring_ride_along_when_not_the_defaults() {
+        let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
+        spec.world_model.dataset_seed = 5;
+        spec.world_model.scoring.labelling = crate::gym::accuracy::Labelling::TerminatedOrTruncated;
+        let link = SearchLink { spec, llm: SIMULATED.into(), results: None };
+        let fragment = link.encode();
+        assert!(fragment.ends_with("&w.data=5&w.done=terminated_or_truncated"), "{fragment}");
+        assert_eq!(SearchLink::decode(&fragment), (link, vec![]));
+        let (_, problems) = SearchLink::decode("v=1&search=gif-mcts&task=Taxi-v3&w.metric=best");
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].starts_with("w.metric"), "{problems:?}");
     }
 
     #[test]

@@ -1,0 +1,151 @@
+//! The six code-world-model tasks of seed 004's benchmark (CWMB's discrete-action part): per
+//! Gymnasium environment, the description an LLM writes the model from, and the simulated LLM's
+//! bank. Both are files under `tasks/world_models/`:
+//! - `<id>.md`, the environment described in our own words with every fact of the paper's
+//!   descriptions (App. J.3: description, actions, observations, rewards, start state, episode
+//!   end), then `interface.md`, the class to write (§3.4) and the notes every prompt carries;
+//! - `<id>.bank.py`, a correct world model cut into slots, each followed by its real faults. A line
+//!   `#| slot <name>` opens a slot; `#| logic|syntax|crash [repair] <what it does>` opens a fault of
+//!   the slot above. A native test runs every variant on the environment's dataset in python3.
+
+use std::sync::{Arc, OnceLock};
+
+use super::bank::BankTask;
+use crate::gym::GymId;
+use crate::python::{Fault, FaultKind, Slot};
+
+const INTERFACE: &str = include_str!("../../../tasks/world_models/interface.md");
+
+/// (environment, description, bank file)
+const FILES: [(GymId, &str, &str); 6] = [
+    (
+        GymId::Blackjack,
+        include_str!("../../../tasks/world_models/Blackjack-v1.md"),
+        include_str!("../../../tasks/world_models/Blackjack-v1.bank.py"),
+    ),
+    (
+        GymId::CliffWalking,
+        include_str!("../../../tasks/world_models/CliffWalking-v0.md"),
+        include_str!("../../../tasks/world_models/CliffWalking-v0.bank.py"),
+    ),
+    (
+        GymId::Taxi,
+        include_str!("../../../tasks/world_models/Taxi-v3.md"),
+        include_str!("../../../tasks/world_models/Taxi-v3.bank.py"),
+    ),
+    (
+        GymId::CartPole,
+        include_str!("../../../tasks/world_models/CartPole-v1.md"),
+        include_str!("../../../tasks/world_models/CartPole-v1.bank.py"),
+    ),
+    (
+        GymId::MountainCar,
+        include_str!("../../../tasks/world_models/MountainCar-v0.md"),
+        include_str!("../../../tasks/world_models/MountainCar-v0.bank.py"),
+    ),
+    (
+        GymId::Acrobot,
+        include_str!("../../../tasks/world_models/Acrobot-v1.md"),
+        include_str!("../../../tasks/world_models/Acrobot-v1.bank.py"),
+    ),
+];
+
+/// A bank file's slots and faults (see the module's doc), or what is wrong with it, by line.
+pub fn parse_bank(text: &str) -> Result<Vec<Slot>, String> {
+    let mut slots: Vec<Slot> = Vec::new();
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let Some(marker) = line.strip_prefix("#|") else {
+            let slot =
+                slots.last_mut().ok_or_else(|| format!("line {}: code before the first `#| slot`", index + 1))?;
+            match slot.faults.last_mut() {
+                Some(fault) => fault.text.push_str(line),
+                None => slot.correct.push_str(line),
+            }
+            continue;
+        };
+        let mut words = marker.split_whitespace();
+        let kind = match words.next() {
+            Some("slot") => {
+                slots.push(Slot { correct: String::new(), faults: Vec::new() });
+                continue;
+            }
+            Some("logic") => FaultKind::Logic,
+            Some("syntax") => FaultKind::Syntax,
+            Some("crash") => FaultKind::Crash,
+            other => return Err(format!("line {}: unknown marker {other:?}", index + 1)),
+        };
+        let repair = words.next().and_then(|w| w.parse::<f64>().ok()).unwrap_or(1.0);
+        let slot = slots.last_mut().ok_or_else(|| format!("line {}: a fault before the first `#| slot`", index + 1))?;
+        slot.faults.push(Fault { text: String::new(), kind, repair });
+    }
+    Ok(slots)
+}
+
+/// The six world-model tasks, with their banks.
+pub fn world_model_tasks() -> Arc<[BankTask]> {
+    static TASKS: OnceLock<Arc<[BankTask]>> = OnceLock::new();
+    TASKS
+        .get_or_init(|| {
+            FILES
+                .iter()
+                .map(|(id, description, bank)| BankTask {
+                    id: id.name().to_owned(),
+                    description: format!("{}\n{INTERFACE}", description.trim_end()),
+                    tests: Vec::new(),
+                    slots: parse_bank(bank).unwrap_or_else(|e| panic!("tasks/world_models/{}.bank.py: {e}", id.name())),
+                    world_model: Some(*id),
+                })
+                .collect()
+        })
+        .clone()
+}
+
+/// The world-model task of `id`.
+pub fn world_model_task(id: GymId) -> BankTask {
+    world_model_tasks().iter().find(|t| t.world_model == Some(id)).expect("every environment has a task").clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bank_file_reads_into_slots_and_faults_and_names_a_bad_line() {
+        let text = "#| slot a\nx = 1\n#| logic 0.5 off by one\nx = 2\n#| slot b\nprint(x)\n#| crash\nprint(y)\n";
+        let slots = parse_bank(text).unwrap();
+        assert_eq!(slots.len(), 2);
+        assert_eq!(slots[0].correct, "x = 1\n");
+        assert_eq!(slots[0].faults, [Fault { text: "x = 2\n".into(), kind: FaultKind::Logic, repair: 0.5 }]);
+        assert_eq!((slots[1].faults[0].kind, slots[1].faults[0].repair), (FaultKind::Crash, 1.0));
+        assert_eq!(parse_bank("x = 1\n").unwrap_err(), "line 1: code before the first `#| slot`");
+        assert!(parse_bank("#| slot a\n#| oops\n").unwrap_err().starts_with("line 2: unknown marker"));
+    }
+
+    #[test]
+    fn every_environment_has_a_described_task_whose_bank_reads_back_each_fault() {
+        let tasks = world_model_tasks();
+        assert_eq!(tasks.len(), 6);
+        for task in tasks.iter() {
+            for heading in [
+                "## Action space",
+                "## Observation space",
+                "## Rewards",
+                "## Start state",
+                "## Episode end",
+                "## Class definition",
+                "## Important notes",
+            ] {
+                assert!(task.description.contains(heading), "{}: {heading}", task.id);
+            }
+            let correct = vec![None; task.slots.len()];
+            assert_eq!(task.parse(&task.program(&correct)), Some(correct.clone()), "{}", task.id);
+            for slot in 0..task.slots.len() {
+                for fault in task.variants(slot).skip(1) {
+                    let mut choices = correct.clone();
+                    choices[slot] = fault;
+                    assert_eq!(task.parse(&task.program(&choices)), Some(choices), "{} slot {slot}", task.id);
+                }
+            }
+        }
+    }
+}
