@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
+mod cwm;
 mod gym;
 mod live;
 mod llm_args;
@@ -141,6 +142,11 @@ enum Command {
         #[command(flatten)]
         args: search::SearchBenchArgs,
     },
+    /// Seed 004's code world models: score one on transitions, plan with it, print a bank's.
+    Cwm {
+        #[command(subcommand)]
+        command: cwm::CwmCommand,
+    },
     /// Seed 004's Gymnasium environments in the engine.
     Gym {
         #[command(subcommand)]
@@ -180,6 +186,7 @@ fn main() -> ExitCode {
         Command::Search { args } => search::search(&args),
         Command::SearchBench { args } => search::bench(&args),
         Command::Gym { command } => gym::run(&command),
+        Command::Cwm { command } => cwm::run(&command),
         Command::List { json } => {
             list(json);
             Ok(())

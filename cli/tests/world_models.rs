@@ -1,5 +1,10 @@
 //! Seed 004's code world models in real Python: every program of every world-model bank runs
-//! through the shared harness with python3 on its environment's dataset, and scores as labelled.
+//! through the shared harness with python3 on its environment's dataset, and scores as labelled;
+//! `rlcg cwm score` and `rlcg cwm plan` on models worked by hand.
+
+mod common;
+
+use common::{last_json_line, rlcg};
 
 use cli::python::run_all;
 use engine::gym::GymId;
@@ -63,4 +68,125 @@ fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as
         "{seen} of Blackjack's {} logic faults cost accuracy",
         lower_blackjack.len()
     );
+}
+
+/// A file holding `program`, removed when dropped.
+struct TempProgram(std::path::PathBuf);
+
+impl TempProgram {
+    fn new(name: &str, program: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("rlcg-cwm-{}-{name}.py", std::process::id()));
+        std::fs::write(&path, program).unwrap();
+        Self(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for TempProgram {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn bank_program(env: &str, fault: Option<&str>) -> TempProgram {
+    let mut args = vec!["cwm", "model", "--env", env];
+    args.extend(fault.iter().flat_map(|f| ["--fault", f]));
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    TempProgram::new(
+        &format!("{env}-{}", fault.unwrap_or("correct").replace(':', "-")),
+        &String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+/// Three CliffWalking transitions: a step up from the start, a step into the cliff, the goal.
+const THREE: &str = r#"{"env": "CliffWalking-v0", "obs": 36, "action": 0, "reward": -1.0, "next_obs": 24, "terminated": false, "truncated": false}
+{"env": "CliffWalking-v0", "obs": 25, "action": 2, "reward": -100.0, "next_obs": 36, "terminated": false, "truncated": false}
+{"env": "CliffWalking-v0", "obs": 35, "action": 2, "reward": -1.0, "next_obs": 47, "terminated": true, "truncated": false}
+"#;
+
+fn score(program: &TempProgram, transitions: &str) -> serde_json::Value {
+    let output = rlcg(&[
+        "cwm",
+        "score",
+        "--env",
+        "CliffWalking-v0",
+        "--program",
+        program.path(),
+        "--transitions",
+        transitions,
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    last_json_line(&output)
+}
+
+#[test]
+fn cwm_score_gives_both_metrics_worked_by_hand_and_a_crash_with_its_line() {
+    let transitions = TempProgram::new("three.jsonl", THREE);
+    let perfect = bank_program("CliffWalking-v0", None);
+    let report = score(&perfect, transitions.path());
+    assert_eq!(
+        (report["official"].as_f64(), report["paper"].as_f64(), report["matched"].as_u64()),
+        (Some(1.0), Some(1.0), Some(3))
+    );
+    // The cliff costs −1, not −100.
+    let reward_bug = TempProgram::new(
+        "reward-bug",
+        &std::fs::read_to_string(perfect.path())
+            .unwrap()
+            .replace("return self.position, -100, False", "return self.position, -1, False"),
+    );
+    let report = score(&reward_bug, transitions.path());
+    // Transition 2 scores ⅔ by both rules (state and done right, reward wrong). Official: classes
+    // −1 (transitions 1 and 3, mean 1) and −100 (⅔): (1 + ⅔) / 2 = ⅚. Paper: (1 + ⅔ + 1) / 3 = 8/9.
+    assert!((report["official"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12, "{report}");
+    assert!((report["paper"].as_f64().unwrap() - 8.0 / 9.0).abs() < 1e-12, "{report}");
+    assert_eq!(report["first_miss"]["index"], 1);
+    assert_eq!(report["first_miss"]["expected"], "Next state:\n36\nReward: -100.0\nDone: False");
+    assert_eq!(report["first_miss"]["actual"], "Next state:\n36\nReward: -1\nDone: False");
+    let crash_on_third = TempProgram::new(
+        "crash",
+        "class Environment:\n    def __init__(self):\n        self.calls = 0\n\n    def set_state(self, state):\n        self.state = state\n\n    def step(self, action):\n        self.calls += 1\n        if self.calls == 3:\n            raise KeyError(self.state)\n        return {36: 24, 25: 36}[self.state], -1.0, False\n",
+    );
+    let report = score(&crash_on_third, transitions.path());
+    assert_eq!(
+        (report["bug"].as_bool(), report["official"].as_f64(), report["predicted"].as_u64()),
+        (Some(true), Some(0.0), Some(2))
+    );
+    assert_eq!(
+        report["error"],
+        "Error when calling `step` on transition 3: KeyError: 35 (line 11)\nThe line of code that caused the error is:\n`raise KeyError(self.state)`"
+    );
+}
+
+#[test]
+fn cwm_plan_with_a_perfect_model_is_the_oracle_and_both_beat_random() {
+    let perfect = bank_program("CliffWalking-v0", None);
+    let output =
+        rlcg(&["cwm", "plan", "--env", "CliffWalking-v0", "--program", perfect.path(), "--episodes", "4", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["returns"]["model"], report["returns"]["oracle"]);
+    assert_eq!(report["normalised"], 1.0);
+    // Known values: no CliffWalking episode returns more than the shortest path's −13, and random
+    // walks of 100 steps fall off the cliff again and again.
+    let oracle: Vec<f64> =
+        report["returns"]["oracle"].as_array().unwrap().iter().map(|r| r.as_f64().unwrap()).collect();
+    assert!(oracle.iter().all(|&r| r <= -13.0), "{oracle:?}");
+    assert!(report["oracle"].as_f64().unwrap() > 3.0 * report["random"].as_f64().unwrap(), "{report}");
+    // A model whose cliff does not send the agent back plans worse than the oracle.
+    let no_return = bank_program("CliffWalking-v0", Some("4:0"));
+    let output =
+        rlcg(&["cwm", "plan", "--env", "CliffWalking-v0", "--program", no_return.path(), "--episodes", "4", "--json"]);
+    let report = last_json_line(&output);
+    assert!(report["normalised"].as_f64().unwrap() < 1.0, "{report}");
+    // A continuous environment cannot be tabulated, and says so.
+    let cart = bank_program("CartPole-v1", None);
+    let output = rlcg(&["cwm", "plan", "--env", "CartPole-v1", "--program", cart.path()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("continuous"));
 }

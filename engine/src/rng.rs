@@ -27,3 +27,13 @@ pub fn gym_rng(seed: u64) -> RunRng {
     rng.set_stream(3);
     rng
 }
+
+/// The streams of planning episode `episode` (seed 004 §5.3): the environment's (its start and
+/// Blackjack's cards) on stream 16 + 2·episode, the same whichever policy plays it, and the
+/// policy's own draws on the stream after.
+pub fn planning_rngs(seed: u64, episode: u32) -> (RunRng, RunRng) {
+    let (mut env, mut policy) = (RunRng::seed_from_u64(seed), RunRng::seed_from_u64(seed));
+    env.set_stream(16 + 2 * u64::from(episode));
+    policy.set_stream(17 + 2 * u64::from(episode));
+    (env, policy)
+}

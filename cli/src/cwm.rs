@@ -1,0 +1,234 @@
+//! `rlcg cwm`: code world models (seed 004) on the command line: a model's accuracy on recorded
+//! transitions, planning with it, and the bundled banks' programs. Models run in python3 through
+//! the page's harness.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use cli::python::NativePython;
+use engine::cwm::normalised_return::{Evaluation, Policy, Protocol};
+use engine::cwm::tabulated::{self, TabulatedModel};
+use engine::gym::GymId;
+use engine::gym::accuracy::{Labelling, Metric};
+use engine::gym::dataset::{dataset, from_json_lines};
+use engine::python::DEFAULT_TIME_LIMIT_MS;
+use engine::rng::gym_rng;
+use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
+use engine::search::world_model_tasks::world_model_task;
+use engine::search::{Evaluation as Scored, Scorer};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::{Failure, io_failure, usage};
+
+/// How long tabulating a model may take: every state and action in one run.
+const TABULATE_LIMIT_MS: u32 = 60_000;
+
+#[derive(Subcommand)]
+pub enum CwmCommand {
+    /// A world model's accuracy on transitions: both metrics (the official code's partial credit
+    /// with the class-balanced mean, and the paper's thirds), and the first misclassified
+    /// transition as an improve prompt shows it.
+    Score {
+        /// A Gymnasium id: Blackjack-v1, CliffWalking-v0, Taxi-v3, CartPole-v1, MountainCar-v0,
+        /// Acrobot-v1.
+        #[arg(long)]
+        env: String,
+        /// The Python file with the model's `Environment` class.
+        #[arg(long)]
+        program: PathBuf,
+        /// Transitions JSON lines (`rlcg gym dataset` writes one); default: the dataset made
+        /// from --dataset-seed.
+        #[arg(long)]
+        transitions: Option<PathBuf>,
+        #[arg(long, default_value_t = 0)]
+        dataset_seed: u64,
+        /// Count a truncation as done, as the official buffers do (default: only termination).
+        #[arg(long)]
+        truncation_is_done: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Plan with a world model (seed 004 §5.3): the paper's MCTS planner with the model, with the
+    /// true environment and at random, and the normalised return R(CWM). The model is tabulated
+    /// over the environment's states (CliffWalking, Taxi, Blackjack).
+    Plan {
+        #[arg(long)]
+        env: String,
+        #[arg(long)]
+        program: PathBuf,
+        /// Episodes per policy (the paper's 10).
+        #[arg(long, default_value_t = 10)]
+        episodes: u32,
+        /// Rollouts of 20 steps instead of the paper's 100.
+        #[arg(long)]
+        quick: bool,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a program of the bundled bank: the correct world model, or one with a fault.
+    Model {
+        #[arg(long)]
+        env: String,
+        /// A fault as SLOT:INDEX (both from 0), e.g. `4:0`.
+        #[arg(long)]
+        fault: Option<String>,
+    },
+}
+
+pub fn run(command: &CwmCommand) -> Result<(), Failure> {
+    match command {
+        CwmCommand::Score { env, program, transitions, dataset_seed, truncation_is_done, json } => {
+            score(env, program, transitions.as_deref(), *dataset_seed, *truncation_is_done, *json)
+        }
+        CwmCommand::Plan { env, program, episodes, quick, seed, json } => {
+            plan(env, program, *episodes, *quick, *seed, *json)
+        }
+        CwmCommand::Model { env, fault } => model(env, fault.as_deref()),
+    }
+}
+
+fn read(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))
+}
+
+#[derive(Serialize)]
+struct ScoreReport {
+    env: &'static str,
+    transitions: usize,
+    /// Transitions the model predicted before it raised (all of them when it did not).
+    predicted: usize,
+    official: f64,
+    paper: f64,
+    /// Transitions right in every part (next state, reward, done).
+    matched: usize,
+    bug: bool,
+    error: Option<String>,
+    first_miss: Option<serde_json::Value>,
+}
+
+fn score(
+    env: &str,
+    program: &Path,
+    transitions: Option<&Path>,
+    dataset_seed: u64,
+    truncation_is_done: bool,
+    json: bool,
+) -> Result<(), Failure> {
+    let env = GymId::parse(env).map_err(usage)?;
+    let code = read(program)?;
+    let transitions = match transitions {
+        Some(path) => from_json_lines(env, &read(path)?).map_err(|e| usage(format!("{}: {e}", path.display())))?,
+        None => dataset(env, &mut gym_rng(dataset_seed)),
+    };
+    let labelling = if truncation_is_done { Labelling::TerminatedOrTruncated } else { Labelling::Terminated };
+    let scorer =
+        WorldModelScorer { env, transitions, scoring: WorldModelScoring { metric: Metric::Official, labelling } };
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let verdict = python.run(&scorer.request(&code), DEFAULT_TIME_LIMIT_MS).map_err(io_failure)?;
+    let accuracy = scorer.accuracy(&verdict);
+    let Scored { bug, error, example, .. } = scorer.evaluate(&verdict, &mut gym_rng(0));
+    let report = ScoreReport {
+        env: env.name(),
+        transitions: scorer.transitions.len(),
+        predicted: verdict.predictions.as_ref().map_or(0, Vec::len),
+        official: if bug { 0.0 } else { accuracy.official },
+        paper: if bug { 0.0 } else { accuracy.paper },
+        matched: accuracy.transitions.iter().filter(|t| t.predicted && !t.misclassified()).count(),
+        bug,
+        error,
+        first_miss: accuracy
+            .first_miss
+            .zip(example)
+            .map(|(index, e)| json!({"index": index, "input": e.input, "expected": e.expected, "actual": e.actual})),
+    };
+    if json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+    } else {
+        println!(
+            "{}: accuracy {:.4} (official), {:.4} (paper's formula); {} of {} transitions right",
+            report.env, report.official, report.paper, report.matched, report.transitions
+        );
+        if let Some(error) = &report.error {
+            println!("the model is a bug: {error}");
+        }
+        if let Some(miss) = &report.first_miss {
+            println!(
+                "first misclassified (transition {}):\n{}\nexpected:\n{}\nthe model's:\n{}",
+                miss["index"],
+                miss["input"].as_str().unwrap_or_default(),
+                miss["expected"].as_str().unwrap_or_default(),
+                miss["actual"].as_str().unwrap_or_default()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: bool) -> Result<(), Failure> {
+    let env = GymId::parse(env).map_err(usage)?;
+    if episodes == 0 {
+        return Err(usage("--episodes must be at least 1"));
+    }
+    let request = tabulated::request(env, &read(program)?).map_err(usage)?;
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let verdict = python.run(&request, TABULATE_LIMIT_MS).map_err(io_failure)?;
+    let model = TabulatedModel::from_verdict(env, &verdict).map_err(io_failure)?;
+    let protocol = Protocol { episodes, ..if quick { Protocol::quick() } else { Protocol::paper() } };
+    let mut evaluation = Evaluation::new(model, protocol, seed);
+    let bar = crate::progress_bar(u64::from(3 * episodes), "episodes");
+    while evaluation.step() {
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let returns =
+        |policy| evaluation.episodes.iter().filter(|e| e.policy == policy).map(|e| e.reward).collect::<Vec<_>>();
+    let report = json!({
+        "env": env.name(),
+        "episodes": episodes,
+        "protocol": if quick { "quick" } else { "paper" },
+        "random": evaluation.mean_return(Policy::Random),
+        "oracle": evaluation.mean_return(Policy::Oracle),
+        "model": evaluation.mean_return(Policy::Model),
+        "normalised": evaluation.normalised(),
+        "returns": {"random": returns(Policy::Random), "oracle": returns(Policy::Oracle), "model": returns(Policy::Model)},
+    });
+    if json {
+        println!("{report}");
+    } else {
+        let shown =
+            |v: Option<f64>| v.map_or("N/A (the oracle does no better than random)".into(), |v| format!("{v:.3}"));
+        println!(
+            "{}: mean return over {episodes} episodes: random {:.2}, oracle {:.2}, model {:.2}; R(CWM) = {}",
+            env.name(),
+            evaluation.mean_return(Policy::Random).unwrap_or_default(),
+            evaluation.mean_return(Policy::Oracle).unwrap_or_default(),
+            evaluation.mean_return(Policy::Model).unwrap_or_default(),
+            shown(evaluation.normalised())
+        );
+    }
+    Ok(())
+}
+
+fn model(env: &str, fault: Option<&str>) -> Result<(), Failure> {
+    let task = world_model_task(GymId::parse(env).map_err(usage)?);
+    let mut choices = vec![None; task.slots.len()];
+    if let Some(fault) = fault {
+        let bad = || usage(format!("--fault {fault}: expected SLOT:INDEX, e.g. 0:0"));
+        let (slot, index) = fault.split_once(':').ok_or_else(bad)?;
+        let (slot, index): (usize, usize) = (slot.parse().map_err(|_| bad())?, index.parse().map_err(|_| bad())?);
+        let faults = task
+            .slots
+            .get(slot)
+            .map(|s| s.faults.len())
+            .ok_or_else(|| usage(format!("--fault {fault}: {} has slots 0–{}", task.id, task.slots.len() - 1)))?;
+        if index >= faults {
+            return Err(usage(format!("--fault {fault}: slot {slot} of {} has {faults} faults", task.id)));
+        }
+        choices[slot] = Some(index);
+    }
+    print!("{}", task.program(&choices));
+    Ok(())
+}

@@ -1,0 +1,287 @@
+//! The paper's planner (seed 004 §5.3, App. H; sheet §3.5; the official `StochasticMCTS`): at every
+//! real step a fresh tree of `simulations` simulations with a model of the environment, then an
+//! action drawn from the softmax of the root's action values.
+//!
+//! - The tree alternates state nodes and state-action nodes; a state-action node's children are
+//!   the states the model gave, told apart by their observation, so a stochastic model grows one
+//!   child per outcome.
+//! - Selection is UCT, `Q + c·√(ln N / (n + ε))`, with `unvisited_value` as an unvisited action's Q.
+//! - A new state is valued by a uniformly random rollout of at most `rollout_steps` actions,
+//!   `Σ γ^i r_i`; a terminal one is worth 0; values back up as `r + γ·v`.
+//! - The action is drawn from softmax(Q / T), an unvisited action's Q counting 0.
+//!
+//! The model is anything that steps a state ([`Model`]): the true environment (the oracle), a
+//! code world model tabulated over its states ([`super::tabulated`]), or the real one's copy.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use rand::Rng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::RunRng;
+use crate::gym::{GymEnv, GymObs};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct PlannerParams {
+    /// Simulations per real step (the paper's I = 25).
+    pub simulations: u32,
+    /// UCT's exploration constant c (1.0).
+    pub exploration: f64,
+    /// γ of the rollouts and backups (0.99).
+    pub discount: f64,
+    /// Uniformly random actions a leaf's rollout takes at most (100).
+    pub rollout_steps: u32,
+    /// Temperature T of the softmax that picks the action (0.01: nearly greedy).
+    pub temperature: f64,
+    /// ε of UCT's visit count, n + ε (the official code's 1e-3; the paper writes 1).
+    pub visit_epsilon: f64,
+    /// The Q an unvisited action has in UCT (the official `default_Q`, 1.0).
+    pub unvisited_value: f64,
+}
+
+impl Default for PlannerParams {
+    fn default() -> Self {
+        Self {
+            simulations: 25,
+            exploration: 1.0,
+            discount: 0.99,
+            rollout_steps: 100,
+            temperature: 0.01,
+            visit_epsilon: 1e-3,
+            unvisited_value: 1.0,
+        }
+    }
+}
+
+impl crate::params::Parameters for PlannerParams {
+    fn params_schema(&self) -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(PlannerParams)).expect("schemas serialise")
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        use crate::params::check_range;
+        check_range("simulations", f64::from(self.simulations), 1.0..=10_000.0)?;
+        check_range("exploration", self.exploration, 0.0..=100.0)?;
+        check_range("discount", self.discount, 0.0..=1.0)?;
+        check_range("rollout_steps", f64::from(self.rollout_steps), 0.0..=10_000.0)?;
+        check_range("temperature", self.temperature, 1e-6..=100.0)?;
+        check_range("visit_epsilon", self.visit_epsilon, 1e-9..=10.0)?;
+        check_range("unvisited_value", self.unvisited_value, -1e6..=1e6)
+    }
+}
+
+/// A model the planner steps: from a state and an action, the next state, the reward and whether
+/// the episode ended.
+pub trait Model {
+    type State: Clone;
+    fn actions(&self) -> usize;
+    fn step(&self, state: &Self::State, action: usize, rng: &mut RunRng) -> (Self::State, f64, bool);
+    /// What tells two states apart (their observation).
+    fn key(&self, state: &Self::State) -> u64;
+}
+
+/// An observation's digest (a float's bits, so states equal to the last bit share a node).
+pub fn obs_key(obs: &GymObs) -> u64 {
+    let mut digest = fnv::FnvHasher::default();
+    match obs {
+        GymObs::Discrete(s) => s.hash(&mut digest),
+        GymObs::Triple(t) => t.hash(&mut digest),
+        GymObs::Floats(v) => v.iter().for_each(|x| x.to_bits().hash(&mut digest)),
+    }
+    digest.finish()
+}
+
+/// The true environment as its own model: the oracle, which plans on a copy of the real state
+/// (RNG aside: its Blackjack draws are its own).
+pub struct TrueEnvironment {
+    pub actions: usize,
+}
+
+impl Model for TrueEnvironment {
+    type State = GymEnv;
+
+    fn actions(&self) -> usize {
+        self.actions
+    }
+
+    fn step(&self, state: &GymEnv, action: usize, rng: &mut RunRng) -> (GymEnv, f64, bool) {
+        let mut next = state.clone();
+        let step = next.step(action, rng);
+        (next, step.reward, step.terminated)
+    }
+
+    fn key(&self, state: &GymEnv) -> u64 {
+        obs_key(&state.obs())
+    }
+}
+
+struct StateNode<S> {
+    state: S,
+    terminal: bool,
+    visits: u32,
+    actions: Vec<ActionNode>,
+}
+
+#[derive(Default)]
+struct ActionNode {
+    visits: u32,
+    value_sum: f64,
+    /// The states the model gave, by key, as indices into the tree.
+    children: HashMap<u64, usize>,
+}
+
+impl ActionNode {
+    fn q(&self) -> Option<f64> {
+        (self.visits > 0).then(|| self.value_sum / f64::from(self.visits))
+    }
+}
+
+/// One planning step: the action to take in `state`, after `params.simulations` simulations.
+pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut RunRng) -> usize {
+    let mut tree = vec![StateNode {
+        state: state.clone(),
+        terminal: false,
+        visits: 0,
+        actions: (0..model.actions()).map(|_| ActionNode::default()).collect(),
+    }];
+    for _ in 0..params.simulations {
+        simulate(model, &mut tree, 0, params, rng);
+    }
+    // Softmax of Q / T; an unvisited action counts Q = 0. Shifted by the maximum for stability.
+    let qs: Vec<f64> = tree[0].actions.iter().map(|a| a.q().unwrap_or(0.0) / params.temperature).collect();
+    let top = qs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = qs.iter().map(|q| (q - top).exp()).collect();
+    let mut draw = rng.random::<f64>() * weights.iter().sum::<f64>();
+    for (action, w) in weights.iter().enumerate() {
+        if draw < *w {
+            return action;
+        }
+        draw -= w;
+    }
+    weights.len() - 1
+}
+
+fn uct<S>(node: &StateNode<S>, params: &PlannerParams) -> usize {
+    let ln_n = f64::from(node.visits.max(1)).ln();
+    let score = |a: &ActionNode| {
+        let q = a.q().unwrap_or(params.unvisited_value);
+        q + params.exploration * (ln_n / (f64::from(a.visits) + params.visit_epsilon)).sqrt()
+    };
+    let mut best = 0;
+    for (i, a) in node.actions.iter().enumerate() {
+        if score(a) > score(&node.actions[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// One simulation from node `at`; its return, `r + γ·v`.
+fn simulate<M: Model>(
+    model: &M,
+    tree: &mut Vec<StateNode<M::State>>,
+    at: usize,
+    params: &PlannerParams,
+    rng: &mut RunRng,
+) -> f64 {
+    let action = uct(&tree[at], params);
+    let (next, reward, done) = model.step(&tree[at].state, action, rng);
+    let key = model.key(&next);
+    let value = match tree[at].actions[action].children.get(&key).copied() {
+        Some(child) if tree[child].terminal => 0.0,
+        Some(child) => simulate(model, tree, child, params, rng),
+        None => {
+            let value = if done { 0.0 } else { rollout(model, &next, params, rng) };
+            let actions = (0..model.actions()).map(|_| ActionNode::default()).collect();
+            tree.push(StateNode { state: next, terminal: done, visits: 1, actions });
+            let child = tree.len() - 1;
+            tree[at].actions[action].children.insert(key, child);
+            value
+        }
+    };
+    let total = reward + params.discount * value;
+    let node = &mut tree[at];
+    node.visits += 1;
+    node.actions[action].visits += 1;
+    node.actions[action].value_sum += total;
+    total
+}
+
+/// A uniformly random rollout's discounted return.
+fn rollout<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut RunRng) -> f64 {
+    let (mut state, mut total, mut weight) = (state.clone(), 0.0, 1.0);
+    for _ in 0..params.rollout_steps {
+        let (next, reward, done) = model.step(&state, rng.random_range(0..model.actions()), rng);
+        total += weight * reward;
+        weight *= params.discount;
+        if done {
+            break;
+        }
+        state = next;
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    /// A corridor of 5 cells: action 1 moves right, 0 left; reaching cell 4 pays 10 and ends.
+    struct Corridor;
+
+    impl Model for Corridor {
+        type State = i64;
+
+        fn actions(&self) -> usize {
+            2
+        }
+
+        fn step(&self, state: &i64, action: usize, _rng: &mut RunRng) -> (i64, f64, bool) {
+            let next = if action == 1 { state + 1 } else { (state - 1).max(0) };
+            (next, if next == 4 { 10.0 } else { 0.0 }, next == 4)
+        }
+
+        fn key(&self, state: &i64) -> u64 {
+            *state as u64
+        }
+    }
+
+    #[test]
+    fn the_planner_walks_the_corridor_to_the_reward() {
+        let mut rng = RunRng::seed_from_u64(3);
+        let params = PlannerParams::default();
+        // Next to the reward, right is worth 10 and left at most 0.99² · 10: always right.
+        assert!((0..50).all(|_| plan(&Corridor, &3, &params, &mut rng) == 1));
+        // Farther off, 25 random rollouts tell the two apart less surely, but mostly.
+        let rights: usize = (0..3)
+            .flat_map(|start| (0..50).map(move |_| start))
+            .map(|start| plan(&Corridor, &start, &params, &mut rng))
+            .sum();
+        assert!(rights >= 110, "{rights} of 150 plans go right");
+    }
+
+    #[test]
+    fn one_simulation_backs_up_the_reward_and_the_rollout_by_hand() {
+        // From cell 3 the first simulation tries action 0 (UCT ties go to the first): to cell 2,
+        // reward 0, then a rollout; the second tries action 1: cell 4, reward 10, terminal (value 0).
+        let params = PlannerParams { simulations: 2, rollout_steps: 0, ..PlannerParams::default() };
+        let mut tree = vec![StateNode {
+            state: 3,
+            terminal: false,
+            visits: 0,
+            actions: vec![ActionNode::default(), ActionNode::default()],
+        }];
+        let mut rng = RunRng::seed_from_u64(0);
+        assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 0.0);
+        assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 10.0);
+        assert_eq!((tree[0].actions[0].q(), tree[0].actions[1].q()), (Some(0.0), Some(10.0)));
+        // A third goes right again (Q 10 beats 0 plus the same exploration) and finds the terminal child.
+        assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 10.0);
+        assert_eq!((tree[0].visits, tree.len()), (3, 3));
+    }
+}

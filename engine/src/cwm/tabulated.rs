@@ -1,0 +1,217 @@
+//! A code world model of a small environment as a table (seed 004 sheet §3.5; the issue's "where
+//! the state space is small, tabulate the model once and plan in Rust"): the harness predicts the
+//! model's outcome for every state and action in one call, and the table then steps in Rust, for
+//! the planner and for agents trained inside the model. CliffWalking and Taxi are deterministic:
+//! one outcome per pair. Blackjack's model draws cards: each pair is asked [`BLACKJACK_SAMPLES`]
+//! times and the table draws among the outcomes.
+//!
+//! The states are the ones an episode can be in before its end: CliffWalking's cells off the cliff
+//! and the goal (0–36), Taxi's 500, Blackjack's sums 4–21 against each dealer card, with a usable
+//! ace from 12. A model that predicts a state outside them (a move off the grid) sends its episode
+//! there and ends it: the table knows nothing beyond.
+
+use std::collections::HashMap;
+
+use rand::Rng;
+
+use super::planner::{Model, obs_key};
+use crate::RunRng;
+use crate::gym::transitions::obs_of;
+use crate::gym::{GymId, GymObs};
+use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
+
+/// How often each Blackjack pair is asked of its model.
+pub const BLACKJACK_SAMPLES: usize = 16;
+
+/// One outcome of a pair.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableEntry {
+    pub next: GymObs,
+    pub reward: f64,
+    pub done: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TabulatedModel {
+    pub env: GymId,
+    /// Per state (by its key) and action, the outcomes the model gave.
+    table: HashMap<(u64, usize), Vec<TableEntry>>,
+}
+
+/// The states of `env` the table covers, or `None` when its state space is continuous.
+pub fn states(env: GymId) -> Option<Vec<GymObs>> {
+    match env {
+        GymId::CliffWalking => Some((0..=36).map(GymObs::Discrete).collect()),
+        GymId::Taxi => Some((0..500).map(GymObs::Discrete).collect()),
+        GymId::Blackjack => Some(
+            (4..=21)
+                .flat_map(|sum| (1..=10).flat_map(move |card| [0, 1].map(|ace| [sum, card, ace])))
+                .filter(|&[sum, _, ace]| ace == 0 || sum >= 12)
+                .map(GymObs::Triple)
+                .collect(),
+        ),
+        GymId::CartPole | GymId::MountainCar | GymId::Acrobot => None,
+    }
+}
+
+fn samples(env: GymId) -> usize {
+    if env == GymId::Blackjack { BLACKJACK_SAMPLES } else { 1 }
+}
+
+/// The harness request that tabulates `program`, the world model of `env`.
+pub fn request(env: GymId, program: &str) -> Result<ProgramRequest, String> {
+    let states =
+        states(env).ok_or_else(|| format!("{}'s states are continuous: it cannot be tabulated", env.name()))?;
+    let mut pairs = Vec::new();
+    for state in &states {
+        let value = serde_json::to_value(state).expect("observations serialise");
+        for action in 0..env.actions() {
+            pairs.extend(std::iter::repeat_n((value.clone(), action), samples(env)));
+        }
+    }
+    Ok(ProgramRequest::world_model(program, pairs))
+}
+
+impl TabulatedModel {
+    /// The table from the harness's answer to [`request`], or why there is none: the model raised
+    /// (its error), or gave something that is not an observation, a reward or a done flag.
+    pub fn from_verdict(env: GymId, verdict: &ProgramVerdict) -> Result<Self, String> {
+        if verdict.outcome != Outcome::Pass {
+            let why = verdict.error.clone().unwrap_or_else(|| verdict.outcome.label().to_owned());
+            return Err(format!("the model cannot be tabulated: {why}"));
+        }
+        let states = states(env).ok_or_else(|| format!("{} cannot be tabulated", env.name()))?;
+        let predictions = verdict.predictions.as_deref().unwrap_or_default();
+        let per_state = env.actions() * samples(env);
+        if predictions.len() != states.len() * per_state {
+            return Err(format!(
+                "the harness gave {} predictions for {} pairs",
+                predictions.len(),
+                states.len() * per_state
+            ));
+        }
+        let mut table = HashMap::new();
+        for (state, chunk) in states.iter().zip(predictions.chunks(per_state)) {
+            for (action, outcomes) in chunk.chunks(samples(env)).enumerate() {
+                let read = |p: &crate::python::Prediction| -> Result<TableEntry, String> {
+                    let shown = || format!("state {:?}, action {action}", state);
+                    let next = obs_of(env, &p.next_obs).map_err(|e| format!("{}: {e}", shown()))?;
+                    let reward = p
+                        .reward
+                        .as_f64()
+                        .ok_or_else(|| format!("{}: the reward {} is not a number", shown(), p.reward))?;
+                    let done = match &p.done {
+                        serde_json::Value::Bool(b) => *b,
+                        other => other
+                            .as_f64()
+                            .map(|d| d != 0.0)
+                            .ok_or_else(|| format!("{}: done {other} is not a bool", shown()))?,
+                    };
+                    Ok(TableEntry { next, reward, done })
+                };
+                let outcomes = outcomes.iter().map(read).collect::<Result<Vec<_>, _>>()?;
+                table.insert((obs_key(state), action), outcomes);
+            }
+        }
+        Ok(Self { env, table })
+    }
+
+    /// The outcomes of `state` and `action`; none for a state off the table.
+    pub fn outcomes(&self, state: &GymObs, action: usize) -> Option<&[TableEntry]> {
+        self.table.get(&(obs_key(state), action)).map(Vec::as_slice)
+    }
+}
+
+impl Model for TabulatedModel {
+    type State = GymObs;
+
+    fn actions(&self) -> usize {
+        self.env.actions()
+    }
+
+    fn step(&self, state: &GymObs, action: usize, rng: &mut RunRng) -> (GymObs, f64, bool) {
+        match self.outcomes(state, action) {
+            Some([one]) => (one.next.clone(), one.reward, one.done),
+            Some(many) if !many.is_empty() => {
+                let o = &many[rng.random_range(0..many.len())];
+                (o.next.clone(), o.reward, o.done)
+            }
+            // Off the table: the episode ends where the model sent it.
+            _ => (state.clone(), 0.0, true),
+        }
+    }
+
+    fn key(&self, state: &GymObs) -> u64 {
+        obs_key(state)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use rand::SeedableRng;
+    use serde_json::json;
+
+    use super::*;
+    use crate::gym::GymEnv;
+    use crate::python::Prediction;
+
+    /// What the harness would answer for a perfect model: the engine's own environment, pair by pair.
+    pub(crate) fn perfect_verdict(env: GymId) -> ProgramVerdict {
+        let request = request(env, "class Environment: ...").unwrap();
+        let mut rng = RunRng::seed_from_u64(1);
+        let predictions = request
+            .predict
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|(state, action)| {
+                let mut real = GymEnv::from_obs(env, &obs_of(env, state).unwrap()).unwrap();
+                let step = real.step(*action, &mut rng);
+                Prediction {
+                    next_obs: serde_json::to_value(&step.obs).unwrap(),
+                    reward: json!(step.reward),
+                    done: json!(step.terminated),
+                }
+            })
+            .collect();
+        let mut verdict = ProgramVerdict::from_host(&request, Outcome::Pass, String::new(), 1.0);
+        verdict.error = None;
+        verdict.passed = true;
+        verdict.predictions = Some(predictions);
+        verdict
+    }
+
+    #[test]
+    fn a_tabulated_model_steps_as_the_live_environment_from_every_state() {
+        for env in [GymId::CliffWalking, GymId::Taxi] {
+            let table = TabulatedModel::from_verdict(env, &perfect_verdict(env)).unwrap();
+            let mut rng = RunRng::seed_from_u64(0);
+            for state in states(env).unwrap() {
+                for action in 0..env.actions() {
+                    let mut live = GymEnv::from_obs(env, &state).unwrap();
+                    let step = live.step(action, &mut rng);
+                    assert_eq!(
+                        table.step(&state, action, &mut rng),
+                        (step.obs, step.reward, step.terminated),
+                        "{state:?} {action}"
+                    );
+                }
+            }
+        }
+        assert_eq!(states(GymId::Blackjack).unwrap().len(), 18 * 10 + 10 * 10);
+        assert!(states(GymId::CartPole).is_none());
+        assert!(request(GymId::Acrobot, "").unwrap_err().contains("continuous"));
+    }
+
+    #[test]
+    fn a_model_that_raised_or_answered_nonsense_is_refused_with_the_reason() {
+        let mut verdict = perfect_verdict(GymId::CliffWalking);
+        verdict.predictions.as_mut().unwrap()[5].next_obs = json!("up");
+        let error = TabulatedModel::from_verdict(GymId::CliffWalking, &verdict).unwrap_err();
+        assert!(error.starts_with("state Discrete(1), action 1: \"up\" is not an observation"), "{error}");
+        verdict.outcome = Outcome::RuntimeError;
+        verdict.error = Some("Error when calling `step` on transition 3: KeyError".into());
+        let error = TabulatedModel::from_verdict(GymId::CliffWalking, &verdict).unwrap_err();
+        assert!(error.contains("KeyError"), "{error}");
+    }
+}
