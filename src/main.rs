@@ -31,6 +31,7 @@ mod teacher;
 mod tree_view;
 mod upload;
 mod worker_bridge;
+mod world_models;
 
 use engine::protocol::FromWorker;
 use engine::share::ShareLink;

@@ -5,6 +5,7 @@
 //! best program, and the best score against LLM calls of every search listed. Searches are kept in
 //! this browser, exported and imported as JSON, and shared by link; a link to a search the
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
+//! The six code-world-model tasks are searched here too, with their tools (`world_models`).
 
 use engine::effects::OfflineLlm;
 use engine::llm::ProviderSettings;
@@ -15,6 +16,7 @@ use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
 use engine::search::record::SearchRecord;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use engine::search::world_model_tasks::world_model_tasks;
 use engine::share::search_link::{SIMULATED, SearchLink, SearchResults};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
@@ -26,6 +28,7 @@ use crate::llm_settings::LlmChoice;
 use crate::persist;
 use crate::python::Python;
 use crate::search_views::{NodeDetails, ScorePlot, SearchTree};
+use crate::world_models::{PaperComparison, WorldModelInfo, WorldModelTools};
 use crate::{download, upload};
 
 /// Imported tasks are offered under this prefix, apart from the bundled ones.
@@ -317,6 +320,9 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             <div class="form-grid">
                 <label>"Task"<select id="search-task" prop:value=move || task.get() on:change=move |ev| task.set(event_target_value(&ev))>
                     {search_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
+                    <optgroup label="World models (seed 004's CWMB)">
+                        {world_model_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
+                    </optgroup>
                     {move || imported.with(|tasks| tasks.iter().map(|t| {
                         let value = format!("{IMPORTED}{}", t.id);
                         view! { <option value=value.clone()>{value.clone()}</option> }
@@ -328,6 +334,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                 <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
                 <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
             </div>
+            <WorldModelInfo task=task />
             <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
                 fields=odds_fields texts=odds_texts hidden=false locked=false />
             <p class="actions">
@@ -342,9 +349,11 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             </p>
             <SearchTree record=shown selected=selected />
             <NodeDetails record=shown selected=selected />
+            <WorldModelTools python=python record=shown selected=selected />
             <h3>"Best program"</h3>
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />
+            <PaperComparison list=Signal::derive(move || searches.list.with(|l| l.iter().map(|(_, r)| r.clone()).collect())) />
             <h3>"Searches kept in this browser"</h3>
             <table id="search-history">
                 <thead><tr><th>"#"</th><th>"Search"</th><th>"Best score"</th><th>"LLM calls"</th><th>"Ended"</th><th></th></tr></thead>

@@ -183,8 +183,37 @@ fn list_names_every_environment_and_agent() {
     let names = |key: &str| -> Vec<String> {
         list[key].as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()).collect()
     };
-    assert_eq!(names("environments"), ["executive", "planner", "orchestrator"]);
+    assert_eq!(
+        names("environments"),
+        [
+            "executive",
+            "planner",
+            "orchestrator",
+            "CliffWalking-v0",
+            "Taxi-v3",
+            "Blackjack-v1",
+            "CartPole-v1",
+            "MountainCar-v0",
+            "Acrobot-v1"
+        ]
+    );
     assert_eq!(names("agents"), ["q-learning", "thompson-sampling", "q-thompson", "dqn"]);
+}
+
+#[test]
+fn train_learns_a_gymnasium_environment_and_refuses_a_table_for_continuous_states() {
+    let output = rlcg(&["train", "--env", "CliffWalking-v0", "--agent", "q-learning", "--episodes", "500", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(
+        (report["greedy"]["success_rate"].as_f64(), report["greedy"]["mean_return"].as_f64()),
+        (Some(1.0), Some(-13.0))
+    );
+    let output = rlcg(&["train", "--env", "CartPole-v1", "--agent", "dqn", "--episodes", "3", "--json"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = rlcg(&["train", "--env", "CartPole-v1", "--agent", "q-learning", "--episodes", "3"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("CartPole-v1's states are continuous"));
 }
 
 fn task_file(name: &str, text: &str) -> std::path::PathBuf {

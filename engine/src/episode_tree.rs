@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 
 /// How many episode ids a node keeps (the most recent ones).
 pub const EPISODES_KEPT_PER_NODE: usize = 256;
+/// How many actions of an episode the tree follows: the seeds' episodes are shorter, while a
+/// Gymnasium episode of hundreds of random steps would add a node per step that no view can show.
+pub const MAX_DEPTH: usize = 40;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TreeNode {
@@ -74,11 +77,11 @@ impl EpisodeTree {
         actions
     }
 
-    /// Adds an episode: every node on its path gains a visit.
+    /// Adds an episode: every node on its path (its first [`MAX_DEPTH`] actions) gains a visit.
     pub fn add(&mut self, episode: u32, actions: &[u8], episode_return: f64, success: bool) {
         let mut id = Self::ROOT;
         self.visit(id, episode, episode_return, success);
-        for &action in actions {
+        for &action in actions.iter().take(MAX_DEPTH) {
             id = match self.child(id, action) {
                 Some(child) => child,
                 None => {
@@ -125,6 +128,14 @@ impl EpisodeTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_episode_is_followed_to_the_depth_limit() {
+        let mut tree = EpisodeTree::default();
+        tree.add(0, &[0; 500], -500.0, false);
+        assert_eq!(tree.nodes().len(), MAX_DEPTH + 1);
+        assert_eq!(tree.path(MAX_DEPTH as u32).len(), MAX_DEPTH);
+    }
 
     #[test]
     fn shared_prefixes_share_nodes() {

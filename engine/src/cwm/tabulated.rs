@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 use super::planner::{Model, obs_key};
 use crate::RunRng;
@@ -24,18 +25,42 @@ use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
 pub const BLACKJACK_SAMPLES: usize = 16;
 
 /// One outcome of a pair.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TableEntry {
     pub next: GymObs,
     pub reward: f64,
     pub done: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// It serialises as its environment and, per state, the outcomes of each action (a run inside a
+/// model carries its table).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "Table", into = "Table")]
 pub struct TabulatedModel {
     pub env: GymId,
-    /// Per state (by its key) and action, the outcomes the model gave.
-    table: HashMap<(u64, usize), Vec<TableEntry>>,
+    table: Table,
+    /// Each state's position in `table`, by its key.
+    index: HashMap<u64, usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Table {
+    env: GymId,
+    /// Per state: the state, and per action the outcomes the model gave.
+    states: Vec<(GymObs, Vec<Vec<TableEntry>>)>,
+}
+
+impl From<Table> for TabulatedModel {
+    fn from(table: Table) -> Self {
+        let index = table.states.iter().enumerate().map(|(i, (state, _))| (obs_key(state), i)).collect();
+        Self { env: table.env, table, index }
+    }
+}
+
+impl From<TabulatedModel> for Table {
+    fn from(model: TabulatedModel) -> Self {
+        model.table
+    }
 }
 
 /// The states of `env` the table covers, or `None` when its state space is continuous.
@@ -90,8 +115,9 @@ impl TabulatedModel {
                 states.len() * per_state
             ));
         }
-        let mut table = HashMap::new();
+        let mut rows = Vec::with_capacity(states.len());
         for (state, chunk) in states.iter().zip(predictions.chunks(per_state)) {
+            let mut row = Vec::with_capacity(env.actions());
             for (action, outcomes) in chunk.chunks(samples(env)).enumerate() {
                 let read = |p: &crate::python::Prediction| -> Result<TableEntry, String> {
                     let shown = || format!("state {:?}, action {action}", state);
@@ -109,16 +135,17 @@ impl TabulatedModel {
                     };
                     Ok(TableEntry { next, reward, done })
                 };
-                let outcomes = outcomes.iter().map(read).collect::<Result<Vec<_>, _>>()?;
-                table.insert((obs_key(state), action), outcomes);
+                row.push(outcomes.iter().map(read).collect::<Result<Vec<_>, _>>()?);
             }
+            rows.push((state.clone(), row));
         }
-        Ok(Self { env, table })
+        Ok(Table { env, states: rows }.into())
     }
 
     /// The outcomes of `state` and `action`; none for a state off the table.
     pub fn outcomes(&self, state: &GymObs, action: usize) -> Option<&[TableEntry]> {
-        self.table.get(&(obs_key(state), action)).map(Vec::as_slice)
+        let row = *self.index.get(&obs_key(state))?;
+        self.table.states[row].1.get(action).map(Vec::as_slice)
     }
 }
 
@@ -201,6 +228,9 @@ pub(crate) mod tests {
         assert_eq!(states(GymId::Blackjack).unwrap().len(), 18 * 10 + 10 * 10);
         assert!(states(GymId::CartPole).is_none());
         assert!(request(GymId::Acrobot, "").unwrap_err().contains("continuous"));
+        let table = TabulatedModel::from_verdict(GymId::CliffWalking, &perfect_verdict(GymId::CliffWalking)).unwrap();
+        let json = serde_json::to_string(&table).unwrap();
+        assert_eq!(serde_json::from_str::<TabulatedModel>(&json).unwrap(), table);
     }
 
     #[test]

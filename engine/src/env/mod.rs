@@ -7,6 +7,7 @@
 
 pub mod episode;
 pub mod executive;
+pub mod gym;
 pub mod hierarchical;
 pub mod live;
 pub mod orchestrator;
@@ -16,6 +17,7 @@ pub mod tasks;
 
 use serde::{Deserialize, Serialize};
 
+use crate::gym::GymId;
 pub use executive::ExecutiveEnv;
 pub use orchestrator::OrchestratorEnv;
 pub use planner::PlannerEnv;
@@ -166,9 +168,10 @@ pub trait Environment {
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)>;
 }
 
-/// The environments of the seed reports; the default is the page's first choice.
+/// The environments of the seed reports; the default is the page's first choice. It serialises as
+/// its name.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[serde(into = "String", try_from = "String")]
 pub enum EnvId {
     /// Seed 000 §3: generate / test / debug / search / stop on three HumanEval-style tasks.
     Executive,
@@ -177,17 +180,50 @@ pub enum EnvId {
     /// Seed 003: which of planner / coder / tester / debugger to call next.
     #[default]
     Orchestrator,
+    /// Seed 004: one of the six Gymnasium environments of its benchmark.
+    Gym(GymId),
+}
+
+impl From<EnvId> for String {
+    fn from(id: EnvId) -> Self {
+        id.name().to_owned()
+    }
+}
+
+impl TryFrom<String> for EnvId {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, String> {
+        Self::parse(&name)
+    }
 }
 
 impl EnvId {
-    pub const ALL: [EnvId; 3] = [EnvId::Executive, EnvId::Planner, EnvId::Orchestrator];
+    pub const ALL: [EnvId; 9] = [
+        EnvId::Executive,
+        EnvId::Planner,
+        EnvId::Orchestrator,
+        EnvId::Gym(GymId::CliffWalking),
+        EnvId::Gym(GymId::Taxi),
+        EnvId::Gym(GymId::Blackjack),
+        EnvId::Gym(GymId::CartPole),
+        EnvId::Gym(GymId::MountainCar),
+        EnvId::Gym(GymId::Acrobot),
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             EnvId::Executive => "executive",
             EnvId::Planner => "planner",
             EnvId::Orchestrator => "orchestrator",
+            EnvId::Gym(id) => id.name(),
         }
+    }
+
+    /// Whether its states are few enough for a table of values (every environment but
+    /// CartPole, MountainCar and Acrobot, whose states are floats).
+    pub fn discrete_states(self) -> bool {
+        !matches!(self, EnvId::Gym(id) if id.continuous())
     }
 
     pub fn summary(self) -> &'static str {
@@ -200,6 +236,24 @@ impl EnvId {
             }
             EnvId::Orchestrator => {
                 "Seed 003: choose which agent (planner, coder, tester, debugger) to call next; 64 states, calibrated success odds"
+            }
+            EnvId::Gym(GymId::CliffWalking) => {
+                "Seed 004 (Gymnasium): walk a 4 × 12 grid from the bottom left to the bottom right without falling off the cliff between them"
+            }
+            EnvId::Gym(GymId::Taxi) => {
+                "Seed 004 (Gymnasium): drive a taxi on a 5 × 5 grid with walls, pick a passenger up and drop them at their destination"
+            }
+            EnvId::Gym(GymId::Blackjack) => {
+                "Seed 004 (Gymnasium): hit or stick against a dealer; an infinite deck, Sutton and Barto's rules"
+            }
+            EnvId::Gym(GymId::CartPole) => {
+                "Seed 004 (Gymnasium): push a cart left or right to keep its pole upright for 500 steps (continuous states: DQN only)"
+            }
+            EnvId::Gym(GymId::MountainCar) => {
+                "Seed 004 (Gymnasium): swing an underpowered car up to the flag on the right hill (continuous states: DQN only)"
+            }
+            EnvId::Gym(GymId::Acrobot) => {
+                "Seed 004 (Gymnasium): swing a two-link pendulum's free end above a line by torque at its middle joint (continuous states: DQN only)"
             }
         }
     }
@@ -217,6 +271,7 @@ impl EnvId {
             EnvId::Executive => executive::ACTION_NAMES,
             EnvId::Planner => planner::ACTION_NAMES,
             EnvId::Orchestrator => orchestrator::ACTION_NAMES,
+            EnvId::Gym(id) => gym::action_names(id),
         }
     }
 
@@ -225,6 +280,7 @@ impl EnvId {
         match self {
             EnvId::Executive | EnvId::Planner => "seed-000",
             EnvId::Orchestrator => "seed-003",
+            EnvId::Gym(_) => "seed-004",
         }
     }
 
@@ -232,7 +288,7 @@ impl EnvId {
     pub fn live_pipeline(self) -> Option<&'static str> {
         match self {
             EnvId::Executive => Some("generate → test → debug → test → stop"),
-            EnvId::Planner => None,
+            EnvId::Planner | EnvId::Gym(_) => None,
             EnvId::Orchestrator => Some("planner → coder → tester → debugger → tester"),
         }
     }
@@ -249,7 +305,7 @@ impl EnvId {
             EnvId::Orchestrator => Some(
                 "Seed 003 §6.1 reports Q(s0, planner) = 0.01, which cannot come out of these rules: planning first still leads to code and passing tests.",
             ),
-            EnvId::Executive | EnvId::Planner => None,
+            EnvId::Executive | EnvId::Planner | EnvId::Gym(_) => None,
         }
     }
 
@@ -260,7 +316,10 @@ impl EnvId {
                 "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; \
                  and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop.",
             ),
-            EnvId::Planner | EnvId::Orchestrator => None,
+            EnvId::Gym(GymId::CliffWalking) => {
+                Some("CliffWalking's optimal path: up, eleven times right, down; 13 steps, a return of −13.")
+            }
+            EnvId::Planner | EnvId::Orchestrator | EnvId::Gym(_) => None,
         }
     }
 
@@ -269,7 +328,7 @@ impl EnvId {
         match self {
             EnvId::Executive => crate::env::tasks::executive_programs(),
             EnvId::Planner => crate::env::tasks::planner_programs(),
-            EnvId::Orchestrator => Vec::new(),
+            EnvId::Orchestrator | EnvId::Gym(_) => Vec::new(),
         }
     }
 
@@ -293,6 +352,10 @@ impl EnvId {
             EnvId::Planner => 3000,
             EnvId::Executive if neural_agent => 500,
             EnvId::Executive => 3000,
+            EnvId::Gym(GymId::CliffWalking) => 500,
+            EnvId::Gym(GymId::Taxi) => 3000,
+            EnvId::Gym(GymId::Blackjack) => 20_000,
+            EnvId::Gym(_) => 300,
         }
     }
 }
@@ -303,6 +366,7 @@ pub enum AnyEnv {
     Executive(ExecutiveEnv),
     Planner(PlannerEnv),
     Orchestrator(OrchestratorEnv),
+    Gym(gym::GymEnvironment),
 }
 
 macro_rules! each_env {
@@ -311,6 +375,7 @@ macro_rules! each_env {
             AnyEnv::Executive($env) => $body,
             AnyEnv::Planner($env) => $body,
             AnyEnv::Orchestrator($env) => $body,
+            AnyEnv::Gym($env) => $body,
         }
     };
 }
@@ -368,7 +433,10 @@ mod tests {
     #[test]
     fn unknown_env_names_the_valid_ones() {
         let err = EnvId::parse("gridworld").unwrap_err();
-        assert!(err.contains("executive, planner, orchestrator"), "{err}");
+        assert!(err.contains("executive, planner, orchestrator, CliffWalking-v0"), "{err}");
         assert_eq!(EnvId::parse("planner"), Ok(EnvId::Planner));
+        assert_eq!(EnvId::parse("Taxi-v3"), Ok(EnvId::Gym(GymId::Taxi)));
+        assert_eq!(serde_json::to_string(&EnvId::Gym(GymId::Taxi)).unwrap(), "\"Taxi-v3\"");
+        assert_eq!(serde_json::from_str::<EnvId>("\"executive\"").unwrap(), EnvId::Executive);
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::episode::Baseline;
 use super::executive::{self, ExecutiveEnv, ExecutiveParams};
+use super::gym::{GymEnvironment, GymParams};
 use super::live::AnyLiveRules;
 use super::orchestrator::{self, OrchestratorEnv, OrchestratorParams};
 use super::planner::{PlannerEnv, PlannerRewards};
@@ -23,6 +24,7 @@ pub enum EnvSpec {
     Executive(ExecutiveParams),
     Planner(PlannerRewards),
     Orchestrator(OrchestratorParams),
+    Gym(GymParams),
 }
 
 impl EnvId {
@@ -32,6 +34,7 @@ impl EnvId {
             EnvId::Executive => EnvSpec::Executive(ExecutiveParams::default()),
             EnvId::Planner => EnvSpec::Planner(PlannerRewards::default()),
             EnvId::Orchestrator => EnvSpec::Orchestrator(OrchestratorParams::default()),
+            EnvId::Gym(id) => EnvSpec::Gym(GymParams::new(id)),
         }
     }
 
@@ -47,6 +50,7 @@ impl EnvSpec {
             EnvSpec::Executive(_) => EnvId::Executive,
             EnvSpec::Planner(_) => EnvId::Planner,
             EnvSpec::Orchestrator(_) => EnvId::Orchestrator,
+            EnvSpec::Gym(p) => EnvId::Gym(p.env),
         }
     }
 
@@ -57,6 +61,7 @@ impl EnvSpec {
             EnvSpec::Executive(p) => AnyEnv::Executive(ExecutiveEnv::new(p.tasks()?, None, p.rewards)),
             EnvSpec::Planner(rewards) => AnyEnv::Planner(PlannerEnv::new(planner_task(), *rewards)),
             EnvSpec::Orchestrator(params) => AnyEnv::Orchestrator(OrchestratorEnv::new(*params)),
+            EnvSpec::Gym(params) => AnyEnv::Gym(GymEnvironment::new(params.clone())),
         })
     }
 
@@ -64,7 +69,7 @@ impl EnvSpec {
     pub fn live_rules(&self) -> Option<AnyLiveRules> {
         match self {
             EnvSpec::Executive(p) => Some(AnyLiveRules::Executive(executive::live::ExecutiveLive::new(p.rewards))),
-            EnvSpec::Planner(_) => None,
+            EnvSpec::Planner(_) | EnvSpec::Gym(_) => None,
             EnvSpec::Orchestrator(p) => Some(AnyLiveRules::Orchestrator(orchestrator::live::OrchestratorLive::new(*p))),
         }
     }
@@ -77,7 +82,7 @@ impl EnvSpec {
                 actions: &orchestrator::PIPELINE,
                 reward_after_end: p.reward_step + p.reward_redundant,
             }),
-            EnvSpec::Executive(_) | EnvSpec::Planner(_) => None,
+            EnvSpec::Executive(_) | EnvSpec::Planner(_) | EnvSpec::Gym(_) => None,
         }
     }
 
@@ -86,7 +91,7 @@ impl EnvSpec {
     pub fn start_values(&self, gamma: f64) -> Option<Vec<f64>> {
         match self {
             EnvSpec::Orchestrator(p) => Some(orchestrator::value_iteration::start_values(p, gamma).to_vec()),
-            EnvSpec::Executive(_) | EnvSpec::Planner(_) => None,
+            EnvSpec::Executive(_) | EnvSpec::Planner(_) | EnvSpec::Gym(_) => None,
         }
     }
 
@@ -95,7 +100,7 @@ impl EnvSpec {
     pub fn odds(&self) -> Vec<(&'static str, f64)> {
         match self {
             EnvSpec::Orchestrator(p) => p.odds().to_vec(),
-            EnvSpec::Executive(_) | EnvSpec::Planner(_) => Vec::new(),
+            EnvSpec::Executive(_) | EnvSpec::Planner(_) | EnvSpec::Gym(_) => Vec::new(),
         }
     }
 
@@ -103,7 +108,7 @@ impl EnvSpec {
     pub fn measured_verdicts(&self) -> Option<&[MeasuredVerdict]> {
         match self {
             EnvSpec::Executive(p) => p.measured_verdicts.as_deref(),
-            EnvSpec::Planner(_) | EnvSpec::Orchestrator(_) => None,
+            EnvSpec::Planner(_) | EnvSpec::Orchestrator(_) | EnvSpec::Gym(_) => None,
         }
     }
 
@@ -115,7 +120,7 @@ impl EnvSpec {
                 let previous = std::mem::replace(&mut p.measured_verdicts, measured);
                 p.tasks().map(|_| ()).inspect_err(|_| p.measured_verdicts = previous)
             }
-            EnvSpec::Planner(_) | EnvSpec::Orchestrator(_) if measured.is_none() => Ok(()),
+            EnvSpec::Planner(_) | EnvSpec::Orchestrator(_) | EnvSpec::Gym(_) if measured.is_none() => Ok(()),
             other => Err(format!("the {} environment has no test actions to measure in Python", other.id().name())),
         }
     }
@@ -133,6 +138,7 @@ impl Parameters for EnvSpec {
             EnvSpec::Executive(_) => schemars::schema_for!(ExecutiveParams),
             EnvSpec::Planner(_) => schemars::schema_for!(PlannerRewards),
             EnvSpec::Orchestrator(_) => schemars::schema_for!(OrchestratorParams),
+            EnvSpec::Gym(_) => schemars::schema_for!(GymParams),
         };
         schema.to_value()
     }
@@ -142,6 +148,7 @@ impl Parameters for EnvSpec {
             EnvSpec::Executive(p) => p.validate(),
             EnvSpec::Planner(p) => p.validate(),
             EnvSpec::Orchestrator(p) => p.validate(),
+            EnvSpec::Gym(p) => p.validate(),
         }
     }
 }
@@ -181,7 +188,8 @@ mod tests {
         for id in EnvId::ALL {
             let spec = id.default_spec();
             let fields = params::fields(&spec.params_schema());
-            assert!(fields.len() >= 10, "{id:?} has {} fields", fields.len());
+            let least = if matches!(id, EnvId::Gym(_)) { 1 } else { 10 };
+            assert!(fields.len() >= least, "{id:?} has {} fields", fields.len());
             assert!(fields.iter().all(|f| !f.description.is_empty()), "{id:?}: {fields:?}");
             assert!(fields.iter().all(|f| f.path.len() == 1), "flat names: {fields:?}");
             assert_eq!(params::build(&spec, &fields, &params::texts(&spec, &fields)).unwrap(), spec);

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress};
 use crate::device::{Backend, resolved};
+use crate::env::gym::{GymEnvironment, GymParams};
 use crate::env::{AnyEnv, EnvId, EnvSpec, Environment, Observation};
 use crate::episode_tree::EpisodeTree;
 use crate::features::Featurizer;
@@ -62,6 +63,14 @@ impl RunSpec {
             return Err(format!("episodes must be between 1 and {}, got {}", Self::MAX_EPISODES, self.episodes));
         }
         self.env.validate()?;
+        let env = self.env.id();
+        if !self.agent.id().uses_backend() && !env.discrete_states() {
+            return Err(format!(
+                "{} learns a table of values per state, and {}'s states are continuous: train the dqn on it",
+                self.agent.id().name(),
+                env.name()
+            ));
+        }
         self.agent.validate()
     }
 }
@@ -294,10 +303,16 @@ impl Run {
     }
 
     /// Plays the greedy policy, without learning, on `episodes` fresh episodes drawn from a stream
-    /// of the run's seed that training never uses.
+    /// of the run's seed that training never uses. A run trained inside a world model is
+    /// evaluated on the real environment: what it learned there is what counts.
     pub fn evaluate_greedy(&self, episodes: u32) -> Evaluation {
         let mut rng = evaluation_rng(self.spec.seed);
-        let mut env = self.env.clone();
+        let mut env = match &self.spec.env {
+            EnvSpec::Gym(p) if p.model.is_some() => {
+                AnyEnv::Gym(GymEnvironment::new(GymParams { model: None, ..p.clone() }))
+            }
+            _ => self.env.clone(),
+        };
         Evaluation::of((0..episodes).map(|_| {
             let obs = env.reset(rng.next_u64());
             resolved(play(&mut env, obs, &mut self.greedy()))

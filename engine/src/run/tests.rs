@@ -145,3 +145,32 @@ fn rebuilding_uses_the_checkpoint_and_falls_back_to_the_records() {
     assert_eq!(how, Restoration::Replay { episodes: 200, checkpoint_problem: Some(problem) });
     assert_eq!(run.policy_view().traces, traces);
 }
+
+#[test]
+fn q_learning_finds_cliff_walkings_optimal_path_and_refuses_a_continuous_environment() {
+    use crate::gym::GymId;
+    let cliff = EnvId::Gym(GymId::CliffWalking);
+    let mut run = Run::new(RunSpec::new(cliff, AgentId::QLearning, 1, cliff.default_episodes(false))).unwrap();
+    for _ in run.by_ref() {}
+    let greedy = run.evaluate_greedy(1);
+    assert_eq!((greedy.success_rate, greedy.mean_return), (1.0, -13.0), "{greedy:?}");
+    let err = Run::new(RunSpec::new(EnvId::Gym(GymId::CartPole), AgentId::QLearning, 1, 10)).unwrap_err();
+    assert!(err.contains("CartPole-v1's states are continuous: train the dqn"), "{err}");
+}
+
+#[test]
+fn q_learning_inside_a_perfect_cliff_walking_model_solves_the_real_one() {
+    use std::sync::Arc;
+
+    use crate::cwm::tabulated::TabulatedModel;
+    use crate::cwm::tabulated::tests::perfect_verdict;
+    use crate::env::gym::GymParams;
+    use crate::gym::GymId;
+    let model = TabulatedModel::from_verdict(GymId::CliffWalking, &perfect_verdict(GymId::CliffWalking)).unwrap();
+    let mut spec = RunSpec::new(EnvId::Gym(GymId::CliffWalking), AgentId::QLearning, 1, 500);
+    spec.env = EnvSpec::Gym(GymParams { model: Some(Arc::new(model)), ..GymParams::new(GymId::CliffWalking) });
+    let mut run = Run::new(spec).unwrap();
+    for _ in run.by_ref() {}
+    let real = run.evaluate_greedy(10);
+    assert_eq!((real.success_rate, real.mean_return), (1.0, -13.0), "{real:?}");
+}

@@ -61,7 +61,7 @@ impl Scorer for WorldModelScorer {
             let (t, p) = (&self.transitions[i], &predictions[i]);
             let done = Value::Bool(self.scoring.labelling.done(t));
             FailingExample {
-                input: format!("Initial state:\n{}\nAction: {}", python(&t.obs), t.action),
+                input: format!("Initial state:\n{}\nAction: {}", python_repr(&t.obs), t.action),
                 expected: outcome_text(&t.next_obs, &Value::from(t.reward), &done),
                 actual: outcome_text(&p.next_obs, &p.reward, &p.done),
             }
@@ -75,19 +75,19 @@ impl Scorer for WorldModelScorer {
 }
 
 fn outcome_text(next_obs: &Value, reward: &Value, done: &Value) -> String {
-    format!("Next state:\n{}\nReward: {}\nDone: {}", python(next_obs), python(reward), python(done))
+    format!("Next state:\n{}\nReward: {}\nDone: {}", python_repr(next_obs), python_repr(reward), python_repr(done))
 }
 
 /// A JSON value as Python prints it: `True`, `[1, 2]`, `-1.0`; a string (a prediction the harness
 /// could only show as its repr) as it is.
-pub fn python(value: &Value) -> String {
+pub fn python_repr(value: &Value) -> String {
     match value {
         Value::Null => "None".into(),
         Value::Bool(b) => if *b { "True" } else { "False" }.into(),
         Value::Number(n) if n.is_f64() => format!("{:?}", n.as_f64().unwrap_or_default()),
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),
-        Value::Array(items) => format!("[{}]", items.iter().map(python).collect::<Vec<_>>().join(", ")),
+        Value::Array(items) => format!("[{}]", items.iter().map(python_repr).collect::<Vec<_>>().join(", ")),
         Value::Object(_) => value.to_string(),
     }
 }
@@ -168,8 +168,8 @@ mod tests {
 
     #[test]
     fn values_print_as_python_prints_them() {
-        assert_eq!(python(&json!([0.5, -1.0, 2])), "[0.5, -1.0, 2]");
-        assert_eq!(python(&json!([true, null])), "[True, None]");
-        assert_eq!(python(&json!("nan")), "nan");
+        assert_eq!(python_repr(&json!([0.5, -1.0, 2])), "[0.5, -1.0, 2]");
+        assert_eq!(python_repr(&json!([true, null])), "[True, None]");
+        assert_eq!(python_repr(&json!("nan")), "nan");
     }
 }

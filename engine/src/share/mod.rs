@@ -405,7 +405,15 @@ impl ShareLink {
         }
         let defaults = ShareLink::default();
         let env = read(&mut problems, "env", get("env"), defaults.spec.env.id(), EnvId::parse);
-        let agent = read(&mut problems, "agent", get("agent"), defaults.spec.agent.id(), AgentId::parse);
+        let mut agent = read(&mut problems, "agent", get("agent"), defaults.spec.agent.id(), AgentId::parse);
+        if !agent.uses_backend() && !env.discrete_states() {
+            problems.push(format!(
+                "agent: {} learns a table per state, and {}'s states are continuous; using dqn",
+                agent.name(),
+                env.name()
+            ));
+            agent = AgentId::Dqn;
+        }
         let seed = read(&mut problems, "seed", get("seed"), defaults.spec.seed, whole);
         let episodes = read(&mut problems, "episodes", get("episodes"), RunSpec::default_episodes(env, agent), |v| {
             let n: u64 = whole(v)?;

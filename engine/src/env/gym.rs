@@ -1,0 +1,285 @@
+//! Seed 004's six Gymnasium environments ([`crate::gym`]) as playground environments, so the
+//! agents train on them with the page's runs, plots and views: Q-learning and Thompson sampling
+//! on the discrete-state ones (CliffWalking, Taxi, Blackjack), the DQN on all six.
+//!
+//! An environment steps either the real dynamics or a code world model tabulated over its states
+//! ([`crate::cwm::tabulated`]): an agent trained inside a model starts its episodes as the real
+//! environment does and sees only the model's outcomes (seed 004's point: a model written once
+//! replaces real experience).
+//!
+//! The discrete state index: CliffWalking's and Taxi's own, Blackjack's `(sum·11 + card)·2 + ace`.
+//! Features: one-hot for CliffWalking and Taxi; Blackjack's three values scaled to 0–1; the float
+//! observation for the others. Success: CliffWalking's goal, Taxi's delivery, a Blackjack win,
+//! CartPole's pole still up at the time limit, MountainCar's flag, Acrobot's line.
+
+use std::sync::Arc;
+
+use rand::SeedableRng;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
+use crate::RunRng;
+use crate::cwm::planner::Model;
+use crate::cwm::tabulated::TabulatedModel;
+use crate::gym::{GymEnv, GymId, GymObs, TimeLimit};
+
+/// Blackjack's state index: sums 0–31, cards 0–10, and the ace flag.
+const BLACKJACK_STATES: usize = 32 * 11 * 2;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GymParams {
+    /// The Gymnasium environment (chosen with the environment, not a field).
+    #[schemars(skip)]
+    pub env: GymId,
+    /// Steps after which an episode of an environment without a time limit of its own
+    /// (CliffWalking, Blackjack) is cut, so that a policy that walks in circles cannot train
+    /// forever; the others keep Gymnasium's limit (Taxi and MountainCar 200, CartPole and Acrobot 500).
+    pub max_steps_without_limit: u32,
+    /// The world model the agent trains inside, tabulated; none: the real environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub model: Option<Arc<TabulatedModel>>,
+}
+
+impl GymParams {
+    pub fn new(env: GymId) -> Self {
+        Self { env, max_steps_without_limit: 1_000, model: None }
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        crate::params::check_range(
+            "max_steps_without_limit",
+            f64::from(self.max_steps_without_limit),
+            1.0..=100_000.0,
+        )?;
+        match &self.model {
+            Some(model) if model.env != self.env => {
+                Err(format!("the world model is of {}, not {}", model.env.name(), self.env.name()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The names of a Gymnasium environment's actions.
+pub fn action_names(id: GymId) -> &'static [&'static str] {
+    match id {
+        GymId::Blackjack => &["stick", "hit"],
+        GymId::CliffWalking => &["up", "right", "down", "left"],
+        GymId::Taxi => &["south", "north", "east", "west", "pick up", "drop off"],
+        GymId::CartPole => &["push left", "push right"],
+        GymId::MountainCar => &["accelerate left", "coast", "accelerate right"],
+        GymId::Acrobot => &["torque −1", "torque 0", "torque +1"],
+    }
+}
+
+/// Its states' count for tabular agents (1 where they are continuous: only the DQN learns there).
+pub fn n_states(id: GymId) -> usize {
+    match id {
+        GymId::CliffWalking => 48,
+        GymId::Taxi => 500,
+        GymId::Blackjack => BLACKJACK_STATES,
+        GymId::CartPole | GymId::MountainCar | GymId::Acrobot => 1,
+    }
+}
+
+fn feature_dim(id: GymId) -> usize {
+    match id {
+        GymId::CliffWalking => 48,
+        GymId::Taxi => 500,
+        GymId::Blackjack => 3,
+        GymId::CartPole => 4,
+        GymId::MountainCar => 2,
+        GymId::Acrobot => 6,
+    }
+}
+
+fn state_index(obs: &GymObs) -> usize {
+    match obs {
+        GymObs::Discrete(s) => *s as usize,
+        GymObs::Triple([sum, card, ace]) => {
+            ((sum.clamp(&0, &31) * 11 + card.clamp(&0, &10)) * 2 + ace.clamp(&0, &1)) as usize
+        }
+        GymObs::Floats(_) => 0,
+    }
+}
+
+/// The observation behind Blackjack's state index.
+fn blackjack_obs(state: usize) -> [i64; 3] {
+    let state = state as i64;
+    [state / 22, state / 2 % 11, state % 2]
+}
+
+#[derive(Clone, Debug)]
+pub struct GymEnvironment {
+    params: GymParams,
+    /// The real environment: where episodes start, and what steps when there is no model.
+    env: GymEnv,
+    /// What the agent sees: the real observation, or the model's.
+    obs: GymObs,
+    rng: RunRng,
+    limit: TimeLimit,
+}
+
+impl GymEnvironment {
+    pub fn new(params: GymParams) -> Self {
+        let mut rng = RunRng::seed_from_u64(0);
+        let env = params.env.make(&mut rng);
+        let obs = env.obs();
+        let limit = Self::limit(&params);
+        Self { params, env, obs, rng, limit }
+    }
+
+    fn limit(params: &GymParams) -> TimeLimit {
+        let max = params.env.max_episode_steps().unwrap_or(params.max_steps_without_limit);
+        TimeLimit { max_steps: Some(max), elapsed: 0 }
+    }
+
+    pub fn gym_id(&self) -> GymId {
+        self.params.env
+    }
+
+    /// The observation the agent sees now (for the environment's view).
+    pub fn gym_obs(&self) -> &GymObs {
+        &self.obs
+    }
+}
+
+impl Environment for GymEnvironment {
+    fn info(&self) -> EnvInfo {
+        let id = self.params.env;
+        EnvInfo {
+            id: EnvId::Gym(id),
+            gym_id: id.name(),
+            action_names: action_names(id),
+            n_states: n_states(id),
+            feature_dim: feature_dim(id),
+            text_names: &[],
+            tasks: vec![id.name().to_owned()],
+        }
+    }
+
+    fn reset(&mut self, seed: u64) -> Observation {
+        self.rng = RunRng::seed_from_u64(seed);
+        self.env = self.params.env.make(&mut self.rng);
+        self.obs = self.env.obs();
+        self.limit = Self::limit(&self.params);
+        self.observation()
+    }
+
+    fn step(&mut self, action: usize) -> Step {
+        let id = self.params.env;
+        assert!(action < id.actions(), "action {action} is outside {}'s {} actions", id.name(), id.actions());
+        let (obs, reward, terminated) = match &self.params.model {
+            Some(model) => model.step(&self.obs, action, &mut self.rng),
+            None => {
+                let step = self.env.step(action, &mut self.rng);
+                (step.obs, step.reward, step.terminated)
+            }
+        };
+        self.obs = obs;
+        let truncated = self.limit.step() && !terminated;
+        let success = match id {
+            GymId::Blackjack => terminated && reward > 0.0,
+            GymId::CartPole => truncated,
+            _ => terminated,
+        };
+        let info = StepInfo { success, invalid_action: false, agent_call: false };
+        Step { observation: self.observation(), reward, terminated, truncated, info }
+    }
+
+    fn observation(&self) -> Observation {
+        Observation { state: state_index(&self.obs), mask: ActionMask::all(self.params.env.actions()) }
+    }
+
+    fn features(&self, out: &mut [f32]) {
+        out.fill(0.0);
+        match &self.obs {
+            GymObs::Discrete(s) => out[*s as usize] = 1.0,
+            GymObs::Triple([sum, card, ace]) => {
+                out[0] = *sum as f32 / 31.0;
+                out[1] = *card as f32 / 10.0;
+                out[2] = *ace as f32;
+            }
+            GymObs::Floats(v) => out[..v.len()].copy_from_slice(v),
+        }
+    }
+
+    fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
+        match self.params.env {
+            GymId::CliffWalking => vec![("row", (state / 12).to_string()), ("column", (state % 12).to_string())],
+            GymId::Taxi => {
+                let (rest, destination) = (state / 4, state % 4);
+                let (cell, passenger) = (rest / 5, rest % 5);
+                let landmark = |i: usize| ["R", "G", "Y", "B", "in taxi"][i].to_owned();
+                vec![
+                    ("row", (cell / 5).to_string()),
+                    ("column", (cell % 5).to_string()),
+                    ("passenger", landmark(passenger)),
+                    ("destination", landmark(destination)),
+                ]
+            }
+            GymId::Blackjack => {
+                let [sum, card, ace] = blackjack_obs(state);
+                vec![
+                    ("sum", sum.to_string()),
+                    ("dealer", card.to_string()),
+                    ("usable ace", super::flag("", ace == 1).1),
+                ]
+            }
+            GymId::CartPole | GymId::MountainCar | GymId::Acrobot => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cwm::tabulated::tests::perfect_verdict;
+
+    #[test]
+    fn state_indices_and_flags_read_each_other() {
+        assert_eq!(state_index(&GymObs::Triple([21, 10, 1])), (21 * 11 + 10) * 2 + 1);
+        assert_eq!(blackjack_obs((21 * 11 + 10) * 2 + 1), [21, 10, 1]);
+        let taxi = GymEnvironment::new(GymParams::new(GymId::Taxi));
+        // State 328: row 3, column 1, passenger at Y (2), destination R (0), as Gymnasium's docs.
+        let flags = taxi.state_flags(328);
+        assert_eq!(
+            flags,
+            [("row", "3".into()), ("column", "1".into()), ("passenger", "Y".into()), ("destination", "R".into())]
+        );
+    }
+
+    #[test]
+    fn cliff_walking_steps_as_gymnasium_and_its_goal_is_success() {
+        let mut env = GymEnvironment::new(GymParams::new(GymId::CliffWalking));
+        assert_eq!(env.reset(3).state, 36);
+        let step = env.step(1);
+        assert_eq!((step.observation.state, step.reward, step.terminated), (36, -100.0, false));
+        let path = [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1];
+        let rewards: f64 = path.iter().map(|&a| env.step(a).reward).sum();
+        let last = env.step(2);
+        assert_eq!((rewards + last.reward, last.terminated, last.info.success), (-13.0, true, true));
+    }
+
+    #[test]
+    fn an_episode_without_a_time_limit_is_cut_at_the_safety_limit() {
+        let mut env =
+            GymEnvironment::new(GymParams { max_steps_without_limit: 5, ..GymParams::new(GymId::CliffWalking) });
+        env.reset(0);
+        let steps: Vec<Step> = (0..5).map(|_| env.step(0)).collect();
+        assert!(steps[..4].iter().all(|s| !s.done()) && steps[4].truncated);
+    }
+
+    #[test]
+    fn inside_a_perfect_model_an_episode_is_the_real_one() {
+        let model = TabulatedModel::from_verdict(GymId::Taxi, &perfect_verdict(GymId::Taxi)).unwrap();
+        let mut inside = GymEnvironment::new(GymParams { model: Some(Arc::new(model)), ..GymParams::new(GymId::Taxi) });
+        let mut real = GymEnvironment::new(GymParams::new(GymId::Taxi));
+        assert_eq!(inside.reset(9), real.reset(9));
+        for action in [0, 1, 2, 3, 4, 5, 0, 0, 2, 4] {
+            assert_eq!(inside.step(action), real.step(action));
+        }
+    }
+}

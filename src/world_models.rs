@@ -1,0 +1,388 @@
+//! The search pane's world-model tools (seed 004's CWMB): for a search on one of the six Gymnasium
+//! environments, what the LLM is given (the description) and what scores its models (the dataset);
+//! a model's transition table, ✓/✗ per part with the first misclassified transition marked;
+//! planning with a model against the oracle and random actions (the quick protocol); Q-learning
+//! inside the model, evaluated on the real environment beside Q-learning on the real one; and the
+//! kept searches beside the paper's Tables 9 and 10.
+
+use std::sync::Arc;
+
+use engine::cwm::normalised_return::{Evaluation, Policy, Protocol};
+use engine::cwm::tabulated::{self, TabulatedModel};
+use engine::env::EnvSpec;
+use engine::env::gym::GymParams;
+use engine::gym::GymId;
+use engine::gym::accuracy::Accuracy;
+use engine::gym::dataset::{dataset, to_json_lines};
+use engine::gym::transitions::Transition;
+use engine::python::{DEFAULT_TIME_LIMIT_MS, Prediction};
+use engine::rng::gym_rng;
+use engine::search::Scorer;
+use engine::search::record::SearchRecord;
+use engine::search::world_model::{WorldModelScorer, python_repr};
+use engine::search::world_model_tasks::world_model_task;
+use engine::{AgentId, EnvId, Run, RunSpec};
+use leptos::prelude::*;
+
+use crate::download;
+use crate::python::Python;
+
+/// How long tabulating a model may take: every state and action in one run.
+const TABULATE_LIMIT_MS: u32 = 60_000;
+/// Rows of the transition table shown before the first misclassified one.
+const ROWS_SHOWN: usize = 40;
+/// Greedy episodes an agent is evaluated on, on the real environment.
+const EVALUATION_EPISODES: u32 = 100;
+
+/// The paper's accuracies (Tables 9 and 10): Llama 3 70B at 50 calls and GPT-4 Turbo at 10, each
+/// GIF-MCTS then WorldCoder.
+const PAPER: [(GymId, [f64; 4]); 6] = [
+    (GymId::CartPole, [1.00, 0.92, 1.00, 1.00]),
+    (GymId::CliffWalking, [1.00, 1.00, 1.00, 1.00]),
+    (GymId::MountainCar, [1.00, 0.83, 1.00, 1.00]),
+    (GymId::Taxi, [0.92, 0.44, 0.99, 0.99]),
+    (GymId::Blackjack, [0.83, 0.85, 0.93, 0.79]),
+    (GymId::Acrobot, [0.54, 0.73, 0.53, 0.42]),
+];
+
+pub fn gym_of(task: &str) -> Option<GymId> {
+    GymId::parse(task).ok()
+}
+
+/// The dataset a search of `record` scores on.
+fn dataset_of(record: &SearchRecord, env: GymId) -> Vec<Transition> {
+    dataset(env, &mut gym_rng(record.spec.world_model.dataset_seed))
+}
+
+/// The environment's description and dataset, while the form's task is a world model.
+#[component]
+pub fn WorldModelInfo(task: RwSignal<String>) -> impl IntoView {
+    let env = Memo::new(move |_| gym_of(&task.get()));
+    let problem = RwSignal::new(None::<String>);
+    let summary = move || {
+        let env = env.get()?;
+        let transitions = dataset(env, &mut gym_rng(0));
+        let mut rewards: Vec<f64> = transitions.iter().map(|t| t.reward).collect();
+        rewards.sort_by(f64::total_cmp);
+        rewards.dedup();
+        let ends = transitions.iter().filter(|t| t.terminated).count();
+        Some(format!(
+            "Dataset: {} transitions of 5 random and 5 heuristic trajectories of at most 100 steps (seed 0), {ends} of them ending an episode; rewards {}.",
+            transitions.len(),
+            rewards.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+        ))
+    };
+    let save = move |_| {
+        let Some(env) = env.get_untracked() else { return };
+        let lines = to_json_lines(&dataset(env, &mut gym_rng(0)));
+        if let Err(message) = download::text(&format!("{}-dataset.jsonl", env.name()), "application/jsonl", &lines) {
+            problem.set(Some(message));
+        }
+    };
+    view! {
+        <div id="cwm-info" hidden=move || env.get().is_none()>
+            <p class="hint">"A code world model: the LLM writes a Python class `Environment` that predicts the next state, reward and end of the environment; it is scored on recorded transitions by both the official code's accuracy (partial credit, each reward value weighing the same; the score the search maximises) and the paper's (a third each for state, reward and done). A truncation by the time limit is not counted as done."</p>
+            <details><summary>"What the LLM is given"</summary>
+                <pre id="cwm-description">{move || env.get().map(|e| world_model_task(e).description)}</pre>
+            </details>
+            <p id="cwm-dataset">{summary}</p>
+            <p class="actions"><button type="button" id="cwm-dataset-download" on:click=save>"Download the dataset (JSON lines)"</button></p>
+            <p role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
+        </div>
+    }
+}
+
+/// A model's scoring: its accuracy and its predictions, beside the transitions.
+#[derive(Clone)]
+struct Scored {
+    accuracy: Accuracy,
+    transitions: Vec<Transition>,
+    predictions: Vec<Prediction>,
+    error: Option<String>,
+}
+
+/// An agent's figures on the real environment.
+#[derive(Clone)]
+struct Trained {
+    label: &'static str,
+    real_steps: u64,
+    success: f64,
+    mean_return: f64,
+}
+
+/// Q-learning for `episodes` on `env_spec`, evaluated greedily on the real environment.
+fn train(label: &'static str, env_spec: EnvSpec, episodes: u32, real_steps: Option<u64>) -> Result<Trained, String> {
+    let env = env_spec.id();
+    let mut spec = RunSpec::new(env, AgentId::QLearning, 1, episodes);
+    spec.env = env_spec;
+    let mut run = Run::new(spec)?;
+    let used: u64 = run.by_ref().map(|r| u64::from(r.outcome.length)).sum();
+    let greedy = run.evaluate_greedy(EVALUATION_EPISODES);
+    Ok(Trained {
+        label,
+        real_steps: real_steps.unwrap_or(used),
+        success: greedy.success_rate,
+        mean_return: greedy.mean_return,
+    })
+}
+
+/// The tools for the shown search's models, when it is a world-model search.
+#[component]
+pub fn WorldModelTools(
+    python: StoredValue<Python, LocalStorage>,
+    record: Signal<Option<SearchRecord>>,
+    selected: RwSignal<Option<usize>>,
+) -> impl IntoView {
+    let env = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| gym_of(&r.spec.task))));
+    // The selected node's program, else the best one.
+    let program = Memo::new(move |_| {
+        record.with(|r| {
+            let r = r.as_ref()?;
+            match selected.get().and_then(|i| r.expansions.get(i)) {
+                Some(e) if !e.program.is_empty() => Some(("the selected node's model", e.program.clone())),
+                _ => r.best.as_ref().map(|(p, _)| ("the best model", p.clone())),
+            }
+        })
+    });
+    let scored = RwSignal::new(None::<Scored>);
+    let plan = RwSignal::new(None::<(Protocol, Vec<(Policy, Option<f64>)>, Option<f64>)>);
+    let model = RwSignal::new(None::<Arc<TabulatedModel>>);
+    let trained = RwSignal::new(Vec::<Trained>::new());
+    let (busy, problem, status) = (RwSignal::new(false), RwSignal::new(None::<String>), RwSignal::new(String::new()));
+    // A new search or node shows nothing old.
+    Effect::new(move |_| {
+        program.track();
+        scored.set(None);
+        plan.set(None);
+        model.set(None);
+        trained.set(Vec::new());
+    });
+
+    let score = move |_| {
+        let (Some(env), Some((_, code)), Some(r)) =
+            (env.get_untracked(), program.get_untracked(), record.get_untracked())
+        else {
+            return;
+        };
+        let transitions = dataset_of(&r, env);
+        let scorer = WorldModelScorer { env, transitions, scoring: r.spec.world_model.scoring };
+        busy.set(true);
+        status.set("Scoring the model in Pyodide…".into());
+        python.with_value(|python| {
+            python.run(scorer.request(&code), DEFAULT_TIME_LIMIT_MS, move |verdict| {
+                busy.set(false);
+                status.set(String::new());
+                match verdict {
+                    Err(message) => problem.set(Some(message)),
+                    Ok(verdict) => {
+                        problem.set(None);
+                        scored.set(Some(Scored {
+                            accuracy: scorer.accuracy(&verdict),
+                            predictions: verdict.predictions.clone().unwrap_or_default(),
+                            error: (verdict.outcome != engine::python::Outcome::Pass)
+                                .then(|| verdict.error.clone().unwrap_or_default()),
+                            transitions: scorer.transitions,
+                        }));
+                    }
+                }
+            })
+        });
+    };
+
+    let plan_with = move |_| {
+        let (Some(env), Some((_, code))) = (env.get_untracked(), program.get_untracked()) else { return };
+        let request = match tabulated::request(env, &code) {
+            Ok(request) => request,
+            Err(message) => return problem.set(Some(message)),
+        };
+        busy.set(true);
+        status.set("Tabulating the model over every state and action in Pyodide…".into());
+        python.with_value(|python| {
+            python.run(request, TABULATE_LIMIT_MS, move |verdict| {
+                let table = verdict.and_then(|v| TabulatedModel::from_verdict(env, &v));
+                let table = match table {
+                    Ok(table) => Arc::new(table),
+                    Err(message) => {
+                        busy.set(false);
+                        status.set(String::new());
+                        return problem.set(Some(message));
+                    }
+                };
+                problem.set(None);
+                model.set(Some(table.clone()));
+                let protocol = Protocol::quick();
+                let mut evaluation = Evaluation::new((*table).clone(), protocol.clone(), 1);
+                leptos::task::spawn_local(async move {
+                    while evaluation.step() {
+                        status.set(format!(
+                            "Planning: {} of {} episodes played…",
+                            evaluation.episodes.len(),
+                            3 * protocol.episodes
+                        ));
+                        let means = Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect();
+                        plan.set(Some((protocol.clone(), means, None)));
+                        // Let the page draw between episodes.
+                        gloo_timers::future::TimeoutFuture::new(0).await;
+                    }
+                    let means = Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect();
+                    plan.set(Some((protocol, means, evaluation.normalised())));
+                    status.set(String::new());
+                    busy.set(false);
+                });
+            })
+        });
+    };
+
+    let train_inside = move |_| {
+        let (Some(env), Some(table), Some(r)) = (env.get_untracked(), model.get_untracked(), record.get_untracked())
+        else {
+            return;
+        };
+        let episodes = EnvId::Gym(env).default_episodes(false);
+        let inside = EnvSpec::Gym(GymParams { model: Some(table), ..GymParams::new(env) });
+        let dataset_steps = dataset_of(&r, env).len() as u64;
+        let results = train("Q-learning inside the model", inside, episodes, Some(dataset_steps)).and_then(|a| {
+            Ok(vec![a, train("Q-learning on the real environment", EnvSpec::Gym(GymParams::new(env)), episodes, None)?])
+        });
+        match results {
+            Ok(rows) => trained.set(rows),
+            Err(message) => problem.set(Some(message)),
+        }
+    };
+
+    let rows = move || {
+        scored.with(|s| {
+            let s = s.as_ref()?;
+            let first = s.accuracy.first_miss;
+            let shown: Vec<usize> =
+                (0..s.transitions.len().min(ROWS_SHOWN)).chain(first.filter(|&i| i >= ROWS_SHOWN)).collect();
+            let mark = |ok: bool| if ok { "✓" } else { "✗" };
+            Some(
+                shown
+                    .into_iter()
+                    .map(|i| {
+                        let (t, part) = (&s.transitions[i], &s.accuracy.transitions[i]);
+                        let p = s.predictions.get(i);
+                        let predicted = p.map_or_else(
+                            || "not predicted".to_owned(),
+                            |p| format!("{} · {} · {}", python_repr(&p.next_obs), python_repr(&p.reward), python_repr(&p.done)),
+                        );
+                        let class = if Some(i) == first { "first-miss" } else { "" };
+                        view! { <tr class=class>
+                            <td>{i}</td><td>{python_repr(&t.obs)}</td><td>{t.action}</td>
+                            <td>{format!("{} · {:?} · {}", python_repr(&t.next_obs), t.reward, if part.done_label { "True" } else { "False" })}</td>
+                            <td>{predicted}</td>
+                            <td>{mark(part.next_obs_matches())}</td><td>{mark(part.reward)}</td><td>{mark(part.done)}</td>
+                        </tr> }
+                    })
+                    .collect_view(),
+            )
+        })
+    };
+    let accuracy_line = move || {
+        scored.with(|s| {
+            s.as_ref().map(|s| {
+                let right = s.accuracy.transitions.iter().filter(|t| t.predicted && !t.misclassified()).count();
+                let error = s.error.as_ref().map(|e| format!(" The model raised, so the search scores it 0: {e}")).unwrap_or_default();
+                format!(
+                    "Accuracy {:.3} (official) · {:.3} (paper's formula) · {right} of {} transitions right in every part.{error}",
+                    s.accuracy.official,
+                    s.accuracy.paper,
+                    s.transitions.len()
+                )
+            })
+        })
+    };
+    let plan_line = move || {
+        plan.with(|p| {
+            p.as_ref().map(|(protocol, means, normalised)| {
+                let mean = |policy| {
+                    means.iter().find(|(p, _)| *p == policy).and_then(|(_, m)| *m).map_or("…".to_owned(), |m| format!("{m:.1}"))
+                };
+                let r = normalised.map_or("N/A until every episode is played, or when the oracle does no better than random".to_owned(), |r| format!("{r:.3}"));
+                format!(
+                    "Quick protocol ({} episodes each, rollouts of {} steps; `rlcg cwm plan` runs the paper's): mean return random {} · oracle {} · this model {} · R(CWM) = {r}",
+                    protocol.episodes,
+                    protocol.planner.rollout_steps,
+                    mean(Policy::Random),
+                    mean(Policy::Oracle),
+                    mean(Policy::Model)
+                )
+            })
+        })
+    };
+    let tabular = move || env.get().is_some_and(|e| tabulated::states(e).is_some());
+
+    view! {
+        <div id="cwm-tools" hidden=move || env.get().is_none() || program.get().is_none()>
+            <h3>"The world model"</h3>
+            <p>{move || program.get().map(|(which, _)| format!("Working with {which}."))}</p>
+            <p class="actions">
+                <button type="button" id="cwm-score" disabled=move || busy.get() on:click=score>"Score it on the dataset"</button>
+                <button type="button" id="cwm-plan" disabled=move || busy.get() || !tabular() on:click=plan_with>"Plan with it"</button>
+                <button type="button" id="cwm-train" disabled=move || busy.get() || model.get().is_none() on:click=train_inside>"Train Q-learning inside it"</button>
+            </p>
+            <p class="hint" hidden=tabular>"Planning with a model of a continuous environment runs the planner in Python, which this page does not do yet: only CliffWalking, Taxi and Blackjack, whose models are tabulated over their states, plan here."</p>
+            <p role="status">{move || status.get()}</p>
+            <p role="alert" class="error" id="cwm-error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
+            <p id="cwm-accuracy">{accuracy_line}</p>
+            <table id="cwm-transitions" hidden=move || scored.with(|s| s.is_none())>
+                <thead><tr><th>"#"</th><th>"state"</th><th>"action"</th><th>"recorded: next · reward · done"</th><th>"the model's"</th><th>"next"</th><th>"reward"</th><th>"done"</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <p id="cwm-returns">{plan_line}</p>
+            <table id="cwm-agents" hidden=move || trained.with(Vec::is_empty)>
+                <thead><tr><th>"agent"</th><th>"real environment steps used"</th><th>"greedy success (real environment)"</th><th>"mean return"</th></tr></thead>
+                <tbody>{move || trained.get().into_iter().map(|t| view! {
+                    <tr><td>{t.label}</td><td>{t.real_steps}</td><td>{format!("{:.0}%", 100.0 * t.success)}</td><td>{format!("{:.2}", t.mean_return)}</td></tr>
+                }).collect_view()}</tbody>
+            </table>
+            <p class="hint" hidden=move || trained.with(Vec::is_empty)>"The agent inside the model used no real steps beyond the dataset the model was scored on; both are evaluated greedily on 100 episodes of the real environment."</p>
+        </div>
+    }
+}
+
+/// The kept world-model searches' best accuracies beside the paper's Tables 9 and 10.
+#[component]
+pub fn PaperComparison(list: Signal<Vec<SearchRecord>>) -> impl IntoView {
+    let ours = move |env: GymId, method: &'static str| {
+        list.with(|l| {
+            let scores: Vec<f64> = l
+                .iter()
+                .filter(|r| r.spec.task == env.name() && r.spec.method.name() == method)
+                .map(SearchRecord::best_score)
+                .collect();
+            let llms: Vec<&str> = l
+                .iter()
+                .filter(|r| r.spec.task == env.name() && r.spec.method.name() == method)
+                .map(|r| r.llm.as_str())
+                .collect();
+            if scores.is_empty() {
+                return "–".to_owned();
+            }
+            let mut llms = llms;
+            llms.dedup();
+            format!(
+                "{:.2} ({} search{}, {})",
+                scores.iter().sum::<f64>() / scores.len() as f64,
+                scores.len(),
+                if scores.len() == 1 { "" } else { "es" },
+                llms.join(", ")
+            )
+        })
+    };
+    let any = move || list.with(|l| l.iter().any(|r| gym_of(&r.spec.task).is_some()));
+    view! {
+        <div hidden=move || !any()>
+            <h3>"World models against the paper"</h3>
+            <p class="hint">"Mean best accuracy of the searches kept here, labelled by who answered them (simulated: the simulated LLM, not the paper's models), beside seed 004's Tables 9 (Llama 3 70B, 50 calls) and 10 (GPT-4 Turbo, 10 calls)."</p>
+            <table id="cwm-comparison">
+                <thead><tr><th>"environment"</th><th>"GIF-MCTS here"</th><th>"WorldCoder here"</th><th>"Llama GIF-MCTS"</th><th>"Llama WorldCoder"</th><th>"GPT-4 GIF-MCTS"</th><th>"GPT-4 WorldCoder"</th></tr></thead>
+                <tbody>{PAPER.iter().map(|&(env, paper)| view! {
+                    <tr><td>{env.name()}</td><td>{move || ours(env, "gif-mcts")}</td><td>{move || ours(env, "worldcoder")}</td>
+                    {paper.iter().map(|p| view! { <td>{format!("{p:.2}")}</td> }).collect_view()}</tr>
+                }).collect_view()}</tbody>
+            </table>
+        </div>
+    }
+}
