@@ -1,0 +1,56 @@
+import { test, expect } from '@playwright/test';
+import { Playground, watchErrors } from './helpers.mjs';
+
+test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with it beats random; Q-learning inside it solves the real CliffWalking', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#search-task').selectOption('CliffWalking-v0');
+  await expect(page.locator('#cwm-description')).toContainText('## Class definition');
+  await expect(page.locator('#cwm-dataset')).toContainText('565 transitions');
+  await page.locator('#search-method').selectOption('gif-mcts');
+  await page.locator('#search-go').click();
+  // The same search as `rlcg search --task CliffWalking-v0 --seed 1`: perfect at the 7th call.
+  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
+  await expect(page.locator('#search-best')).toContainText('class Environment');
+
+  // A model that is not yet right: its transition table marks the first miss.
+  const selectCall = async (call) => {
+    const nodes = page.locator('#search-tree .node');
+    for (let i = 1; i < await nodes.count(); i++) {
+      await nodes.nth(i).click();
+      if ((await page.locator('#search-node h3').textContent()).includes(`Call ${call} `)) break;
+    }
+    await expect(page.locator('#search-node h3')).toContainText(`Call ${call} `);
+  };
+  await selectCall(4);
+  await page.locator('#cwm-score').click();
+  await expect(page.locator('#cwm-accuracy')).toContainText('Accuracy 0.831 (official)', { timeout: 60_000 });
+  await expect(page.locator('#cwm-transitions tr.first-miss')).toHaveCount(1);
+  await expect(page.locator('#cwm-transitions tr.first-miss td').nth(5)).toHaveText('✗');
+
+  // The model of the 7th call, the best: right everywhere.
+  await selectCall(7);
+  await page.locator('#cwm-score').click();
+  await expect(page.locator('#cwm-accuracy')).toContainText('Accuracy 1.000 (official) · 1.000 (paper\'s formula) · 565 of 565', { timeout: 60_000 });
+  await expect(page.locator('#cwm-transitions tr.first-miss')).toHaveCount(0);
+
+  // Planning with it is planning with the real environment, far above random actions.
+  await page.locator('#cwm-plan').click();
+  await expect(page.locator('#cwm-returns')).toContainText('R(CWM) = 1.000', { timeout: 120_000 });
+  const returns = await page.locator('#cwm-returns').textContent();
+  const [random, model] = [/random (-?[\d.]+)/, /this model (-?[\d.]+)/].map((re) => Number(returns.match(re)[1]));
+  expect(model).toBeGreaterThan(random);
+
+  // Q-learning inside the model solves the real CliffWalking, with no real steps beyond the dataset.
+  await page.locator('#cwm-train').click();
+  const inside = page.locator('#cwm-agents tbody tr').first();
+  await expect(inside).toContainText('Q-learning inside the model');
+  await expect(inside.locator('td').nth(1)).toHaveText('565');
+  await expect(inside.locator('td').nth(2)).toHaveText('100%');
+  await expect(inside.locator('td').nth(3)).toHaveText('-13.00');
+  await expect(page.locator('#cwm-agents tbody tr').nth(1)).toContainText('Q-learning on the real environment');
+  await expect(page.locator('#cwm-comparison')).toContainText('1.00 (1 search, simulated)');
+  expect(errors).toEqual([]);
+});
