@@ -54,3 +54,19 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await expect(page.locator('#cwm-comparison')).toContainText('1.00 (1 search, simulated)');
   expect(errors).toEqual([]);
 });
+
+test('the run form trains seed 004\'s environments: Q-learning walks CliffWalking\'s optimal path, and a table agent is refused on CartPole', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await expect(page.locator('#env option')).toHaveCount(9);
+  const row = await playground.train({ env: 'CliffWalking-v0', agent: 'q-learning', episodes: 500, seed: 1 });
+  expect(parseFloat(await page.locator('#greedy-success').textContent())).toBe(100);
+  await expect(page.locator('#greedy-mean-return')).toHaveText('-13.00');
+  await expect(row).toContainText('CliffWalking-v0');
+  await page.locator('#env').selectOption('CartPole-v1');
+  await page.locator('#agent').selectOption('q-learning');
+  await page.locator('#start').click();
+  await expect(page.locator('#error')).toContainText("CartPole-v1's states are continuous: train the dqn");
+  expect(errors).toEqual([]);
+});
