@@ -61,13 +61,9 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
         let correct = vec![None; task.slots.len()];
         requests.push(ProgramRequest::new(task.program(&correct), task.tests.clone()));
         labels.push((task.id.clone(), None));
-        for (slot, s) in task.slots.iter().enumerate() {
-            for (f, fault) in s.faults.iter().enumerate() {
-                let mut choices = correct.clone();
-                choices[slot] = Some(f);
-                requests.push(ProgramRequest::new(task.program(&choices), task.tests.clone()));
-                labels.push((format!("{} slot {slot} fault {f}", task.id), Some(fault.kind)));
-            }
+        for (slot, f, choices) in task.single_faults() {
+            requests.push(ProgramRequest::new(task.program(&choices), task.tests.clone()));
+            labels.push((format!("{} slot {slot} fault {f}", task.id), Some(task.slots[slot].faults[f].kind)));
         }
     }
     let verdicts = run_all(&requests, 5_000, 2, |_| {});

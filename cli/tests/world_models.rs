@@ -25,13 +25,9 @@ fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as
         let correct = vec![None; task.slots.len()];
         let mut requests = vec![scorer.request(&task.program(&correct))];
         let mut labels = vec![(String::from("correct"), None)];
-        for (slot, s) in task.slots.iter().enumerate() {
-            for (f, fault) in s.faults.iter().enumerate() {
-                let mut choices = correct.clone();
-                choices[slot] = Some(f);
-                requests.push(scorer.request(&task.program(&choices)));
-                labels.push((format!("slot {slot} fault {f}"), Some(fault.kind)));
-            }
+        for (slot, f, choices) in task.single_faults() {
+            requests.push(scorer.request(&task.program(&choices)));
+            labels.push((format!("slot {slot} fault {f}"), Some(task.slots[slot].faults[f].kind)));
         }
         let verdicts: Vec<_> = run_all(&requests, 20_000, 2, |_| {}).into_iter().map(|v| v.unwrap()).collect();
         let accuracy = |i: usize| scorer.accuracy(&verdicts[i]);

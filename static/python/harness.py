@@ -319,6 +319,16 @@ def _compiled(code, analysis, verdict, started):
     return program
 
 
+def _settle(verdict, sandbox, started):
+    """The verdict's reward, pass flag, output and duration, once its outcome is known."""
+    verdict["reward"] = REWARDS[verdict["outcome"]]
+    verdict["passed"] = verdict["outcome"] == "pass"
+    verdict["stdout"] = sandbox.stdout.value()
+    verdict["stderr"] = sandbox.stderr.value()
+    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
+    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+
+
 def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT):
     """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
     started = time.perf_counter()
@@ -353,13 +363,8 @@ def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_
         verdict["outcome"] = "pass"
     else:
         verdict["outcome"] = "failed_test"
-    verdict["reward"] = REWARDS[verdict["outcome"]]
-    verdict["passed"] = verdict["outcome"] == "pass"
-    verdict["stdout"] = sandbox.stdout.value()
-    verdict["stderr"] = sandbox.stderr.value()
-    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
     verdict["executed_lines"] = sorted(recorder.lines)
-    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+    _settle(verdict, sandbox, started)
     return verdict
 
 
@@ -525,12 +530,7 @@ def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
         verdict["outcome"], verdict["error"] = "runtime_error", error
     else:
         verdict["outcome"] = "pass"
-    verdict["reward"] = REWARDS[verdict["outcome"]]
-    verdict["passed"] = verdict["outcome"] == "pass"
-    verdict["stdout"] = sandbox.stdout.value()
-    verdict["stderr"] = sandbox.stderr.value()
-    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
-    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+    _settle(verdict, sandbox, started)
     return verdict
 
 

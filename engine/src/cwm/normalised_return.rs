@@ -133,10 +133,6 @@ impl Evaluation {
             (self.mean_return(Policy::Random)?, self.mean_return(Policy::Oracle)?, self.mean_return(Policy::Model)?);
         (self.is_done() && oracle > random).then(|| (model - random) / (oracle - random))
     }
-
-    pub fn model(&self) -> &TabulatedModel {
-        &self.model
-    }
 }
 
 #[cfg(test)]

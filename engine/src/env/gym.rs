@@ -135,15 +135,6 @@ impl GymEnvironment {
         let max = params.env.max_episode_steps().unwrap_or(params.max_steps_without_limit);
         TimeLimit { max_steps: Some(max), elapsed: 0 }
     }
-
-    pub fn gym_id(&self) -> GymId {
-        self.params.env
-    }
-
-    /// The observation the agent sees now (for the environment's view).
-    pub fn gym_obs(&self) -> &GymObs {
-        &self.obs
-    }
 }
 
 impl Environment for GymEnvironment {

@@ -139,6 +139,17 @@ impl BankTask {
         (pinned, Vec::new())
     }
 
+    /// Every program with exactly one fault: its slot, the fault's index and the choices.
+    pub fn single_faults(&self) -> impl Iterator<Item = (usize, usize, Vec<Choice>)> + '_ {
+        (0..self.slots.len()).flat_map(move |slot| {
+            (0..self.slots[slot].faults.len()).map(move |fault| {
+                let mut choices = vec![None; self.slots.len()];
+                choices[slot] = Some(fault);
+                (slot, fault, choices)
+            })
+        })
+    }
+
     /// The slot that holds 1-based `line` of the program of `choices`.
     pub fn slot_of_line(&self, choices: &[Choice], line: usize) -> Option<usize> {
         let mut last = 0;
@@ -171,8 +182,17 @@ pub fn search_tasks() -> Arc<[BankTask]> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// The correct program and each single-fault one read back into their choices.
+    pub(crate) fn assert_reads_back_every_single_fault_program(task: &BankTask) {
+        let correct = vec![None; task.slots.len()];
+        assert_eq!(task.parse(&task.program(&correct)), Some(correct), "{}", task.id);
+        for (slot, _, choices) in task.single_faults() {
+            assert_eq!(task.parse(&task.program(&choices)), Some(choices), "{} slot {slot}", task.id);
+        }
+    }
 
     fn running_max() -> BankTask {
         search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone()
@@ -183,15 +203,7 @@ mod tests {
         let tasks = search_tasks();
         assert_eq!(tasks.len(), 10);
         for task in tasks.iter() {
-            let correct = vec![None; task.slots.len()];
-            assert_eq!(task.parse(&task.program(&correct)), Some(correct.clone()), "{}", task.id);
-            for slot in 0..task.slots.len() {
-                for fault in task.variants(slot).skip(1) {
-                    let mut choices = correct.clone();
-                    choices[slot] = fault;
-                    assert_eq!(task.parse(&task.program(&choices)), Some(choices), "{} slot {slot}", task.id);
-                }
-            }
+            assert_reads_back_every_single_fault_program(task);
             assert_eq!(task.parse("print('something else')\n"), None);
         }
     }

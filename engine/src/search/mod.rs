@@ -340,10 +340,6 @@ impl<M: Method, S: Scorer> Search<M, S> {
         &self.task
     }
 
-    pub fn scorer(&self) -> &S {
-        &self.scorer
-    }
-
     /// Every expansion in order.
     pub fn expansions(&self) -> &[Expanded] {
         &self.expansions

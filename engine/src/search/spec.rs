@@ -14,7 +14,6 @@ use super::zero_shot::ZeroShot;
 use super::{Evaluation, Expanded, Expansion, Method, Scorer, Search, SearchTask, TestsScorer};
 use crate::RunRng;
 use crate::gym::dataset::dataset;
-use crate::gym::transitions::Transition;
 use crate::params::Parameters;
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
@@ -206,41 +205,20 @@ impl SearchSpec {
     }
 
     /// The search of this spec on `task` (whose id replaces the spec's), without a simulated LLM:
-    /// an endpoint must answer it.
-    /// A world model's task is scored on the dataset made from `world_model.dataset_seed`.
+    /// an endpoint must answer it. A world model's task is scored on the dataset made from
+    /// `world_model.dataset_seed`.
     pub fn build_on(&self, task: SearchTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
-        let transitions = task.world_model.map(|env| dataset(env, &mut gym_rng(self.world_model.dataset_seed)));
-        self.build_scored(task, transitions, prompts)
-    }
-
-    /// As [`Self::build_on`], a world model scored on `transitions` (an imported dataset).
-    pub fn build_on_transitions(
-        &self,
-        task: SearchTask,
-        transitions: Vec<Transition>,
-        prompts: PromptSet,
-    ) -> Result<ProgramSearch, String> {
-        self.build_scored(task, Some(transitions), prompts)
-    }
-
-    fn build_scored(
-        &self,
-        task: SearchTask,
-        transitions: Option<Vec<Transition>>,
-        prompts: PromptSet,
-    ) -> Result<ProgramSearch, String> {
         if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
             return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
         }
         self.simulated_llm.validate()?;
-        let scorer = match (task.world_model, transitions) {
-            (Some(env), Some(transitions)) => {
-                AnyScorer::WorldModel(WorldModelScorer { env, transitions, scoring: self.world_model.scoring })
-            }
-            (None, _) => AnyScorer::Tests(TestsScorer::new(task.tests.clone())),
-            (Some(env), None) => {
-                return Err(format!("the world model of {} needs transitions to score on", env.name()));
-            }
+        let scorer = match task.world_model {
+            Some(env) => AnyScorer::WorldModel(WorldModelScorer {
+                env,
+                transitions: dataset(env, &mut gym_rng(self.world_model.dataset_seed)),
+                scoring: self.world_model.scoring,
+            }),
+            None => AnyScorer::Tests(TestsScorer::new(task.tests.clone())),
         };
         Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
     }

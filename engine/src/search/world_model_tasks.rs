@@ -137,15 +137,7 @@ mod tests {
             ] {
                 assert!(task.description.contains(heading), "{}: {heading}", task.id);
             }
-            let correct = vec![None; task.slots.len()];
-            assert_eq!(task.parse(&task.program(&correct)), Some(correct.clone()), "{}", task.id);
-            for slot in 0..task.slots.len() {
-                for fault in task.variants(slot).skip(1) {
-                    let mut choices = correct.clone();
-                    choices[slot] = fault;
-                    assert_eq!(task.parse(&task.program(&choices)), Some(choices), "{} slot {slot}", task.id);
-                }
-            }
+            crate::search::bank::tests::assert_reads_back_every_single_fault_program(task);
         }
     }
 }
