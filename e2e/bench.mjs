@@ -13,7 +13,7 @@
 //     against native python3 running the same harness (`rlcg check`).
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -183,4 +183,38 @@ async function benchPython(figures) {
   figures.pyodide_over_native_python3 = figures.pyodide_samples_16_inside_python_ms_best_of_5 / figures.native_python3_samples_16_inside_python_ms_best_of_5;
   figures.native_python3_search_10x10_inside_python_ms_best_of_5 = insideNative([searchTasks]);
   figures.pyodide_over_native_python3_search_10x10 = figures.pyodide_search_10x10_inside_python_ms_best_of_5 / figures.native_python3_search_10x10_inside_python_ms_best_of_5;
+  await benchWorldModel(figures);
+}
+
+/** Scoring MountainCar's correct world model on its 977-transition dataset: Pyodide in the page against python3, best of 5 each. */
+async function benchWorldModel(figures) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${port}/`);
+  await page.locator('#search-task').selectOption('MountainCar-v0');
+  await page.locator('#search-method').selectOption('zero-shot');
+  await page.locator('#search-odds summary').click();
+  await page.locator('#odds-generate_correct').fill('1');
+  await page.locator('#odds-generate_correct').dispatchEvent('change');
+  await page.locator('#search-go').click();
+  await page.locator('#search-status', { hasText: 'Search over' }).waitFor({ timeout: 120_000 });
+  await page.locator('#search-tree .node').nth(1).click();
+  const inside = [];
+  for (let round = 0; round < 5; round++) {
+    await page.click('#cwm-score');
+    await page.locator('#cwm-accuracy', { hasText: '977 transitions' }).waitFor({ timeout: 60_000 });
+    inside.push(parseFloat(await page.locator('#cwm-python-ms').textContent()));
+  }
+  await context.close();
+  figures.pyodide_cwm_score_977_transitions_ms_best_of_5 = Math.min(...inside);
+  const program = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-cwm-')), 'mountain_car.py');
+  const model = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'cwm', 'model', '--env', 'MountainCar-v0'], { cwd: root, encoding: 'utf8' });
+  await writeFile(program, model.stdout);
+  const native = [];
+  for (let round = 0; round < 5; round++) {
+    const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'cwm', 'score', '--env', 'MountainCar-v0', '--program', program, '--json'], { cwd: root, encoding: 'utf8' });
+    native.push(JSON.parse(out.stdout.trim().split('\n').pop()).python_ms);
+  }
+  figures.native_python3_cwm_score_977_transitions_ms_best_of_5 = Math.min(...native);
+  figures.pyodide_over_native_python3_cwm_score = figures.pyodide_cwm_score_977_transitions_ms_best_of_5 / figures.native_python3_cwm_score_977_transitions_ms_best_of_5;
 }

@@ -99,6 +99,8 @@ struct Scored {
     transitions: Vec<Transition>,
     predictions: Vec<Prediction>,
     error: Option<String>,
+    /// The harness's own time for the run.
+    python_ms: f64,
 }
 
 /// An agent's figures on the real environment.
@@ -182,6 +184,7 @@ pub fn WorldModelTools(
                             error: (verdict.outcome != engine::python::Outcome::Pass)
                                 .then(|| verdict.error.clone().unwrap_or_default()),
                             transitions: scorer.transitions,
+                            python_ms: verdict.duration_ms,
                         }));
                     }
                 }
@@ -326,6 +329,7 @@ pub fn WorldModelTools(
             <p role="status">{move || status.get()}</p>
             <p role="alert" class="error" id="cwm-error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="cwm-accuracy">{accuracy_line}</p>
+            <p class="hint" hidden=move || scored.with(|s| s.is_none())>"Scored in "<span id="cwm-python-ms">{move || scored.with(|s| s.as_ref().map(|s| format!("{:.1}", s.python_ms)))}</span>" ms inside Python."</p>
             <table id="cwm-transitions" hidden=move || scored.with(|s| s.is_none())>
                 <thead><tr><th>"#"</th><th>"state"</th><th>"action"</th><th>"recorded: next · reward · done"</th><th>"the model's"</th><th>"next"</th><th>"reward"</th><th>"done"</th></tr></thead>
                 <tbody>{rows}</tbody>

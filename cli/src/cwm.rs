@@ -107,6 +107,8 @@ struct ScoreReport {
     bug: bool,
     error: Option<String>,
     first_miss: Option<serde_json::Value>,
+    /// The harness's own time for the whole run, in milliseconds.
+    python_ms: f64,
 }
 
 fn score(
@@ -143,6 +145,7 @@ fn score(
             .first_miss
             .zip(example)
             .map(|(index, e)| json!({"index": index, "input": e.input, "expected": e.expected, "actual": e.actual})),
+        python_ms: verdict.duration_ms,
     };
     if json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
