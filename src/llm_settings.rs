@@ -46,8 +46,8 @@ impl LlmChoice {
             if let Some(settings) = stored::<ProviderSettings>(setting::LLM).await {
                 llm.settings.set(settings);
             }
-            if let Some(prompts) = stored::<PromptSet>(setting::PROMPTS).await.filter(|p| p.check().is_ok()) {
-                llm.prompts.set(prompts);
+            if let Some(prompts) = stored::<PromptSet>(setting::PROMPTS).await {
+                llm.prompts.set(PromptSet::default().with_edits(prompts));
             }
         });
         provide_context(llm);

@@ -15,6 +15,7 @@ mod gym;
 mod live;
 mod llm_args;
 mod search;
+mod stepcoder;
 use cli::python;
 use engine::device::Backend;
 use engine::env::hierarchical::{self, hierarchical_inference};
@@ -152,6 +153,12 @@ enum Command {
         #[command(subcommand)]
         command: gym::GymCommand,
     },
+    /// Seed 002's StepCoder: the curriculum of a task file, and the ablation on the line-bank
+    /// learner.
+    Stepcoder {
+        #[command(subcommand)]
+        command: stepcoder::StepcoderCommand,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -187,6 +194,7 @@ fn main() -> ExitCode {
         Command::SearchBench { args } => search::bench(&args),
         Command::Gym { command } => gym::run(&command),
         Command::Cwm { command } => cwm::run(&command),
+        Command::Stepcoder { command } => stepcoder::run(&command),
         Command::List { json } => {
             list(json);
             Ok(())

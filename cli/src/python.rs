@@ -203,7 +203,7 @@ mod tests {
                 (None, None, None)
             ]
         );
-        let stdin = |input: &str, output: &str| TestCase::Io { stdin: input.into(), stdout: output.into() };
+        let stdin = |input: &str, output: &str| TestCase::Io { stdin: input.into(), stdout: output.into(), call: None };
         let long = "9".repeat(1_500);
         let tests = vec![stdin("2", "5"), stdin("3", "6"), stdin("1", &long)];
         let verdict = python.run(&ProgramRequest::new("print(int(input()) * 2)\n", tests), 5_000).unwrap();

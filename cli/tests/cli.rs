@@ -224,7 +224,7 @@ fn task_file(name: &str, text: &str) -> std::path::PathBuf {
 
 #[test]
 fn check_runs_the_bundled_samples_through_python() {
-    for (file, total) in [("humaneval.jsonl", 12), ("apps.json", 4)] {
+    for (file, total) in [("humaneval.jsonl", 12), ("apps.json", 4), ("apps_plus.json", 4)] {
         let path = format!("{}/../tasks/samples/{file}", env!("CARGO_MANIFEST_DIR"));
         let output = rlcg(&["check", "--tasks", &path, "--json"]);
         assert!(output.status.success(), "{file}: {}", String::from_utf8_lossy(&output.stderr));

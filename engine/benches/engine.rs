@@ -1,8 +1,9 @@
 //! Engine throughput: environment steps per second under a random legal policy; the seed 003
 //! headline run (orchestrator Q-learning, 5000 episodes; the seed reports 0.41 s in Python); DQN
 //! train steps at batch 64 in both configurations; and the playground executive DQN run until
-//! success(last100) reaches 99%; and GIF-MCTS's bookkeeping (selection, expansion,
-//! backpropagation) over a 1000-node tree, without LLM or Python.
+//! success(last100) reaches 99%; GIF-MCTS's bookkeeping (selection, expansion,
+//! backpropagation) over a 1000-node tree, without LLM or Python; and one update of StepCoder's
+//! line-bank learner (16 rollouts, verdicts cached).
 
 use std::hint::black_box;
 
@@ -134,12 +135,54 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
     group.finish();
 }
 
+/// One update of the StepCoder arm on clamp_sum: 16 rollouts sampled and assembled, their (cached)
+/// verdicts read, the FGO mask of each, the gradient step, the curriculum's ρ, and the next batch's
+/// sampling; every program failing its tests with every line run.
+fn stepcoder_learner_update(c: &mut Criterion) {
+    use engine::python::{LogicalLine, Outcome, ProgramRequest, ProgramVerdict, Scope, ScopeKind};
+    use engine::stepcoder::learner::{Arm, Learner, LearnerParams, VerdictCache};
+    use engine::stepcoder::line_bank::line_bank_tasks;
+    let task = line_bank_tasks().remove(0);
+    let program = task.canonical();
+    let lines = program.lines().count() as u32;
+    let verdict = |outcome: Outcome| {
+        let mut verdict =
+            ProgramVerdict::from_host(&ProgramRequest::new(&program, vec![]), outcome, String::new(), 0.0);
+        verdict.executed_lines = (1..=lines).collect();
+        verdict.statements = (1..=lines).map(|l| LogicalLine { start: l, end: l, clause: false }).collect();
+        verdict.scope = vec![
+            Scope { kind: ScopeKind::Function, start: 1, end: lines },
+            Scope { kind: ScopeKind::For, start: 3, end: 10 },
+        ];
+        verdict
+    };
+    let canonical = verdict(Outcome::Pass);
+    let failed = verdict(Outcome::FailedTest);
+    let mut learner = Learner::new(&task, 0, &canonical, Arm::StepCoder, 1, LearnerParams::default());
+    let mut cache = VerdictCache::default();
+    for (set, program) in learner.wanted().into_iter().map(|(s, p)| (s, p.to_owned())).collect::<Vec<_>>() {
+        cache.insert(set, program, &failed);
+    }
+    c.bench_function("stepcoder/learner_update_16_rollouts", |b| {
+        b.iter_batched(
+            // The clone holds the batch already sampled, whose verdicts the cache has.
+            || learner.clone(),
+            |mut learner| {
+                learner.update(&cache);
+                black_box(learner.wanted().len())
+            },
+            criterion::BatchSize::SmallInput,
+        );
+    });
+}
+
 criterion_group!(
     benches,
     environment_steps,
     orchestrator_q_learning_5000,
     dqn_train_step,
     executive_dqn_to_99,
-    gif_mcts_1000_nodes
+    gif_mcts_1000_nodes,
+    stepcoder_learner_update
 );
 criterion_main!(benches);

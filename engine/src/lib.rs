@@ -23,6 +23,7 @@ pub mod rng;
 pub mod run;
 pub mod search;
 pub mod share;
+pub mod stepcoder;
 pub mod task_import;
 
 pub use agents::{Agent, AgentId, AgentSpec, AnyAgent};

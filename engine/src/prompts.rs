@@ -22,6 +22,7 @@ pub mod id {
     pub const GIF_MCTS_GENERATE: &str = "gif_mcts.generate";
     pub const GIF_MCTS_IMPROVE: &str = "gif_mcts.improve";
     pub const GIF_MCTS_FIX: &str = "gif_mcts.fix";
+    pub const STEPCODER_COMPLETE: &str = "stepcoder.complete";
 }
 
 /// The placeholders each prompt may use (by prompt id).
@@ -36,6 +37,7 @@ const SLOTS: &[(&str, &[&str])] = &[
     (id::GIF_MCTS_GENERATE, &["task", "code"]),
     (id::GIF_MCTS_IMPROVE, &["task", "code", "input", "expected", "actual"]),
     (id::GIF_MCTS_FIX, &["task", "code", "error"]),
+    (id::STEPCODER_COMPLETE, &["task", "prefix"]),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -71,6 +73,15 @@ impl PromptSet {
             None => return Err(format!("there is no prompt \"{}\"", template.id)),
         }
         Ok(())
+    }
+
+    /// These prompts with every well-formed template of `edited` in place of its own: prompts added
+    /// since `edited` was stored keep their defaults, and edits are never lost to them.
+    pub fn with_edits(mut self, edited: PromptSet) -> Self {
+        for template in edited.prompts {
+            let _ = self.set(template);
+        }
+        self
     }
 
     /// Every prompt present and every placeholder known; the error names prompt, part and place.
@@ -153,6 +164,19 @@ mod tests {
                 assert!(user.contains(section), "{id} lacks {section}");
             }
         }
+    }
+
+    #[test]
+    fn stored_edits_survive_prompts_added_since() {
+        let mut stored = PromptSet::default();
+        stored.prompts.retain(|p| p.id != id::STEPCODER_COMPLETE);
+        stored.prompts[0].user = "Edited: {task}".into();
+        stored.prompts[1].user = "Broken {".into();
+        let merged = PromptSet::default().with_edits(stored);
+        assert_eq!(merged.check(), Ok(()));
+        assert_eq!(merged.prompts[0].user, "Edited: {task}");
+        assert_eq!(merged.prompts[1], PromptSet::default().prompts[1], "a broken edit keeps the default");
+        assert!(merged.get(id::STEPCODER_COMPLETE).is_some());
     }
 
     #[test]

@@ -18,7 +18,14 @@ pub const HARNESS_PY: &str = include_str!("../../static/python/harness.py");
 #[serde(untagged)]
 pub enum TestCase {
     Statement(String),
-    Io { stdin: String, stdout: String },
+    Io {
+        stdin: String,
+        stdout: String,
+        /// A function of the program called after it runs: APPS+ wraps each standard-input
+        /// solution in one (`def FsxrN():`), which must be called to read the input.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
+    },
 }
 
 /// A program and its tests, as the harness reads them.
@@ -146,6 +153,76 @@ pub struct Conditional {
     pub end: u32,
 }
 
+/// APPS+'s kinds of "conditional statement" (seed 002 §3.1 and App. B.1: the released `scope`
+/// attribute), as the harness names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScopeKind {
+    #[serde(rename = "If Statement Body")]
+    If,
+    #[serde(rename = "For Loop Body")]
+    For,
+    #[serde(rename = "While Loop Body")]
+    While,
+    #[serde(rename = "Function Body")]
+    Function,
+    #[serde(rename = "Class Body")]
+    Class,
+    #[serde(rename = "Try Block")]
+    Try,
+    #[serde(rename = "Except Block")]
+    Except,
+    #[serde(rename = "List Comprehension")]
+    ListComprehension,
+    #[serde(rename = "Dict Comprehension")]
+    DictComprehension,
+    #[serde(rename = "Set Comprehension")]
+    SetComprehension,
+    #[serde(rename = "Generator Expression")]
+    GeneratorExpression,
+    #[serde(rename = "Lambda Expression")]
+    Lambda,
+}
+
+impl ScopeKind {
+    /// The kinds that branch or loop: the "independent paths" reading of a conditional statement.
+    pub fn is_control_flow(self) -> bool {
+        matches!(self, ScopeKind::If | ScopeKind::For | ScopeKind::While | ScopeKind::Try | ScopeKind::Except)
+    }
+}
+
+/// One entry of APPS+'s `scope`: a node's kind and its first and last line (1-based, inclusive),
+/// written as `[kind, start, end]` as APPS+ writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(ScopeKind, u32, u32)", into = "(ScopeKind, u32, u32)")]
+pub struct Scope {
+    pub kind: ScopeKind,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl From<(ScopeKind, u32, u32)> for Scope {
+    fn from((kind, start, end): (ScopeKind, u32, u32)) -> Self {
+        Self { kind, start, end }
+    }
+}
+
+impl From<Scope> for (ScopeKind, u32, u32) {
+    fn from(scope: Scope) -> Self {
+        (scope.kind, scope.start, scope.end)
+    }
+}
+
+/// A logical line of a program: a simple statement or a compound statement's header, from its
+/// first physical line to its last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogicalLine {
+    pub start: u32,
+    pub end: u32,
+    /// A bare `else:`, `try:` or `finally:`: it reports no line of its own when it runs, so it
+    /// counts as run when the statement after it did.
+    pub clause: bool,
+}
+
 /// The summary of a program's test run: whether it passed, and how many of its tests did (what
 /// the recorded task data keeps of a [`ProgramVerdict`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -174,6 +251,16 @@ pub struct ProgramVerdict {
     /// None when the code does not compile.
     pub complexity: Option<Complexity>,
     pub conditionals: Vec<Conditional>,
+    /// APPS+'s `scope` of the code, sorted by start (with `analysis`; empty when it does not compile).
+    #[serde(default)]
+    pub scope: Vec<Scope>,
+    /// The code's logical lines, in order (with `analysis`; empty when it does not compile).
+    #[serde(default)]
+    pub statements: Vec<LogicalLine>,
+    /// Python tokens per physical line, `line_tokens[0]` for line 1 (with `analysis`, even when the
+    /// code does not compile).
+    #[serde(default)]
+    pub line_tokens: Vec<u32>,
     pub duration_ms: f64,
     /// For a `mutants` request whose code passed: the code's slots with their faults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -217,6 +304,9 @@ impl ProgramVerdict {
             executed_lines: Vec::new(),
             complexity: None,
             conditionals: Vec::new(),
+            scope: Vec::new(),
+            statements: Vec::new(),
+            line_tokens: Vec::new(),
             duration_ms,
             slots: None,
             predictions: None,
@@ -283,7 +373,10 @@ mod tests {
     fn tests_serialise_as_the_harness_reads_them() {
         let request = ProgramRequest::new(
             "print(1)",
-            vec![TestCase::Statement("assert True".into()), TestCase::Io { stdin: "1".into(), stdout: "2".into() }],
+            vec![
+                TestCase::Statement("assert True".into()),
+                TestCase::Io { stdin: "1".into(), stdout: "2".into(), call: None },
+            ],
         );
         let json = serde_json::to_value(&request).unwrap();
         assert_eq!(json["tests"][0], "assert True");

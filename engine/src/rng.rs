@@ -28,6 +28,16 @@ pub fn gym_rng(seed: u64) -> RunRng {
     rng
 }
 
+/// The streams of seed 002's line-bank learner on task `task`: its training rollouts' draws, and
+/// the measuring samples' apart from them, so that measuring never changes what a learner learns.
+/// Streams from 2⁴⁰ on, clear of the planning episodes'.
+pub fn stepcoder_rngs(seed: u64, task: usize) -> (RunRng, RunRng) {
+    let (mut training, mut measuring) = (RunRng::seed_from_u64(seed), RunRng::seed_from_u64(seed));
+    training.set_stream((1 << 40) + 2 * task as u64);
+    measuring.set_stream((1 << 40) + 2 * task as u64 + 1);
+    (training, measuring)
+}
+
 /// The streams of planning episode `episode` (seed 004 §5.3): the environment's (its start and
 /// Blackjack's cards) on stream 16 + 2·episode, the same whichever policy plays it, and the
 /// policy's own draws on the stream after.

@@ -9,6 +9,14 @@
 //!   `starter_code`. With `fn_name` each pair is a call (`Solution().fn_name` when the starter code
 //!   declares `class Solution`); without it, the program reads the input on stdin.
 //!
+//! - APPS+ (seed 002's cleaned APPS): an array (or JSON lines) of objects with `prompt` (a header
+//!   whose docstring is the problem), `canonical_solution`, `inputs`, `outputs`, `starter_code`,
+//!   `scope` (the conditional statements, `[kind, start, end]`), `difficulty`, and `fn_name` where
+//!   present. A call problem's function is `fn_name`, else the starter code's last `def`; its
+//!   string arguments and results are stored as Python literals (`"\"abc\""`) and go into the
+//!   test as they are. A standard-input problem's solution is a function of no arguments
+//!   (`def FsxrN():`), which each test calls after the program runs.
+//!
 //! A file is imported whole or not at all: every malformed line is reported with its line number
 //! and field, and no task from a file with an error is returned.
 
@@ -18,16 +26,18 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::python::{ProgramRequest, TestCase};
+use crate::python::{ProgramRequest, Scope, TestCase};
 
-/// The most tasks one file may hold (keeps the browser's storage and the UI responsive).
-pub const MAX_TASKS_PER_FILE: usize = 5_000;
+/// The most tasks one file may hold (keeps the browser's storage and the UI responsive; APPS+'s
+/// 7,413 fit in one file).
+pub const MAX_TASKS_PER_FILE: usize = 10_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskFormat {
     HumanEval,
     Apps,
+    AppsPlus,
 }
 
 /// A task ready for the harness.
@@ -42,6 +52,13 @@ pub struct ImportedTask {
     /// The reference program (may be empty when an APPS task has no solution).
     pub solution: String,
     pub tests: Vec<TestCase>,
+    /// APPS+'s conditional statements of the solution (StepCoder's curriculum points), as the file
+    /// gives them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Vec<Scope>>,
+    /// APPS's difficulty: introductory, interview or competition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub difficulty: Option<String>,
 }
 
 impl ImportedTask {
@@ -75,8 +92,10 @@ fn error(line: Option<usize>, field: Option<&str>, message: impl Into<String>) -
     ImportError { line, field: field.map(str::to_owned), message: message.into() }
 }
 
-/// Parses a task file (a JSON array or JSON lines): if the first object has any HumanEval key
-/// (`task_id`, `canonical_solution`, `entry_point`, `test`) all are HumanEval tasks, else APPS tasks. `file_name` only names the file in messages.
+/// Parses a task file (a JSON array or JSON lines). The first object decides the format of all:
+/// APPS+ if it has `scope`, or `prompt` and `canonical_solution` without `task_id`; HumanEval if it
+/// has any other HumanEval key (`task_id`, `canonical_solution`, `entry_point`, `test`); APPS
+/// otherwise. `file_name` only names the file in messages.
 pub fn parse_task_file(file_name: &str, text: &str) -> Result<Vec<ImportedTask>, Vec<ImportError>> {
     let (objects, mut errors) =
         if text.trim_start().starts_with('[') { json_array_objects(text) } else { json_line_objects(text) };
@@ -86,15 +105,14 @@ pub fn parse_task_file(file_name: &str, text: &str) -> Result<Vec<ImportedTask>,
     if objects.len() > MAX_TASKS_PER_FILE {
         errors.push(error(None, None, format!("{} tasks; at most {MAX_TASKS_PER_FILE} per file", objects.len())));
     }
-    const HUMANEVAL_KEYS: [&str; 4] = ["task_id", "canonical_solution", "entry_point", "test"];
-    let apps = objects.first().is_some_and(|(_, o)| !HUMANEVAL_KEYS.iter().any(|k| o.contains_key(*k)));
-    let format = if apps { TaskFormat::Apps } else { TaskFormat::HumanEval };
+    let format = objects.first().map_or(TaskFormat::HumanEval, |(_, first)| format_of(first));
     let mut tasks = Vec::with_capacity(objects.len());
     let mut ids = BTreeSet::new();
     for (index, (line, object)) in objects.iter().enumerate() {
         let parsed = match format {
             TaskFormat::HumanEval => humaneval_task(object, *line),
             TaskFormat::Apps => apps_task(object, *line, index),
+            TaskFormat::AppsPlus => apps_plus_task(object, *line, index),
         };
         match parsed {
             Ok(task) if !ids.insert(task.id.clone()) => {
@@ -107,10 +125,22 @@ pub fn parse_task_file(file_name: &str, text: &str) -> Result<Vec<ImportedTask>,
     if errors.is_empty() { Ok(tasks) } else { Err(errors) }
 }
 
+fn format_of(object: &Map<String, Value>) -> TaskFormat {
+    const HUMANEVAL_KEYS: [&str; 4] = ["task_id", "canonical_solution", "entry_point", "test"];
+    let has = |key: &str| object.contains_key(key);
+    if has("scope") || has("prompt") && has("canonical_solution") && !has("task_id") {
+        TaskFormat::AppsPlus
+    } else if HUMANEVAL_KEYS.iter().any(|k| has(k)) {
+        TaskFormat::HumanEval
+    } else {
+        TaskFormat::Apps
+    }
+}
+
 fn id_field(format: TaskFormat) -> &'static str {
     match format {
         TaskFormat::HumanEval => "task_id",
-        TaskFormat::Apps => "problem_id",
+        TaskFormat::Apps | TaskFormat::AppsPlus => "problem_id",
     }
 }
 
@@ -226,6 +256,8 @@ fn humaneval_task(object: &Map<String, Value>, line: usize) -> Result<ImportedTa
         solution: format!("{prompt}{solution}"),
         prompt,
         tests: vec![TestCase::Statement(format!("{test}\ncheck({entry_point})"))],
+        scope: None,
+        difficulty: None,
     })
 }
 
@@ -238,11 +270,7 @@ fn decoded(value: &Value) -> Value {
 }
 
 fn apps_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<ImportedTask, ImportError> {
-    let id = match object.get("problem_id").or_else(|| object.get("id")) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => format!("apps-{}", index + 1),
-    };
+    let id = apps_id(object, index, "apps");
     let prompt = match (object.get("problem"), object.get("question")) {
         (Some(_), _) => string_field(object, line, "problem")?,
         (None, Some(_)) => string_field(object, line, "question")?,
@@ -268,6 +296,41 @@ fn apps_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<I
         Some(_) => return Err(error(Some(line), Some("input_output"), "must be an object with inputs and outputs")),
         None => object.clone(),
     };
+    let (inputs, outputs) = io_pairs(&io, line, io_field)?;
+    let tests = match fn_name(&io, object, line)? {
+        Some(name) => {
+            let callee = callee(&starter_code, &name);
+            inputs
+                .iter()
+                .zip(&outputs)
+                .map(|(input, output)| call_test(&callee, input, output, python_literal))
+                .collect()
+        }
+        None => stdin_tests(&inputs, &outputs, line, None)?,
+    };
+    Ok(ImportedTask {
+        id,
+        format: TaskFormat::Apps,
+        prompt,
+        starter_code,
+        solution,
+        tests,
+        scope: None,
+        difficulty: None,
+    })
+}
+
+fn apps_id(object: &Map<String, Value>, index: usize, prefix: &str) -> String {
+    match object.get("problem_id").or_else(|| object.get("id")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => format!("{prefix}-{}", index + 1),
+    }
+}
+
+/// The inputs and outputs of `io` (the object itself, or APPS's `input_output`): lists of one
+/// length, not empty.
+fn io_pairs(io: &Map<String, Value>, line: usize, io_field: &str) -> Result<(Vec<Value>, Vec<Value>), ImportError> {
     let pairs = |name: &str| -> Result<Vec<Value>, ImportError> {
         match io.get(name) {
             Some(Value::Array(values)) => Ok(values.clone()),
@@ -290,30 +353,112 @@ fn apps_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<I
     if inputs.is_empty() {
         return Err(error(Some(line), Some("inputs"), "is empty: a task needs at least one test"));
     }
-    let fn_name = match io.get("fn_name").or_else(|| object.get("fn_name")) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(name)) if is_identifier(name) => Some(name.clone()),
-        Some(other) => return Err(error(Some(line), Some("fn_name"), format!("{other} is not a Python name"))),
-    };
-    let tests = match &fn_name {
-        Some(name) => {
-            let callee =
-                if starter_code.contains("class Solution") { format!("Solution().{name}") } else { name.clone() };
-            inputs.iter().zip(&outputs).map(|(input, output)| call_test(&callee, input, output)).collect()
-        }
-        None => inputs
-            .iter()
-            .zip(&outputs)
-            .enumerate()
-            .map(|(i, (input, output))| {
-                Ok(TestCase::Io {
-                    stdin: text_of(input).ok_or_else(|| io_error(line, "inputs", i))?,
-                    stdout: text_of(output).ok_or_else(|| io_error(line, "outputs", i))?,
-                })
+    Ok((inputs, outputs))
+}
+
+fn fn_name(io: &Map<String, Value>, object: &Map<String, Value>, line: usize) -> Result<Option<String>, ImportError> {
+    match io.get("fn_name").or_else(|| object.get("fn_name")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(name)) if is_identifier(name) => Ok(Some(name.clone())),
+        Some(other) => Err(error(Some(line), Some("fn_name"), format!("{other} is not a Python name"))),
+    }
+}
+
+/// How a test calls the function `name`: a method of a fresh `Solution` where the starter code
+/// declares that class (LeetCode's style), else the function itself.
+fn callee(starter_code: &str, name: &str) -> String {
+    if starter_code.contains("class Solution") { format!("Solution().{name}") } else { name.to_owned() }
+}
+
+fn stdin_tests(
+    inputs: &[Value],
+    outputs: &[Value],
+    line: usize,
+    call: Option<&str>,
+) -> Result<Vec<TestCase>, ImportError> {
+    inputs
+        .iter()
+        .zip(outputs)
+        .enumerate()
+        .map(|(i, (input, output))| {
+            Ok(TestCase::Io {
+                stdin: text_of(input).ok_or_else(|| io_error(line, "inputs", i))?,
+                stdout: text_of(output).ok_or_else(|| io_error(line, "outputs", i))?,
+                call: call.map(str::to_owned),
             })
-            .collect::<Result<_, _>>()?,
+        })
+        .collect()
+}
+
+/// The name of the last function the code defines at its top level with no parameters, e.g.
+/// `FsxrN` in `def FsxrN():`.
+fn wrapper_function(code: &str) -> Option<&str> {
+    code.lines().rev().find_map(|line| {
+        let name = line.strip_prefix("def ")?.trim_end().strip_suffix("():")?;
+        is_identifier(name).then_some(name)
+    })
+}
+
+/// The last function the code defines, at any depth: a call problem's function in its starter code.
+fn last_function(code: &str) -> Option<&str> {
+    code.lines().rev().find_map(|line| {
+        let rest = line.trim_start().strip_prefix("def ")?;
+        let name = &rest[..rest.find('(')?];
+        is_identifier(name).then_some(name)
+    })
+}
+
+fn apps_plus_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<ImportedTask, ImportError> {
+    let id = match object.get("task_id") {
+        Some(Value::String(s)) => s.clone(),
+        _ => apps_id(object, index, "apps-plus"),
     };
-    Ok(ImportedTask { id, format: TaskFormat::Apps, prompt, starter_code, solution, tests })
+    let prompt = string_field(object, line, "prompt")?;
+    let solution = string_field(object, line, "canonical_solution")?;
+    let starter_code = match object.get("starter_code") {
+        None | Some(Value::Null) => String::new(),
+        Some(_) => string_field(object, line, "starter_code")?,
+    };
+    let difficulty = match object.get("difficulty") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(string_field(object, line, "difficulty")?),
+    };
+    let scope = match object.get("scope") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(serde_json::from_value::<Vec<Scope>>(value.clone()).map_err(|e| {
+            error(Some(line), Some("scope"), format!("must be a list of [kind, start line, end line]: {e}"))
+        })?),
+    };
+    let (inputs, outputs) = io_pairs(object, line, "inputs")?;
+    let call_problem = !matches!(inputs[0], Value::String(_));
+    let tests = match fn_name(object, object, line)? {
+        Some(name) => {
+            let callee = callee(&starter_code, &name);
+            inputs.iter().zip(&outputs).map(|(i, o)| call_test(&callee, i, o, apps_plus_literal)).collect()
+        }
+        None if call_problem => {
+            let name = last_function(&starter_code).ok_or_else(|| {
+                error(
+                    Some(line),
+                    Some("starter_code"),
+                    "defines no function for the tests to call, and there is no `fn_name`",
+                )
+            })?;
+            let callee = callee(&starter_code, name);
+            inputs.iter().zip(&outputs).map(|(i, o)| call_test(&callee, i, o, apps_plus_literal)).collect()
+        }
+        None => {
+            // A solution that never calls its wrapper at the top level reads nothing unless called.
+            let wrapper = wrapper_function(&starter_code).or_else(|| wrapper_function(&solution));
+            let called = wrapper.is_some_and(|name| {
+                solution.lines().any(|l| {
+                    !l.starts_with([' ', '\t', '#']) && !l.starts_with("def ") && l.contains(&format!("{name}("))
+                })
+            });
+            stdin_tests(&inputs, &outputs, line, wrapper.filter(|_| !called))?
+        }
+    };
+    Ok(ImportedTask { id, format: TaskFormat::AppsPlus, prompt, starter_code, solution, tests, scope, difficulty })
 }
 
 fn io_error(line: usize, field: &str, index: usize) -> ImportError {
@@ -332,12 +477,13 @@ fn text_of(value: &Value) -> Option<String> {
 }
 
 /// APPS's call-based check: the arguments are a list; the expected value may be wrapped in a list.
-fn call_test(callee: &str, input: &Value, output: &Value) -> TestCase {
+/// `literal` writes a value as Python source.
+fn call_test(callee: &str, input: &Value, output: &Value, literal: fn(&Value) -> String) -> TestCase {
     let arguments = match input {
-        Value::Array(args) => args.iter().map(python_literal).collect::<Vec<_>>().join(", "),
-        single => python_literal(single),
+        Value::Array(args) => args.iter().map(literal).collect::<Vec<_>>().join(", "),
+        single => literal(single),
     };
-    let expected = python_literal(output);
+    let expected = literal(output);
     TestCase::Statement(format!(
         "_result = {callee}({arguments})\nassert _result == {expected} or [_result] == {expected}, f'got {{_result!r}}'"
     ))
@@ -360,6 +506,32 @@ fn python_literal(value: &Value) -> String {
                 .join(", ")
         ),
     }
+}
+
+/// A JSON value as a Python literal, where APPS+ stores a string argument or result as the
+/// Python literal itself (`"\"abc\""`): a string already quoted goes in as it is, any other as a
+/// string.
+fn apps_plus_literal(value: &Value) -> String {
+    match value {
+        Value::String(s) if is_quoted(s) => s.clone(),
+        Value::Array(items) => format!("[{}]", items.iter().map(apps_plus_literal).collect::<Vec<_>>().join(", ")),
+        other => python_literal(other),
+    }
+}
+
+/// Whether `text` is one Python string literal: quoted at both ends with the same quote, and the
+/// quote not reopened inside (unless escaped).
+fn is_quoted(text: &str) -> bool {
+    let Some(quote) = text.chars().next().filter(|c| *c == '"' || *c == '\'') else { return false };
+    let Some(inner) = text.get(1..text.len() - 1).filter(|_| text.len() >= 2 && text.ends_with(quote)) else {
+        return false;
+    };
+    let mut escaped = false;
+    inner.chars().all(|c| {
+        let ok = escaped || c != quote;
+        escaped = !escaped && c == '\\';
+        ok
+    })
 }
 
 #[cfg(test)]
@@ -408,7 +580,7 @@ mod tests {
         let TestCase::Statement(call) = &tasks[0].tests[0] else { panic!() };
         assert!(call.starts_with("_result = double(2)\nassert _result == [4] or [_result] == [4]"), "{call}");
         assert_eq!(tasks[1].id, "apps-2");
-        assert_eq!(tasks[1].tests[1], TestCase::Io { stdin: "x".into(), stdout: "xx".into() });
+        assert_eq!(tasks[1].tests[1], TestCase::Io { stdin: "x".into(), stdout: "xx".into(), call: None });
     }
 
     #[test]
@@ -429,6 +601,63 @@ mod tests {
     fn python_literals_of_json_values() {
         let value: Value = serde_json::from_str(r#"[null, true, 1.5, "a\"b", {"k": [false]}]"#).unwrap();
         assert_eq!(python_literal(&value), r#"[None, True, 1.5, "a\"b", {"k": [False]}]"#);
+    }
+
+    #[test]
+    fn apps_plus_records_keep_scope_and_difficulty_call_their_wrapper_and_keep_literals() {
+        let text = include_str!("../../tasks/samples/apps_plus.json");
+        let tasks = parse_task_file("apps_plus.json", text).unwrap();
+        assert_eq!(tasks.len(), 4);
+        assert!(tasks.iter().all(|t| t.format == TaskFormat::AppsPlus));
+        let stdin = &tasks[0];
+        assert_eq!(stdin.id, "apps-plus-1");
+        assert_eq!(stdin.difficulty.as_deref(), Some("introductory"));
+        let scope = stdin.scope.as_ref().unwrap();
+        assert_eq!((scope[0].kind, scope[0].start, scope[0].end), (crate::python::ScopeKind::Function, 2, 12));
+        let TestCase::Io { call, stdin: input, .. } = &stdin.tests[0] else { panic!("a stdin test") };
+        assert_eq!((call.as_deref(), input.as_str()), (Some("QvTrk"), "3\n1 -2 5\n"));
+        assert!(stdin.solution.starts_with("import sys\ndef QvTrk():"), "the solution is kept as it is");
+        let TestCase::Statement(method) = &tasks[2].tests[0] else { panic!("a call test") };
+        assert!(
+            method.starts_with("_result = Solution().longestVowelRun(\"beautiful\")\nassert _result == [3]"),
+            "{method}"
+        );
+        let TestCase::Statement(nested) = &tasks[3].tests[0] else { panic!("a call test") };
+        assert!(
+            nested.starts_with("_result = distinct_words(\"tree apple sky\")\nassert _result == [[[\"sky\"], 2]]"),
+            "{nested}"
+        );
+    }
+
+    #[test]
+    fn quoted_strings_are_python_literals_already() {
+        let value: Value =
+            serde_json::from_str(r#"["\"abc\"", "plain", "'x'", "\"a\\\"b\"", "\"a\"b\"", "\"", [1, "\" /\""]]"#)
+                .unwrap();
+        assert_eq!(apps_plus_literal(&value), r#"["abc", "plain", 'x', "a\"b", "\"a\"b\"", "\"", [1, " /"]]"#);
+    }
+
+    #[test]
+    fn apps_plus_errors_name_the_field() {
+        let record = |extra: &str| {
+            format!(r#"[{{"prompt": "p", "canonical_solution": "x", "inputs": [[1]], "outputs": [[1]]{extra}}}]"#)
+        };
+        let message = |extra: &str| parse_task_file("plus.json", &record(extra)).unwrap_err()[0].to_string();
+        assert_eq!(
+            message(r#", "starter_code": "x = 1""#),
+            "line 1, field `starter_code`: defines no function for the tests to call, and there is no `fn_name`"
+        );
+        assert!(
+            message(r#", "scope": [["Loop", 1, 2]]"#)
+                .starts_with("line 1, field `scope`: must be a list of [kind, start line, end line]")
+        );
+        let fine = parse_task_file("plus.json", &record(r#", "fn_name": "f""#)).unwrap();
+        assert_eq!(
+            fine[0].tests,
+            [TestCase::Statement(
+                "_result = f(1)\nassert _result == [1] or [_result] == [1], f'got {_result!r}'".into()
+            )]
+        );
     }
 
     #[test]

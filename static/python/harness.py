@@ -7,7 +7,9 @@ A request is `{"code": str, "tests": [test, ...], "coverage": bool, "analysis": 
 "output_limit": int}` (coverage and analysis, on by default, cost time a bare check can save) where a
 test is either a Python statement run in the program's globals after the program (seed 000's
 `run_tests_locally`: `from typing import List` is in scope), or `{"stdin": str, "stdout": str}`: the
-whole program runs on that input and its output must equal `stdout` up to trailing whitespace (APPS).
+whole program runs on that input and its output must equal `stdout` up to trailing whitespace (APPS);
+with `"call": name` the program's function `name` is then called without arguments (APPS+ wraps a
+standard-input solution in one).
 
 The verdict has, besides `passed`, `number_passed` and `total`:
 - `outcome` and `reward`: StepCoder's classes (seed 002, eq. 3): pass +1, failed_test -0.3,
@@ -21,7 +23,14 @@ The verdict has, besides `passed`, `number_passed` and `total`:
 - `stdout`, `stderr` (each cut to `output_limit` characters, `truncated` says so).
 - `executed_lines`: the candidate's lines that ran (StepCoder's fine-grained optimisation mask).
 - `complexity`: seed 003's metrics and score; `conditionals`: start and end lines of the
-  conditional statements (StepCoder's curriculum points).
+  if/elif, while and match statements.
+- `scope`: APPS+'s conditional-statement attribute, `[kind, start, end]` for the twelve kinds of
+  `SCOPE_KINDS` (StepCoder's curriculum points, seed 002 §3.1), sorted by start.
+- `statements`: the logical lines (a simple statement, or a compound statement's header), each
+  `{start, end, clause}`; `clause` marks a bare `else:`, `try:` or `finally:`, which never reports a
+  line of its own and ran when the statement after it did (StepCoder's mask per line).
+- `line_tokens`: Python tokens per line (names, operators, numbers, strings), the weight of a
+  line in the share of tokens the mask keeps; given for code that does not compile too.
 
 A request with `"mutants": true` asks instead for a program bank of the code (see `mutant_bank`):
 the verdict of the code itself, plus `slots`, the code cut into slots with faulty versions of each.
@@ -42,6 +51,7 @@ import os
 import random
 import sys
 import time
+import tokenize
 import traceback
 
 CANDIDATE = "<candidate>"
@@ -174,6 +184,68 @@ def analyse(tree, source):
     return metrics, sorted(found, key=lambda c: c["start"])
 
 
+SCOPE_KINDS = (
+    (ast.If, "If Statement Body"),
+    ((ast.For, ast.AsyncFor), "For Loop Body"),
+    (ast.While, "While Loop Body"),
+    ((ast.FunctionDef, ast.AsyncFunctionDef), "Function Body"),
+    (ast.ClassDef, "Class Body"),
+    (ast.Try, "Try Block"),
+    (ast.ExceptHandler, "Except Block"),
+    (ast.ListComp, "List Comprehension"),
+    (ast.DictComp, "Dict Comprehension"),
+    (ast.SetComp, "Set Comprehension"),
+    (ast.GeneratorExp, "Generator Expression"),
+    (ast.Lambda, "Lambda Expression"),
+)
+"""APPS+'s `scope` kinds and the nodes they are: each elif is an If of its own, an If ends with its
+else branch, a Try with its handlers. APPS+'s released records match this walk exactly."""
+
+
+def apps_scope(tree):
+    """`[kind, start line, end line]` of every node of SCOPE_KINDS, sorted by start (then the
+    outer first), as seed 002 §3.1 sorts the conditional statements."""
+    found = []
+    for node in ast.walk(tree):
+        for types, kind in SCOPE_KINDS:
+            if isinstance(node, types):
+                found.append([kind, node.lineno, node.end_lineno])
+    return sorted(found, key=lambda entry: (entry[1], -entry[2]))
+
+
+TOKEN_TYPES = {tokenize.NAME, tokenize.OP, tokenize.NUMBER, tokenize.STRING}
+TOKEN_TYPES |= {getattr(tokenize, t) for t in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, t)}
+CLAUSES = ({"else", ":"}, {"try", ":"}, {"finally", ":"})
+
+
+def logical_lines(code):
+    """(statements, line_tokens): each logical line's first and last physical line, and whether it
+    is a bare clause (see the module docstring); and the tokens that start on each physical line.
+    Tokenising stops quietly at the first error, so code that does not compile still has its
+    tokens up to there, and whitespace-separated words after."""
+    lines = code.splitlines()
+    counts = [0] * len(lines)
+    statements = []
+    start, words = None, []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type in TOKEN_TYPES:
+                row = token.start[0]
+                if row <= len(counts):
+                    counts[row - 1] += 1
+                if start is None:
+                    start, words = row, []
+                words.append(token.string)
+            elif token.type == tokenize.NEWLINE and start is not None:
+                statements.append({"start": start, "end": token.start[0], "clause": set(words) in CLAUSES and len(words) == 2})
+                start = None
+    except (tokenize.TokenError, SyntaxError):
+        reached = max((s["end"] for s in statements), default=0)
+        for row in range(reached, len(lines)):
+            counts[row] = counts[row] or len(lines[row].split())
+    return statements, counts
+
+
 def _cognitive(node, nesting, function):
     total = 0
     if isinstance(node, ast.If):
@@ -298,6 +370,9 @@ def _verdict(total):
         "executed_lines": [],
         "complexity": None,
         "conditionals": [],
+        "scope": [],
+        "statements": [],
+        "line_tokens": [],
         "duration_ms": 0.0,
     }
 
@@ -313,9 +388,13 @@ def _compiled(code, analysis, verdict, started):
         message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
         verdict["error"] = f"{message} (line {line})" if line else message
         verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+        if analysis:
+            verdict["line_tokens"] = logical_lines(code)[1]
         return None
     if analysis:
         verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
+        verdict["scope"] = apps_scope(tree)
+        verdict["statements"], verdict["line_tokens"] = logical_lines(code)
     return program
 
 
@@ -431,7 +510,10 @@ def _stdin_tests(program, tests, verdict, sandbox):
         sys.stdin = io.StringIO(str(test.get("stdin", "")))
         captured = BoundedOutput(max(sandbox.stdout.limit, len(expected) + 1))
         sys.stdout = captured
-        kind, message = _run_statement(program, {"__name__": "__main__"})
+        scope = {"__name__": "__main__"}
+        kind, message = _run_statement(program, scope)
+        if kind is None and test.get("call"):
+            kind, message = _run_statement(compile(f"{test['call']}()", TEST, "exec"), scope)
         sys.stdout = sandbox.stdout
         sandbox.stdout.write(captured.value())
         got = captured.value().rstrip()
@@ -708,6 +790,8 @@ def handle(request):
     tests = request.get("tests", [])
     if not isinstance(tests, list) or not all(isinstance(t, (str, dict)) for t in tests):
         return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
+    if any(isinstance(t, dict) and not str(t.get("call", "x")).isidentifier() for t in tests):
+        return {"request_error": "a test's `call` must be a Python name"}
     if "predict" in request:
         steps = request["predict"]
         if not isinstance(steps, list) or not all(isinstance(p, list) and len(p) == 2 for p in steps):

@@ -1,0 +1,354 @@
+//! Table 1's ablation on the line-bank learner: every arm on every task with every seed, run side
+//! by side, and summarised as sampled pass@1 at the full task against executions (the mean over
+//! seeds with its 95% interval), executions until the greedy program passes, and the share of
+//! gradient terms FGO removed. Sans-IO: [`Ablation::need`] names the programs to run, in batches
+//! across all learners; a host runs them and [`Ablation::supply`]s the verdicts.
+
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::learner::{Arm, Learner, LearnerParams, TestSet, VerdictCache};
+use super::line_bank::{LineBankTask, line_bank_tasks};
+use crate::params::Parameters;
+use crate::python::{ProgramRequest, ProgramVerdict};
+
+/// What to run: arms, seeds 1 to `seeds`, tasks (all bundled ones when empty) and the learner's
+/// settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AblationSpec {
+    pub arms: Vec<Arm>,
+    pub seeds: u32,
+    pub tasks: Vec<String>,
+    pub params: LearnerParams,
+}
+
+impl Default for AblationSpec {
+    fn default() -> Self {
+        Self { arms: Arm::ALL.to_vec(), seeds: 10, tasks: Vec::new(), params: LearnerParams::default() }
+    }
+}
+
+/// The most seeds one ablation runs.
+pub const MAX_SEEDS: u32 = 100;
+
+/// What the ablation needs next.
+#[derive(Debug, PartialEq)]
+pub enum AblationNeed<'a> {
+    /// These programs run, verdicts in the same order (a run with coverage where asked).
+    Run(&'a [ProgramRequest]),
+    Done,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    task: usize,
+    set: TestSet,
+    program: String,
+}
+
+/// The learners of an [`AblationSpec`] and the verdicts they share.
+#[derive(Clone, Debug)]
+pub struct Ablation {
+    pub spec: AblationSpec,
+    pub tasks: Vec<LineBankTask>,
+    /// One per task, arm and seed, in that order.
+    learners: Vec<(usize, Learner)>,
+    caches: Vec<VerdictCache>,
+    pending: Vec<Pending>,
+    requests: Vec<ProgramRequest>,
+}
+
+impl Ablation {
+    /// The ablation of `spec`, or what is wrong with it. It first needs each task's canonical
+    /// program run with analysis (its conditional statements and logical lines).
+    pub fn new(spec: AblationSpec) -> Result<Self, String> {
+        spec.params.validate()?;
+        if spec.arms.is_empty() {
+            return Err("choose at least one arm".into());
+        }
+        if spec.arms.iter().collect::<HashSet<_>>().len() != spec.arms.len() {
+            return Err("an arm is named twice".into());
+        }
+        if !(1..=MAX_SEEDS).contains(&spec.seeds) {
+            return Err(format!("seeds must be between 1 and {MAX_SEEDS}"));
+        }
+        let bundled = line_bank_tasks();
+        let tasks: Vec<LineBankTask> = if spec.tasks.is_empty() {
+            bundled
+        } else {
+            let known = || bundled.iter().map(|t| t.id.as_str()).collect::<Vec<_>>().join(", ");
+            spec.tasks
+                .iter()
+                .map(|id| {
+                    bundled
+                        .iter()
+                        .find(|t| &t.id == id)
+                        .cloned()
+                        .ok_or_else(|| format!("no task `{id}`: the tasks are {}", known()))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let requests = tasks
+            .iter()
+            .map(|task| {
+                let tests: Vec<String> = task.tests.iter().chain(&task.hidden_tests).cloned().collect();
+                ProgramRequest::with_statements(task.canonical(), &tests)
+            })
+            .collect();
+        let caches = vec![VerdictCache::default(); tasks.len()];
+        Ok(Self { spec, tasks, learners: Vec::new(), caches, pending: Vec::new(), requests })
+    }
+
+    pub fn need(&self) -> AblationNeed<'_> {
+        if self.requests.is_empty() { AblationNeed::Done } else { AblationNeed::Run(&self.requests) }
+    }
+
+    /// Resumes with the verdicts of the needed programs, in order.
+    pub fn supply(&mut self, verdicts: Vec<ProgramVerdict>) -> Result<(), String> {
+        if verdicts.len() != self.requests.len() {
+            return Err(format!("{} verdicts for {} programs", verdicts.len(), self.requests.len()));
+        }
+        if self.learners.is_empty() {
+            self.start(&verdicts)?;
+        } else {
+            for (pending, verdict) in std::mem::take(&mut self.pending).into_iter().zip(&verdicts) {
+                self.caches[pending.task].insert(pending.set, pending.program, verdict);
+            }
+        }
+        self.advance();
+        Ok(())
+    }
+
+    fn start(&mut self, canonical: &[ProgramVerdict]) -> Result<(), String> {
+        for (task, verdict) in self.tasks.iter().zip(canonical) {
+            if !verdict.passed {
+                let why = verdict
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| format!("{} of {} tests pass", verdict.number_passed, verdict.total));
+                return Err(format!("task `{}`: its canonical program does not pass its tests: {why}", task.id));
+            }
+        }
+        for (index, (task, verdict)) in self.tasks.iter().zip(canonical).enumerate() {
+            for &arm in &self.spec.arms {
+                for seed in 1..=u64::from(self.spec.seeds) {
+                    self.learners.push((index, Learner::new(task, index, verdict, arm, seed, self.spec.params)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Updates every learner as far as cached verdicts allow, then asks for the programs missing.
+    fn advance(&mut self) {
+        let mut missing = HashSet::new();
+        for (task, learner) in &mut self.learners {
+            loop {
+                let wanted = learner.wanted();
+                if wanted.is_empty() {
+                    break;
+                }
+                let absent: Vec<(TestSet, String)> = wanted
+                    .into_iter()
+                    .filter(|(set, program)| !self.caches[*task].has(*set, program))
+                    .map(|(set, program)| (set, program.to_owned()))
+                    .collect();
+                if absent.is_empty() {
+                    learner.update(&self.caches[*task]);
+                    continue;
+                }
+                for (set, program) in absent {
+                    if missing.insert((*task, set, program.clone())) {
+                        self.pending.push(Pending { task: *task, set, program });
+                    }
+                }
+                break;
+            }
+        }
+        self.requests = self
+            .pending
+            .iter()
+            .map(|p| match p.set {
+                TestSet::Training => self.tasks[p.task].training_request(p.program.clone()),
+                TestSet::Measuring => self.tasks[p.task].measuring_request(p.program.clone()),
+            })
+            .collect();
+    }
+
+    pub fn is_done(&self) -> bool {
+        !self.learners.is_empty() && self.requests.is_empty()
+    }
+
+    /// Training executions spent so far, and in all.
+    pub fn progress(&self) -> (u64, u64) {
+        let spent = self.learners.iter().map(|(_, l)| u64::from(l.executions)).sum();
+        let runs = self.tasks.len() * self.spec.arms.len() * self.spec.seeds as usize;
+        (spent, runs as u64 * u64::from(self.spec.params.budget))
+    }
+
+    /// Distinct programs run, over all tasks.
+    pub fn distinct_programs(&self) -> usize {
+        self.caches.iter().map(VerdictCache::programs_run).sum()
+    }
+
+    /// A short digest of every learner's trace: two ablations with the same fingerprint learned
+    /// identically.
+    pub fn fingerprint(&self) -> String {
+        let mut digest = fnv::FnvHasher::default();
+        for (task, learner) in &self.learners {
+            let trace = &learner.trace;
+            (*task as u32, learner.arm, trace.greedy_passed_at, trace.full_task_at, trace.masked_terms)
+                .hash(&mut digest);
+            for m in &trace.measurements {
+                (m.executions, m.pass_at_1.to_bits(), m.stage as u32).hash(&mut digest);
+            }
+        }
+        format!("{:016x}", digest.finish())
+    }
+
+    /// Each arm on each task, then each arm over all tasks (`task` none: per seed, the mean over
+    /// tasks).
+    pub fn summary(&self) -> Vec<ArmSummary> {
+        let mut rows = Vec::new();
+        for task in (0..self.tasks.len()).map(Some).chain([None]) {
+            for &arm in &self.spec.arms {
+                rows.push(self.arm_summary(arm, task));
+            }
+        }
+        rows
+    }
+
+    fn arm_summary(&self, arm: Arm, task: Option<usize>) -> ArmSummary {
+        let runs: Vec<&Learner> = self
+            .learners
+            .iter()
+            .filter(|(t, l)| l.arm == arm && task.is_none_or(|task| *t == task))
+            .map(|(_, l)| l)
+            .collect();
+        let tasks = task.map_or(self.tasks.len(), |_| 1);
+        // Per seed, the pass@1 at each measurement, averaged over the tasks.
+        let seeds = self.spec.seeds as usize;
+        let points = runs.first().map_or(0, |l| l.trace.measurements.len());
+        let curve = (0..points)
+            .map(|point| {
+                let per_seed: Vec<f64> = (0..seeds)
+                    .map(|seed| {
+                        let of_seed = runs.iter().skip(seed).step_by(seeds);
+                        of_seed.map(|l| l.trace.measurements[point].pass_at_1).sum::<f64>() / tasks as f64
+                    })
+                    .collect();
+                let (mean, low, high) = mean_interval(&per_seed);
+                CurvePoint { executions: runs[0].trace.measurements[point].executions, mean, low, high }
+            })
+            .collect();
+        let mut greedy: Vec<u32> = runs.iter().filter_map(|l| l.trace.greedy_passed_at).collect();
+        greedy.sort_unstable();
+        let terms: u64 = runs.iter().map(|l| l.trace.gradient_terms).sum();
+        let masked: u64 = runs.iter().map(|l| l.trace.masked_terms).sum();
+        ArmSummary {
+            arm,
+            task: task.map(|t| self.tasks[t].id.clone()),
+            runs: runs.len() as u32,
+            curve,
+            greedy_passed: greedy.len() as u32,
+            greedy_median_executions: median(&greedy),
+            full_task_reached: arm.uses_cccs().then(|| {
+                runs.iter().filter(|l| l.trace.full_task_at.is_some() || l.curriculum.stages == 1).count() as u32
+            }),
+            masked_share: (arm.uses_fgo() && terms > 0).then(|| masked as f64 / terms as f64),
+        }
+    }
+}
+
+/// The mean of `values` and its 95% interval (Student's t; the mean itself for one value).
+pub fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    if values.len() < 2 {
+        return (mean, mean, mean);
+    }
+    let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let t = StudentsT::new(0.0, 1.0, n - 1.0).expect("at least one degree of freedom").inverse_cdf(0.975);
+    let half = t * (variance / n).sqrt();
+    (mean, mean - half, mean + half)
+}
+
+fn median(sorted: &[u32]) -> Option<f64> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(f64::from(sorted[n / 2])),
+        _ => Some((f64::from(sorted[n / 2 - 1]) + f64::from(sorted[n / 2])) / 2.0),
+    }
+}
+
+/// Sampled pass@1 at the full task after `executions`, over seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub executions: u32,
+    pub mean: f64,
+    /// The 95% interval of the mean.
+    pub low: f64,
+    pub high: f64,
+}
+
+/// One arm's results on one task, or over all tasks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ArmSummary {
+    pub arm: Arm,
+    /// None: every task, each seed's pass@1 averaged over the tasks.
+    pub task: Option<String>,
+    /// Learners summarised (tasks × seeds).
+    pub runs: u32,
+    pub curve: Vec<CurvePoint>,
+    /// Learners whose greedy program passed the visible and hidden tests within the budget.
+    pub greedy_passed: u32,
+    /// The median of their executions until it did.
+    pub greedy_median_executions: Option<f64>,
+    /// CCCS arms: learners whose curriculum reached the full task.
+    pub full_task_reached: Option<u32>,
+    /// FGO arms: the share of sampled lines' gradient terms the mask removed.
+    pub masked_share: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_interval_is_students() {
+        // Mean 2, sample sd 1, n = 3: t(0.975, 2) = 4.303, half-width 4.303 / √3 = 2.484.
+        let (mean, low, high) = mean_interval(&[1.0, 2.0, 3.0]);
+        assert!((mean - 2.0).abs() < 1e-12);
+        assert!((high - mean - 2.484_4).abs() < 1e-3, "{high}");
+        assert!((mean - low - 2.484_4).abs() < 1e-3);
+        assert_eq!(mean_interval(&[0.5]), (0.5, 0.5, 0.5));
+        assert_eq!((median(&[1, 3, 10]), median(&[1, 3]), median(&[])), (Some(3.0), Some(2.0), None));
+    }
+
+    #[test]
+    fn bad_specs_are_named() {
+        let spec = |f: fn(&mut AblationSpec)| {
+            let mut spec = AblationSpec::default();
+            f(&mut spec);
+            Ablation::new(spec).unwrap_err()
+        };
+        assert_eq!(spec(|s| s.arms.clear()), "choose at least one arm");
+        assert_eq!(spec(|s| s.arms = vec![Arm::Fgo, Arm::Fgo]), "an arm is named twice");
+        assert!(spec(|s| s.seeds = 0).contains("between 1 and 100"));
+        assert!(spec(|s| s.tasks = vec!["nope".into()]).starts_with("no task `nope`: the tasks are clamp_sum"));
+    }
+
+    #[test]
+    fn it_first_asks_for_each_canonical_program_with_analysis() {
+        let ablation = Ablation::new(AblationSpec::default()).unwrap();
+        let AblationNeed::Run(requests) = ablation.need() else { panic!("a first need") };
+        assert_eq!(requests.len(), ablation.tasks.len());
+        assert!(requests.iter().all(|r| r.analysis && r.coverage));
+        assert_eq!(requests[0].code, ablation.tasks[0].canonical());
+    }
+}

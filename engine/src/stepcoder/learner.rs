@@ -1,0 +1,627 @@
+//! The line-bank learner: a policy that really learns, on which CCCS and FGO are measured (the
+//! seed 002 sheet §5 (c)). The policy is a softmax per line of a [`LineBankTask`], trained by
+//! REINFORCE with the group-mean baseline (or PPO-clip with a KL term to the initial policy) on
+//! batches of rollouts, every program run against the task's visible tests.
+//!
+//! The four arms differ only in two switches, Table 1's ablation rows:
+//! - CCCS: the slots before the curriculum's start line are fixed to the canonical lines and are
+//!   not in the gradient (the prompt mask); the curriculum moves back as ρ rises;
+//! - FGO: a sampled line's gradient term counts only if the tests ran the line.
+//!
+//! Every arm spends the same budget of program executions (the curriculum's easier rollouts count
+//! like any other) and is measured the same way, at the full task: sampled pass@1 on the visible
+//! and hidden tests, and whether the greedy program passes them. Measuring runs are not budget.
+//! The learner is sans-IO: it says which programs it needs run ([`Learner::wanted`]) and learns
+//! from their verdicts in a [`VerdictCache`].
+
+use std::collections::HashMap;
+
+use rand::Rng;
+use rand::distr::Distribution;
+use rand::distr::weighted::WeightedIndex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::curriculum::{Curriculum, CurriculumParams};
+use super::fgo::{CompileErrorRule, Coverage, FgoMask};
+use super::line_bank::LineBankTask;
+use crate::RunRng;
+use crate::python::{LogicalLine, Outcome, ProgramVerdict};
+
+/// Table 1's ablation rows: which of CCCS and FGO an arm uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arm {
+    /// Plain policy gradient on the full task ("vanilla PPO").
+    Vanilla,
+    /// The curriculum only (StepCoder "w/o FGO").
+    Cccs,
+    /// The mask only (StepCoder "w/o CCCS").
+    Fgo,
+    /// Both.
+    StepCoder,
+}
+
+impl Arm {
+    pub const ALL: [Arm; 4] = [Arm::Vanilla, Arm::Cccs, Arm::Fgo, Arm::StepCoder];
+
+    pub fn uses_cccs(self) -> bool {
+        matches!(self, Arm::Cccs | Arm::StepCoder)
+    }
+
+    pub fn uses_fgo(self) -> bool {
+        matches!(self, Arm::Fgo | Arm::StepCoder)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Arm::Vanilla => "vanilla",
+            Arm::Cccs => "cccs",
+            Arm::Fgo => "fgo",
+            Arm::StepCoder => "stepcoder",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Arm::ALL
+            .into_iter()
+            .find(|arm| arm.name() == name)
+            .ok_or_else(|| format!("no arm `{name}`: the arms are vanilla, cccs, fgo and stepcoder"))
+    }
+}
+
+/// How a batch updates the policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateRule {
+    /// One REINFORCE step with the batch's mean reward as baseline.
+    #[default]
+    Reinforce,
+    /// Several clipped steps on the batch (PPO-clip), with a KL penalty towards the initial policy.
+    PpoClip,
+}
+
+/// The learner's settings; the arms share them.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct LearnerParams {
+    /// Rollouts per task per update (seed 002 §4.2 samples 16 per example).
+    pub rollouts: usize,
+    /// Step size on the logits.
+    pub learning_rate: f64,
+    /// Program executions per task and seed, curriculum rollouts included.
+    pub budget: u32,
+    /// REINFORCE or PPO-clip.
+    pub update: UpdateRule,
+    /// PPO-clip: passes over each batch.
+    pub ppo_epochs: usize,
+    /// PPO-clip: ε of the ratio's clip.
+    pub ppo_clip: f64,
+    /// PPO-clip: β of the KL penalty towards the initial policy (seed 002 §4.2: 0.05).
+    pub kl_coefficient: f64,
+    /// The canonical line's starting logit, a stand-in for the supervised fine-tuning that RL
+    /// starts from (seed 002 §4.2): at 1, each slot picks its canonical line with probability
+    /// e/(e + 3) ≈ 0.48, and a program of ten free lines is all canonical about once in 1,700
+    /// samples. At 0 (uniform) no arm finds a pass within a few thousand executions.
+    pub canonical_prior: f64,
+    /// Programs sampled at the full task to measure pass@1.
+    pub measure_samples: usize,
+    /// Executions between two measurements.
+    pub measure_every: u32,
+    /// The curriculum (used by the CCCS arms).
+    pub curriculum: CurriculumParams,
+    /// What FGO does with programs that do not compile (used by the FGO arms).
+    pub compile_errors: CompileErrorRule,
+}
+
+impl Default for LearnerParams {
+    fn default() -> Self {
+        Self {
+            rollouts: 16,
+            learning_rate: 2.0,
+            budget: 1024,
+            update: UpdateRule::Reinforce,
+            ppo_epochs: 4,
+            ppo_clip: 0.2,
+            kl_coefficient: 0.05,
+            canonical_prior: 1.0,
+            measure_samples: 32,
+            measure_every: 128,
+            curriculum: CurriculumParams::default(),
+            compile_errors: CompileErrorRule::MaskAll,
+        }
+    }
+}
+
+impl crate::params::Parameters for LearnerParams {
+    fn params_schema(&self) -> serde_json::Value {
+        serde_json::to_value(schemars::schema_for!(LearnerParams)).expect("schemas serialise")
+    }
+
+    /// Every field in range, or what is wrong with the first one that is not.
+    fn validate(&self) -> Result<(), String> {
+        let checks = [
+            (self.rollouts >= 2, "rollouts must be at least 2 (the baseline is their mean)"),
+            (self.learning_rate > 0.0 && self.learning_rate.is_finite(), "learning_rate must be positive"),
+            (self.budget >= self.rollouts as u32, "budget must allow one batch of rollouts"),
+            (self.budget <= 1_000_000, "budget must be at most 1,000,000 executions"),
+            (self.ppo_epochs >= 1, "ppo_epochs must be at least 1"),
+            (self.ppo_clip > 0.0 && self.ppo_clip < 1.0, "ppo_clip must be between 0 and 1"),
+            (self.kl_coefficient >= 0.0, "kl_coefficient must not be negative"),
+            (self.canonical_prior.is_finite(), "canonical_prior must be a number"),
+            (self.measure_samples >= 1, "measure_samples must be at least 1"),
+            (self.measure_every >= 1, "measure_every must be at least 1"),
+            (self.curriculum.alpha > 0.0 && self.curriculum.alpha <= 1.0, "curriculum.alpha must be in (0, 1]"),
+            (
+                self.curriculum.rho_threshold >= 0.0 && self.curriculum.rho_threshold < 1.0,
+                "curriculum.rho_threshold must be in [0, 1)",
+            ),
+        ];
+        checks.into_iter().find(|(ok, _)| !ok).map_or(Ok(()), |(_, why)| Err(why.to_owned()))
+    }
+}
+
+/// What a training run leaves that the learner needs: its outcome and the lines that ran.
+#[derive(Clone, Debug, PartialEq)]
+struct TrainingRun {
+    outcome: Outcome,
+    executed_lines: Vec<u32>,
+}
+
+/// Verdicts by program text, shared by every learner of a task: a program runs once.
+#[derive(Clone, Debug, Default)]
+pub struct VerdictCache {
+    training: HashMap<String, TrainingRun>,
+    measuring: HashMap<String, bool>,
+}
+
+/// Which tests a program is run against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TestSet {
+    /// The visible tests, with coverage: a training rollout.
+    Training,
+    /// Visible and hidden tests, the verdict only: a measurement.
+    Measuring,
+}
+
+impl VerdictCache {
+    pub fn has(&self, set: TestSet, program: &str) -> bool {
+        match set {
+            TestSet::Training => self.training.contains_key(program),
+            TestSet::Measuring => self.measuring.contains_key(program),
+        }
+    }
+
+    pub fn insert(&mut self, set: TestSet, program: String, verdict: &ProgramVerdict) {
+        match set {
+            TestSet::Training => {
+                let run = TrainingRun { outcome: verdict.outcome, executed_lines: verdict.executed_lines.clone() };
+                self.training.insert(program, run);
+            }
+            TestSet::Measuring => {
+                self.measuring.insert(program, verdict.passed);
+            }
+        }
+    }
+
+    /// Distinct programs run, both test sets together.
+    pub fn programs_run(&self) -> usize {
+        self.training.len() + self.measuring.len()
+    }
+}
+
+/// One measurement of the policy at the full task.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Training executions spent before it.
+    pub executions: u32,
+    /// The share of sampled programs that pass the visible and hidden tests.
+    pub pass_at_1: f64,
+    /// The curriculum's stage then (0 is the full task).
+    pub stage: usize,
+}
+
+/// What a learner did, for the tables.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LearnerTrace {
+    pub measurements: Vec<Measurement>,
+    /// Executions spent when the greedy program first passed the visible and hidden tests.
+    pub greedy_passed_at: Option<u32>,
+    /// Executions spent when the curriculum reached the full task (CCCS arms).
+    pub full_task_at: Option<u32>,
+    /// Gradient terms of sampled lines, and how many of them FGO removed.
+    pub gradient_terms: u64,
+    pub masked_terms: u64,
+    /// Training rollouts per outcome class.
+    pub outcomes: HashMap<Outcome, u32>,
+}
+
+/// One update's programs, sampled and waiting for their verdicts.
+#[derive(Clone, Debug)]
+struct Batch {
+    /// The first line the policy wrote (CCCS), none at the full task.
+    start_line: Option<u32>,
+    choices: Vec<Vec<usize>>,
+    programs: Vec<String>,
+    measured: Vec<String>,
+    greedy: Option<String>,
+}
+
+/// One arm learning one task with one seed.
+#[derive(Clone, Debug)]
+pub struct Learner {
+    pub arm: Arm,
+    params: LearnerParams,
+    task: LineBankTask,
+    /// Each slot's 1-based line.
+    slot_lines: Vec<u32>,
+    /// The canonical program's logical lines, which every program of the bank shares.
+    statements: Vec<LogicalLine>,
+    logits: Vec<Vec<f64>>,
+    initial_logits: Vec<Vec<f64>>,
+    pub curriculum: Curriculum,
+    training_rng: RunRng,
+    measuring_rng: RunRng,
+    pub executions: u32,
+    next_measurement: u32,
+    batch: Option<Batch>,
+    pub trace: LearnerTrace,
+}
+
+fn softmax(logits: &[f64]) -> Vec<f64> {
+    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    weights.into_iter().map(|w| w / total).collect()
+}
+
+fn sample(logits: &[f64], rng: &mut RunRng) -> usize {
+    WeightedIndex::new(softmax(logits)).expect("softmax weights are positive and finite").sample(rng)
+}
+
+impl Learner {
+    /// A learner of `task`, whose canonical program's verdict (run with analysis) gives the
+    /// curriculum's conditional statements and the logical lines. The training and measuring
+    /// streams depend on the seed and the task only, so every arm starts from the same draws.
+    pub fn new(
+        task: &LineBankTask,
+        task_index: usize,
+        canonical: &ProgramVerdict,
+        arm: Arm,
+        seed: u64,
+        params: LearnerParams,
+    ) -> Self {
+        let options = task.options();
+        let prior = |option: usize| if option == 0 { params.canonical_prior } else { 0.0 };
+        let logits: Vec<Vec<f64>> = options.iter().map(|&n| (0..n).map(prior).collect()).collect();
+        let (training_rng, measuring_rng) = crate::rng::stepcoder_rngs(seed, task_index);
+        Self {
+            arm,
+            params,
+            task: task.clone(),
+            slot_lines: task.slots().into_iter().map(|index| index as u32 + 1).collect(),
+            statements: canonical.statements.clone(),
+            initial_logits: logits.clone(),
+            logits,
+            curriculum: Curriculum::new(&canonical.scope, params.curriculum),
+            training_rng,
+            measuring_rng,
+            executions: 0,
+            next_measurement: 0,
+            batch: None,
+            trace: LearnerTrace::default(),
+        }
+    }
+
+    /// Whether another batch of rollouts fits in the budget.
+    fn can_train(&self) -> bool {
+        self.executions + self.params.rollouts as u32 <= self.params.budget
+    }
+
+    /// Out of budget, and measured at the end.
+    pub fn is_done(&self) -> bool {
+        self.batch.is_none() && !self.can_train() && self.next_measurement > self.executions
+    }
+
+    /// The policy's probabilities, slot by slot.
+    pub fn probabilities(&self) -> Vec<Vec<f64>> {
+        self.logits.iter().map(|l| softmax(l)).collect()
+    }
+
+    /// The program of the most likely line in every slot; a tie is broken at random (from the
+    /// measuring stream), so that a uniform policy's greedy program is not the canonical one
+    /// merely because the bank lists it first.
+    fn greedy_program(&mut self) -> String {
+        let choices: Vec<usize> = self
+            .logits
+            .iter()
+            .map(|l| {
+                let top = l.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let best: Vec<usize> = (0..l.len()).filter(|&i| l[i] == top).collect();
+                best[self.measuring_rng.random_range(0..best.len())]
+            })
+            .collect();
+        self.task.program(&choices)
+    }
+
+    /// The programs the next update needs run, sampling them first if it has not yet; empty once
+    /// the learner is done.
+    pub fn wanted(&mut self) -> Vec<(TestSet, &str)> {
+        if self.batch.is_none() && !self.is_done() {
+            self.batch = Some(self.sample_batch());
+        }
+        let Some(batch) = &self.batch else { return Vec::new() };
+        let training = batch.programs.iter().map(|p| (TestSet::Training, p.as_str()));
+        let measuring = batch.measured.iter().chain(&batch.greedy).map(|p| (TestSet::Measuring, p.as_str()));
+        training.chain(measuring).collect()
+    }
+
+    fn sample_batch(&mut self) -> Batch {
+        let train = self.can_train();
+        let measure = self.executions >= self.next_measurement || !train;
+        let measured = if measure {
+            (0..self.params.measure_samples)
+                .map(|_| {
+                    let choices: Vec<usize> = self.logits.iter().map(|l| sample(l, &mut self.measuring_rng)).collect();
+                    self.task.program(&choices)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let start_line = if self.arm.uses_cccs() { self.curriculum.start_line() } else { None };
+        let mut choices = Vec::new();
+        if train {
+            for _ in 0..self.params.rollouts {
+                let rollout: Vec<usize> = self
+                    .logits
+                    .iter()
+                    .zip(&self.slot_lines)
+                    .map(|(l, &line)| {
+                        if start_line.is_some_and(|start| line < start) { 0 } else { sample(l, &mut self.training_rng) }
+                    })
+                    .collect();
+                choices.push(rollout);
+            }
+        }
+        let programs = choices.iter().map(|c| self.task.program(c)).collect();
+        let greedy = (train && self.trace.greedy_passed_at.is_none()).then(|| self.greedy_program());
+        Batch { start_line, choices, programs, measured, greedy }
+    }
+
+    /// Learns from the batch's verdicts, which `cache` must hold (see [`Learner::wanted`]).
+    pub fn update(&mut self, cache: &VerdictCache) {
+        let Some(batch) = self.batch.take() else { return };
+        if !batch.measured.is_empty() {
+            let passed = batch.measured.iter().filter(|p| cache.measuring[p.as_str()]).count();
+            self.trace.measurements.push(Measurement {
+                executions: self.executions,
+                pass_at_1: passed as f64 / batch.measured.len() as f64,
+                stage: if self.arm.uses_cccs() { self.curriculum.stage } else { 0 },
+            });
+            while self.next_measurement <= self.executions {
+                self.next_measurement += self.params.measure_every;
+            }
+        }
+        if let Some(greedy) = &batch.greedy
+            && cache.measuring[greedy]
+        {
+            self.trace.greedy_passed_at = Some(self.executions);
+        }
+        if batch.programs.is_empty() {
+            return;
+        }
+        let runs: Vec<&TrainingRun> = batch.programs.iter().map(|p| &cache.training[p]).collect();
+        self.learn(&batch, &runs);
+        self.executions += batch.programs.len() as u32;
+        if self.arm.uses_cccs() {
+            let passed: Vec<bool> = runs.iter().map(|r| r.outcome == Outcome::Pass).collect();
+            if self.curriculum.record_batch(&passed) && self.curriculum.is_full_task() {
+                self.trace.full_task_at = Some(self.executions);
+            }
+        }
+    }
+
+    /// One policy-gradient update on the batch: each sampled line's gradient term is weighted by
+    /// its rollout's advantage (reward minus the batch's mean), and counts only where the arm's
+    /// masks keep it.
+    fn learn(&mut self, batch: &Batch, runs: &[&TrainingRun]) {
+        let rewards: Vec<f64> = runs.iter().map(|r| r.outcome.reward()).collect();
+        let baseline = rewards.iter().sum::<f64>() / rewards.len() as f64;
+        let advantages: Vec<f64> = rewards.iter().map(|r| r - baseline).collect();
+        let prefix_lines = batch.start_line.map_or(0, |line| line as usize - 1);
+        // kept[i][j]: rollout i's line in slot j is in the loss.
+        let kept: Vec<Vec<bool>> = batch
+            .programs
+            .iter()
+            .zip(runs)
+            .map(|(program, run)| {
+                let coverage = Coverage {
+                    outcome: run.outcome,
+                    executed_lines: &run.executed_lines,
+                    statements: &self.statements,
+                    line_tokens: &[],
+                };
+                let mask = FgoMask::new(program, prefix_lines, coverage, self.params.compile_errors);
+                self.slot_lines
+                    .iter()
+                    .map(|&line| {
+                        let sampled = batch.start_line.is_none_or(|start| line >= start);
+                        sampled && (!self.arm.uses_fgo() || mask.keeps(line))
+                    })
+                    .collect()
+            })
+            .collect();
+        for (run, row) in runs.iter().zip(&kept) {
+            *self.trace.outcomes.entry(run.outcome).or_default() += 1;
+            for (&line, &keep) in self.slot_lines.iter().zip(row) {
+                if batch.start_line.is_none_or(|start| line >= start) {
+                    self.trace.gradient_terms += 1;
+                    self.trace.masked_terms += u64::from(!keep);
+                }
+            }
+        }
+        let old = self.probabilities();
+        let epochs = match self.params.update {
+            UpdateRule::Reinforce => 1,
+            UpdateRule::PpoClip => self.params.ppo_epochs,
+        };
+        let rollouts = runs.len() as f64;
+        for _ in 0..epochs {
+            for slot in 0..self.logits.len() {
+                let policy = softmax(&self.logits[slot]);
+                let mut gradient = vec![0.0; policy.len()];
+                let mut sampled = false;
+                for (i, advantage) in advantages.iter().enumerate() {
+                    if !kept[i][slot] {
+                        continue;
+                    }
+                    sampled = true;
+                    let action = batch.choices[i][slot];
+                    let weight = match self.params.update {
+                        UpdateRule::Reinforce => *advantage,
+                        UpdateRule::PpoClip => {
+                            // The clipped surrogate's gradient: ratio × advantage, or nothing where
+                            // the clip holds the ratio.
+                            let ratio = policy[action] / old[slot][action];
+                            let clip = self.params.ppo_clip;
+                            let clipped =
+                                (*advantage > 0.0 && ratio > 1.0 + clip) || (*advantage < 0.0 && ratio < 1.0 - clip);
+                            if clipped { 0.0 } else { ratio * advantage }
+                        }
+                    };
+                    // ∇ log π(a) = onehot(a) − π for a softmax.
+                    for (option, g) in gradient.iter_mut().enumerate() {
+                        *g += weight * (f64::from(u8::from(option == action)) - policy[option]) / rollouts;
+                    }
+                }
+                if self.params.update == UpdateRule::PpoClip && sampled {
+                    // −β ∇ KL(π ‖ π₀): ∂/∂θ_k = π_k (log(π_k / π₀_k) − KL).
+                    let reference = softmax(&self.initial_logits[slot]);
+                    let kl: f64 = policy.iter().zip(&reference).map(|(p, q)| p * (p / q).ln()).sum();
+                    for (k, g) in gradient.iter_mut().enumerate() {
+                        *g -= self.params.kl_coefficient * policy[k] * ((policy[k] / reference[k]).ln() - kl);
+                    }
+                }
+                for (logit, g) in self.logits[slot].iter_mut().zip(&gradient) {
+                    *logit += self.params.learning_rate * g;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::python::{ProgramRequest, Scope, ScopeKind};
+    use crate::stepcoder::line_bank::line_bank_tasks;
+
+    /// The canonical verdict of the first bundled task as the harness gives it (clamp_sum: the
+    /// function at line 1, the loop at 3, ifs at 4, 6 and 8; one logical line per line).
+    fn canonical(task: &LineBankTask) -> ProgramVerdict {
+        let program = task.canonical();
+        let mut verdict =
+            ProgramVerdict::from_host(&ProgramRequest::new(&program, vec![]), Outcome::Pass, String::new(), 0.0);
+        let scope = [
+            (ScopeKind::Function, 1, 11),
+            (ScopeKind::For, 3, 10),
+            (ScopeKind::If, 4, 5),
+            (ScopeKind::If, 6, 9),
+            (ScopeKind::If, 8, 9),
+        ];
+        verdict.scope = scope.into_iter().map(Scope::from).collect();
+        verdict.statements =
+            (1..=program.lines().count() as u32).map(|l| LogicalLine { start: l, end: l, clause: false }).collect();
+        verdict
+    }
+
+    /// A stand-in for the harness: a program passes when it is canonical in every slot from line
+    /// `from` on, and every line ran up to its last.
+    fn run_all(learner: &mut Learner, cache: &mut VerdictCache, passes: impl Fn(&str) -> bool) {
+        let wanted: Vec<(TestSet, String)> = learner.wanted().into_iter().map(|(s, p)| (s, p.to_owned())).collect();
+        for (set, program) in wanted {
+            let outcome = if passes(&program) { Outcome::Pass } else { Outcome::FailedTest };
+            let mut verdict =
+                ProgramVerdict::from_host(&ProgramRequest::new(&program, vec![]), outcome, String::new(), 0.0);
+            verdict.passed = outcome == Outcome::Pass;
+            verdict.executed_lines = (1..=program.lines().count() as u32).collect();
+            cache.insert(set, program, &verdict);
+        }
+        learner.update(cache);
+    }
+
+    #[test]
+    fn the_arms_start_from_the_same_draws() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let mut vanilla = Learner::new(task, 0, &verdict, Arm::Vanilla, 7, LearnerParams::default());
+        let mut fgo = Learner::new(task, 0, &verdict, Arm::Fgo, 7, LearnerParams::default());
+        let mut cccs = Learner::new(task, 0, &verdict, Arm::Cccs, 7, LearnerParams::default());
+        assert_eq!(vanilla.wanted(), fgo.wanted(), "same seed, same first batch");
+        // clamp_sum has E = 5: k = 3, s = 2, the first stage starts at statement 4 (line 8).
+        assert_eq!(cccs.curriculum.start_line(), Some(8));
+        let staged = cccs.wanted();
+        for (_, program) in staged.iter().filter(|(set, _)| *set == TestSet::Training) {
+            assert_eq!(
+                program.lines().take(7).collect::<Vec<_>>(),
+                task.canonical().lines().take(7).collect::<Vec<_>>()
+            );
+        }
+        let mut other_seed = Learner::new(task, 0, &verdict, Arm::Vanilla, 8, LearnerParams::default());
+        assert_ne!(vanilla.wanted(), other_seed.wanted());
+    }
+
+    /// With every program rewarded alike the baseline cancels every advantage: nothing moves. With
+    /// the canonical program the only pass, its lines gain probability.
+    #[test]
+    fn the_group_mean_baseline_and_a_pass_move_the_policy() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let uniform = LearnerParams { canonical_prior: 0.0, ..LearnerParams::default() };
+        let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, uniform);
+        let mut cache = VerdictCache::default();
+        run_all(&mut learner, &mut cache, |_| false);
+        assert!(learner.probabilities().iter().flatten().all(|p| (p - 0.25).abs() < 1e-12));
+        assert_eq!((learner.executions, learner.trace.measurements.len()), (16, 1));
+        let canonical_program = task.canonical();
+        let first_line = |program: &str| program.lines().nth(1).map(str::to_owned);
+        let target = first_line(&canonical_program);
+        // Programs whose first slot is canonical pass: that line's probability rises.
+        run_all(&mut learner, &mut cache, |p| first_line(p) == target);
+        let probabilities = learner.probabilities();
+        assert!(probabilities[0][0] > 0.25, "{:?}", probabilities[0]);
+        assert_eq!(learner.trace.gradient_terms, 2 * 16 * 10);
+    }
+
+    #[test]
+    fn the_curriculum_moves_back_and_fgo_removes_lines_that_did_not_run() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
+        let mut learner = Learner::new(task, 0, &verdict, Arm::StepCoder, 3, params);
+        let mut cache = VerdictCache::default();
+        // Everything passes: ρ passes 0.8 after 16 rollouts, one batch per stage.
+        while !learner.is_done() {
+            run_all(&mut learner, &mut cache, |_| true);
+        }
+        assert_eq!(learner.trace.full_task_at, Some(32));
+        assert_eq!(learner.trace.masked_terms, 0, "every line ran");
+        // Measurements at 0, 128, …, 640 executions.
+        let at: Vec<u32> = learner.trace.measurements.iter().map(|m| m.executions).collect();
+        assert_eq!(at, [0, 128, 256, 384, 512, 640]);
+        assert_eq!(learner.trace.greedy_passed_at, Some(0));
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        use crate::params::Parameters;
+        let params = LearnerParams { rollouts: 1, ..LearnerParams::default() };
+        assert!(params.validate().unwrap_err().contains("rollouts"));
+        let params = LearnerParams { budget: 8, ..LearnerParams::default() };
+        assert!(params.validate().unwrap_err().contains("budget"));
+        assert_eq!(LearnerParams::default().validate(), Ok(()));
+        assert_eq!(Arm::parse("stepcoder"), Ok(Arm::StepCoder));
+        assert!(Arm::parse("ppo").unwrap_err().contains("vanilla, cccs, fgo and stepcoder"));
+    }
+}

@@ -1,0 +1,16 @@
+//! StepCoder (seed 002): the curriculum of code-completion subtasks (CCCS, [`curriculum`]), the
+//! fine-grained mask of code the tests never ran (FGO, [`fgo`]), and a small learner on which the
+//! effect of each is measured ([`learner`], [`line_bank`], [`ablation`]).
+//!
+//! The page cannot fine-tune an LLM, and nothing here claims to: run against an LLM, the curriculum
+//! is Algorithm 1's bookkeeping with the model frozen; the learner is a softmax per line of a
+//! program bank, trained by policy gradient on programs that really run.
+
+pub mod ablation;
+pub mod curriculum;
+pub mod fgo;
+pub mod learner;
+pub mod line_bank;
+
+pub use curriculum::{Curriculum, CurriculumParams};
+pub use fgo::{CompileErrorRule, FgoMask};
