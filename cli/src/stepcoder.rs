@@ -78,36 +78,26 @@ pub enum StepcoderCommand {
     },
 }
 
+/// The value named `text` among `choices`, or the names to choose from.
+fn choice<T: Copy>(text: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    let found = choices.iter().find(|(name, _)| *name == text);
+    found.map(|(_, value)| *value).ok_or_else(|| choices.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(" or "))
+}
+
 fn parse_kinds(text: &str) -> Result<ScopeKinds, String> {
-    match text {
-        "all" => Ok(ScopeKinds::All),
-        "control-flow" => Ok(ScopeKinds::ControlFlow),
-        _ => Err("all or control-flow".into()),
-    }
+    choice(text, &[("all", ScopeKinds::All), ("control-flow", ScopeKinds::ControlFlow)])
 }
 
 fn parse_update(text: &str) -> Result<UpdateRule, String> {
-    match text {
-        "reinforce" => Ok(UpdateRule::Reinforce),
-        "ppo-clip" => Ok(UpdateRule::PpoClip),
-        _ => Err("reinforce or ppo-clip".into()),
-    }
+    choice(text, &[("reinforce", UpdateRule::Reinforce), ("ppo-clip", UpdateRule::PpoClip)])
 }
 
 fn parse_compile_errors(text: &str) -> Result<CompileErrorRule, String> {
-    match text {
-        "mask-all" => Ok(CompileErrorRule::MaskAll),
-        "keep-all" => Ok(CompileErrorRule::KeepAll),
-        _ => Err("mask-all or keep-all".into()),
-    }
+    choice(text, &[("mask-all", CompileErrorRule::MaskAll), ("keep-all", CompileErrorRule::KeepAll)])
 }
 
 fn parse_rho_update(text: &str) -> Result<RhoUpdate, String> {
-    match text {
-        "per-rollout" => Ok(RhoUpdate::PerRollout),
-        "per-batch" => Ok(RhoUpdate::PerBatch),
-        _ => Err("per-rollout or per-batch".into()),
-    }
+    choice(text, &[("per-rollout", RhoUpdate::PerRollout), ("per-batch", RhoUpdate::PerBatch)])
 }
 
 pub fn run(command: &StepcoderCommand) -> Result<(), Failure> {
