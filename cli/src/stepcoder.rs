@@ -5,17 +5,20 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cli::python;
+use cli::host::{self, Llm};
+use cli::python::{self, NativePython};
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{ProgramRequest, Scope};
 use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec, ArmSummary};
+use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
 use engine::stepcoder::learner::{Arm, LearnerParams, UpdateRule};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::llm_args::LlmArgs;
 use crate::{Failure, io_failure, progress_bar, read_tasks, usage};
 
 /// Wall-clock limit for one program of the learner: its banks never loop, so a program that takes
@@ -40,6 +43,18 @@ pub enum StepcoderCommand {
         /// Print one JSON object as the last line of stdout.
         #[arg(long)]
         json: bool,
+    },
+    /// The curriculum against an LLM (frozen: it does not learn): rounds of M completions per task
+    /// at its current stage, each run against the tests, ρ and the stage after each round.
+    Run {
+        #[command(flatten)]
+        args: CompletionArgs,
+    },
+    /// The difficulty profile: M completions at every stage of every task, pass@1 against the
+    /// share of the solution given (eq. 1's premise).
+    Profile {
+        #[command(flatten)]
+        args: CompletionArgs,
     },
     /// Table 1's ablation on the line-bank learner: vanilla, +CCCS, +FGO and StepCoder with the
     /// same seeds and budget; sampled pass@1 at the full task with 95% intervals over seeds.
@@ -78,6 +93,31 @@ pub enum StepcoderCommand {
     },
 }
 
+#[derive(clap::Args)]
+pub struct CompletionArgs {
+    /// Tasks: APPS+, HumanEval JSONL or APPS JSON (default: the APPS+ sample).
+    #[arg(long)]
+    tasks: Option<PathBuf>,
+    /// Only these task ids, comma-separated.
+    #[arg(long)]
+    task: Option<String>,
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// Seeds the simulated LLM.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sets a setting, e.g. `--param samples=8`, `--param rounds=4`, `--param temperature=0.2`,
+    /// `--param simulated_fault=0.5` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Which statements the curriculum counts: all or control-flow.
+    #[arg(long, value_parser = parse_kinds, default_value = "all")]
+    kinds: ScopeKinds,
+    /// Print one JSON object as the last line of stdout.
+    #[arg(long)]
+    json: bool,
+}
+
 /// The value named `text` among `choices`, or the names to choose from.
 fn choice<T: Copy>(text: &str, choices: &[(&str, T)]) -> Result<T, String> {
     let found = choices.iter().find(|(name, _)| *name == text);
@@ -103,6 +143,8 @@ fn parse_rho_update(text: &str) -> Result<RhoUpdate, String> {
 pub fn run(command: &StepcoderCommand) -> Result<(), Failure> {
     match command {
         StepcoderCommand::Curriculum { tasks, task, kinds, json } => curriculum(tasks, task.as_deref(), *kinds, *json),
+        StepcoderCommand::Run { args } => complete(args, CompletionMode::Curriculum),
+        StepcoderCommand::Profile { args } => complete(args, CompletionMode::Profile),
         StepcoderCommand::Learn {
             arms,
             seeds,
@@ -285,5 +327,143 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
         "fingerprint {}; {} distinct programs in {:.1} s",
         report.fingerprint, report.distinct_programs, report.wall_seconds
     );
+    Ok(())
+}
+
+/// The APPS+ sample the repository bundles, the default tasks of `run` and `profile`.
+const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
+
+#[derive(Serialize)]
+struct CompletionReport<'a> {
+    mode: CompletionMode,
+    llm: String,
+    params: &'a CompletionParams,
+    tasks: Vec<&'a str>,
+    /// Curriculum runs: each task's rounds (stage, passes, ρ, whether it advanced).
+    rounds: &'a [engine::stepcoder::completion::Round],
+    /// Profiles: pass@1 per task and stage, with the share of the solution given.
+    profile: Vec<engine::stepcoder::completion::ProfileCell>,
+    /// Per outcome class: completions, and the share of generated tokens FGO kept.
+    outcomes: Vec<OutcomeShare>,
+    completions: usize,
+    trimmed: usize,
+    failed_calls: usize,
+    tokens: u64,
+    cost: f64,
+    ended: &'a str,
+}
+
+#[derive(Serialize)]
+struct OutcomeShare {
+    outcome: engine::python::Outcome,
+    completions: usize,
+    kept_share: Option<f64>,
+}
+
+fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> {
+    let template = CompletionParams {
+        curriculum: CurriculumParams { kinds: args.kinds, ..CurriculumParams::default() },
+        ..CompletionParams::default()
+    };
+    let params = params::apply(&template, &args.params).map_err(|e| usage(format!("--param: {e}")))?;
+    let mut tasks = match &args.tasks {
+        Some(path) => read_tasks(path)?,
+        None => engine::task_import::parse_task_file("apps_plus.json", APPS_PLUS_SAMPLE)
+            .map_err(|e| io_failure(format!("the bundled APPS+ sample: {e:?}")))?,
+    };
+    if let Some(ids) = &args.task {
+        let wanted: Vec<&str> = ids.split(',').map(str::trim).collect();
+        tasks.retain(|t| wanted.contains(&t.id.as_str()));
+        if tasks.is_empty() {
+            return Err(usage(format!("no task {ids} in the task file")));
+        }
+    }
+    let tasks: Vec<CompletionTask> = tasks.iter().map(CompletionTask::from).collect();
+    let mut run = CompletionRun::new(mode, tasks, params, PromptSet::default()).map_err(usage)?;
+    let (mut llm, label, settings) = args.llm.choose(args.seed, Some(params.temperature))?;
+    if let Llm::Remote { settings, .. } = &mut llm {
+        settings.top_p = params.top_p;
+    }
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let quiet = args.json;
+    let mut on_text = |piece: &str| {
+        if !quiet {
+            eprint!("{piece}");
+        }
+    };
+    let decide = |_| Err("a completion run takes no policy decisions".to_owned());
+    host::drive(&mut run, &mut llm, &mut python, decide, &mut on_text);
+
+    let mut outcomes: Vec<OutcomeShare> = Vec::new();
+    for outcome in engine::python::Outcome::ALL {
+        let of: Vec<_> = run.completions.iter().filter(|c| c.outcome == Some(outcome)).collect();
+        if of.is_empty() {
+            continue;
+        }
+        let mut kept = engine::stepcoder::fgo::KeptByOutcome::default();
+        of.iter().filter_map(|c| c.mask.as_ref()).for_each(|mask| kept.add(mask));
+        let kept_share = kept.0.get(&outcome).and_then(|counts| counts.share());
+        outcomes.push(OutcomeShare { outcome, completions: of.len(), kept_share });
+    }
+    let report = CompletionReport {
+        mode,
+        llm: label,
+        params: &run.params,
+        tasks: run.tasks.iter().map(|t| t.id.as_str()).collect(),
+        rounds: &run.rounds,
+        profile: run.profile(),
+        outcomes,
+        completions: run.completions.len(),
+        trimmed: run.completions.iter().filter(|c| c.trimmed).count(),
+        failed_calls: run.completions.iter().filter(|c| c.outcome.is_none()).count(),
+        tokens: run.usage.total(),
+        cost: settings.as_ref().map_or(0.0, |s| run.usage.cost(s)),
+        ended: &run.ended,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+        return Ok(());
+    }
+    eprintln!();
+    println!(
+        "{} with {}: the model does not learn; ρ and the stages measure how hard each stage is for it",
+        match mode {
+            CompletionMode::Curriculum => "curriculum",
+            CompletionMode::Profile => "difficulty profile",
+        },
+        report.llm
+    );
+    for cell in &report.profile {
+        println!(
+            "  {:<16} stage {}  {:>4.0}% of the solution given  pass@1 {:.2} ({} of {})",
+            cell.task,
+            cell.stage,
+            100.0 * cell.share_given,
+            cell.pass_at_1,
+            cell.passes,
+            cell.samples
+        );
+    }
+    for round in report.rounds {
+        println!(
+            "  {:<16} round {}  stage {}  {} of {} passed  ρ {:.3}{}",
+            report.tasks[round.task],
+            round.round + 1,
+            round.stage,
+            round.passes,
+            round.samples,
+            round.rho,
+            if round.advanced { "  → next stage" } else { "" }
+        );
+    }
+    for share in &report.outcomes {
+        let kept = share.kept_share.map_or("-".to_owned(), |s| format!("{:.1}%", 100.0 * s));
+        println!(
+            "  {:<14} {} completions, generated tokens kept by FGO {kept}",
+            share.outcome.label(),
+            share.completions
+        );
+    }
+    println!("{} replies repeated the prefix and were trimmed; {}", report.trimmed, report.ended);
     Ok(())
 }

@@ -216,3 +216,26 @@ fn the_curriculum_lifts_pass_at_1_well_beyond_vanilla() {
         rows.iter().find(|r| r["task"].is_null() && r["arm"] == "cccs").unwrap()["full_task_reached"].as_u64();
     assert!(reached >= Some(36), "the curriculum reaches the full task in nearly every run: {reached:?} of 40");
 }
+
+/// The simulated LLM gets each remaining header wrong with probability 0.3: on the APPS+ sample's
+/// first task, two headers are left at stage 1 (P(pass) = 0.49) and four at stage 0 (0.24).
+#[test]
+fn the_profile_and_the_curriculum_run_against_the_simulated_llm() {
+    let profile =
+        last_json_line(&rlcg(&["stepcoder", "profile", "--task", "apps-plus-1", "--param", "samples=64", "--json"]));
+    let cells = profile["profile"].as_array().unwrap();
+    let pass = |stage: u64| cells.iter().find(|c| c["stage"] == stage).unwrap()["pass_at_1"].as_f64().unwrap();
+    assert!((0.3..0.7).contains(&pass(1)) && (0.1..0.4).contains(&pass(0)), "{cells:?}");
+    assert!(profile["trimmed"].as_u64().unwrap() > 0, "a quarter of the replies repeat the prefix");
+    let compile = profile["outcomes"].as_array().unwrap().iter().find(|o| o["outcome"] == "compile_error").unwrap();
+    assert_eq!(compile["kept_share"], 0.0, "the literal rule keeps nothing of a program that does not compile");
+
+    let run =
+        last_json_line(&rlcg(&["stepcoder", "run", "--param", "rounds=12", "--param", "simulated_fault=0", "--json"]));
+    let rounds = run["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 12 * 4);
+    // Every completion passes: 16 passes in a row (four rounds of four) move a task one stage.
+    let first: Vec<u64> = rounds.iter().filter(|r| r["task"] == 0).map(|r| r["stage"].as_u64().unwrap()).collect();
+    assert_eq!(first, [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    assert_eq!(run["failed_calls"], 0);
+}
