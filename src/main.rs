@@ -26,6 +26,7 @@ mod search_pane;
 mod search_views;
 mod share_panel;
 mod shared_results;
+mod stepcoder_pane;
 mod task_files;
 mod teacher;
 mod tree_view;
@@ -54,6 +55,7 @@ use crate::runs_table::RunsTable;
 use crate::search_pane::SearchPane;
 use crate::share_panel::{SharePanel, Sharing};
 use crate::shared_results::SharedResultsPanel;
+use crate::stepcoder_pane::StepcoderPane;
 use crate::tree_view::TreeView;
 use crate::worker_bridge::WorkerBridge;
 
@@ -144,7 +146,8 @@ fn App() -> impl IntoView {
             </div>
             <PythonPane python=python.clone() imported=imported_tasks />
             <LivePanel runs=runs imported=imported_tasks python=python.clone() />
-            <SearchPane python=python imported=imported_tasks link=search_link />
+            <SearchPane python=python.clone() imported=imported_tasks link=search_link />
+            <StepcoderPane python=python imported=imported_tasks />
             <About />
         </main>
     }

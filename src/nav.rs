@@ -6,11 +6,12 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The panes, by element id and label.
-const PANES: [(&str, &str); 6] = [
+const PANES: [(&str, &str); 7] = [
     ("train", "Train"),
     ("results", "Results"),
     ("live", "Live mode"),
     ("search", "Search"),
+    ("stepcoder", "StepCoder"),
     ("python-pane", "Python"),
     ("about", "About"),
 ];

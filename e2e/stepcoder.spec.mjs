@@ -1,0 +1,71 @@
+import { test, expect } from '@playwright/test';
+import { Playground, watchErrors } from './helpers.mjs';
+
+// A details element's input: open it, then fill the field.
+async function setParam(page, name, value) {
+  const details = page.locator('#stepcoder-params');
+  if (!(await details.evaluate((d) => d.open))) await details.locator('summary').click();
+  await page.locator(`#stepcoder-param-${name}`).fill(value);
+}
+
+test('the curriculum inspector shows an APPS+ sample\'s statements, stages and prompts', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#stepcoder-task').selectOption('apps-plus-1');
+  // Function 2, for 7, if 8, if 10: E = 4, k = 2, s = 2; stage 1 starts at statement 2 (line 8).
+  await expect(page.locator('#stepcoder-numbers')).toHaveText('E = 4 conditional statements, k = ⌈√E⌉ = 2 stages, stride s = ⌈E/k⌉ = 2.');
+  await expect(page.locator('.stepcoder-code .statement-start')).toHaveCount(4);
+  const stages = page.locator('#stepcoder-stages tbody tr');
+  await expect(stages).toHaveCount(2);
+  await expect(stages.nth(0).locator('td').nth(1)).toHaveText('line 8');
+  await expect(stages.nth(0).locator('td').nth(2)).toHaveText('7');
+  await expect(stages.nth(1).locator('td').nth(1)).toHaveText('the whole program');
+  await stages.nth(0).locator('summary').click();
+  await expect(stages.nth(0).locator('.stepcoder-prompt')).toContainText('    for v in values:\n```');
+  // Control flow only: the function body no longer counts.
+  await page.locator('#stepcoder-kinds').selectOption('control_flow');
+  await expect(page.locator('#stepcoder-numbers')).toContainText('E = 3 conditional statements');
+  expect(errors).toEqual([]);
+});
+
+test('offline, the curriculum advances a stage, the profile asks every stage, and the mask strikes lines that did not run', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#stepcoder-task').selectOption('apps-plus-1');
+  await expect(page.locator('#stepcoder-frozen')).toContainText('The model does not learn here');
+  // A simulated model that never errs: 16 passes in a row (four rounds of four) move it a stage.
+  await setParam(page, 'rounds', '5');
+  await setParam(page, 'simulated_fault', '0');
+  await page.locator('#stepcoder-run').click();
+  await expect(page.locator('#stepcoder-status')).toHaveText('Done: every round is done.', { timeout: 180_000 });
+  const rounds = page.locator('#stepcoder-rounds tbody tr');
+  await expect(rounds).toHaveCount(5);
+  await expect(rounds.nth(3).locator('td').nth(4)).toHaveText('→ next stage');
+  await expect(rounds.nth(4).locator('td').nth(1)).toHaveText('0');
+  await expect(page.locator('#stepcoder-shares')).toContainText('pass: 100% of generated tokens kept');
+  await expect(page.locator('#stepcoder-mask .fgo-prefix')).toHaveCount(0);
+  await page.locator('#stepcoder-previous').click();
+  await page.locator('#stepcoder-previous').click();
+  await page.locator('#stepcoder-previous').click();
+  await page.locator('#stepcoder-previous').click();
+  await expect(page.locator('#stepcoder-mask .fgo-prefix')).toHaveCount(7);
+
+  // The profile with a model that always errs on a header: a syntax break runs nothing, so the
+  // literal mask strikes every line it wrote.
+  await page.locator('#stepcoder-mode').selectOption('profile');
+  await setParam(page, 'samples', '6');
+  await setParam(page, 'simulated_fault', '1');
+  await page.locator('#stepcoder-run').click();
+  await expect(page.locator('#stepcoder-status')).toHaveText('Done: every round is done.', { timeout: 180_000 });
+  await expect(page.locator('#stepcoder-profile tbody tr')).toHaveCount(2);
+  await expect(page.locator('#stepcoder-profile tbody tr').nth(0).locator('td').nth(2)).toHaveText('0.00');
+  await expect(page.locator('#stepcoder-shares')).toContainText('compile error: 0% of generated tokens kept');
+  let struck = 0;
+  for (let i = 0; i < 12 && struck === 0; i++) {
+    struck = await page.locator('#stepcoder-mask .fgo-masked').count();
+    if (struck === 0) await page.locator('#stepcoder-previous').click();
+  }
+  expect(struck).toBeGreaterThan(0);
+  expect(errors).toEqual([]);
+});
