@@ -10,7 +10,9 @@
 //   - Python: Pyodide's load time cold (fresh profile) and warm (HTTP cache), the latency of a
 //     small test suite, and the time inside the harness for the bundled sample tasks and for the
 //     ten search tasks' reference programs with ten tests each (bench/search_tasks_as_apps.py),
-//     against native python3 running the same harness (`rlcg check`).
+//     against native python3 running the same harness (`rlcg check`);
+//   - StepCoder's ablation in the page (four arms × 10 seeds × four tasks, 1024 executions each;
+//     `--stepcoder-only` runs just this one), wall time from the button to the table.
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -33,6 +35,7 @@ try {
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
   if (process.argv.includes('--python-only')) await benchPython(figures);
+  else if (process.argv.includes('--stepcoder-only')) await benchStepcoder(figures);
   else await benchAll(figures);
 } finally {
   await browser.close();
@@ -184,6 +187,16 @@ async function benchPython(figures) {
   figures.native_python3_search_10x10_inside_python_ms_best_of_5 = insideNative([searchTasks]);
   figures.pyodide_over_native_python3_search_10x10 = figures.pyodide_search_10x10_inside_python_ms_best_of_5 / figures.native_python3_search_10x10_inside_python_ms_best_of_5;
   await benchWorldModel(figures);
+}
+
+/** StepCoder's learner with the page's defaults: wall time and the programs Pyodide ran. */
+async function benchStepcoder(figures) {
+  const started = Date.now();
+  await page.click('#stepcoder-learn');
+  await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });
+  figures.stepcoder_ablation_4_arms_10_seeds_s = (Date.now() - started) / 1000;
+  const status = await page.locator('#stepcoder-learn-status').textContent();
+  figures.stepcoder_ablation_distinct_programs = Number(status.match(/(\d+) distinct programs/)[1]);
 }
 
 /** Scoring MountainCar's correct world model on its 977-transition dataset: Pyodide in the page against python3, best of 5 each. */

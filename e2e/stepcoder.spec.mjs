@@ -69,3 +69,24 @@ test('offline, the curriculum advances a stage, the profile asks every stage, an
   expect(struck).toBeGreaterThan(0);
   expect(errors).toEqual([]);
 });
+
+test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with intervals', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#stepcoder-learn-seeds').fill('2');
+  await page.locator('#stepcoder-learn-budget').fill('128');
+  await page.locator('#stepcoder-learn').click();
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('Done in', { timeout: 240_000 });
+  const rows = page.locator('#stepcoder-learn-table tbody tr');
+  await expect(rows).toHaveCount(4);
+  await expect(rows.nth(0).locator('td').nth(0)).toHaveText('vanilla');
+  await expect(rows.nth(3).locator('td').nth(0)).toHaveText('stepcoder');
+  await expect(rows.nth(3).locator('td').nth(3)).toHaveText(/%$/);
+  await expect(page.locator('#stepcoder-learn-plot .arm')).toHaveCount(4);
+  await expect(page.locator('#stepcoder-learn-plot .arm polygon.interval')).toHaveCount(4);
+  // The same spec as `rlcg stepcoder learn --seeds 2 --param budget=128`: the same fingerprint.
+  const status = await page.locator('#stepcoder-learn-status').textContent();
+  expect(status).toContain('fingerprint 64a64325430366b3');
+  expect(errors).toEqual([]);
+});

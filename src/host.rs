@@ -86,7 +86,7 @@ pub async fn drive<T: Effectful>(
             }
             Need::Test(request) => {
                 view.status.set("Pyodide is running the tests…".into());
-                match run_python(python, request.clone()).await {
+                match run_python(python, request.clone(), DEFAULT_TIME_LIMIT_MS).await {
                     Ok(verdict) => task.test_done(verdict, now()),
                     Err(message) => task.end(&format!("Python could not run the tests: {message}"), now()),
                 }
@@ -97,9 +97,10 @@ pub async fn drive<T: Effectful>(
     show(task);
 }
 
-async fn run_python(python: &Python, request: ProgramRequest) -> Result<ProgramVerdict, String> {
+/// One program's verdict from Pyodide, awaited.
+pub async fn run_python(python: &Python, request: ProgramRequest, limit_ms: u32) -> Result<ProgramVerdict, String> {
     let (tx, rx) = oneshot::channel();
-    python.run(request, DEFAULT_TIME_LIMIT_MS, move |result| {
+    python.run(request, limit_ms, move |result| {
         let _ = tx.send(result);
     });
     rx.await.unwrap_or_else(|_| Err("Python stopped before giving a verdict".into()))

@@ -26,6 +26,7 @@ mod search_pane;
 mod search_views;
 mod share_panel;
 mod shared_results;
+mod stepcoder_learner;
 mod stepcoder_pane;
 mod task_files;
 mod teacher;

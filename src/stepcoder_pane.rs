@@ -18,6 +18,7 @@ use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
 use crate::llm_settings::LlmChoice;
 use crate::python::Python;
+use crate::stepcoder_learner::LearnerPanel;
 
 /// The APPS+-format sample the repository bundles (`tasks/samples/apps_plus.json`).
 const APPS_PLUS_SAMPLE: &str = include_str!("../tasks/samples/apps_plus.json");
@@ -136,6 +137,7 @@ pub fn StepcoderPane(python: Python, imported: RwSignal<Vec<ImportedTask>>) -> i
             <p id="stepcoder-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
+            <LearnerPanel python=python />
         </section>
     }
 }

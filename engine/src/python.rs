@@ -45,6 +45,11 @@ pub struct ProgramRequest {
     /// verdict's `predictions`, see `cwm`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predict: Option<Vec<(Value, usize)>>,
+    /// Run these requests instead, one after the other in one interpreter (the verdict's `batch`).
+    /// Only for programs the playground wrote itself (the StepCoder learner's bank programs): a
+    /// program in a batch could change the interpreter for the ones after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<Vec<ProgramRequest>>,
 }
 
 impl ProgramRequest {
@@ -57,7 +62,13 @@ impl ProgramRequest {
             output_limit: DEFAULT_OUTPUT_LIMIT,
             mutants: false,
             predict: None,
+            batch: None,
         }
+    }
+
+    /// These requests as one, run in one interpreter (see `batch`).
+    pub fn batch(requests: Vec<ProgramRequest>) -> Self {
+        Self { batch: Some(requests), ..Self::new("", Vec::new()).verdict_only() }
     }
 
     /// `code` as a code world model predicting the next state, reward and done of each pair.
@@ -268,6 +279,9 @@ pub struct ProgramVerdict {
     /// For a `predict` request: the model's prediction for each pair, up to the first that raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictions: Option<Vec<Prediction>>,
+    /// For a `batch` request: each request's verdict, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<Vec<ProgramVerdict>>,
 }
 
 /// What a code world model's `step` returned, as JSON: a value of any type, which scoring compares
@@ -310,6 +324,7 @@ impl ProgramVerdict {
             duration_ms,
             slots: None,
             predictions: None,
+            batch: None,
         }
     }
 

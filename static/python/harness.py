@@ -35,6 +35,10 @@ The verdict has, besides `passed`, `number_passed` and `total`:
 A request with `"mutants": true` asks instead for a program bank of the code (see `mutant_bank`):
 the verdict of the code itself, plus `slots`, the code cut into slots with faulty versions of each.
 
+A request with `"batch": [request, ...]` runs each request in turn, in this interpreter, and
+returns their verdicts in `batch` (the playground's own bank programs only: one program could
+change the interpreter for the next).
+
 A request with `"predict": [[state, action], ...]` runs the code as a code world model (seed 004
 §3.4, see `run_world_model`): the verdict's `predictions` hold its (next_state, reward, done) for
 each pair, which the engine scores against the recorded transitions.
@@ -792,6 +796,13 @@ def handle(request):
         return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
     if any(isinstance(t, dict) and not str(t.get("call", "x")).isidentifier() for t in tests):
         return {"request_error": "a test's `call` must be a Python name"}
+    if "batch" in request:
+        if not isinstance(request["batch"], list):
+            return {"request_error": "`batch` must be a list of requests"}
+        verdict = _verdict(len(request["batch"]))
+        verdict["batch"] = [handle(inner) for inner in request["batch"]]
+        verdict["outcome"], verdict["passed"], verdict["reward"] = "pass", True, REWARDS["pass"]
+        return verdict
     if "predict" in request:
         steps = request["predict"]
         if not isinstance(steps, list) or not all(isinstance(p, list) and len(p) == 2 for p in steps):

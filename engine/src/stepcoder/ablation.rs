@@ -199,9 +199,13 @@ impl Ablation {
     /// identically.
     pub fn fingerprint(&self) -> String {
         let mut digest = fnv::FnvHasher::default();
+        // Plain integers only: a derived `Hash` of an enum or an `Option` writes its discriminant
+        // as an `isize`, whose width differs between wasm32 and native.
+        let at = |executions: Option<u32>| executions.unwrap_or(u32::MAX);
         for (task, learner) in &self.learners {
             let trace = &learner.trace;
-            (*task as u32, learner.arm, trace.greedy_passed_at, trace.full_task_at, trace.masked_terms)
+            let arm = Arm::ALL.iter().position(|a| *a == learner.arm).unwrap_or_default() as u8;
+            (*task as u32, arm, at(trace.greedy_passed_at), at(trace.full_task_at), trace.masked_terms)
                 .hash(&mut digest);
             for m in &trace.measurements {
                 (m.executions, m.pass_at_1.to_bits(), m.stage as u32).hash(&mut digest);
