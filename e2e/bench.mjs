@@ -12,7 +12,8 @@
 //     ten search tasks' reference programs with ten tests each (bench/search_tasks_as_apps.py),
 //     against native python3 running the same harness (`rlcg check`);
 //   - StepCoder's ablation in the page (four arms × 10 seeds × four tasks, 1024 executions each;
-//     `--stepcoder-only` runs just this one), wall time from the button to the table.
+//     `--stepcoder-only` runs just this one, `--stepcoder-budget=N` sets the executions), wall time
+//     from the button to the table.
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -191,6 +192,8 @@ async function benchPython(figures) {
 
 /** StepCoder's learner with the page's defaults: wall time and the programs Pyodide ran. */
 async function benchStepcoder(figures) {
+  const budget = process.argv.find((a) => a.startsWith('--stepcoder-budget='))?.split('=')[1];
+  if (budget) await page.locator('#stepcoder-learn-budget').fill(budget);
   const started = Date.now();
   await page.click('#stepcoder-learn');
   await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });

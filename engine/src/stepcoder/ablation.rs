@@ -179,10 +179,6 @@ impl Ablation {
             .collect();
     }
 
-    pub fn is_done(&self) -> bool {
-        !self.learners.is_empty() && self.requests.is_empty()
-    }
-
     /// Training executions spent so far, and in all.
     pub fn progress(&self) -> (u64, u64) {
         let spent = self.learners.iter().map(|(_, l)| u64::from(l.executions)).sum();

@@ -13,6 +13,3 @@ pub mod curriculum;
 pub mod fgo;
 pub mod learner;
 pub mod line_bank;
-
-pub use curriculum::{Curriculum, CurriculumParams};
-pub use fgo::{CompileErrorRule, FgoMask};
