@@ -629,6 +629,20 @@ mod tests {
         );
     }
 
+    /// APPS+ holds 7,413 records; the whole dataset imports from one file.
+    #[test]
+    fn the_whole_of_apps_plus_fits_in_one_file() {
+        let record = r#"{"prompt": "\ndef FsxrN():\n    \"\"\"Echo.\"\"\"\n", "canonical_solution": "def FsxrN():\n    print(input())\n", "inputs": ["a\n"], "outputs": ["a\n"], "starter_code": "\ndef FsxrN():\n", "scope": [["Function Body", 1, 2]], "difficulty": "introductory"}"#;
+        let text = vec![record; 7_413].join("\n");
+        let tasks = parse_task_file("apps_plus.jsonl", &text).unwrap();
+        assert_eq!(tasks.len(), 7_413);
+        assert_eq!(tasks[7_412].id, "apps-plus-7413");
+        assert_eq!(
+            tasks[0].tests[0],
+            TestCase::Io { stdin: "a\n".into(), stdout: "a\n".into(), call: Some("FsxrN".into()) }
+        );
+    }
+
     #[test]
     fn quoted_strings_are_python_literals_already() {
         let value: Value =

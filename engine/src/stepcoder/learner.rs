@@ -613,6 +613,31 @@ mod tests {
         assert_eq!(learner.trace.greedy_passed_at, Some(0));
     }
 
+    /// PPO-clip on one batch where the canonical first line is the only pass: its first epoch is
+    /// REINFORCE's step (the ratio is 1), its later epochs go further until the clip holds, so a
+    /// tight clip leaves it near REINFORCE's single step.
+    #[test]
+    fn ppo_clip_goes_past_one_step_until_its_clip_holds() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let first_line = |program: &str| program.lines().nth(1).map(str::to_owned);
+        let target = first_line(&task.canonical());
+        let moved = |update: UpdateRule, ppo_clip: f64| {
+            let params = LearnerParams { update, ppo_clip, canonical_prior: 0.0, ..LearnerParams::default() };
+            let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, params);
+            run_all(&mut learner, &mut VerdictCache::default(), |p| first_line(p) == target);
+            learner.probabilities()[0][0]
+        };
+        let reinforce = moved(UpdateRule::Reinforce, 0.2);
+        let (ppo, tight) = (moved(UpdateRule::PpoClip, 0.2), moved(UpdateRule::PpoClip, 0.001));
+        assert!(reinforce > 0.25, "{reinforce}");
+        assert!(ppo > reinforce, "four epochs go further than one step: {ppo} against {reinforce}");
+        assert!(
+            (tight - reinforce).abs() < 0.02,
+            "a tight clip stops after about one step: {tight} against {reinforce}"
+        );
+    }
+
     #[test]
     fn bad_settings_are_named() {
         use crate::params::Parameters;
