@@ -70,7 +70,7 @@ test('offline, the curriculum advances a stage, the profile asks every stage, an
   expect(errors).toEqual([]);
 });
 
-test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with intervals', async ({ page }) => {
+test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with intervals, and their link replays them', async ({ page, browser }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);
   await new Playground(page).open();
@@ -89,4 +89,16 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   const status = await page.locator('#stepcoder-learn-status').textContent();
   expect(status).toContain('fingerprint 64a64325430366b3');
   expect(errors).toEqual([]);
+
+  // Its link reruns it in a fresh browser and says the run came out the same.
+  const link = await page.locator('#stepcoder-learn-link').inputValue();
+  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=64a64325430366b3');
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  const otherErrors = watchErrors(other);
+  await other.goto(link);
+  await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');
+  await expect(other.locator('#stepcoder-learn-status')).toContainText('Identical to the shared ablation.', { timeout: 240_000 });
+  expect(otherErrors).toEqual([]);
+  await fresh.close();
 });

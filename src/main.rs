@@ -37,6 +37,7 @@ mod world_models;
 
 use engine::protocol::FromWorker;
 use engine::share::ShareLink;
+use engine::share::ablation_link::AblationLink;
 use engine::share::search_link::SearchLink;
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
@@ -80,7 +81,17 @@ fn App() -> impl IntoView {
         }
         link
     });
-    let link = (is_share_fragment(&fragment) && search_link.is_none()).then(|| {
+    let ablation_link = AblationLink::is_ablation_fragment(&fragment).then(|| {
+        let (link, problems) = AblationLink::decode(&fragment);
+        if !problems.is_empty() {
+            let problems = problems.join("; ");
+            error.set(Some(format!(
+                "This StepCoder link was not entirely valid, so defaults stand in for: {problems}."
+            )));
+        }
+        link
+    });
+    let link = (is_share_fragment(&fragment) && search_link.is_none() && ablation_link.is_none()).then(|| {
         let (link, problems) = ShareLink::decode(&fragment);
         if !problems.is_empty() {
             let problems = problems.join("; ");
@@ -148,7 +159,7 @@ fn App() -> impl IntoView {
             <PythonPane python=python.clone() imported=imported_tasks />
             <LivePanel runs=runs imported=imported_tasks python=python.clone() />
             <SearchPane python=python.clone() imported=imported_tasks link=search_link />
-            <StepcoderPane python=python imported=imported_tasks />
+            <StepcoderPane python=python imported=imported_tasks link=ablation_link />
             <About />
         </main>
     }

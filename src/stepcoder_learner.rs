@@ -4,6 +4,7 @@
 //! interpreter per batch: they are the playground's own programs, not an LLM's.
 
 use engine::python::{ProgramRequest, ProgramVerdict};
+use engine::share::ablation_link::AblationLink;
 use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec, ArmSummary};
 use engine::stepcoder::learner::{Arm, LearnerParams};
 use leptos::prelude::*;
@@ -56,10 +57,16 @@ async fn drive(
     Ok(())
 }
 
+/// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
+/// compared with the one the page gets.
 #[component]
-pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView {
-    let seeds = RwSignal::new("10".to_owned());
-    let budget = RwSignal::new(LearnerParams::default().budget.to_string());
+pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<AblationLink>) -> impl IntoView {
+    // The spec the form edits: seeds and executions here, the rest as the link (or the defaults) set it.
+    let template = StoredValue::new(link.as_ref().map_or_else(AblationSpec::default, |l| l.spec.clone()));
+    let sent = link.as_ref().and_then(|l| l.fingerprint.clone());
+    let seeds = RwSignal::new(template.with_value(|t| t.seeds.to_string()));
+    let budget = RwSignal::new(template.with_value(|t| t.params.budget.to_string()));
+    let shared = RwSignal::new(None::<String>);
     let running = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
     let progress = RwSignal::new((0u64, 0u64));
@@ -67,16 +74,13 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
     let rows = RwSignal::new(Vec::<ArmSummary>::new());
     let cancel = StoredValue::new_local(CancelToken::default());
 
-    let start = move |_| {
+    let start = move |sent: Option<String>| {
         let seeds = seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number".to_owned());
         let budget =
             budget.get_untracked().trim().parse().map_err(|_| "budget: a whole number of executions".to_owned());
         let spec = seeds.and_then(|seeds| {
-            Ok(AblationSpec {
-                seeds,
-                params: LearnerParams { budget: budget?, ..LearnerParams::default() },
-                ..AblationSpec::default()
-            })
+            let template = template.get_value();
+            Ok(AblationSpec { seeds, params: LearnerParams { budget: budget?, ..template.params }, ..template })
         });
         let mut ablation = match spec.and_then(Ablation::new) {
             Ok(ablation) => ablation,
@@ -84,6 +88,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
         };
         problem.set(None);
         rows.set(Vec::new());
+        shared.set(None);
         running.set(true);
         progress.set(ablation.progress());
         let token = CancelToken::default();
@@ -95,11 +100,21 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
                 Ok(()) => {
                     rows.set(ablation.summary());
                     let seconds = (js_sys::Date::now() - started) / 1000.0;
+                    let fingerprint = ablation.fingerprint();
+                    let compared = match sent {
+                        Some(sent) if sent == fingerprint => " Identical to the shared ablation.".to_owned(),
+                        Some(sent) => format!(" Not the same as the shared ablation, whose fingerprint is {sent}."),
+                        None => String::new(),
+                    };
                     status.set(format!(
-                        "Done in {seconds:.1} s: {} distinct programs ran (the rest were the same programs again); fingerprint {}.",
+                        "Done in {seconds:.1} s: {} distinct programs ran (the rest were the same programs again); fingerprint {fingerprint}.{compared}",
                         ablation.distinct_programs(),
-                        ablation.fingerprint()
                     ));
+                    let link = AblationLink { spec: ablation.spec.clone(), fingerprint: Some(fingerprint) };
+                    let location = window().location();
+                    let base =
+                        format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
+                    shared.set(Some(format!("{base}#{}", link.encode())));
                 }
                 Err(message) => problem.set(Some(message)),
             }
@@ -107,6 +122,10 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
         });
     };
 
+    if link.is_some() {
+        // A shared ablation runs as soon as the pane is there.
+        leptos::task::spawn_local(async move { start(sent) });
+    }
     let overall = move || rows.with(|rows| rows.iter().filter(|r| r.task.is_none()).cloned().collect::<Vec<_>>());
     view! {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
@@ -116,7 +135,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
             <label>"Executions per task"<input id="stepcoder-learn-budget" prop:value=move || budget.get() on:input=move |ev| budget.set(event_target_value(&ev)) /></label>
         </div>
         <p class="actions">
-            <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=start>"Run the four arms"</button>
+            <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the four arms"</button>
             <button type="button" id="stepcoder-learn-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
         </p>
         <p id="stepcoder-learn-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
@@ -124,6 +143,9 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>) -> impl IntoView 
             let (spent, total) = progress.get();
             if running.get() { format!("{spent} of {total} executions…") } else { status.get() }
         }}</p>
+        <p hidden=move || shared.get().is_none()>
+            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60" prop:value=move || shared.get().unwrap_or_default() /></label>
+        </p>
         <div hidden=move || rows.with(Vec::is_empty)>
             <CurvePlot rows=Signal::derive(overall) />
             <table id="stepcoder-learn-table">

@@ -7,6 +7,7 @@ use engine::effects::OfflineLlm;
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
 use engine::python::Outcome;
+use engine::share::ablation_link::AblationLink;
 use engine::stepcoder::completion::{Completion, CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, ScopeKinds};
 use engine::stepcoder::fgo::{FgoMask, KeptByOutcome, LineRole};
@@ -33,7 +34,11 @@ fn parse_kinds(text: &str) -> ScopeKinds {
 }
 
 #[component]
-pub fn StepcoderPane(python: Python, imported: RwSignal<Vec<ImportedTask>>) -> impl IntoView {
+pub fn StepcoderPane(
+    python: Python,
+    imported: RwSignal<Vec<ImportedTask>>,
+    link: Option<AblationLink>,
+) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
     let python = StoredValue::new_local(python);
     let bundled = StoredValue::new(bundled_tasks());
@@ -137,7 +142,7 @@ pub fn StepcoderPane(python: Python, imported: RwSignal<Vec<ImportedTask>>) -> i
             <p id="stepcoder-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
-            <LearnerPanel python=python />
+            <LearnerPanel python=python link=link />
         </section>
     }
 }

@@ -456,6 +456,7 @@ impl ShareLink {
     }
 }
 
+pub mod ablation_link;
 pub mod search_link;
 #[cfg(test)]
 mod tests;
