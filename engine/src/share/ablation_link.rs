@@ -11,22 +11,13 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner::{Arm, LearnerParams};
 
-use super::{LINK_VERSION, MAX_LINK_CHARS, read, read_params, whole};
+use super::{LINK_VERSION, MAX_LINK_CHARS, name_of, of_name, read, read_params, whole};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {
     pub spec: AblationSpec,
     /// The sender's [`crate::stepcoder::ablation::Ablation::fingerprint`], once it finished.
     pub fingerprint: Option<String>,
-}
-
-/// A unit variant's name as serde spells it (`ppo_clip`, `keep_all`).
-fn name_of<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
-fn of_name<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(text.to_owned())).map_err(|e| e.to_string())
 }
 
 impl AblationLink {

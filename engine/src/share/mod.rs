@@ -236,6 +236,16 @@ fn read<T>(
     }
 }
 
+/// A unit variant's name as serde spells it (`paper`, `keep_all`), for a link's field.
+fn name_of<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// The unit variant a link's field names.
+fn of_name<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(text.to_owned())).map_err(|e| e.to_string())
+}
+
 /// The spec of kind `template` with the link's `prefix` fields (`p.alpha`) applied. A field that
 /// `owner` does not have, or values it refuses, are named; then `template`'s defaults are kept.
 fn read_params<P: Parameters + Clone>(

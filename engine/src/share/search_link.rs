@@ -15,7 +15,7 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, MAX_LINK_CHARS, read, read_params, whole};
+use super::{LINK_VERSION, MAX_LINK_CHARS, name_of, of_name, read, read_params, whole};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";
@@ -166,15 +166,6 @@ impl SearchLink {
         let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model };
         (SearchLink { spec, llm, results }, problems)
     }
-}
-
-/// A unit variant's name as serde spells it (`paper`, `terminated_or_truncated`).
-fn name_of<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
-fn of_name<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(text.to_owned())).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
