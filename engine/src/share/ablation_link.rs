@@ -11,7 +11,7 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner::{Arm, LearnerParams};
 
-use super::{LINK_VERSION, MAX_LINK_CHARS, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, link_pairs, name_of, of_name, read, read_params, whole};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {
@@ -68,20 +68,10 @@ impl AblationLink {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         let defaults = AblationSpec::default();
         let mut problems = Vec::new();
-        if fragment.len() > MAX_LINK_CHARS {
-            problems.push(format!("the link is {} characters long, more than {MAX_LINK_CHARS}", fragment.len()));
+        let Some(pairs) = link_pairs(fragment, &Self::FIELDS, "p.", "StepCoder", &mut problems) else {
             return (AblationLink { spec: defaults, fingerprint: None }, problems);
-        }
-        let pairs: Vec<(String, String)> = form_urlencoded::parse(fragment.as_bytes()).into_owned().collect();
+        };
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-        if get("v") != Some(LINK_VERSION.to_string().as_str()) {
-            problems.push(format!("the link's version is not {LINK_VERSION} (v={LINK_VERSION})"));
-        }
-        for key in pairs.iter().map(|(k, _)| k.as_str()) {
-            if !Self::FIELDS.contains(&key) && !key.starts_with("p.") {
-                problems.push(format!("'{key}' is not a field of a StepCoder link"));
-            }
-        }
         let seeds = read(&mut problems, "seeds", get("seeds"), defaults.seeds, |v| {
             let seeds: u32 = whole(v)?;
             if !(1..=MAX_SEEDS).contains(&seeds) {

@@ -236,6 +236,32 @@ fn read<T>(
     }
 }
 
+/// The `key=value` pairs of a search or StepCoder link, after the checks they share, which name
+/// every problem: its length (none when it is too long to read), its version, and any key that is
+/// not one of `fields` nor starts with `prefix` (the link's parameter fields, `o.` or `p.`).
+fn link_pairs(
+    fragment: &str,
+    fields: &[&str],
+    prefix: &str,
+    kind: &str,
+    problems: &mut Vec<String>,
+) -> Option<Vec<(String, String)>> {
+    if fragment.len() > MAX_LINK_CHARS {
+        problems.push(format!("the link is {} characters long, more than {MAX_LINK_CHARS}", fragment.len()));
+        return None;
+    }
+    let pairs: Vec<(String, String)> = form_urlencoded::parse(fragment.as_bytes()).into_owned().collect();
+    if !pairs.iter().any(|(k, v)| k == "v" && *v == LINK_VERSION.to_string()) {
+        problems.push(format!("the link's version is not {LINK_VERSION} (v={LINK_VERSION})"));
+    }
+    for key in pairs.iter().map(|(k, _)| k.as_str()) {
+        if !fields.contains(&key) && !key.starts_with(prefix) {
+            problems.push(format!("'{key}' is not a field of a {kind} link"));
+        }
+    }
+    Some(pairs)
+}
+
 /// A unit variant's name as serde spells it (`paper`, `keep_all`), for a link's field.
 fn name_of<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()

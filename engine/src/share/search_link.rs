@@ -15,7 +15,7 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, MAX_LINK_CHARS, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, link_pairs, name_of, of_name, read, read_params, whole};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";
@@ -102,20 +102,10 @@ impl SearchLink {
             results: None,
         };
         let mut problems = Vec::new();
-        if fragment.len() > MAX_LINK_CHARS {
-            problems.push(format!("the link is {} characters long, more than {MAX_LINK_CHARS}", fragment.len()));
+        let Some(pairs) = link_pairs(fragment, &Self::FIELDS, "o.", "search", &mut problems) else {
             return (defaults, problems);
-        }
-        let pairs: Vec<(String, String)> = form_urlencoded::parse(fragment.as_bytes()).into_owned().collect();
+        };
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
-        if get("v") != Some(LINK_VERSION.to_string().as_str()) {
-            problems.push(format!("the link's version is not {LINK_VERSION} (v={LINK_VERSION})"));
-        }
-        for key in pairs.iter().map(|(k, _)| k.as_str()) {
-            if !Self::FIELDS.contains(&key) && !key.starts_with("o.") {
-                problems.push(format!("'{key}' is not a field of a search link"));
-            }
-        }
         let method = read(&mut problems, "search", get("search"), defaults.spec.method.clone(), MethodSpec::parse);
         let task = get("task").unwrap_or_default().to_owned();
         let budget = read(&mut problems, "budget", get("budget"), defaults.spec.budget, |v| {
