@@ -11,7 +11,7 @@ use futures_channel::oneshot;
 use leptos::prelude::*;
 
 use crate::llm_client::{self, CancelToken, ClientEvent};
-use crate::python::Python;
+use crate::python::{Author, Python};
 
 /// Which LLM answers the task's calls.
 pub enum Llm {
@@ -86,7 +86,7 @@ pub async fn drive<T: Effectful>(
             }
             Need::Test(request) => {
                 view.status.set("Pyodide is running the tests…".into());
-                match run_python(python, request.clone(), DEFAULT_TIME_LIMIT_MS).await {
+                match run_python(python, Author::Untrusted, request.clone(), DEFAULT_TIME_LIMIT_MS).await {
                     Ok(verdict) => task.test_done(verdict, now()),
                     Err(message) => task.end(&format!("Python could not run the tests: {message}"), now()),
                 }
@@ -98,9 +98,14 @@ pub async fn drive<T: Effectful>(
 }
 
 /// One program's verdict from Pyodide, awaited.
-pub async fn run_python(python: &Python, request: ProgramRequest, limit_ms: u32) -> Result<ProgramVerdict, String> {
+pub async fn run_python(
+    python: &Python,
+    author: Author,
+    request: ProgramRequest,
+    limit_ms: u32,
+) -> Result<ProgramVerdict, String> {
     let (tx, rx) = oneshot::channel();
-    python.run(request, limit_ms, move |result| {
+    python.run_as(author, request, limit_ms, move |result| {
         let _ = tx.send(result);
     });
     rx.await.unwrap_or_else(|_| Err("Python stopped before giving a verdict".into()))

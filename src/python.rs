@@ -4,6 +4,9 @@
 //! Each worker runs one program and is then thrown away, so that nothing a program does to its
 //! interpreter (patching the harness, its files, the builtins) can change the verdict of the next:
 //! while a program runs, the next program's worker loads beside it (0.5–0.8 s, docs/benchmarks.md).
+//! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
+//! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
+//! them all and Pyodide is not loaded again for every batch.
 //! At a program's time limit the worker is interrupted through a shared buffer when the page is
 //! cross-origin isolated (Pyodide then raises KeyboardInterrupt, and the harness reports a timeout);
 //! a program that ignores the interrupt (a loop catching BaseException, a long C call) or a page
@@ -41,9 +44,20 @@ pub enum PythonState {
 
 type Done = Box<dyn FnOnce(Result<ProgramVerdict, String>)>;
 
+/// Who wrote a program, which decides whether its interpreter may serve the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Author {
+    /// A person or an LLM: the interpreter is thrown away after the program.
+    Untrusted,
+    /// The playground itself (the line banks' programs): the interpreter is kept for the next one,
+    /// unless the program was stopped at its limit or crashed it.
+    Playground,
+}
+
 struct Job {
     request: ProgramRequest,
     limit_ms: u32,
+    author: Author,
     done: Done,
 }
 
@@ -121,7 +135,18 @@ impl Python {
         limit_ms: u32,
         done: impl FnOnce(Result<ProgramVerdict, String>) + 'static,
     ) {
-        self.host.borrow_mut().queue.push_back(Job { request, limit_ms, done: Box::new(done) });
+        self.run_as(Author::Untrusted, request, limit_ms, done);
+    }
+
+    /// [`Python::run`] for a program by `author`.
+    pub fn run_as(
+        &self,
+        author: Author,
+        request: ProgramRequest,
+        limit_ms: u32,
+        done: impl FnOnce(Result<ProgramVerdict, String>) + 'static,
+    ) {
+        self.host.borrow_mut().queue.push_back(Job { request, limit_ms, author, done: Box::new(done) });
         if self.host.borrow().current.is_none() {
             self.state.set(PythonState::Loading);
             match self.start_interpreter() {
@@ -221,7 +246,7 @@ impl Python {
             }
             Some("verdict") if self.runs(serial, id) => {
                 let reply = field("verdict").as_string().unwrap_or_default();
-                self.finish(parse_reply(&reply));
+                self.finish(parse_reply(&reply), true);
             }
             Some("failed") if id.is_some() && self.runs(serial, id) => {
                 let message = field("message").as_string().unwrap_or_default();
@@ -257,19 +282,23 @@ impl Python {
             ProgramVerdict::from_host(&running.job.request, Outcome::RuntimeError, error, elapsed)
         });
         if let Some(verdict) = verdict {
-            self.finish(Ok(verdict));
+            self.finish(Ok(verdict), false);
         }
     }
 
-    /// Hands the running program its result, retires its interpreter and starts the next program.
-    fn finish(&self, result: Result<ProgramVerdict, String>) {
+    /// Hands the running program its result, retires its interpreter (unless the playground's own
+    /// program returned from it normally: `returned`) and starts the next program.
+    fn finish(&self, result: Result<ProgramVerdict, String>, returned: bool) {
         let running = {
             let mut host = self.host.borrow_mut();
             let Some(running) = host.running.take() else { return };
-            if let Some(used) = host.current.take() {
-                used.retire();
+            let keep = returned && running.job.author == Author::Playground && !running.interrupted;
+            if !keep {
+                if let Some(used) = host.current.take() {
+                    used.retire();
+                }
+                host.current = host.spare.take();
             }
-            host.current = host.spare.take();
             running
         };
         if self.host.borrow().current.is_none() && !self.host.borrow().queue.is_empty() {
@@ -311,8 +340,9 @@ impl Python {
         let _ = Reflect::set(&message, &"request".into(), &request.into());
         let _ = current.worker.post_message(&message);
         let limit_ms = job.limit_ms;
+        // The playground's own program leaves its interpreter to the next one: no spare yet.
+        let needs_spare = host.spare.is_none() && job.author == Author::Untrusted;
         host.running = Some(Running { id, job, interrupted: false, started: js_sys::Date::now() });
-        let needs_spare = host.spare.is_none();
         drop(guard);
         self.state.set(PythonState::Running);
         if needs_spare && let Ok(spare) = self.start_interpreter() {
@@ -337,7 +367,7 @@ impl Python {
         }
         let verdict = ProgramVerdict::timeout(&running.job.request, running.job.limit_ms);
         drop(host);
-        self.finish(Ok(verdict));
+        self.finish(Ok(verdict), false);
     }
 
     /// Python itself could not run: every waiting program gets the reason.

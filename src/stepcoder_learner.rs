@@ -1,7 +1,7 @@
 //! The StepCoder pane's learner: Table 1's ablation (vanilla, +CCCS, +FGO, StepCoder) on the
 //! line-bank learner, every program run in Pyodide, sampled pass@1 at the full task plotted against
-//! executions with its 95% interval over seeds. The bank's programs go to Pyodide in batches, one
-//! interpreter per batch: they are the playground's own programs, not an LLM's.
+//! executions with its 95% interval over seeds. The bank's programs go to Pyodide in batches, all in
+//! one interpreter: they are the playground's own programs, not an LLM's.
 
 use engine::python::{ProgramRequest, ProgramVerdict};
 use engine::share::ablation_link::AblationLink;
@@ -11,7 +11,7 @@ use leptos::prelude::*;
 
 use crate::host::run_python;
 use crate::llm_client::CancelToken;
-use crate::python::Python;
+use crate::python::{Author, Python};
 
 /// Programs per Pyodide batch, and the time each may take in it.
 const BATCH: usize = 400;
@@ -45,7 +45,7 @@ async fn drive(
                 return Err("cancelled".into());
             }
             let limit = 2_000 + MS_PER_PROGRAM * chunk.len() as u32;
-            let verdict = run_python(python, ProgramRequest::batch(chunk), limit).await?;
+            let verdict = run_python(python, Author::Playground, ProgramRequest::batch(chunk), limit).await?;
             match verdict.batch {
                 Some(batch) => verdicts.extend(batch),
                 None => return Err(verdict.error.unwrap_or_else(|| "Python returned no verdicts".into())),

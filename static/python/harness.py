@@ -48,6 +48,7 @@ As a script it reads one JSON request per line on stdin and prints one verdict p
 
 import ast
 import copy
+import functools
 import io
 import json
 import math
@@ -465,10 +466,19 @@ def _bounded(text):
     return text if len(text) <= EXAMPLE_LIMIT else text[:EXAMPLE_LIMIT] + "…"
 
 
-def _equality_example(test, scope, kind, message):
-    """For a failed `assert <call> == <value>`: the call's source, the value's repr, and what the
-    call returned (or the exception it raised, which `message` already describes). The call runs a
-    second time, so a function with state may answer differently than it did in the test."""
+@functools.lru_cache(maxsize=4096)
+def _compiled_test(test):
+    """A test statement compiled, or the SyntaxError it raises. Tests are the same text for every
+    program of a task, so a batch compiles each once (code objects are immutable)."""
+    try:
+        return compile(test, TEST, "exec")
+    except SyntaxError as exc:
+        return exc
+
+
+@functools.lru_cache(maxsize=4096)
+def _equality_parts(test):
+    """For `assert <call> == <value>`: the call's source and both sides compiled, else None."""
     try:
         node = ast.parse(test).body[0]
     except (SyntaxError, IndexError):
@@ -477,19 +487,33 @@ def _equality_example(test, scope, kind, message):
     if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], ast.Eq)):
         return None
     call, value = compare.left, compare.comparators[0]
+    return ast.unparse(call), compile(ast.Expression(call), TEST, "eval"), compile(ast.Expression(value), TEST, "eval")
+
+
+TYPING_IMPORT = compile("from typing import List", TEST, "exec")
+
+
+def _equality_example(test, scope, kind, message):
+    """For a failed `assert <call> == <value>`: the call's source, the value's repr, and what the
+    call returned (or the exception it raised, which `message` already describes). The call runs a
+    second time, so a function with state may answer differently than it did in the test."""
+    parts = _equality_parts(test)
+    if parts is None:
+        return None
+    source, call, value = parts
     try:
-        expected = repr(eval(compile(ast.Expression(value), TEST, "eval"), scope))
-        actual = message if kind == "runtime" else repr(eval(compile(ast.Expression(call), TEST, "eval"), scope))
+        expected = repr(eval(value, scope))
+        actual = message if kind == "runtime" else repr(eval(call, scope))
     except KeyboardInterrupt:
         raise
     except BaseException:  # a second run of the call that fails differently: no example
         return None
-    return ast.unparse(call), expected, actual
+    return source, expected, actual
 
 
 def _statement_tests(program, tests, verdict):
     scope = {"__name__": "__main__"}
-    exec("from typing import List", scope)
+    exec(TYPING_IMPORT, scope)
     kind, message = _run_statement(program, scope)
     if kind is not None:  # the program itself failed: no test can run
         message = message if kind == "runtime" else f"the program raised {message}"
@@ -497,10 +521,9 @@ def _statement_tests(program, tests, verdict):
             verdict["tests"].append({"test": test, "passed": False, "kind": "not_run", "error": None})
         return message, False
     for test in tests:
-        try:
-            compiled = compile(test, TEST, "exec")
-        except SyntaxError as exc:
-            _record(verdict, test, "runtime", f"the test itself does not compile: {exc.msg}")
+        compiled = _compiled_test(test)
+        if isinstance(compiled, SyntaxError):
+            _record(verdict, test, "runtime", f"the test itself does not compile: {compiled.msg}")
             continue
         kind, message = _run_statement(compiled, scope)
         example = _equality_example(test, scope, kind, message) if kind is not None else None
