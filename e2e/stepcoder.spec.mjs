@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
 import { Playground, watchErrors } from './helpers.mjs';
 
@@ -88,6 +89,38 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   // The same spec as `rlcg stepcoder learn --seeds 2 --param budget=128`: the same fingerprint.
   const status = await page.locator('#stepcoder-learn-status').textContent();
   expect(status).toContain('fingerprint 64a64325430366b3');
+
+  // The rollouts behind the numbers, with their masks: StepCoder's first update starts late in the
+  // program, so its lines begin grey; vanilla's latest is at the full task and keeps every line.
+  await page.locator('#stepcoder-rollouts-seed').fill('2');
+  await expect(page.locator('#stepcoder-rollouts .rollout')).toHaveCount(16);
+  await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('The update after 0 executions, curriculum stage');
+  await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('FGO leaves the struck-through lines out of the loss');
+  await expect(page.locator('#stepcoder-rollouts .rollout').first().locator('.fgo-prefix').first()).toBeVisible();
+  await page.locator('#stepcoder-rollouts-arm').selectOption('vanilla');
+  await page.locator('#stepcoder-rollouts-update').selectOption('latest');
+  await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('The update after 112 executions:');
+  await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('does not use FGO');
+  await expect(page.locator('#stepcoder-rollouts .fgo-prefix')).toHaveCount(0);
+  await expect(page.locator('#stepcoder-rollouts .fgo-kept').first()).toBeVisible();
+
+  // Kept in this browser, exported as the report `rlcg stepcoder learn --json` prints, and there
+  // again after a reload (the table and link; the rollouts need a rerun).
+  await expect(page.locator('#stepcoder-kept tbody tr')).toHaveCount(1);
+  const download = page.waitForEvent('download');
+  await page.locator('#stepcoder-learn-export').click();
+  const exported = JSON.parse(await readFile(await (await download).path(), 'utf8'));
+  expect(exported).toHaveLength(1);
+  expect(exported[0]).toMatchObject({ fingerprint: '64a64325430366b3', spec: { seeds: 2, params: { budget: 128 } } });
+  expect(exported[0].rows.filter((r) => r.task === null)).toHaveLength(4);
+  await page.reload();
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('Kept from an earlier visit', { timeout: 30_000 });
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 64a64325430366b3');
+  await expect(page.locator('#stepcoder-learn-table tbody tr')).toHaveCount(4);
+  await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('run it again');
+  expect(await page.locator('#stepcoder-learn-link').inputValue()).toContain('r.fp=64a64325430366b3');
+  await page.locator('#stepcoder-kept .kept-forget').click();
+  await expect(page.locator('#stepcoder-kept tbody tr')).toHaveCount(0);
   expect(errors).toEqual([]);
 
   // Its link reruns it in a fresh browser and says the run came out the same.
@@ -99,6 +132,15 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await other.goto(link);
   await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');
   await expect(other.locator('#stepcoder-learn-status')).toContainText('Identical to the shared ablation.', { timeout: 240_000 });
+
+  // A report file imports, and a file that is not one is named with what is wrong.
+  const report = { ...exported[0], wall_seconds: 99 };
+  await other.locator('#stepcoder-learn-import').setInputFiles({ name: 'cli.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(report)) });
+  await expect(other.locator('#stepcoder-learn-status')).toContainText('Imported 1 ablation report(s) from cli.json');
+  await expect(other.locator('#stepcoder-kept tbody tr')).toHaveCount(2);
+  await expect(other.locator('#stepcoder-kept tbody tr').first()).toContainText('99.0 s');
+  await other.locator('#stepcoder-learn-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"rows": 3}') });
+  await expect(other.locator('#stepcoder-learn-error')).toContainText('bad.json: report 1: not a StepCoder ablation report');
   expect(otherErrors).toEqual([]);
   await fresh.close();
 });

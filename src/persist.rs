@@ -60,6 +60,8 @@ pub mod setting {
     pub const LLM: &str = "llm-settings";
     /// The prompts, when edited (JSON).
     pub const PROMPTS: &str = "prompts";
+    /// The StepCoder learner's finished ablations, newest first (JSON reports).
+    pub const STEPCODER_ABLATIONS: &str = "stepcoder-ablations";
 }
 
 /// The setting `name` (none before it was first kept). A setting that an older page kept in

@@ -3,15 +3,18 @@
 //! executions with its 95% interval over seeds. The bank's programs go to Pyodide in batches, all in
 //! one interpreter: they are the playground's own programs, not an LLM's.
 
-use engine::python::{ProgramRequest, ProgramVerdict};
+use engine::python::{Outcome, ProgramRequest, ProgramVerdict};
 use engine::share::ablation_link::AblationLink;
-use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec, ArmSummary};
-use engine::stepcoder::learner::{Arm, LearnerParams};
+use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationReport, AblationSpec, ArmSummary};
+use engine::stepcoder::learner::{self, Arm, LearnerParams};
 use leptos::prelude::*;
 
 use crate::host::run_python;
 use crate::llm_client::CancelToken;
+use crate::persist::{self, setting};
 use crate::python::{Author, Python};
+use crate::stepcoder_pane::MaskedProgram;
+use crate::{download, upload};
 
 /// Programs per Pyodide batch, and the time each may take in it.
 const BATCH: usize = 400;
@@ -57,8 +60,33 @@ async fn drive(
     Ok(())
 }
 
+/// The most ablation reports kept in this browser; the oldest goes first.
+const KEPT: usize = 20;
+
+/// The page's address with `link` as its fragment.
+fn link_to(report: &AblationReport) -> String {
+    let link = AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()) };
+    let location = window().location();
+    let base = format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
+    format!("{base}#{}", link.encode())
+}
+
+/// What a report ran, in a few words.
+fn described(report: &AblationReport) -> String {
+    let arms: Vec<&str> = report.spec.arms.iter().map(|a| a.name()).collect();
+    let tasks = if report.spec.tasks.is_empty() { "all tasks".to_owned() } else { report.spec.tasks.join(", ") };
+    format!("{} × {} seeds × {} executions on {tasks}", arms.join(", "), report.spec.seeds, report.spec.params.budget)
+}
+
+/// Keeps `reports` in this browser (losing them costs a rerun, so a refusal is not shown).
+fn keep(reports: &[AblationReport]) {
+    let json = serde_json::to_string(reports).expect("reports serialise");
+    persist::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
+}
+
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
-/// compared with the one the page gets.
+/// compared with the one the page gets. Finished ablations are kept in this browser (the last
+/// [`KEPT`]), exported and imported as the reports `rlcg stepcoder learn --json` prints.
 #[component]
 pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<AblationLink>) -> impl IntoView {
     // The spec the form edits: seeds and executions here, the rest as the link (or the defaults) set it.
@@ -66,13 +94,27 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     let sent = link.as_ref().and_then(|l| l.fingerprint.clone());
     let seeds = RwSignal::new(template.with_value(|t| t.seeds.to_string()));
     let budget = RwSignal::new(template.with_value(|t| t.params.budget.to_string()));
-    let shared = RwSignal::new(None::<String>);
     let running = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
     let progress = RwSignal::new((0u64, 0u64));
     let status = RwSignal::new(String::new());
-    let rows = RwSignal::new(Vec::<ArmSummary>::new());
+    // The report whose table, plot and link are shown, and the reports kept, newest first.
+    let shown = RwSignal::new(None::<AblationReport>);
+    let kept = RwSignal::new(Vec::<AblationReport>::new());
     let cancel = StoredValue::new_local(CancelToken::default());
+    // The ablation run on this visit, whose learners' rollouts can be opened; `finished` counts them.
+    let ablation_done = StoredValue::new_local(None::<Ablation>);
+    let finished = RwSignal::new(0u32);
+
+    let add = move |reports: Vec<AblationReport>| {
+        kept.update(|kept| {
+            for report in reports.into_iter().rev() {
+                kept.insert(0, report);
+            }
+            kept.truncate(KEPT);
+        });
+        kept.with_untracked(|kept| keep(kept));
+    };
 
     let start = move |sent: Option<String>| {
         let seeds = seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number".to_owned());
@@ -87,8 +129,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
             Err(message) => return problem.set(Some(message)),
         };
         problem.set(None);
-        rows.set(Vec::new());
-        shared.set(None);
+        shown.set(None);
         running.set(true);
         progress.set(ablation.progress());
         let token = CancelToken::default();
@@ -98,23 +139,20 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         leptos::task::spawn_local(async move {
             match drive(&mut ablation, &python, &token, progress).await {
                 Ok(()) => {
-                    rows.set(ablation.summary());
-                    let seconds = (js_sys::Date::now() - started) / 1000.0;
-                    let fingerprint = ablation.fingerprint();
+                    let report = ablation.report((js_sys::Date::now() - started) / 1000.0);
                     let compared = match sent {
-                        Some(sent) if sent == fingerprint => " Identical to the shared ablation.".to_owned(),
+                        Some(sent) if sent == report.fingerprint => " Identical to the shared ablation.".to_owned(),
                         Some(sent) => format!(" Not the same as the shared ablation, whose fingerprint is {sent}."),
                         None => String::new(),
                     };
                     status.set(format!(
-                        "Done in {seconds:.1} s: {} distinct programs ran (the rest were the same programs again); fingerprint {fingerprint}.{compared}",
-                        ablation.distinct_programs(),
+                        "Done in {:.1} s: {} distinct programs ran (the rest were the same programs again); fingerprint {}.{compared}",
+                        report.wall_seconds, report.distinct_programs, report.fingerprint,
                     ));
-                    let link = AblationLink { spec: ablation.spec.clone(), fingerprint: Some(fingerprint) };
-                    let location = window().location();
-                    let base =
-                        format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
-                    shared.set(Some(format!("{base}#{}", link.encode())));
+                    shown.set(Some(report.clone()));
+                    add(vec![report]);
+                    ablation_done.set_value(Some(ablation));
+                    finished.update(|n| *n += 1);
                 }
                 Err(message) => problem.set(Some(message)),
             }
@@ -122,11 +160,59 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         });
     };
 
-    if link.is_some() {
-        // A shared ablation runs as soon as the pane is there.
-        leptos::task::spawn_local(async move { start(sent) });
-    }
-    let overall = move || rows.with(|rows| rows.iter().filter(|r| r.task.is_none()).cloned().collect::<Vec<_>>());
+    leptos::task::spawn_local(async move {
+        let stored = persist::load_setting(setting::STEPCODER_ABLATIONS).await;
+        let reports = match stored.map(|text| AblationReport::parse(&text)) {
+            None => Vec::new(),
+            Some(Ok(reports)) => reports,
+            Some(Err(message)) => {
+                problem.set(Some(format!("The ablations kept in this browser could not be read ({message}).")));
+                Vec::new()
+            }
+        };
+        kept.set(reports);
+        if link.is_some() {
+            // A shared ablation runs as soon as the pane is there.
+            start(sent);
+        } else if let Some(latest) = kept.with_untracked(|k| k.first().cloned()) {
+            status.set(format!(
+                "Kept from an earlier visit: {}, fingerprint {}.",
+                described(&latest),
+                latest.fingerprint
+            ));
+            shown.set(Some(latest));
+        }
+    });
+
+    let import = move |ev: leptos::ev::Event| {
+        let Some(file) = upload::picked(&ev) else { return };
+        upload::read_text(file, move |name, text| {
+            match text.and_then(|text| AblationReport::parse(&text).map_err(|e| format!("{name}: {e}"))) {
+                Err(message) => problem.set(Some(message)),
+                Ok(reports) => {
+                    problem.set(None);
+                    status.set(format!("Imported {} ablation report(s) from {name}.", reports.len()));
+                    shown.set(reports.first().cloned());
+                    add(reports);
+                }
+            }
+        });
+    };
+    let export = move |_| {
+        let json = kept.with_untracked(|k| serde_json::to_string_pretty(k).expect("reports serialise"));
+        if let Err(message) = download::text("stepcoder-ablations.json", "application/json", &json) {
+            problem.set(Some(message));
+        }
+    };
+    let overall = move || {
+        shown.with(|s| s.iter().flat_map(|r| &r.rows).filter(|r| r.task.is_none()).cloned().collect::<Vec<_>>())
+    };
+    // The rollouts are there for the ablation run on this visit only.
+    let live = move || {
+        finished.track();
+        let fingerprint = shown.with(|s| s.as_ref().map(|r| r.fingerprint.clone()));
+        ablation_done.with_value(|a| a.as_ref().is_some_and(|a| Some(a.fingerprint()) == fingerprint))
+    };
     view! {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
         <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update. The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is sampled at the full task on visible and hidden tests. These are a different quantity on a toy, not a reproduction of Table 1."</p>
@@ -143,10 +229,10 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
             let (spent, total) = progress.get();
             if running.get() { format!("{spent} of {total} executions…") } else { status.get() }
         }}</p>
-        <p hidden=move || shared.get().is_none()>
-            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60" prop:value=move || shared.get().unwrap_or_default() /></label>
+        <p hidden=move || shown.with(Option::is_none)>
+            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60" prop:value=move || shown.with(|s| s.as_ref().map(link_to).unwrap_or_default()) /></label>
         </p>
-        <div hidden=move || rows.with(Vec::is_empty)>
+        <div hidden=move || shown.with(Option::is_none)>
             <CurvePlot rows=Signal::derive(overall) />
             <table id="stepcoder-learn-table">
                 <thead><tr><th>"Arm"</th><th>"pass@1 at the end (95% interval), all tasks"</th><th>"Curriculum reached the full task"</th><th>"Gradient terms FGO removed"</th><th>"Table 1, overall"</th></tr></thead>
@@ -158,7 +244,130 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
                     view! { <tr><td>{row.arm.name()}</td><td>{pass}</td><td>{reached}</td><td>{masked}</td><td>{format!("{:.1}", table_1(row.arm))}</td></tr> }
                 }).collect_view()}</tbody>
             </table>
+            {move || if live() {
+                view! { <Rollouts ablation=ablation_done finished /> }.into_any()
+            } else {
+                view! { <p id="stepcoder-rollouts-summary" class="hint">"The rollouts behind an ablation are there on the visit that ran it: run it again (or open its link) to see them."</p> }.into_any()
+            }}
         </div>
+        <h4>"Ablations kept in this browser"</h4>
+        <table id="stepcoder-kept" hidden=move || kept.with(Vec::is_empty)>
+            <thead><tr><th>"What ran"</th><th>"Fingerprint"</th><th>"Time"</th><th></th></tr></thead>
+            <tbody>{move || kept.get().into_iter().enumerate().map(|(index, report)| {
+                let what = described(&report);
+                let (fingerprint, seconds) = (report.fingerprint.clone(), report.wall_seconds);
+                let show = move |_| {
+                    status.set(format!("Kept: {}, fingerprint {}.", described(&report), report.fingerprint));
+                    shown.set(Some(report.clone()));
+                };
+                let forget = move |_| {
+                    kept.update(|k| { k.remove(index); });
+                    kept.with_untracked(|k| keep(k));
+                };
+                view! {
+                    <tr>
+                        <td>{what}</td><td><code>{fingerprint}</code></td><td>{format!("{seconds:.1} s")}</td>
+                        <td><button type="button" class="kept-show" on:click=show>"Show"</button>" "<button type="button" class="kept-forget" on:click=forget>"Forget"</button></td>
+                    </tr>
+                }
+            }).collect_view()}</tbody>
+        </table>
+        <p class="actions">
+            <button type="button" id="stepcoder-learn-export" disabled=move || kept.with(Vec::is_empty) on:click=export>"Export the kept ablations"</button>
+            <label>"Import ablation reports "<input type="file" id="stepcoder-learn-import" accept=".json,application/json" on:change=import /></label>
+        </p>
+        <p class="hint">"A report is the JSON that "<code>"rlcg stepcoder learn --json"</code>" prints: import one to see the CLI's 20 seeds here."</p>
+    }
+}
+
+/// The rollouts one learner learned from (an arm, a task and a seed; its first or latest update),
+/// each program as its masks read it.
+#[component]
+fn Rollouts(ablation: StoredValue<Option<Ablation>, LocalStorage>, finished: RwSignal<u32>) -> impl IntoView {
+    let arm = RwSignal::new(Arm::StepCoder.name().to_owned());
+    let task = RwSignal::new(0usize);
+    let seed = RwSignal::new("1".to_owned());
+    let latest = RwSignal::new(false);
+    let choices = move || {
+        finished.track();
+        ablation.with_value(|a| {
+            a.as_ref().map(|a| {
+                let arms: Vec<&str> = a.spec.arms.iter().map(|arm| arm.name()).collect();
+                let tasks: Vec<String> = a.tasks.iter().map(|t| t.id.clone()).collect();
+                (arms, tasks, a.spec.seeds)
+            })
+        })
+    };
+    let shown = move || {
+        finished.track();
+        let chosen = Arm::parse(&arm.get()).ok();
+        let seed: Option<u32> = seed.get().trim().parse().ok();
+        let (task, latest) = (task.get(), latest.get());
+        ablation.with_value(|a| {
+            let learner = a.as_ref()?.learner(task, chosen?, seed?)?;
+            let update = if latest { &learner.last_update } else { &learner.first_update };
+            update.clone().map(|update| (learner.arm, update))
+        })
+    };
+    view! {
+        <h4>"The rollouts a learner learned from"</h4>
+        <div class="form-grid">
+            <label>"Arm"<select id="stepcoder-rollouts-arm" on:change=move |ev| arm.set(event_target_value(&ev))>
+                {move || choices().map(|(arms, _, _)| arms.into_iter().map(|name| {
+                    view! { <option value=name selected=move || arm.get() == name>{name}</option> }
+                }).collect_view())}
+            </select></label>
+            <label>"Task"<select id="stepcoder-rollouts-task" on:change=move |ev| task.set(event_target_value(&ev).parse().unwrap_or(0))>
+                {move || choices().map(|(_, tasks, _)| tasks.into_iter().enumerate().map(|(i, id)| {
+                    view! { <option value=i.to_string() selected=move || task.get() == i>{id}</option> }
+                }).collect_view())}
+            </select></label>
+            <label>{move || format!("Seed (1 to {})", choices().map_or(1, |c| c.2))}
+                <input id="stepcoder-rollouts-seed" prop:value=move || seed.get() on:input=move |ev| seed.set(event_target_value(&ev)) /></label>
+            <label>"Update"<select id="stepcoder-rollouts-update" on:change=move |ev| latest.set(event_target_value(&ev) == "latest")>
+                <option value="first">"its first"</option>
+                <option value="latest">"its latest"</option>
+            </select></label>
+        </div>
+        {move || match shown() {
+            None => view! { <p id="stepcoder-rollouts-summary">"No such learner: the seed is a number from 1 to the ablation's seeds."</p> }.into_any(),
+            Some((arm, update)) => view! { <UpdateView arm update /> }.into_any(),
+        }}
+    }
+}
+
+/// One update's rollouts with their outcomes, advantages and masks.
+#[component]
+fn UpdateView(arm: Arm, update: learner::Update) -> impl IntoView {
+    let passed = update.rollouts.iter().filter(|r| r.outcome == Outcome::Pass).count();
+    let stage = update.stage.map_or(String::new(), |stage| format!(", curriculum stage {stage}"));
+    let fgo = if arm.uses_fgo() {
+        "FGO leaves the struck-through lines out of the loss."
+    } else {
+        "This arm does not use FGO: the struck-through lines are what FGO would remove, and they stay in its loss."
+    };
+    let summary = format!(
+        "The update after {} executions{stage}: {passed} of {} rollouts passed the visible tests. Grey lines were given by the curriculum and are not in the loss. {fgo}",
+        update.executions,
+        update.rollouts.len(),
+    );
+    let rollouts = update
+        .rollouts
+        .into_iter()
+        .enumerate()
+        .map(|(i, rollout)| {
+            let header = format!("Rollout {}: {}, advantage {:+.2}", i + 1, rollout.outcome.label(), rollout.advantage);
+            view! {
+                <div class="rollout">
+                    <p>{header}</p>
+                    <MaskedProgram program=rollout.program mask=rollout.mask />
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <p id="stepcoder-rollouts-summary">{summary}</p>
+        <div id="stepcoder-rollouts">{rollouts}</div>
     }
 }
 

@@ -282,8 +282,27 @@ fn RunResults(run: RwSignal<Option<CompletionRun>>, picked: RwSignal<Option<usiz
     }
 }
 
-/// One completion's program line by line: the curriculum's prefix grey, generated lines that ran
-/// (in the loss) green, generated lines that did not run (masked by FGO) struck through.
+/// A program line by line as its mask reads it: the curriculum's prefix grey, generated lines that
+/// ran (in the loss) green, generated lines that did not run (removed by FGO) struck through.
+#[component]
+pub fn MaskedProgram(program: String, mask: FgoMask) -> impl IntoView {
+    let lines = program
+        .lines()
+        .zip(&mask.lines)
+        .map(|(text, line)| {
+            let (class, title) = match line.role {
+                LineRole::Prefix => ("fgo-prefix", "given by the curriculum: masked by CCCS"),
+                LineRole::Kept => ("fgo-kept", "generated and run: in the loss"),
+                LineRole::Masked => ("fgo-masked", "generated and not run: masked by FGO"),
+                LineRole::NotCode => ("fgo-not-code", "no tokens"),
+            };
+            view! { <span class=class title=title>{format!("{text}\n")}</span> }
+        })
+        .collect_view();
+    view! { <pre class="fgo-mask">{lines}</pre> }
+}
+
+/// One completion: its stage, outcome and reward, and its program as the mask reads it.
 #[component]
 fn MaskView(completion: Completion) -> impl IntoView {
     let outcome = completion.outcome.map_or("the LLM call failed", Outcome::label);
@@ -293,26 +312,11 @@ fn MaskView(completion: Completion) -> impl IntoView {
         completion.reward,
         if completion.trimmed { "; the reply repeated the prefix, which was cut off" } else { "" }
     );
-    let lines = completion.mask.as_ref().map(|mask: &FgoMask| {
-        completion
-            .program
-            .lines()
-            .zip(&mask.lines)
-            .map(|(text, line)| {
-                let (class, title) = match line.role {
-                    LineRole::Prefix => ("fgo-prefix", "given by the curriculum: masked by CCCS"),
-                    LineRole::Kept => ("fgo-kept", "generated and run: in the loss"),
-                    LineRole::Masked => ("fgo-masked", "generated and not run: masked by FGO"),
-                    LineRole::NotCode => ("fgo-not-code", "no tokens"),
-                };
-                view! { <span class=class title=title>{format!("{text}\n")}</span> }
-            })
-            .collect_view()
-    });
+    let lines = completion.mask.clone().map(|mask| view! { <MaskedProgram program=completion.program.clone() mask /> });
     view! {
         <div id="stepcoder-mask">
             <p>{header}</p>
-            <pre class="fgo-mask">{lines}</pre>
+            {lines}
             <p class="hint">{completion.error.clone().unwrap_or_else(|| "Grey: given by the curriculum. Green: written and run, in the loss. Struck through: written and never run, masked by FGO (a program that does not compile runs nothing).".into())}</p>
         </div>
     }

@@ -10,7 +10,7 @@ use cli::python::{self, NativePython};
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{ProgramRequest, Scope};
-use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec, ArmSummary};
+use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec};
 use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
@@ -267,16 +267,6 @@ fn curriculum(path: &Path, only: Option<&str>, kinds: ScopeKinds, json: bool) ->
     Ok(())
 }
 
-#[derive(Serialize)]
-struct LearnReport<'a> {
-    spec: &'a AblationSpec,
-    rows: Vec<ArmSummary>,
-    fingerprint: String,
-    /// Distinct programs run (each program runs once; the learners share verdicts).
-    distinct_programs: usize,
-    wall_seconds: f64,
-}
-
 fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Failure> {
     let mut ablation = Ablation::new(spec).map_err(usage)?;
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -290,13 +280,7 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
         bar.set_position(ablation.progress().0);
     }
     bar.finish_and_clear();
-    let report = LearnReport {
-        spec: &ablation.spec,
-        rows: ablation.summary(),
-        fingerprint: ablation.fingerprint(),
-        distinct_programs: ablation.distinct_programs(),
-        wall_seconds: started.elapsed().as_secs_f64(),
-    };
+    let report = ablation.report(started.elapsed().as_secs_f64());
     if json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
         return Ok(());

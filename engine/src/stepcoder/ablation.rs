@@ -186,6 +186,18 @@ impl Ablation {
         (spent, runs as u64 * u64::from(self.spec.params.budget))
     }
 
+    /// The learner of task `task` (an index into [`Ablation::tasks`]), `arm` and `seed` (from 1),
+    /// once the ablation has started.
+    pub fn learner(&self, task: usize, arm: Arm, seed: u32) -> Option<&Learner> {
+        let arm = self.spec.arms.iter().position(|a| *a == arm)?;
+        let seeds = self.spec.seeds as usize;
+        if task >= self.tasks.len() || !(1..=seeds).contains(&(seed as usize)) {
+            return None;
+        }
+        let index = (task * self.spec.arms.len() + arm) * seeds + seed as usize - 1;
+        self.learners.get(index).map(|(_, learner)| learner)
+    }
+
     /// Distinct programs run, over all tasks.
     pub fn distinct_programs(&self) -> usize {
         self.caches.iter().map(VerdictCache::programs_run).sum()
@@ -208,6 +220,17 @@ impl Ablation {
             }
         }
         format!("{:016x}", digest.finish())
+    }
+
+    /// The finished ablation's report; `wall_seconds` is the host's clock.
+    pub fn report(&self, wall_seconds: f64) -> AblationReport {
+        AblationReport {
+            spec: self.spec.clone(),
+            rows: self.summary(),
+            fingerprint: self.fingerprint(),
+            distinct_programs: self.distinct_programs(),
+            wall_seconds,
+        }
     }
 
     /// Each arm on each task, then each arm over all tasks (`task` none: per seed, the mean over
@@ -286,6 +309,43 @@ fn median(sorted: &[u32]) -> Option<f64> {
     }
 }
 
+/// A finished ablation: what ran, its table and its fingerprint. `rlcg stepcoder learn --json`
+/// prints one; the page keeps them, exports them as a list and imports either form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AblationReport {
+    pub spec: AblationSpec,
+    pub rows: Vec<ArmSummary>,
+    pub fingerprint: String,
+    /// Distinct programs run (each program runs once; the learners share verdicts).
+    pub distinct_programs: usize,
+    pub wall_seconds: f64,
+}
+
+impl AblationReport {
+    /// The reports in `text`: one report, or a list of them.
+    pub fn parse(text: &str) -> Result<Vec<Self>, String> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| format!("not JSON (line {}, column {}): {e}", e.line(), e.column()))?;
+        let reports = match value {
+            serde_json::Value::Array(items) => items,
+            single => vec![single],
+        };
+        reports
+            .into_iter()
+            .enumerate()
+            .map(|(index, report)| {
+                let report: Self = serde_json::from_value(report)
+                    .map_err(|e| format!("report {}: not a StepCoder ablation report: {e}", index + 1))?;
+                report.spec.params.validate().map_err(|e| format!("report {}: {e}", index + 1))?;
+                if report.rows.is_empty() {
+                    return Err(format!("report {}: it has no rows", index + 1));
+                }
+                Ok(report)
+            })
+            .collect()
+    }
+}
+
 /// Sampled pass@1 at the full task after `executions`, over seeds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
@@ -350,5 +410,61 @@ mod tests {
         assert_eq!(requests.len(), ablation.tasks.len());
         assert!(requests.iter().all(|r| r.analysis && r.coverage));
         assert_eq!(requests[0].code, ablation.tasks[0].canonical());
+    }
+
+    #[test]
+    fn reports_read_back_one_or_a_list_and_bad_ones_are_named() {
+        let row = ArmSummary {
+            arm: Arm::Cccs,
+            task: None,
+            runs: 2,
+            curve: vec![CurvePoint { executions: 0, mean: 0.5, low: 0.25, high: 0.75 }],
+            greedy_passed: 2,
+            greedy_median_executions: Some(0.0),
+            full_task_reached: Some(1),
+            masked_share: None,
+        };
+        let report = AblationReport {
+            spec: AblationSpec { seeds: 2, ..AblationSpec::default() },
+            rows: vec![row],
+            fingerprint: "64a64325430366b3".into(),
+            distinct_programs: 10,
+            wall_seconds: 1.5,
+        };
+        let one = serde_json::to_string(&report).unwrap();
+        assert_eq!(AblationReport::parse(&one).unwrap(), vec![report.clone()]);
+        let two = serde_json::to_string(&[&report, &report]).unwrap();
+        assert_eq!(AblationReport::parse(&two).unwrap().len(), 2);
+        assert!(AblationReport::parse("{").unwrap_err().starts_with("not JSON (line 1, column 1)"));
+        let err = AblationReport::parse(r#"[{"rows": []}]"#).unwrap_err();
+        assert!(err.starts_with("report 1: not a StepCoder ablation report: missing field"), "{err}");
+        let empty = one.replacen(r#""rows":[{"#, r#""rows":[],"x":[{"#, 1);
+        assert_eq!(AblationReport::parse(&empty).unwrap_err(), "report 1: it has no rows");
+        let bad = one.replacen(r#""rollouts":16"#, r#""rollouts":0"#, 1);
+        assert!(AblationReport::parse(&bad).unwrap_err().starts_with("report 1: rollouts"), "{bad}");
+    }
+
+    #[test]
+    fn a_learner_is_found_by_task_arm_and_seed() {
+        let spec = AblationSpec { arms: vec![Arm::Cccs, Arm::Fgo], seeds: 3, ..AblationSpec::default() };
+        let mut ablation = Ablation::new(spec).unwrap();
+        let AblationNeed::Run(requests) = ablation.need() else { panic!("a first need") };
+        let canonical: Vec<ProgramVerdict> = requests
+            .iter()
+            .map(|r| {
+                let mut verdict = ProgramVerdict::from_host(r, crate::python::Outcome::Pass, String::new(), 0.0);
+                verdict.passed = true;
+                verdict
+            })
+            .collect();
+        assert!(ablation.learner(0, Arm::Fgo, 1).is_none(), "not before the start");
+        ablation.supply(canonical.clone()).unwrap();
+        let found = ablation.learner(1, Arm::Fgo, 3).unwrap();
+        let task = &ablation.tasks[1];
+        let mut fresh = Learner::new(task, 1, &canonical[1], Arm::Fgo, 3, ablation.spec.params);
+        assert_eq!(found.arm, Arm::Fgo);
+        assert_eq!(found.clone().wanted(), fresh.wanted(), "the same seed's draws");
+        assert!(ablation.learner(1, Arm::Fgo, 4).is_none() && ablation.learner(1, Arm::Vanilla, 1).is_none());
+        assert!(ablation.learner(ablation.tasks.len(), Arm::Cccs, 1).is_none());
     }
 }

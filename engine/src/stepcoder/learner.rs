@@ -236,6 +236,28 @@ pub struct LearnerTrace {
     pub outcomes: HashMap<Outcome, u32>,
 }
 
+/// A rollout as an update used it, kept to be shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rollout {
+    pub program: String,
+    pub outcome: Outcome,
+    /// Its reward minus the batch's mean: the weight of its lines' gradient terms.
+    pub advantage: f64,
+    /// The curriculum's prefix, and the lines FGO keeps and removes. Computed for every arm; only
+    /// the FGO arms leave the removed lines out of the loss.
+    pub mask: FgoMask,
+}
+
+/// The rollouts of one update.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Update {
+    /// Training executions spent before it.
+    pub executions: u32,
+    /// The curriculum's stage (CCCS arms; 0 is the full task).
+    pub stage: Option<usize>,
+    pub rollouts: Vec<Rollout>,
+}
+
 /// One update's programs, sampled and waiting for their verdicts.
 #[derive(Clone, Debug)]
 struct Batch {
@@ -266,6 +288,9 @@ pub struct Learner {
     next_measurement: u32,
     batch: Option<Batch>,
     pub trace: LearnerTrace,
+    /// The first and the latest update's rollouts, to show what the masks did.
+    pub first_update: Option<Update>,
+    pub last_update: Option<Update>,
 }
 
 fn softmax(logits: &[f64]) -> Vec<f64> {
@@ -310,6 +335,8 @@ impl Learner {
             next_measurement: 0,
             batch: None,
             trace: LearnerTrace::default(),
+            first_update: None,
+            last_update: None,
         }
     }
 
@@ -430,8 +457,7 @@ impl Learner {
         let baseline = rewards.iter().sum::<f64>() / rewards.len() as f64;
         let advantages: Vec<f64> = rewards.iter().map(|r| r - baseline).collect();
         let prefix_lines = batch.start_line.map_or(0, |line| line as usize - 1);
-        // kept[i][j]: rollout i's line in slot j is in the loss.
-        let kept: Vec<Vec<bool>> = batch
+        let masks: Vec<FgoMask> = batch
             .programs
             .iter()
             .zip(runs)
@@ -442,7 +468,13 @@ impl Learner {
                     statements: &self.statements,
                     line_tokens: &[],
                 };
-                let mask = FgoMask::new(program, prefix_lines, coverage, self.params.compile_errors);
+                FgoMask::new(program, prefix_lines, coverage, self.params.compile_errors)
+            })
+            .collect();
+        // kept[i][j]: rollout i's line in slot j is in the loss.
+        let kept: Vec<Vec<bool>> = masks
+            .iter()
+            .map(|mask| {
                 self.slot_lines
                     .iter()
                     .map(|&line| {
@@ -452,6 +484,23 @@ impl Learner {
                     .collect()
             })
             .collect();
+        let rollouts = batch.programs.iter().zip(runs).zip(&advantages).zip(masks);
+        let update = Update {
+            executions: self.executions,
+            stage: self.arm.uses_cccs().then_some(self.curriculum.stage),
+            rollouts: rollouts
+                .map(|(((program, run), &advantage), mask)| Rollout {
+                    program: program.clone(),
+                    outcome: run.outcome,
+                    advantage,
+                    mask,
+                })
+                .collect(),
+        };
+        if self.first_update.is_none() {
+            self.first_update = Some(update.clone());
+        }
+        self.last_update = Some(update);
         for (run, row) in runs.iter().zip(&kept) {
             *self.trace.outcomes.entry(run.outcome).or_default() += 1;
             for (&line, &keep) in self.slot_lines.iter().zip(row) {
@@ -515,6 +564,7 @@ impl Learner {
 mod tests {
     use super::*;
     use crate::python::{ProgramRequest, Scope, ScopeKind};
+    use crate::stepcoder::fgo::LineRole;
     use crate::stepcoder::line_bank::line_bank_tasks;
 
     /// The canonical verdict of the first bundled task as the harness gives it (clamp_sum: the
@@ -611,6 +661,37 @@ mod tests {
         let at: Vec<u32> = learner.trace.measurements.iter().map(|m| m.executions).collect();
         assert_eq!(at, [0, 128, 256, 384, 512, 640]);
         assert_eq!(learner.trace.greedy_passed_at, Some(0));
+    }
+
+    #[test]
+    fn the_first_and_latest_updates_are_kept_with_their_masks() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
+        let mut learner = Learner::new(task, 0, &verdict, Arm::StepCoder, 3, params);
+        let mut cache = VerdictCache::default();
+        let target = task.canonical().lines().nth(9).map(str::to_owned);
+        // A pass needs the canonical line 10 (`total += x`), which every stage samples.
+        while !learner.is_done() {
+            run_all(&mut learner, &mut cache, |p| p.lines().nth(9).map(str::to_owned) == target);
+        }
+        let first = learner.first_update.as_ref().unwrap();
+        // Five conditional statements (lines 1, 3, 4, 6, 8): k = 3, s = 2, the start at
+        // statement 2·2 = 4, line 8, so seven lines given.
+        assert_eq!((first.executions, first.stage, first.rollouts.len()), (0, Some(2), 16));
+        for rollout in &first.rollouts {
+            let roles: Vec<LineRole> = rollout.mask.lines.iter().map(|l| l.role).collect();
+            assert!(
+                roles[..7].iter().all(|r| *r == LineRole::Prefix) && roles[7..].iter().all(|r| *r == LineRole::Kept)
+            );
+            let passed = rollout.outcome == Outcome::Pass;
+            assert_eq!(passed, rollout.advantage > 0.0, "{rollout:?}");
+        }
+        let sum: f64 = first.rollouts.iter().map(|r| r.advantage).sum();
+        assert!(sum.abs() < 1e-9, "advantages are centred on the batch mean: {sum}");
+        let last = learner.last_update.as_ref().unwrap();
+        assert_eq!(last.executions, 16 * 39);
+        assert_ne!(last, first);
     }
 
     /// PPO-clip on one batch where the canonical first line is the only pass: its first epoch is
