@@ -1,5 +1,5 @@
 //! Keeping runs, program searches, imported tasks and settings (the run form's values, the LLM's endpoint, the
-//! prompts) across reloads, all in one IndexedDB (`static/store.js`). The one exception is the API
+//! prompts, StepCoder's ablation reports) across reloads, all in one IndexedDB (`static/store.js`). The one exception is the API
 //! key a user asks to remember (`llm_settings.rs`): it stays in `localStorage`, which no worker can
 //! read, while IndexedDB is open to every worker of the origin, the Python ones included. A run is a small JSON description (spec, results, the trained agent's
 //! checkpoint) and its episode records, appended as it trains in chunks of a thousand (`RecordRows`), so
