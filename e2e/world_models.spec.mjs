@@ -43,6 +43,23 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   const [random, model] = [/random (-?[\d.]+)/, /this model (-?[\d.]+)/].map((re) => Number(returns.match(re)[1]));
   expect(model).toBeGreaterThan(random);
 
+  // A planned episode, watched on CliffWalking's grid: it starts at S (state 36) and steps on.
+  const canvas = page.locator('#cwm-watch canvas[data-env="CliffWalking-v0"]');
+  await expect(canvas).toHaveAttribute('data-observation', '36');
+  await expect(page.locator('#cwm-watch .gym-caption')).toHaveText('row 3, column 0');
+  await expect(page.locator('#cwm-watch-summary')).toContainText('Step 0 of');
+  await page.locator('#cwm-watch-next').click();
+  await expect(page.locator('#cwm-watch-summary')).toContainText('Step 1 of');
+  // The model's planner reaches the goal G (47) on the episode's last step.
+  const steps = (await page.locator('#cwm-watch-summary').textContent()).match(/in (\d+) steps/)[1];
+  await page.locator('#cwm-watch-step').fill(steps);
+  await expect(page.locator('#cwm-watch-summary')).toContainText(`Step ${steps} of ${steps}`);
+  await expect(canvas).toHaveAttribute('data-observation', '47');
+  await expect(page.locator('#cwm-watch-next')).toBeDisabled();
+  await page.locator('#cwm-watch-policy').selectOption('random');
+  await expect(page.locator('#cwm-watch-episode option')).toHaveCount(3);
+  await expect(page.locator('#cwm-watch-summary')).toContainText('Step 0 of');
+
   // Q-learning inside the model solves the real CliffWalking, with no real steps beyond the dataset.
   await page.locator('#cwm-train').click();
   const inside = page.locator('#cwm-agents tbody tr').first();
@@ -64,6 +81,16 @@ test('the run form trains seed 004\'s environments: Q-learning walks CliffWalkin
   expect(parseFloat(await page.locator('#greedy-success').textContent())).toBe(100);
   await expect(page.locator('#greedy-mean-return')).toHaveText('-13.00');
   await expect(row).toContainText('CliffWalking-v0');
+  // The greedy episode on CliffWalking's grid, step by step, to the goal (47) after the 13 steps.
+  const grid = page.locator('.trace canvas[data-env="CliffWalking-v0"]');
+  await expect(grid).toHaveAttribute('data-observation', '36');
+  await expect(page.locator('.trace .gym-caption')).toHaveText('row 3, column 0');
+  await page.locator('.trace-next').click();
+  await expect(grid).toHaveAttribute('data-observation', '24');
+  for (let i = 1; i < 13; i++) await page.locator('.trace-next').click();
+  await expect(page.locator('#trace-end')).toHaveText('The episode ended after 13 steps: return -13.00, success.');
+  await expect(grid).toHaveAttribute('data-observation', '47');
+  await expect(page.locator('.trace-next')).toBeDisabled();
   await page.locator('#env').selectOption('CartPole-v1');
   await page.locator('#agent').selectOption('q-learning');
   await page.locator('#start').click();

@@ -7,6 +7,7 @@ mod controls;
 mod download;
 mod editor;
 mod frame;
+mod gym_canvas;
 mod host;
 mod js_error;
 mod live;

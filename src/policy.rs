@@ -1,12 +1,15 @@
 //! What the selected run learned: its results (with seed 003's fixed pipeline beside them on the
 //! orchestrator), the value table of a tabular agent as a heatmap, and a step-through of one greedy
-//! episode per task with the agent's values and the legal actions at each step.
+//! episode per task with the agent's values and the legal actions at each step (on a Gymnasium
+//! environment, each state drawn on a canvas).
 
+use engine::gym::GymId;
 use engine::policy_view::{GreedyTrace, PolicyView, StateRow};
 use engine::protocol::Finished;
-use engine::{AgentId, RunSpec};
+use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
+use crate::gym_canvas::GymCanvas;
 use crate::model::RunData;
 
 pub fn percent(x: f64) -> String {
@@ -128,9 +131,23 @@ fn optimal_view(view: &PolicyView, gamma: Option<f64>, note: Option<&'static str
     })
 }
 
-fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
+/// One greedy episode step by step; on a Gymnasium environment (`gym`) each state is drawn, and
+/// one more step shows where the episode ended.
+fn trace_view(trace: GreedyTrace, actions: Vec<String>, gym: Option<GymId>) -> impl IntoView {
     let step = RwSignal::new(0usize);
-    let last = trace.steps.len().saturating_sub(1);
+    let last = if gym.is_some() { trace.steps.len() } else { trace.steps.len().saturating_sub(1) };
+    let frames: Vec<Vec<f64>> =
+        trace.steps.iter().map(|s| s.observation.clone()).chain([trace.end_observation.clone()]).collect();
+    let drawn = gym.map(|env| {
+        let observation = Signal::derive(move || frames.get(step.get()).cloned().unwrap_or_default());
+        view! { <GymCanvas env observation /> }
+    });
+    let ended = format!(
+        "The episode ended after {} steps: return {:.2}, {}.",
+        trace.steps.len(),
+        trace.episode_return,
+        if trace.success { "success" } else { "no success" }
+    );
     let verdict = format!(
         "{} steps, return {:.2}, {}",
         trace.steps.len(),
@@ -140,7 +157,9 @@ fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
     let sequence: Vec<String> = trace.steps.iter().map(|s| actions[s.action].clone()).collect();
     let steps = trace.steps.clone();
     let current = move || {
-        let s = steps.get(step.get())?.clone();
+        let Some(s) = steps.get(step.get()).cloned() else {
+            return Some(view! { <div class="trace-step"><p id="trace-end">{ended.clone()}</p></div> }.into_any());
+        };
         let (low, high) =
             s.values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         let actions = actions.clone();
@@ -166,7 +185,7 @@ fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
                     <details open=name != "prompt"><summary>{name.clone()}</summary><pre>{text}</pre></details>
                 }).collect_view()}
             </div>
-        })
+        }.into_any())
     };
     view! {
         <div class="trace">
@@ -175,6 +194,7 @@ fn trace_view(trace: GreedyTrace, actions: Vec<String>) -> impl IntoView {
                 <button type="button" class="trace-prev" disabled=move || step.get() == 0 on:click=move |_| step.update(|s| *s = s.saturating_sub(1))>"◀ Previous step"</button>
                 <button type="button" class="trace-next" disabled=move || { step.get() >= last } on:click=move |_| step.update(|s| *s = (*s + 1).min(last))>"Next step ▶"</button>
             </div>
+            {drawn}
             {current}
         </div>
     }
@@ -209,6 +229,10 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                 let traces = policy.traces.clone();
                 let actions = policy.action_names.clone();
                 let many_tasks = tasks.len() > 1;
+                let gym = match spec.env.id() {
+                    EnvId::Gym(env) => Some(env),
+                    _ => None,
+                };
                 view! {
                     {results}
                     <h3>"Greedy episode, step by step"</h3>
@@ -217,7 +241,7 @@ pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u
                             {tasks.into_iter().enumerate().map(|(i, t)| view! { <option value=i.to_string()>{t}</option> }).collect_view()}
                         </select>
                     </label>
-                    {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone()))}
+                    {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone(), gym))}
                     {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
                     {optimal}
                     <p class="hint" hidden=spec.env.id().canonical_paths().is_none()>{spec.env.id().canonical_paths()}</p>

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use engine::cwm::normalised_return::{Evaluation, Policy, Protocol};
+use engine::cwm::normalised_return::{Episode, Evaluation, Policy, Protocol};
 use engine::cwm::tabulated::{self, TabulatedModel};
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
@@ -25,6 +25,7 @@ use engine::{AgentId, EnvId, Run, RunSpec};
 use leptos::prelude::*;
 
 use crate::download;
+use crate::gym_canvas::GymCanvas;
 use crate::python::Python;
 
 /// How long tabulating a model may take: every state and action in one run.
@@ -150,12 +151,15 @@ pub fn WorldModelTools(
     let plan = RwSignal::new(None::<(Protocol, Vec<(Policy, Option<f64>)>, Option<f64>)>);
     let model = RwSignal::new(None::<Arc<TabulatedModel>>);
     let trained = RwSignal::new(Vec::<Trained>::new());
+    // The planned episodes, to be watched once all are played.
+    let played = RwSignal::new(Vec::<Episode>::new());
     let (busy, problem, status) = (RwSignal::new(false), RwSignal::new(None::<String>), RwSignal::new(String::new()));
     // A new search or node shows nothing old.
     Effect::new(move |_| {
         program.track();
         scored.set(None);
         plan.set(None);
+        played.set(Vec::new());
         model.set(None);
         trained.set(Vec::new());
     });
@@ -229,6 +233,7 @@ pub fn WorldModelTools(
                     }
                     let means = Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect();
                     plan.set(Some((protocol, means, evaluation.normalised())));
+                    played.set(evaluation.episodes);
                     status.set(String::new());
                     busy.set(false);
                 });
@@ -335,6 +340,7 @@ pub fn WorldModelTools(
                 <tbody>{rows}</tbody>
             </table>
             <p id="cwm-returns">{plan_line}</p>
+            {move || env.get().filter(|_| !played.with(Vec::is_empty)).map(|env| view! { <PlannedEpisode env played /> })}
             <table id="cwm-agents" hidden=move || trained.with(Vec::is_empty)>
                 <thead><tr><th>"agent"</th><th>"real environment steps used"</th><th>"greedy success (real environment)"</th><th>"mean return"</th></tr></thead>
                 <tbody>{move || trained.get().into_iter().map(|t| view! {
@@ -342,6 +348,71 @@ pub fn WorldModelTools(
                 }).collect_view()}</tbody>
             </table>
             <p class="hint" hidden=move || trained.with(Vec::is_empty)>"The agent inside the model used no real steps beyond the dataset the model was scored on; both are evaluated greedily on 100 episodes of the real environment."</p>
+        </div>
+    }
+}
+
+/// One planned episode on the real environment, step by step on its canvas: random, the planner
+/// with the true environment (oracle), or the planner with the world model.
+#[component]
+fn PlannedEpisode(env: GymId, played: RwSignal<Vec<Episode>>) -> impl IntoView {
+    let policy = RwSignal::new(Policy::Model);
+    let index = RwSignal::new(0u32);
+    let step = RwSignal::new(0usize);
+    let episode = Memo::new(move |_| {
+        let (policy, index) = (policy.get(), index.get());
+        played.with(|p| p.iter().find(|e| e.policy == policy && e.index == index).cloned())
+    });
+    let last = move || episode.with(|e| e.as_ref().map_or(0, |e| e.observations.len().saturating_sub(1)));
+    let count = move || played.with(|p| p.iter().filter(|e| e.policy == policy.get()).count() as u32);
+    let observation = Signal::derive(move || {
+        episode.with(|e| e.as_ref().and_then(|e| e.observations.get(step.get()).cloned()).unwrap_or_default())
+    });
+    let name = |p: Policy| match p {
+        Policy::Random => "random",
+        Policy::Oracle => "the planner with the true environment (oracle)",
+        Policy::Model => "the planner with this model",
+    };
+    let summary = move || {
+        episode.with(|e| {
+            e.as_ref().map(|e| {
+                format!(
+                    "Step {} of {}: this episode's return is {:.1} in {} steps.",
+                    step.get(),
+                    e.steps,
+                    e.reward,
+                    e.steps
+                )
+            })
+        })
+    };
+    view! {
+        <div id="cwm-watch">
+            <h4>"Watch a planned episode"</h4>
+            <div class="row">
+                <label>"Who acts "<select id="cwm-watch-policy" on:change=move |ev| {
+                    policy.set(match event_target_value(&ev).as_str() { "random" => Policy::Random, "oracle" => Policy::Oracle, _ => Policy::Model });
+                    index.set(0);
+                    step.set(0);
+                }>
+                    <option value="model" selected>{name(Policy::Model)}</option>
+                    <option value="oracle">{name(Policy::Oracle)}</option>
+                    <option value="random">{name(Policy::Random)}</option>
+                </select></label>
+                <label>"Episode "<select id="cwm-watch-episode" on:change=move |ev| {
+                    index.set(event_target_value(&ev).parse().unwrap_or(0));
+                    step.set(0);
+                }>
+                    {move || (0..count()).map(|i| view! { <option value=i.to_string() selected=move || index.get() == i>{i + 1}</option> }).collect_view()}
+                </select></label>
+            </div>
+            <div class="row">
+                <button type="button" id="cwm-watch-prev" disabled=move || step.get() == 0 on:click=move |_| step.update(|s| *s = s.saturating_sub(1))>"◀ Previous step"</button>
+                <input type="range" id="cwm-watch-step" min="0" max=move || last().to_string() prop:value=move || step.get().to_string() on:input=move |ev| step.set(event_target_value(&ev).parse().unwrap_or(0)) aria-label="Step" />
+                <button type="button" id="cwm-watch-next" disabled=move || { step.get() >= last() } on:click=move |_| step.update(|s| *s = (*s + 1).min(last()))>"Next step ▶"</button>
+            </div>
+            <p id="cwm-watch-summary">{summary}</p>
+            <GymCanvas env observation />
         </div>
     }
 }

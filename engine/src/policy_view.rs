@@ -49,6 +49,10 @@ pub struct GreedyTrace {
     pub success: bool,
     #[serde(rename = "return")]
     pub episode_return: f64,
+    /// The observation the episode ended in, as numbers (Gymnasium environments; see
+    /// [`TraceStep::observation`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub end_observation: Vec<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -61,6 +65,10 @@ pub struct TraceStep {
     pub reward: f64,
     /// The environment's texts after the step (code, test feedback, ...), by name.
     pub texts: Vec<(String, String)>,
+    /// The observation the action was chosen in, as numbers, for a drawing of the state
+    /// (Gymnasium environments; empty for the others).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observation: Vec<f64>,
 }
 
 fn owned(flags: Vec<(&'static str, String)>) -> Flags {
@@ -136,6 +144,7 @@ impl Run {
             steps: tracing.steps,
             success: outcome.success,
             episode_return: outcome.episode_return,
+            end_observation: env.observation_values(),
         }
     }
 }
@@ -146,21 +155,21 @@ struct Tracing<'a> {
     features: Features<'a>,
     n_actions: usize,
     text_names: &'static [&'static str],
-    /// The flags and values of the state of the action being taken.
-    chosen_by: Option<(Flags, Vec<f64>)>,
+    /// The flags, values and observation of the state of the action being taken.
+    chosen_by: Option<(Flags, Vec<f64>, Vec<f64>)>,
     steps: Vec<TraceStep>,
 }
 
 impl Policy<AnyEnv> for Tracing<'_> {
     async fn choose(&mut self, env: &AnyEnv, obs: Observation) -> Result<usize, String> {
         let features = self.features.now(env);
-        self.chosen_by =
-            Some((owned(env.state_flags(obs.state)), as_shown(self.agent.action_values(obs, features), obs.mask)));
+        let values = as_shown(self.agent.action_values(obs, features), obs.mask);
+        self.chosen_by = Some((owned(env.state_flags(obs.state)), values, env.observation_values()));
         Ok(self.agent.greedy(obs, features))
     }
 
     fn stepped(&mut self, env: &AnyEnv, obs: Observation, action: usize, step: &Step) {
-        let (flags, values) = self.chosen_by.take().expect("a step follows its choice");
+        let (flags, values, observation) = self.chosen_by.take().expect("a step follows its choice");
         let texts = self.text_names.iter().zip(env.texts()).map(|(name, text)| ((*name).to_owned(), text.to_owned()));
         self.steps.push(TraceStep {
             flags,
@@ -169,6 +178,7 @@ impl Policy<AnyEnv> for Tracing<'_> {
             action,
             reward: step.reward,
             texts: texts.collect(),
+            observation,
         });
     }
 }

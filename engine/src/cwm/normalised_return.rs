@@ -54,12 +54,16 @@ impl Policy {
 }
 
 /// One episode played: its return and length.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Episode {
     pub policy: Policy,
     pub index: u32,
     pub reward: f64,
     pub steps: u32,
+    /// The real environment's observations, from the start to the last, as numbers (for
+    /// watching the episode; not in reports).
+    #[serde(skip)]
+    pub observations: Vec<Vec<f64>>,
 }
 
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
@@ -95,17 +99,18 @@ impl Evaluation {
         let played = self.episodes.len() as u32;
         let (policy, index) =
             (Policy::ALL[(played / self.protocol.episodes) as usize], played % self.protocol.episodes);
-        let (reward, steps) = self.play(policy, index);
-        self.episodes.push(Episode { policy, index, reward, steps });
+        let (reward, steps, observations) = self.play(policy, index);
+        self.episodes.push(Episode { policy, index, reward, steps, observations });
         true
     }
 
-    fn play(&self, policy: Policy, index: u32) -> (f64, u32) {
+    fn play(&self, policy: Policy, index: u32) -> (f64, u32, Vec<Vec<f64>>) {
         let (mut env_rng, mut rng) = planning_rngs(self.seed, index);
         let mut env = self.env.make(&mut env_rng);
         let oracle = TrueEnvironment { actions: self.env.actions() };
         let limit = self.env.max_episode_steps().unwrap_or(STEPS_WITHOUT_LIMIT);
         let mut total = 0.0;
+        let mut observations = vec![env.obs().values()];
         for step in 1..=limit {
             let action = match policy {
                 Policy::Random => rng.random_range(0..self.env.actions()),
@@ -114,11 +119,12 @@ impl Evaluation {
             };
             let outcome = env.step(action, &mut env_rng);
             total += outcome.reward;
+            observations.push(outcome.obs.values());
             if outcome.terminated {
-                return (total, step);
+                return (total, step, observations);
             }
         }
-        (total, limit)
+        (total, limit, observations)
     }
 
     /// The mean return of `policy` over its episodes played so far.
@@ -162,5 +168,18 @@ mod tests {
             assert_eq!(returns(Policy::Model), returns(Policy::Oracle), "{}", env.name());
             assert_eq!(evaluation.normalised(), Some(1.0), "{}", env.name());
         }
+    }
+
+    #[test]
+    fn an_episode_keeps_its_observations_from_the_start_to_the_end() {
+        let evaluation = evaluate(GymId::CliffWalking, Protocol::quick(), 4);
+        for episode in &evaluation.episodes {
+            assert_eq!(episode.observations.len() as u32, episode.steps + 1);
+            assert_eq!(episode.observations[0], [36.0], "CliffWalking starts at row 3, column 0");
+        }
+        let oracle = evaluation.episodes.iter().find(|e| e.policy == Policy::Oracle).unwrap();
+        // The oracle's planner reaches the goal (state 47), in no fewer than the shortest path's 13 steps.
+        assert_eq!(oracle.observations.last().unwrap(), &[47.0]);
+        assert!(oracle.steps >= 13);
     }
 }

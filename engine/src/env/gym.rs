@@ -197,6 +197,10 @@ impl Environment for GymEnvironment {
         }
     }
 
+    fn observation_values(&self) -> Vec<f64> {
+        self.obs.values()
+    }
+
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
         match self.params.env {
             GymId::CliffWalking => vec![("row", (state / 12).to_string()), ("column", (state % 12).to_string())],

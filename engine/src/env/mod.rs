@@ -166,6 +166,11 @@ pub trait Environment {
     }
     /// The named flags that state index `state` stands for, for policy views.
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)>;
+    /// The current observation as numbers, where a view can draw it (the Gymnasium
+    /// environments); empty for the others.
+    fn observation_values(&self) -> Vec<f64> {
+        Vec::new()
+    }
 }
 
 /// The environments of the seed reports; the default is the page's first choice. It serialises as
@@ -410,6 +415,9 @@ impl Environment for AnyEnv {
     }
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
         each_env!(self, e => e.state_flags(state))
+    }
+    fn observation_values(&self) -> Vec<f64> {
+        each_env!(self, e => e.observation_values())
     }
 }
 

@@ -35,6 +35,15 @@ impl GymObs {
     pub fn of_f64(values: &[f64]) -> Self {
         GymObs::Floats(values.iter().map(|&v| v as f32).collect())
     }
+
+    /// The observation as numbers, for views: the state index, the triple, or the floats.
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            GymObs::Discrete(s) => vec![*s as f64],
+            GymObs::Triple(t) => t.iter().map(|&v| v as f64).collect(),
+            GymObs::Floats(v) => v.iter().map(|&v| f64::from(v)).collect(),
+        }
+    }
 }
 
 /// What one step gives, before the time limit.

@@ -173,4 +173,10 @@ fn q_learning_inside_a_perfect_cliff_walking_model_solves_the_real_one() {
     for _ in run.by_ref() {}
     let real = run.evaluate_greedy(10);
     assert_eq!((real.success_rate, real.mean_return), (1.0, -13.0), "{real:?}");
+    // The greedy trace carries the observations a view draws: from the start (36) along the
+    // cliff's edge to the goal (47).
+    let trace = &run.policy_view().traces[0];
+    let path: Vec<f64> = trace.steps.iter().flat_map(|s| s.observation.clone()).collect();
+    assert_eq!(path, [36.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0]);
+    assert_eq!(trace.end_observation, [47.0]);
 }
