@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
 import { Playground, watchErrors } from './helpers.mjs';
 
@@ -35,6 +36,22 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await page.locator('#cwm-score').click();
   await expect(page.locator('#cwm-accuracy')).toContainText('Accuracy 1.000 (official) · 1.000 (paper\'s formula) · 565 of 565', { timeout: 60_000 });
   await expect(page.locator('#cwm-transitions tr.first-miss')).toHaveCount(0);
+
+  // The dataset downloads as JSON lines, and transitions import back: the model is scored on them.
+  const download = page.waitForEvent('download');
+  await page.locator('#cwm-dataset-download').click();
+  const lines = (await readFile(await (await download).path(), 'utf8')).trim().split('\n');
+  expect(lines).toHaveLength(565);
+  expect(JSON.parse(lines[0])).toMatchObject({ env: 'CliffWalking-v0', obs: 36 });
+  const file = (name, text) => ({ name, mimeType: 'application/jsonl', buffer: Buffer.from(text) });
+  await page.locator('#cwm-dataset-import').setInputFiles(file('bad.jsonl', `${lines[0]}\nnope\n`));
+  await expect(page.locator('#cwm-dataset-error')).toContainText('bad.jsonl: line 2: not a transition');
+  await page.locator('#cwm-dataset-import').setInputFiles(file('subset.jsonl', lines.slice(0, 20).join('\n')));
+  await expect(page.locator('#cwm-dataset-imported')).toContainText('Imported 20 transitions of CliffWalking-v0 from subset.jsonl');
+  await page.locator('#cwm-score').click();
+  await expect(page.locator('#cwm-accuracy')).toContainText('20 of 20 transitions right in every part (on subset.jsonl)', { timeout: 60_000 });
+  await page.locator('#cwm-dataset-forget').click();
+  await expect(page.locator('#cwm-dataset-imported')).toBeHidden();
 
   // Planning with it is planning with the real environment, far above random actions.
   await page.locator('#cwm-plan').click();

@@ -28,7 +28,7 @@ use crate::llm_settings::LlmChoice;
 use crate::persist;
 use crate::python::Python;
 use crate::search_views::{NodeDetails, ScorePlot, SearchTree};
-use crate::world_models::{PaperComparison, WorldModelInfo, WorldModelTools};
+use crate::world_models::{ImportedDataset, PaperComparison, WorldModelInfo, WorldModelTools};
 use crate::{download, upload};
 
 /// Imported tasks are offered under this prefix, apart from the bundled ones.
@@ -110,6 +110,8 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         |l| l.spec.clone(),
     );
     let task = RwSignal::new(defaults.task.clone());
+    // A dataset of transitions imported for the world-model tools, instead of the generated one.
+    let dataset = RwSignal::new(None::<ImportedDataset>);
     let method = RwSignal::new(defaults.method.name().to_owned());
     let budget = RwSignal::new(defaults.budget.to_string());
     let seed = RwSignal::new(defaults.seed.to_string());
@@ -334,7 +336,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                 <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
                 <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
             </div>
-            <WorldModelInfo task=task />
+            <WorldModelInfo task=task imported=dataset />
             <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
                 fields=odds_fields texts=odds_texts hidden=false locked=false />
             <p class="actions">
@@ -349,7 +351,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             </p>
             <SearchTree record=shown selected=selected />
             <NodeDetails record=shown selected=selected />
-            <WorldModelTools python=python record=shown selected=selected />
+            <WorldModelTools python=python record=shown selected=selected imported=dataset />
             <h3>"Best program"</h3>
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />

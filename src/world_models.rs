@@ -13,7 +13,7 @@ use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
 use engine::gym::GymId;
 use engine::gym::accuracy::Accuracy;
-use engine::gym::dataset::{dataset, to_json_lines};
+use engine::gym::dataset::{dataset, from_json_lines, to_json_lines};
 use engine::gym::transitions::Transition;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Prediction};
 use engine::rng::gym_rng;
@@ -24,9 +24,9 @@ use engine::search::world_model_tasks::world_model_task;
 use engine::{AgentId, EnvId, Run, RunSpec};
 use leptos::prelude::*;
 
-use crate::download;
 use crate::gym_canvas::GymCanvas;
 use crate::python::Python;
+use crate::{download, upload};
 
 /// How long tabulating a model may take: every state and action in one run.
 const TABULATE_LIMIT_MS: u32 = 60_000;
@@ -55,11 +55,45 @@ fn dataset_of(record: &SearchRecord, env: GymId) -> Vec<Transition> {
     dataset(env, &mut gym_rng(record.spec.world_model.dataset_seed))
 }
 
+/// Transitions a person imported (an exported dataset, or one recorded from Gymnasium): the
+/// world-model tools score on them instead of the generated dataset; a search still scores on its
+/// own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportedDataset {
+    pub env: GymId,
+    pub file: String,
+    pub transitions: Vec<Transition>,
+}
+
 /// The environment's description and dataset, while the form's task is a world model.
 #[component]
-pub fn WorldModelInfo(task: RwSignal<String>) -> impl IntoView {
+pub fn WorldModelInfo(task: RwSignal<String>, imported: RwSignal<Option<ImportedDataset>>) -> impl IntoView {
     let env = Memo::new(move |_| gym_of(&task.get()));
     let problem = RwSignal::new(None::<String>);
+    let import = move |ev: leptos::ev::Event| {
+        let (Some(file), Some(env)) = (upload::picked(&ev), env.get_untracked()) else { return };
+        upload::read_text(file, move |name, text| {
+            match text.and_then(|text| from_json_lines(env, &text).map_err(|e| format!("{name}: {e}"))) {
+                Err(message) => problem.set(Some(message)),
+                Ok(transitions) => {
+                    problem.set(None);
+                    imported.set(Some(ImportedDataset { env, file: name, transitions }));
+                }
+            }
+        });
+    };
+    let imported_note = move || {
+        imported.with(|d| {
+            d.as_ref().filter(|d| Some(d.env) == env.get()).map(|d| {
+                format!(
+                    "Imported {} transitions of {} from {}: \"Score it on the dataset\" scores on them (a search still scores on the generated dataset).",
+                    d.transitions.len(),
+                    d.env.name(),
+                    d.file
+                )
+            })
+        })
+    };
     let summary = move || {
         let env = env.get()?;
         let transitions = dataset(env, &mut gym_rng(0));
@@ -87,8 +121,15 @@ pub fn WorldModelInfo(task: RwSignal<String>) -> impl IntoView {
                 <pre id="cwm-description">{move || env.get().map(|e| world_model_task(e).description)}</pre>
             </details>
             <p id="cwm-dataset">{summary}</p>
-            <p class="actions"><button type="button" id="cwm-dataset-download" on:click=save>"Download the dataset (JSON lines)"</button></p>
-            <p role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
+            <p class="actions">
+                <button type="button" id="cwm-dataset-download" on:click=save>"Download the dataset (JSON lines)"</button>
+                <label>"Import transitions (JSON lines) "<input type="file" id="cwm-dataset-import" accept=".jsonl,.json,application/jsonl" on:change=import /></label>
+            </p>
+            <p hidden=move || imported_note().is_none()>
+                <span id="cwm-dataset-imported">{imported_note}</span>" "
+                <button type="button" id="cwm-dataset-forget" on:click=move |_| imported.set(None)>"Score on the generated dataset again"</button>
+            </p>
+            <p id="cwm-dataset-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
         </div>
     }
 }
@@ -102,6 +143,8 @@ struct Scored {
     error: Option<String>,
     /// The harness's own time for the run.
     python_ms: f64,
+    /// The imported file scored on, if not the generated dataset.
+    file: Option<String>,
 }
 
 /// An agent's figures on the real environment.
@@ -135,6 +178,7 @@ pub fn WorldModelTools(
     python: StoredValue<Python, LocalStorage>,
     record: Signal<Option<SearchRecord>>,
     selected: RwSignal<Option<usize>>,
+    imported: RwSignal<Option<ImportedDataset>>,
 ) -> impl IntoView {
     let env = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| gym_of(&r.spec.task))));
     // The selected node's program, else the best one.
@@ -170,7 +214,9 @@ pub fn WorldModelTools(
         else {
             return;
         };
-        let transitions = dataset_of(&r, env);
+        let chosen = imported.with_untracked(|d| d.as_ref().filter(|d| d.env == env).cloned());
+        let file = chosen.as_ref().map(|d| d.file.clone());
+        let transitions = chosen.map_or_else(|| dataset_of(&r, env), |d| d.transitions);
         let scorer = WorldModelScorer { env, transitions, scoring: r.spec.world_model.scoring };
         busy.set(true);
         status.set("Scoring the model in Pyodide…".into());
@@ -189,6 +235,7 @@ pub fn WorldModelTools(
                                 .then(|| verdict.error.clone().unwrap_or_default()),
                             transitions: scorer.transitions,
                             python_ms: verdict.duration_ms,
+                            file: file.clone(),
                         }));
                     }
                 }
@@ -293,10 +340,11 @@ pub fn WorldModelTools(
                 let right = s.accuracy.transitions.iter().filter(|t| t.predicted && !t.misclassified()).count();
                 let error = s.error.as_ref().map(|e| format!(" The model raised, so the search scores it 0: {e}")).unwrap_or_default();
                 format!(
-                    "Accuracy {:.3} (official) · {:.3} (paper's formula) · {right} of {} transitions right in every part.{error}",
+                    "Accuracy {:.3} (official) · {:.3} (paper's formula) · {right} of {} transitions right in every part{}.{error}",
                     s.accuracy.official,
                     s.accuracy.paper,
-                    s.transitions.len()
+                    s.transitions.len(),
+                    s.file.as_ref().map_or(String::new(), |f| format!(" (on {f})"))
                 )
             })
         })
