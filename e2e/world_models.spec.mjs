@@ -78,13 +78,24 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await expect(page.locator('#cwm-watch-summary')).toContainText('Step 0 of');
 
   // Q-learning inside the model solves the real CliffWalking, with no real steps beyond the dataset.
+  // Both agents train in the worker as runs of the Train pane.
   await page.locator('#cwm-train').click();
   const inside = page.locator('#cwm-agents tbody tr').first();
-  await expect(inside).toContainText('Q-learning inside the model');
+  await expect(inside).toContainText('Q-learning inside the model (run #1)');
   await expect(inside.locator('td').nth(1)).toHaveText('565');
-  await expect(inside.locator('td').nth(2)).toHaveText('100%');
+  await expect(inside.locator('td').nth(2)).toHaveText(/^100% of \d+$/, { timeout: 60_000 });
   await expect(inside.locator('td').nth(3)).toHaveText('-13.00');
-  await expect(page.locator('#cwm-agents tbody tr').nth(1)).toContainText('Q-learning on the real environment');
+  const real = page.locator('#cwm-agents tbody tr').nth(1);
+  await expect(real).toContainText('Q-learning on the real environment (run #2)');
+  await expect(real.locator('td').nth(2)).toHaveText(/% of \d+$/, { timeout: 60_000 });
+  expect(Number(await real.locator('td').nth(1).textContent())).toBeGreaterThan(565);
+  const runs = page.locator('#runs tbody tr');
+  await expect(runs).toHaveCount(2);
+  await expect(runs.nth(0).locator('.status')).toHaveText('finished');
+  // A link cannot carry the model: sharing that run says so instead of linking the real one.
+  await runs.nth(0).locator('.share').click();
+  await expect(page.locator('#share-note')).toContainText('trained inside a code world model');
+  await expect(page.locator('#share-link')).toBeHidden();
   await expect(page.locator('#cwm-comparison')).toContainText('1.00 (1 search, simulated)');
   expect(errors).toEqual([]);
 });

@@ -39,7 +39,8 @@ pub fn NewRunPanel(
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
         persist::save_setting(persist::setting::FORM, Some(ShareLink::of(spec.clone()).encode()));
         if !real_python {
-            return book.start(spec);
+            book.start(spec);
+            return;
         }
         let env = spec.env.id();
         python_note.set(Some(format!("Running every program of the {} tasks in Python…", env.name())));

@@ -73,12 +73,13 @@ impl RunBook {
         id
     }
 
-    /// Adds a run of `spec`, selects it and has the worker train it.
-    pub fn start(self, spec: RunSpec) {
+    /// Adds a run of `spec`, selects it and has the worker train it; returns its id.
+    pub fn start(self, spec: RunSpec) -> u32 {
         let id = self.take_id();
         self.runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         self.selected.set(Some(id));
         self.bridge.send(ToWorker::Start { run_id: id, spec, resume: None });
+        id
     }
 
     /// The run of `spec` already on the page, if there is one (runs are deterministic: the same spec

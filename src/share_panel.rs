@@ -42,6 +42,12 @@ impl Sharing {
         }) else {
             return;
         };
+        if spec.env.trains_inside_a_model() {
+            self.url.set(None);
+            return self.note.set(Some(format!(
+                "Run #{id} trained inside a code world model, which a link cannot carry (the model is a table over every state): export the run instead."
+            )));
+        }
         let link = ShareLink {
             hidden: self.hidden.get_untracked(),
             locked: self.locked.get_untracked(),
@@ -63,8 +69,8 @@ impl Sharing {
 pub fn SharePanel() -> impl IntoView {
     let Sharing { url, note, .. } = expect_context::<Sharing>();
     view! {
-        <div id="share" class="panel" hidden=move || url.get().is_none()>
-            <label>"Link to this run (copied to the clipboard): it restores the form, shows the run's results so far and trains the same run again"
+        <div id="share" class="panel" hidden=move || url.get().is_none() && note.get().is_none()>
+            <label hidden=move || url.get().is_none()>"Link to this run (copied to the clipboard): it restores the form, shows the run's results so far and trains the same run again"
                 <input id="share-link" readonly prop:value=move || url.get().unwrap_or_default()
                     on:focus=move |ev| { if let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) { input.select() } } />
             </label>

@@ -21,19 +21,18 @@ use engine::search::Scorer;
 use engine::search::record::SearchRecord;
 use engine::search::world_model::{WorldModelScorer, python_repr};
 use engine::search::world_model_tasks::world_model_task;
-use engine::{AgentId, EnvId, Run, RunSpec};
+use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::gym_canvas::GymCanvas;
 use crate::python::Python;
+use crate::run_book::RunBook;
 use crate::{download, upload};
 
 /// How long tabulating a model may take: every state and action in one run.
 const TABULATE_LIMIT_MS: u32 = 60_000;
 /// Rows of the transition table shown before the first misclassified one.
 const ROWS_SHOWN: usize = 40;
-/// Greedy episodes an agent is evaluated on, on the real environment.
-const EVALUATION_EPISODES: u32 = 100;
 
 /// The paper's accuracies (Tables 9 and 10): Llama 3 70B at 50 calls and GPT-4 Turbo at 10, each
 /// GIF-MCTS then WorldCoder.
@@ -147,29 +146,13 @@ struct Scored {
     file: Option<String>,
 }
 
-/// An agent's figures on the real environment.
-#[derive(Clone)]
-struct Trained {
+/// A run of the comparison: an agent trained inside the model, or on the real environment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Compared {
     label: &'static str,
-    real_steps: u64,
-    success: f64,
-    mean_return: f64,
-}
-
-/// Q-learning for `episodes` on `env_spec`, evaluated greedily on the real environment.
-fn train(label: &'static str, env_spec: EnvSpec, episodes: u32, real_steps: Option<u64>) -> Result<Trained, String> {
-    let env = env_spec.id();
-    let mut spec = RunSpec::new(env, AgentId::QLearning, 1, episodes);
-    spec.env = env_spec;
-    let mut run = Run::new(spec)?;
-    let used: u64 = run.by_ref().map(|r| u64::from(r.outcome.length)).sum();
-    let greedy = run.evaluate_greedy(EVALUATION_EPISODES);
-    Ok(Trained {
-        label,
-        real_steps: real_steps.unwrap_or(used),
-        success: greedy.success_rate,
-        mean_return: greedy.mean_return,
-    })
+    run_id: u32,
+    /// The real environment steps it used, when not its own episodes' (inside: the dataset's).
+    real_steps: Option<u64>,
 }
 
 /// The tools for the shown search's models, when it is a world-model search.
@@ -194,7 +177,8 @@ pub fn WorldModelTools(
     let scored = RwSignal::new(None::<Scored>);
     let plan = RwSignal::new(None::<(Protocol, Vec<(Policy, Option<f64>)>, Option<f64>)>);
     let model = RwSignal::new(None::<Arc<TabulatedModel>>);
-    let trained = RwSignal::new(Vec::<Trained>::new());
+    let book = expect_context::<RunBook>();
+    let trained = RwSignal::new(Vec::<Compared>::new());
     // The planned episodes, to be watched once all are played.
     let played = RwSignal::new(Vec::<Episode>::new());
     let (busy, problem, status) = (RwSignal::new(false), RwSignal::new(None::<String>), RwSignal::new(String::new()));
@@ -293,16 +277,49 @@ pub fn WorldModelTools(
         else {
             return;
         };
-        let episodes = EnvId::Gym(env).default_episodes(false);
-        let inside = EnvSpec::Gym(GymParams { model: Some(table), ..GymParams::new(env) });
+        // Two runs of the run book, trained by the worker like any other: their plots, episode
+        // trees and greedy step-throughs are in the Train pane; their greedy evaluation is on the
+        // real environment either way.
+        let real = RunSpec::new(EnvId::Gym(env), AgentId::QLearning, 1, EnvId::Gym(env).default_episodes(false));
+        let mut inside = real.clone();
+        inside.env = EnvSpec::Gym(GymParams { model: Some(table), ..GymParams::new(env) });
         let dataset_steps = dataset_of(&r, env).len() as u64;
-        let results = train("Q-learning inside the model", inside, episodes, Some(dataset_steps)).and_then(|a| {
-            Ok(vec![a, train("Q-learning on the real environment", EnvSpec::Gym(GymParams::new(env)), episodes, None)?])
-        });
-        match results {
-            Ok(rows) => trained.set(rows),
-            Err(message) => problem.set(Some(message)),
+        let mut compared = Vec::new();
+        for (label, spec, real_steps) in [
+            ("Q-learning inside the model", inside, Some(dataset_steps)),
+            ("Q-learning on the real environment", real, None),
+        ] {
+            let run_id = book.find(&spec).unwrap_or_else(|| book.start(spec));
+            compared.push(Compared { label, run_id, real_steps });
         }
+        trained.set(compared);
+    };
+    // The comparison's rows, from the runs as the worker trains them.
+    let compared_rows = move || {
+        let compared = trained.get();
+        book.runs.with(|runs| {
+            compared
+                .iter()
+                .map(|c| {
+                    let run = runs.iter().find(|r| r.id == c.run_id);
+                    let used: u64 =
+                        run.map_or(0, |r| r.records.iter().map(|e| u64::from(e.outcome.length)).sum::<u64>());
+                    let (success, mean) = match run.and_then(|r| r.finished.as_ref()).map(|f| &f.greedy) {
+                        Some(g) => (
+                            format!("{:.0}% of {}", 100.0 * g.success_rate, g.episodes),
+                            format!("{:.2}", g.mean_return),
+                        ),
+                        None => ("training…".to_owned(), "training…".to_owned()),
+                    };
+                    (
+                        format!("{} (run #{})", c.label, c.run_id),
+                        c.real_steps.unwrap_or(used).to_string(),
+                        success,
+                        mean,
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
     };
 
     let rows = move || {
@@ -391,11 +408,11 @@ pub fn WorldModelTools(
             {move || env.get().filter(|_| !played.with(Vec::is_empty)).map(|env| view! { <PlannedEpisode env played /> })}
             <table id="cwm-agents" hidden=move || trained.with(Vec::is_empty)>
                 <thead><tr><th>"agent"</th><th>"real environment steps used"</th><th>"greedy success (real environment)"</th><th>"mean return"</th></tr></thead>
-                <tbody>{move || trained.get().into_iter().map(|t| view! {
-                    <tr><td>{t.label}</td><td>{t.real_steps}</td><td>{format!("{:.0}%", 100.0 * t.success)}</td><td>{format!("{:.2}", t.mean_return)}</td></tr>
+                <tbody>{move || compared_rows().into_iter().map(|(label, steps, success, mean)| view! {
+                    <tr><td>{label}</td><td>{steps}</td><td>{success}</td><td>{mean}</td></tr>
                 }).collect_view()}</tbody>
             </table>
-            <p class="hint" hidden=move || trained.with(Vec::is_empty)>"The agent inside the model used no real steps beyond the dataset the model was scored on; both are evaluated greedily on 100 episodes of the real environment."</p>
+            <p class="hint" hidden=move || trained.with(Vec::is_empty)>"The agent inside the model used no real steps beyond the dataset the model was scored on; both train in the background worker as runs of the Train pane (with their plots, episode trees and greedy step-throughs there) and are evaluated greedily on the real environment."</p>
         </div>
     }
 }

@@ -112,6 +112,12 @@ impl EnvSpec {
         }
     }
 
+    /// Whether its agent trains inside a code world model (seed 004), which a share link cannot
+    /// carry: the model is a table over every state, not a setting.
+    pub fn trains_inside_a_model(&self) -> bool {
+        matches!(self, EnvSpec::Gym(p) if p.model.is_some())
+    }
+
     /// Makes its test actions use `measured` verdicts (`None`: the recorded ones); see
     /// [`EnvId::measures_verdicts`].
     pub fn set_measured_verdicts(&mut self, measured: Option<Vec<MeasuredVerdict>>) -> Result<(), String> {
