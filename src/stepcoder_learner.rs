@@ -80,8 +80,9 @@ fn described(report: &AblationReport) -> String {
 
 /// Keeps `reports` in this browser (losing them costs a rerun, so a refusal is not shown).
 fn keep(reports: &[AblationReport]) {
-    let json = serde_json::to_string(reports).expect("reports serialise");
-    persist::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
+    if let Ok(json) = serde_json::to_string(reports) {
+        persist::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
+    }
 }
 
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
@@ -199,8 +200,11 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         });
     };
     let export = move |_| {
-        let json = kept.with_untracked(|k| serde_json::to_string_pretty(k).expect("reports serialise"));
-        if let Err(message) = download::text("stepcoder-ablations.json", "application/json", &json) {
+        let saved = kept
+            .with_untracked(serde_json::to_string_pretty)
+            .map_err(|e| format!("the kept ablations could not be written: {e}"))
+            .and_then(|json| download::text("stepcoder-ablations.json", "application/json", &json));
+        if let Err(message) = saved {
             problem.set(Some(message));
         }
     };
