@@ -116,7 +116,7 @@ test('the run form trains seed 004\'s environments: Q-learning walks CliffWalkin
   await page.locator('.trace-next').click();
   await expect(grid).toHaveAttribute('data-observation', '24');
   for (let i = 1; i < 13; i++) await page.locator('.trace-next').click();
-  await expect(page.locator('#trace-end')).toHaveText('The episode ended after 13 steps: return -13.00, success.');
+  await expect(page.locator('#trace-end')).toHaveText('The episode ended after 13 steps, return -13.00, success.');
   await expect(grid).toHaveAttribute('data-observation', '47');
   await expect(page.locator('.trace-next')).toBeDisabled();
   await page.locator('#env').selectOption('CartPole-v1');

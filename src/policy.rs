@@ -142,18 +142,13 @@ fn trace_view(trace: GreedyTrace, actions: Vec<String>, gym: Option<GymId>) -> i
         let observation = Signal::derive(move || frames.get(step.get()).cloned().unwrap_or_default());
         view! { <GymCanvas env observation /> }
     });
-    let ended = format!(
-        "The episode ended after {} steps: return {:.2}, {}.",
-        trace.steps.len(),
-        trace.episode_return,
-        if trace.success { "success" } else { "no success" }
-    );
     let verdict = format!(
         "{} steps, return {:.2}, {}",
         trace.steps.len(),
         trace.episode_return,
         if trace.success { "success" } else { "no success" }
     );
+    let ended = format!("The episode ended after {verdict}.");
     let sequence: Vec<String> = trace.steps.iter().map(|s| actions[s.action].clone()).collect();
     let steps = trace.steps.clone();
     let current = move || {

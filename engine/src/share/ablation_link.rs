@@ -133,9 +133,6 @@ mod tests {
             "settings: budget: 'x' is not a whole number",
             "fgo: unknown variant `some`",
         ];
-        assert_eq!(problems.len(), expected.len(), "{problems:?}");
-        for (problem, start) in problems.iter().zip(expected) {
-            assert!(problem.starts_with(start), "{problem} should start with {start}");
-        }
+        crate::share::assert_problems_start_with(&problems, &expected);
     }
 }

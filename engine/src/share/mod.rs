@@ -496,3 +496,12 @@ pub mod ablation_link;
 pub mod search_link;
 #[cfg(test)]
 mod tests;
+
+/// Asserts that a link's `problems` are as many as `expected` and each starts with its line.
+#[cfg(test)]
+fn assert_problems_start_with(problems: &[String], expected: &[&str]) {
+    assert_eq!(problems.len(), expected.len(), "{problems:?}");
+    for (problem, start) in problems.iter().zip(expected) {
+        assert!(problem.starts_with(start), "{problem} should start with {start}");
+    }
+}

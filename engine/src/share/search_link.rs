@@ -213,10 +213,7 @@ mod tests {
             "odds fields: ",
             "the shared results need r.best, r.calls and r.fp together",
         ];
-        assert_eq!(problems.len(), expected.len(), "{problems:?}");
-        for (problem, start) in problems.iter().zip(expected) {
-            assert!(problem.starts_with(start), "{problem} should start with {start}");
-        }
+        crate::share::assert_problems_start_with(&problems, &expected);
     }
 
     #[test]

@@ -439,8 +439,9 @@ impl Learner {
             return;
         }
         let runs: Vec<&TrainingRun> = batch.programs.iter().map(|p| &cache.training[p]).collect();
-        self.learn(&batch, &runs);
-        self.executions += batch.programs.len() as u32;
+        let executed = batch.programs.len() as u32;
+        self.learn(batch, &runs);
+        self.executions += executed;
         if self.arm.uses_cccs() {
             let passed: Vec<bool> = runs.iter().map(|r| r.outcome == Outcome::Pass).collect();
             if self.curriculum.record_batch(&passed) && self.curriculum.is_full_task() {
@@ -452,7 +453,7 @@ impl Learner {
     /// One policy-gradient update on the batch: each sampled line's gradient term is weighted by
     /// its rollout's advantage (reward minus the batch's mean), and counts only where the arm's
     /// masks keep it.
-    fn learn(&mut self, batch: &Batch, runs: &[&TrainingRun]) {
+    fn learn(&mut self, batch: Batch, runs: &[&TrainingRun]) {
         let rewards: Vec<f64> = runs.iter().map(|r| r.outcome.reward()).collect();
         let baseline = rewards.iter().sum::<f64>() / rewards.len() as f64;
         let advantages: Vec<f64> = rewards.iter().map(|r| r - baseline).collect();
@@ -484,23 +485,6 @@ impl Learner {
                     .collect()
             })
             .collect();
-        let rollouts = batch.programs.iter().zip(runs).zip(&advantages).zip(masks);
-        let update = Update {
-            executions: self.executions,
-            stage: self.arm.uses_cccs().then_some(self.curriculum.stage),
-            rollouts: rollouts
-                .map(|(((program, run), &advantage), mask)| Rollout {
-                    program: program.clone(),
-                    outcome: run.outcome,
-                    advantage,
-                    mask,
-                })
-                .collect(),
-        };
-        if self.first_update.is_none() {
-            self.first_update = Some(update.clone());
-        }
-        self.last_update = Some(update);
         for (run, row) in runs.iter().zip(&kept) {
             *self.trace.outcomes.entry(run.outcome).or_default() += 1;
             for (&line, &keep) in self.slot_lines.iter().zip(row) {
@@ -557,6 +541,23 @@ impl Learner {
                 }
             }
         }
+        self.keep_update(batch.programs, runs, &advantages, masks);
+    }
+
+    /// Keeps the rollouts of the update just made, as the first update's and the latest.
+    fn keep_update(&mut self, programs: Vec<String>, runs: &[&TrainingRun], advantages: &[f64], masks: Vec<FgoMask>) {
+        let rollouts = programs.into_iter().zip(runs).zip(advantages).zip(masks);
+        let update = Update {
+            executions: self.executions,
+            stage: self.arm.uses_cccs().then_some(self.curriculum.stage),
+            rollouts: rollouts
+                .map(|(((program, run), &advantage), mask)| Rollout { program, outcome: run.outcome, advantage, mask })
+                .collect(),
+        };
+        if self.first_update.is_none() {
+            self.first_update = Some(update.clone());
+        }
+        self.last_update = Some(update);
     }
 }
 
@@ -644,13 +645,16 @@ mod tests {
         assert_eq!(learner.trace.gradient_terms, 2 * 16 * 10);
     }
 
+    /// The StepCoder arm on `task` (seed 3) with a budget of 40 updates, and an empty cache.
+    fn stepcoder_for_40_updates(task: &LineBankTask) -> (Learner, VerdictCache) {
+        let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
+        (Learner::new(task, 0, &canonical(task), Arm::StepCoder, 3, params), VerdictCache::default())
+    }
+
     #[test]
     fn the_curriculum_moves_back_and_fgo_removes_lines_that_did_not_run() {
         let task = &line_bank_tasks()[0];
-        let verdict = canonical(task);
-        let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
-        let mut learner = Learner::new(task, 0, &verdict, Arm::StepCoder, 3, params);
-        let mut cache = VerdictCache::default();
+        let (mut learner, mut cache) = stepcoder_for_40_updates(task);
         // Everything passes: ρ passes 0.8 after 16 rollouts, one batch per stage.
         while !learner.is_done() {
             run_all(&mut learner, &mut cache, |_| true);
@@ -666,10 +670,7 @@ mod tests {
     #[test]
     fn the_first_and_latest_updates_are_kept_with_their_masks() {
         let task = &line_bank_tasks()[0];
-        let verdict = canonical(task);
-        let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
-        let mut learner = Learner::new(task, 0, &verdict, Arm::StepCoder, 3, params);
-        let mut cache = VerdictCache::default();
+        let (mut learner, mut cache) = stepcoder_for_40_updates(task);
         let target = task.canonical().lines().nth(9).map(str::to_owned);
         // A pass needs the canonical line 10 (`total += x`), which every stage samples.
         while !learner.is_done() {
