@@ -152,10 +152,13 @@ pub async fn save_search(id: u32, record: &SearchRecord) -> Result<(), String> {
     })
 }
 
-pub fn forget_search(id: u32) {
-    leptos::task::spawn_local(async move {
-        let _ = JsFuture::from(delete_search(id)).await;
-    });
+/// Forgets search `id`. It resolves once the browser has committed the deletion: a page closed or
+/// reloaded before then would find the search kept again.
+pub async fn forget_search(id: u32) -> Result<(), String> {
+    JsFuture::from(delete_search(id))
+        .await
+        .map(drop)
+        .map_err(|e| format!("the browser could not forget search #{id} ({}); it is still kept.", describe(&e)))
 }
 
 /// Episode records per stored chunk: a running run rewrites at most its last chunk, never the run.

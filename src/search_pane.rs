@@ -366,8 +366,13 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                         <td>
                             <button type="button" class="search-show" on:click=move |_| { selected.set(None); searches.shown.set(Some(id)) }>"Show"</button>
                             <button type="button" class="search-remove" disabled=move || in_flight.get() == Some(id) on:click=move |_| {
-                                searches.list.update(|l| l.retain(|(i, _)| *i != id));
-                                persist::forget_search(id);
+                                // The row goes once the browser has forgotten it, so that it never comes back on a reload.
+                                leptos::task::spawn_local(async move {
+                                    match persist::forget_search(id).await {
+                                        Ok(()) => searches.list.update(|l| l.retain(|(i, _)| *i != id)),
+                                        Err(message) => problem.set(Some(message)),
+                                    }
+                                });
                             }>"Remove"</button>
                         </td>
                     </tr> }
