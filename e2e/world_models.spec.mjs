@@ -100,6 +100,42 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   expect(errors).toEqual([]);
 });
 
+test('offline, a CartPole world model plans in Pyodide, an episode per run: the perfect model plans as the oracle, as `rlcg cwm plan` does, and its episode is watched on the cart and pole', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#search-task').selectOption('CartPole-v1');
+  await page.locator('#search-method').selectOption('gif-mcts');
+  await page.locator('#search-go').click();
+  // The same search as `rlcg search --task CartPole-v1 --seed 1`: perfect at the 4th call.
+  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  await expect(page.locator('#search-summary')).toContainText('4 LLM calls · best score 1.000');
+  await expect(page.locator('#cwm-plan-note')).toContainText('each planning episode is one run in Pyodide');
+  // A continuous model is not a table an agent could train inside.
+  await expect(page.locator('#cwm-train')).toBeDisabled();
+  await page.locator('#cwm-plan').click();
+  await expect(page.locator('#cwm-returns')).toContainText('R(CWM) = 1.000', { timeout: 240_000 });
+  // The numbers of `rlcg cwm plan --env CartPole-v1 --quick --episodes 3 --seed 1` in python3: the
+  // planner and the environments give the same episodes in Pyodide.
+  await expect(page.locator('#cwm-returns')).toContainText('mean return random 16.3 · oracle 407.0 · this model 407.0');
+  const stepped = Number((await page.locator('#cwm-returns').textContent()).match(/stepped (\d+) times in Pyodide/)[1]);
+  expect(stepped).toBeGreaterThan(100_000);
+  await expect(page.locator('#cwm-error')).toBeHidden();
+
+  // The model's first episode on the cart and pole, from its start to the end.
+  const canvas = page.locator('#cwm-watch canvas[data-env="CartPole-v1"]');
+  await expect(canvas).toHaveAttribute('data-observation', /^-?0\.0\d*,/);
+  await expect(page.locator('#cwm-watch .gym-caption')).toContainText('cart at x = ');
+  const summary = page.locator('#cwm-watch-summary');
+  await expect(summary).toContainText('Step 0 of');
+  const steps = Number((await summary.textContent()).match(/in (\d+) steps/)[1]);
+  expect(steps).toBeGreaterThan(100);
+  await page.locator('#cwm-watch-step').fill(String(steps));
+  await expect(summary).toContainText(`Step ${steps} of ${steps}`);
+  await expect(page.locator('#cwm-watch-next')).toBeDisabled();
+  expect(errors).toEqual([]);
+});
+
 test('the run form trains seed 004\'s environments: Q-learning walks CliffWalking\'s optimal path, and a table agent is refused on CartPole', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);

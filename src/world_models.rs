@@ -7,8 +7,8 @@
 
 use std::sync::Arc;
 
-use engine::cwm::normalised_return::{Episode, Evaluation, Policy, Protocol};
-use engine::cwm::tabulated::{self, TabulatedModel};
+use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Episode, Evaluation, Policy, Protocol, Turn};
+use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
 use engine::gym::GymId;
@@ -25,12 +25,11 @@ use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::gym_canvas::GymCanvas;
-use crate::python::Python;
+use crate::host::run_python;
+use crate::python::{Author, Python};
 use crate::run_book::RunBook;
 use crate::{download, upload};
 
-/// How long tabulating a model may take: every state and action in one run.
-const TABULATE_LIMIT_MS: u32 = 60_000;
 /// Rows of the transition table shown before the first misclassified one.
 const ROWS_SHOWN: usize = 40;
 
@@ -175,7 +174,7 @@ pub fn WorldModelTools(
         })
     });
     let scored = RwSignal::new(None::<Scored>);
-    let plan = RwSignal::new(None::<(Protocol, Vec<(Policy, Option<f64>)>, Option<f64>)>);
+    let plan = RwSignal::new(None::<PlanSummary>);
     let model = RwSignal::new(None::<Arc<TabulatedModel>>);
     let book = expect_context::<RunBook>();
     let trained = RwSignal::new(Vec::<Compared>::new());
@@ -229,46 +228,31 @@ pub fn WorldModelTools(
 
     let plan_with = move |_| {
         let (Some(env), Some((_, code))) = (env.get_untracked(), program.get_untracked()) else { return };
-        let request = match tabulated::request(env, &code) {
-            Ok(request) => request,
-            Err(message) => return problem.set(Some(message)),
-        };
+        let python = python.get_value();
         busy.set(true);
-        status.set("Tabulating the model over every state and action in Pyodide…".into());
-        python.with_value(|python| {
-            python.run(request, TABULATE_LIMIT_MS, move |verdict| {
-                let table = verdict.and_then(|v| TabulatedModel::from_verdict(env, &v));
-                let table = match table {
-                    Ok(table) => Arc::new(table),
-                    Err(message) => {
-                        busy.set(false);
-                        status.set(String::new());
-                        return problem.set(Some(message));
-                    }
-                };
-                problem.set(None);
-                model.set(Some(table.clone()));
-                let protocol = Protocol::quick();
-                let mut evaluation = Evaluation::new((*table).clone(), protocol.clone(), 1);
-                leptos::task::spawn_local(async move {
-                    while evaluation.step() {
-                        status.set(format!(
-                            "Planning: {} of {} episodes played…",
-                            evaluation.episodes.len(),
-                            3 * protocol.episodes
-                        ));
-                        let means = Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect();
-                        plan.set(Some((protocol.clone(), means, None)));
-                        // Let the page draw between episodes.
-                        gloo_timers::future::TimeoutFuture::new(0).await;
-                    }
-                    let means = Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect();
-                    plan.set(Some((protocol, means, evaluation.normalised())));
-                    played.set(evaluation.episodes);
-                    status.set(String::new());
-                    busy.set(false);
-                });
-            })
+        problem.set(None);
+        leptos::task::spawn_local(async move {
+            let evaluation = if Evaluation::plans_in_python(env) {
+                Ok(Evaluation::in_python(env, code, Protocol::quick(), 1))
+            } else {
+                status.set("Tabulating the model over every state and action in Pyodide…".into());
+                match tabulated::request(env, &code) {
+                    Err(message) => Err(message),
+                    Ok(request) => run_python(&python, Author::Untrusted, request, TABULATE_LIMIT_MS)
+                        .await
+                        .and_then(|verdict| TabulatedModel::from_verdict(env, &verdict))
+                        .map(|table| {
+                            model.set(Some(Arc::new(table.clone())));
+                            Evaluation::new(table, Protocol::quick(), 1)
+                        }),
+                }
+            };
+            match evaluation {
+                Ok(evaluation) => play(evaluation, &python, plan, played, status, problem).await,
+                Err(message) => problem.set(Some(message)),
+            }
+            status.set(String::new());
+            busy.set(false);
         });
     };
 
@@ -368,15 +352,28 @@ pub fn WorldModelTools(
     };
     let plan_line = move || {
         plan.with(|p| {
-            p.as_ref().map(|(protocol, means, normalised)| {
+            p.as_ref().map(|summary| {
                 let mean = |policy| {
-                    means.iter().find(|(p, _)| *p == policy).and_then(|(_, m)| *m).map_or("…".to_owned(), |m| format!("{m:.1}"))
+                    summary
+                        .means
+                        .iter()
+                        .find(|(p, _)| *p == policy)
+                        .and_then(|(_, m)| *m)
+                        .map_or("…".to_owned(), |m| format!("{m:.1}"))
                 };
-                let r = normalised.map_or("N/A until every episode is played, or when the oracle does no better than random".to_owned(), |r| format!("{r:.3}"));
+                let r = summary.normalised.map_or(
+                    "N/A until every episode is played, or when the oracle does no better than random".to_owned(),
+                    |r| format!("{r:.3}"),
+                );
+                let python = if summary.in_python {
+                    format!(" The model was stepped {} times in Pyodide.", summary.model_steps)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "Quick protocol ({} episodes each, rollouts of {} steps; `rlcg cwm plan` runs the paper's): mean return random {} · oracle {} · this model {} · R(CWM) = {r}",
-                    protocol.episodes,
-                    protocol.planner.rollout_steps,
+                    "Quick protocol ({} episodes each, rollouts of {} steps; `rlcg cwm plan` runs the paper's): mean return random {} · oracle {} · this model {} · R(CWM) = {r}.{python}",
+                    summary.protocol.episodes,
+                    summary.protocol.planner.rollout_steps,
                     mean(Policy::Random),
                     mean(Policy::Oracle),
                     mean(Policy::Model)
@@ -384,7 +381,7 @@ pub fn WorldModelTools(
             })
         })
     };
-    let tabular = move || env.get().is_some_and(|e| tabulated::states(e).is_some());
+    let in_python = move || env.get().is_some_and(Evaluation::plans_in_python);
 
     view! {
         <div id="cwm-tools" hidden=move || env.get().is_none() || program.get().is_none()>
@@ -392,10 +389,14 @@ pub fn WorldModelTools(
             <p>{move || program.get().map(|(which, _)| format!("Working with {which}."))}</p>
             <p class="actions">
                 <button type="button" id="cwm-score" disabled=move || busy.get() on:click=score>"Score it on the dataset"</button>
-                <button type="button" id="cwm-plan" disabled=move || busy.get() || !tabular() on:click=plan_with>"Plan with it"</button>
+                <button type="button" id="cwm-plan" disabled=move || busy.get() on:click=plan_with>"Plan with it"</button>
                 <button type="button" id="cwm-train" disabled=move || busy.get() || model.get().is_none() on:click=train_inside>"Train Q-learning inside it"</button>
             </p>
-            <p class="hint" hidden=tabular>"Planning with a model of a continuous environment runs the planner in Python, which this page does not do yet: only CliffWalking, Taxi and Blackjack, whose models are tabulated over their states, plan here."</p>
+            <p class="hint" id="cwm-plan-note">{move || if in_python() {
+                "A model of a continuous environment cannot be tabulated: each planning episode is one run in Pyodide, where the same planner steps the model and the real environment is the bank's reference model (checked against Gymnasium's transitions). The random and oracle episodes play there too, so that all three meet the same environment."
+            } else {
+                "The model is tabulated over every state and action in one run in Pyodide; the planner then steps the table here, and agents can train inside it."
+            }}</p>
             <p role="status">{move || status.get()}</p>
             <p role="alert" class="error" id="cwm-error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="cwm-accuracy">{accuracy_line}</p>
@@ -414,6 +415,68 @@ pub fn WorldModelTools(
             </table>
             <p class="hint" hidden=move || trained.with(Vec::is_empty)>"The agent inside the model used no real steps beyond the dataset the model was scored on; both train in the background worker as runs of the Train pane (with their plots, episode trees and greedy step-throughs there) and are evaluated greedily on the real environment."</p>
         </div>
+    }
+}
+
+/// Plays `evaluation` to its end: episodes of a tabulated model here, with a pause between them so
+/// that the page draws; those planned in Python one run each (the model's with a fresh
+/// interpreter, the playground's own random and oracle episodes in a kept one).
+async fn play(
+    mut evaluation: Evaluation,
+    python: &Python,
+    plan: RwSignal<Option<PlanSummary>>,
+    played: RwSignal<Vec<Episode>>,
+    status: RwSignal<String>,
+    problem: RwSignal<Option<String>>,
+) {
+    let total = 3 * evaluation.protocol.episodes;
+    loop {
+        plan.set(Some(PlanSummary::of(&evaluation)));
+        let next = evaluation.episodes.len() as u32 + 1;
+        match evaluation.step() {
+            Turn::Done => break,
+            Turn::Played => {
+                status.set(format!("Planning: {} of {total} episodes played…", evaluation.episodes.len()));
+                gloo_timers::future::TimeoutFuture::new(0).await;
+            }
+            Turn::Python { policy, request } => {
+                status.set(format!(
+                    "Planning in Pyodide: episode {next} of {total} ({}; the planner and the real environment run there)…",
+                    policy.label()
+                ));
+                let author = if policy == Policy::Model { Author::Untrusted } else { Author::Playground };
+                match run_python(python, author, request, EPISODE_LIMIT_MS).await {
+                    Ok(verdict) => evaluation.resume(&verdict),
+                    Err(message) => return problem.set(Some(message)),
+                }
+            }
+        }
+    }
+    plan.set(Some(PlanSummary::of(&evaluation)));
+    problem.set(evaluation.error.clone().map(|e| format!("The model could not plan: {e}")));
+    played.set(evaluation.episodes);
+}
+
+/// What the returns line shows of an evaluation.
+#[derive(Clone, Debug, PartialEq)]
+struct PlanSummary {
+    protocol: Protocol,
+    means: Vec<(Policy, Option<f64>)>,
+    normalised: Option<f64>,
+    in_python: bool,
+    /// How often the planner stepped the model, over the episodes planned in Python.
+    model_steps: u64,
+}
+
+impl PlanSummary {
+    fn of(evaluation: &Evaluation) -> Self {
+        Self {
+            protocol: evaluation.protocol.clone(),
+            means: Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect(),
+            normalised: evaluation.normalised(),
+            in_python: Evaluation::plans_in_python(evaluation.env),
+            model_steps: evaluation.episodes.iter().map(|e| e.model_steps).sum(),
+        }
     }
 }
 

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use cli::python::NativePython;
-use engine::cwm::normalised_return::{Evaluation, Policy, Protocol};
-use engine::cwm::tabulated::{self, TabulatedModel};
+use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Evaluation, Policy, Protocol, Turn};
+use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::gym::GymId;
 use engine::gym::accuracy::{Labelling, Metric};
 use engine::gym::dataset::{dataset, from_json_lines};
@@ -20,9 +20,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::{Failure, io_failure, usage};
-
-/// How long tabulating a model may take: every state and action in one run.
-const TABULATE_LIMIT_MS: u32 = 60_000;
 
 #[derive(Subcommand)]
 pub enum CwmCommand {
@@ -51,7 +48,8 @@ pub enum CwmCommand {
     },
     /// Plan with a world model (seed 004 §5.3): the paper's MCTS planner with the model, with the
     /// true environment and at random, and the normalised return R(CWM). The model is tabulated
-    /// over the environment's states (CliffWalking, Taxi, Blackjack).
+    /// over the environment's states (CliffWalking, Taxi, Blackjack) and planned in Rust; a
+    /// continuous environment's model is planned in python3, one episode per run.
     Plan {
         #[arg(long)]
         env: String,
@@ -175,14 +173,25 @@ fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: 
     if episodes == 0 {
         return Err(usage("--episodes must be at least 1"));
     }
-    let request = tabulated::request(env, &read(program)?).map_err(usage)?;
-    let mut python = NativePython::start().map_err(io_failure)?;
-    let verdict = python.run(&request, TABULATE_LIMIT_MS).map_err(io_failure)?;
-    let model = TabulatedModel::from_verdict(env, &verdict).map_err(io_failure)?;
+    let code = read(program)?;
     let protocol = Protocol { episodes, ..if quick { Protocol::quick() } else { Protocol::paper() } };
-    let mut evaluation = Evaluation::new(model, protocol, seed);
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let mut evaluation = if Evaluation::plans_in_python(env) {
+        Evaluation::in_python(env, code, protocol, seed)
+    } else {
+        let verdict =
+            python.run(&tabulated::request(env, &code).map_err(usage)?, TABULATE_LIMIT_MS).map_err(io_failure)?;
+        Evaluation::new(TabulatedModel::from_verdict(env, &verdict).map_err(io_failure)?, protocol, seed)
+    };
     let bar = crate::progress_bar(u64::from(3 * episodes), "episodes");
-    while evaluation.step() {
+    loop {
+        match evaluation.step() {
+            Turn::Done => break,
+            Turn::Played => {}
+            Turn::Python { request, .. } => {
+                evaluation.resume(&python.run(&request, EPISODE_LIMIT_MS).map_err(io_failure)?);
+            }
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -192,11 +201,14 @@ fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: 
         "env": env.name(),
         "episodes": episodes,
         "protocol": if quick { "quick" } else { "paper" },
+        "planned_in": if Evaluation::plans_in_python(env) { "python" } else { "rust" },
         "random": evaluation.mean_return(Policy::Random),
         "oracle": evaluation.mean_return(Policy::Oracle),
         "model": evaluation.mean_return(Policy::Model),
         "normalised": evaluation.normalised(),
         "returns": {"random": returns(Policy::Random), "oracle": returns(Policy::Oracle), "model": returns(Policy::Model)},
+        "model_steps": evaluation.episodes.iter().map(|e| e.model_steps).sum::<u64>(),
+        "error": evaluation.error,
     });
     if json {
         println!("{report}");
@@ -212,7 +224,11 @@ fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: 
             shown(evaluation.normalised())
         );
     }
-    Ok(())
+    match evaluation.error {
+        // The model failed: the report says where, and the exit status says it is not a result.
+        Some(error) => Err(io_failure(format!("the model could not plan: {error}"))),
+        None => Ok(()),
+    }
 }
 
 fn model(env: &str, fault: Option<&str>) -> Result<(), Failure> {

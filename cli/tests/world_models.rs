@@ -6,14 +6,16 @@ mod common;
 
 use common::{last_json_line, rlcg};
 
-use cli::python::run_all;
+use cli::python::{NativePython, run_all};
+use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, PlanRequest, PlayedEpisode, Policy};
+use engine::cwm::planner::PlannerParams;
 use engine::gym::GymId;
 use engine::gym::dataset::dataset;
-use engine::python::{FaultKind, Outcome};
+use engine::python::{FaultKind, Outcome, ProgramRequest};
 use engine::rng::gym_rng;
 use engine::search::Scorer;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
-use engine::search::world_model_tasks::world_model_tasks;
+use engine::search::world_model_tasks::{world_model_task, world_model_tasks};
 
 #[test]
 fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as_labelled() {
@@ -180,9 +182,126 @@ fn cwm_plan_with_a_perfect_model_is_the_oracle_and_both_beat_random() {
         rlcg(&["cwm", "plan", "--env", "CliffWalking-v0", "--program", no_return.path(), "--episodes", "4", "--json"]);
     let report = last_json_line(&output);
     assert!(report["normalised"].as_f64().unwrap() < 1.0, "{report}");
-    // A continuous environment cannot be tabulated, and says so.
-    let cart = bank_program("CartPole-v1", None);
-    let output = rlcg(&["cwm", "plan", "--env", "CartPole-v1", "--program", cart.path()]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("continuous"));
+}
+
+fn plan_cart_pole(program: &TempProgram) -> (Option<i32>, serde_json::Value, String) {
+    let output = rlcg(&[
+        "cwm",
+        "plan",
+        "--env",
+        "CartPole-v1",
+        "--program",
+        program.path(),
+        "--episodes",
+        "2",
+        "--quick",
+        "--json",
+    ]);
+    (output.status.code(), last_json_line(&output), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn cwm_plan_in_python_for_cart_pole_a_perfect_model_is_the_oracle_a_wrong_push_is_not_and_a_crash_is_named() {
+    let (code, report, _) = plan_cart_pole(&bank_program("CartPole-v1", None));
+    assert_eq!(code, Some(0));
+    assert_eq!(report["planned_in"], "python");
+    // The model's frames are the float32 observations and the oracle's the real f64 state, yet
+    // the perfect model plans the same episodes.
+    assert_eq!(report["returns"]["model"], report["returns"]["oracle"]);
+    assert_eq!(report["normalised"], 1.0);
+    // Random CartPole episodes last about 20 steps; the planner keeps the pole up for hundreds.
+    assert!(report["oracle"].as_f64().unwrap() > 5.0 * report["random"].as_f64().unwrap(), "{report}");
+    assert!(report["model_steps"].as_u64().unwrap() > 100_000, "{report}");
+    // A model that pushes the wrong way plans the cart into a fall: no better than random.
+    let (_, report, _) = plan_cart_pole(&bank_program("CartPole-v1", Some("2:0")));
+    assert!(report["normalised"].as_f64().unwrap() < 0.1, "{report}");
+    // A model that raises stops the evaluation with its error and line, and no R(CWM).
+    let (code, report, stderr) = plan_cart_pole(&bank_program("CartPole-v1", Some("0:2")));
+    assert_eq!((code, report["normalised"].is_null()), (Some(1), true));
+    assert!(
+        stderr.contains("model episode 1 of 2: Error when planning step 1 with the model: NameError: name 'math' is not defined (line 21)"),
+        "{stderr}"
+    );
+}
+
+/// Plans one episode in the harness with `environment` as both the real environment and the model.
+fn planned(
+    environment: &str,
+    start: Vec<f64>,
+    policy: Policy,
+    actions: usize,
+    seed: u32,
+    float32: bool,
+) -> PlayedEpisode {
+    let plan = PlanRequest {
+        environment: environment.to_owned(),
+        start,
+        policy,
+        actions,
+        max_steps: 100,
+        seed,
+        float32,
+        planner: PlannerParams::default(),
+    };
+    let request = ProgramRequest::planning_episode(environment, plan);
+    let verdict = NativePython::start().unwrap().run(&request, EPISODE_LIMIT_MS).unwrap();
+    assert_eq!(verdict.outcome, Outcome::Pass, "{:?}", verdict.error);
+    verdict.episode.unwrap()
+}
+
+/// planner.rs's corridor: 5 cells, action 1 moves right, 0 left; reaching cell 4 pays 10 and ends.
+const CORRIDOR: &str = "class Environment:\n    def set_state(self, state):\n        self.cell = int(state[0])\n\n    def step(self, action):\n        self.cell = self.cell + 1 if action == 1 else max(self.cell - 1, 0)\n        return [self.cell], 10.0 if self.cell == 4 else 0.0, self.cell == 4\n";
+
+#[test]
+fn the_harness_planner_walks_planner_rs_corridor_as_the_rust_planner_does() {
+    // Next to the reward, right is worth 10 and left at most 0.99² · 10: one step, every seed.
+    for seed in 0..10 {
+        let episode = planned(CORRIDOR, vec![3.0], Policy::Oracle, 2, seed, false);
+        assert_eq!((episode.actions, episode.rewards, episode.terminated), (vec![1], vec![10.0], true));
+    }
+    // From the far end, the planner reaches the reward within the episode; at random it takes longer.
+    let (mut planned_steps, mut random_steps) = (0, 0);
+    for seed in 0..10 {
+        let walk = |policy| {
+            let episode = planned(
+                &CORRIDOR.replace("self.cell = state", "self.cell = int(state[0])"),
+                vec![0.0],
+                policy,
+                2,
+                seed,
+                false,
+            );
+            assert!(episode.terminated && episode.rewards.last() == Some(&10.0));
+            episode.actions.len()
+        };
+        planned_steps += walk(Policy::Oracle);
+        random_steps += walk(Policy::Random);
+    }
+    assert!(planned_steps >= 40 && planned_steps < random_steps, "{planned_steps} planned, {random_steps} random");
+}
+
+#[test]
+fn the_harness_real_environment_steps_as_the_engine_environment() {
+    // The reference model that plays the real environment of a continuous planning episode, fed
+    // the engine's f64 start, follows the engine's episode for the same actions.
+    for (env, close_for) in [(GymId::CartPole, 100), (GymId::MountainCar, 100), (GymId::Acrobot, 100)] {
+        let task = world_model_task(env);
+        let reference = task.program(&vec![None; task.slots.len()]);
+        let mut real = env.make(&mut gym_rng(3));
+        let episode = planned(&reference, real.unrounded_obs(), Policy::Random, env.actions(), 3, true);
+        let mut rng = gym_rng(0);
+        for (step, (&action, observation)) in
+            episode.actions.iter().zip(&episode.observations).enumerate().take(close_for)
+        {
+            let outcome = real.step(action, &mut rng);
+            let expected = outcome.obs.values();
+            let apart = expected.iter().zip(observation).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(
+                apart <= 1e-6,
+                "{}: step {}: {observation:?} against the engine's {expected:?}",
+                env.name(),
+                step + 1
+            );
+        }
+    }
 }

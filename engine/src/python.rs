@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::cwm::normalised_return::{PlanRequest, PlayedEpisode};
+
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
 /// Characters of stdout and of stderr kept per run.
@@ -50,6 +52,10 @@ pub struct ProgramRequest {
     /// program in a batch could change the interpreter for the ones after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<Vec<ProgramRequest>>,
+    /// Play one real episode with `code` as the planner's model instead (the verdict's `episode`,
+    /// see `cwm::normalised_return`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<Box<PlanRequest>>,
 }
 
 impl ProgramRequest {
@@ -63,6 +69,7 @@ impl ProgramRequest {
             mutants: false,
             predict: None,
             batch: None,
+            plan: None,
         }
     }
 
@@ -74,6 +81,11 @@ impl ProgramRequest {
     /// `code` as a code world model predicting the next state, reward and done of each pair.
     pub fn world_model(code: impl Into<String>, pairs: Vec<(Value, usize)>) -> Self {
         Self { predict: Some(pairs), ..Self::new(code, Vec::new()).verdict_only() }
+    }
+
+    /// One planning episode with `code` as the model (see [`PlanRequest`]).
+    pub fn planning_episode(code: impl Into<String>, plan: PlanRequest) -> Self {
+        Self { plan: Some(Box::new(plan)), ..Self::new(code, Vec::new()).verdict_only() }
     }
 
     /// Only the verdict: no coverage and no analysis, for checks of many programs.
@@ -282,6 +294,9 @@ pub struct ProgramVerdict {
     /// For a `batch` request: each request's verdict, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<Vec<ProgramVerdict>>,
+    /// For a `plan` request: the episode as far as it was played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episode: Option<PlayedEpisode>,
 }
 
 /// What a code world model's `step` returned, as JSON: a value of any type, which scoring compares
@@ -325,6 +340,7 @@ impl ProgramVerdict {
             slots: None,
             predictions: None,
             batch: None,
+            episode: None,
         }
     }
 

@@ -54,6 +54,7 @@ import json
 import math
 import os
 import random
+import struct
 import sys
 import time
 import tokenize
@@ -643,6 +644,196 @@ def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
     return verdict
 
 
+# ---- Planning with a code world model (seed 004 §3.5): one real episode per request ----
+#
+# The engine's planner (engine/src/cwm/planner.rs) line for line, in Python: the models of
+# continuous environments cannot be tabulated, and one request per real step would cost a round trip
+# (and in the page a fresh interpreter) each time. The real environment is the reference model
+# (`plan.environment`, the bank's correct program), which the Gymnasium fixture checks.
+
+PLANNER_KEYS = ("simulations", "exploration", "discount", "rollout_steps", "temperature", "visit_epsilon", "unvisited_value")
+
+
+class _ModelRaised(Exception):
+    """A model's exception while planning, with what it was doing."""
+
+    def __init__(self, exc, during):
+        super().__init__(during)
+        self.exc, self.during = exc, during
+
+
+def _float32(values):
+    """An observation as Gymnasium's float32 spaces give it (each float rounded to 32 bits)."""
+    return [struct.unpack("f", struct.pack("f", v))[0] if isinstance(v, float) else v for v in values]
+
+
+class _Simulator:
+    """A model the planner steps: `set_state(deepcopy(frame))` then `step(action)`, so that each
+    predicted frame feeds the next prediction (the official `CWMSimulatorMCTS`)."""
+
+    def __init__(self, model):
+        self.model, self.steps = model, 0
+
+    def step(self, frame, action):
+        self.steps += 1
+        try:
+            self.model.set_state(copy.deepcopy(frame))
+            output = self.model.step(action)
+        except KeyboardInterrupt:
+            raise
+        except (Exception, SystemExit, GeneratorExit) as exc:
+            raise _ModelRaised(exc, "set_state or step") from exc
+        if not isinstance(output, (tuple, list)) or len(output) != 3:
+            raise _ModelRaised(TypeError(f"step returned {_bounded(repr(output))}, not (next_state, reward, done)"), "step")
+        next_frame, reward, done = output
+        try:
+            return next_frame, float(reward), bool(done)
+        except (TypeError, ValueError) as exc:
+            raise _ModelRaised(exc, "step") from exc
+
+
+def _uct(node, params):
+    ln_n = math.log(max(node[2], 1))
+    best, best_score = 0, None
+    for index, (visits, value_sum, _) in enumerate(node[3]):
+        q = value_sum / visits if visits else params["unvisited_value"]
+        score = q + params["exploration"] * math.sqrt(ln_n / (visits + params["visit_epsilon"]))
+        if best_score is None or score > best_score:
+            best, best_score = index, score
+    return best
+
+
+def _rollout(simulator, frame, actions, params, rng):
+    total, weight = 0.0, 1.0
+    for _ in range(params["rollout_steps"]):
+        frame, reward, done = simulator.step(frame, rng.randrange(actions))
+        total += weight * reward
+        weight *= params["discount"]
+        if done:
+            break
+    return total
+
+
+def _simulate(simulator, tree, at, actions, params, rng):
+    """One simulation from node `at` (a node is [frame, terminal, visits, [[visits, value_sum,
+    children by key], ...]]); its return, r + γ·v."""
+    node = tree[at]
+    action = _uct(node, params)
+    next_frame, reward, done = simulator.step(node[0], action)
+    key = repr(_json_ready(next_frame))
+    child = node[3][action][2].get(key)
+    if child is not None and tree[child][1]:
+        value = 0.0
+    elif child is not None:
+        value = _simulate(simulator, tree, child, actions, params, rng)
+    else:
+        value = 0.0 if done else _rollout(simulator, next_frame, actions, params, rng)
+        tree.append([next_frame, done, 1, [[0, 0.0, {}] for _ in range(actions)]])
+        node[3][action][2][key] = len(tree) - 1
+    total = reward + params["discount"] * value
+    node[2] += 1
+    node[3][action][0] += 1
+    node[3][action][1] += total
+    return total
+
+
+def _planned_action(simulator, frame, actions, params, rng):
+    """A fresh tree of `simulations` simulations, then an action drawn from softmax(Q / T)."""
+    tree = [[frame, False, 0, [[0, 0.0, {}] for _ in range(actions)]]]
+    for _ in range(params["simulations"]):
+        _simulate(simulator, tree, 0, actions, params, rng)
+    qs = [(s / v if v else 0.0) / params["temperature"] for v, s, _ in tree[0][3]]
+    top = max(qs)
+    weights = [math.exp(q - top) for q in qs]
+    draw = rng.random() * sum(weights)
+    for action, weight in enumerate(weights):
+        if draw < weight:
+            return action
+        draw -= weight
+    return len(weights) - 1
+
+
+def _play(model_program, plan, episode):
+    """Plays the episode into `episode` (its lists grow as it goes, so a stopped run keeps them);
+    returns the model's error, or None."""
+    rng = random.Random(plan["seed"])
+    random.seed(plan["seed"])
+    params = {key: plan["planner"][key] for key in PLANNER_KEYS}
+    actions, policy, rounded = plan["actions"], plan["policy"], plan.get("float32", False)
+    scope = {"__name__": "__main__"}
+    exec(compile(plan["environment"], "<environment>", "exec"), scope)
+    real = scope["Environment"]()
+    real.set_state(copy.deepcopy(plan["start"]))
+    simulator = None
+    if policy == "oracle":
+        # A copy of the real environment: the reference model fed the real, unrounded state.
+        simulator = _Simulator(scope["Environment"]())
+    elif policy == "model":
+        scope = {"__name__": "__main__"}
+        try:
+            exec(model_program, scope)
+            environment = scope.get("Environment")
+            if not isinstance(environment, type):
+                return "The program defines no class `Environment`"
+            simulator = _Simulator(environment())
+        except KeyboardInterrupt:
+            raise
+        except (Exception, SystemExit, GeneratorExit) as exc:
+            return _model_error(exc, plan["model_code"], "Error when creating the `Environment`")
+    exact = list(plan["start"])
+    for step in range(1, plan["max_steps"] + 1):
+        if simulator is None:
+            action = rng.randrange(actions)
+        else:
+            frame = exact if policy == "oracle" else (_float32(exact) if rounded else copy.deepcopy(exact))
+            try:
+                action = _planned_action(simulator, frame, actions, params, rng)
+            except _ModelRaised as raised:
+                episode["model_steps"] = simulator.steps
+                return _model_error(raised.exc, plan["model_code"], f"Error when planning step {step} with the model")
+            episode["model_steps"] = simulator.steps
+        observation, reward, done = real.step(action)
+        exact = _json_ready(observation)
+        episode["actions"].append(action)
+        episode["rewards"].append(float(reward))
+        episode["observations"].append(_float32(exact) if rounded else exact)
+        if done:
+            episode["terminated"] = True
+            break
+    return None
+
+
+def run_planning_episode(code, plan, output_limit=DEFAULT_OUTPUT_LIMIT):
+    """One real episode planned with the model `code` (or the oracle, or at random; see `_play`).
+    The verdict's `episode` holds its actions, rewards, the observations after each step, whether
+    it terminated and how many model steps the planner took; `runtime_error` carries the model's
+    exception with its line, the episode then ending where it stopped."""
+    started = time.perf_counter()
+    verdict = _verdict(1)
+    episode = verdict["episode"] = {"actions": [], "rewards": [], "observations": [], "terminated": False, "model_steps": 0}
+    program = _compiled(code, False, verdict, started) if plan["policy"] == "model" else None
+    if plan["policy"] == "model" and program is None:
+        return verdict
+    plan = dict(plan, model_code=code)
+    sandbox = _Sandbox(output_limit)
+    error, interrupted = None, False
+    try:
+        with sandbox:
+            error = _play(program, plan, episode)
+    except KeyboardInterrupt:
+        interrupted = True
+    except Exception as exc:  # the reference environment or the request, never the model
+        error = f"The real environment could not play the episode: {_describe(exc)}"
+    if interrupted:
+        verdict["outcome"], verdict["error"] = "timeout", "the run was stopped at the time limit"
+    elif error is not None:
+        verdict["outcome"], verdict["error"] = "runtime_error", error
+    else:
+        verdict["outcome"], verdict["number_passed"] = "pass", 1
+    _settle(verdict, sandbox, started)
+    return verdict
+
+
 # ---- Program banks by mutation (seed 004 spec §6: the simulated LLM's bank for imported tasks) ----
 
 MUTANT_STEPS = 200_000
@@ -810,6 +1001,22 @@ def mutant_bank(code, tests):
     return slots
 
 
+def _plan_problem(plan):
+    """What is wrong with a `plan` request, or None."""
+    if not isinstance(plan, dict) or not isinstance(plan.get("environment"), str):
+        return "`plan` needs a string `environment`"
+    if plan.get("policy") not in ("random", "oracle", "model"):
+        return "`plan.policy` must be random, oracle or model"
+    if not isinstance(plan.get("start"), list) or not isinstance(plan.get("seed"), int):
+        return "`plan` needs a list `start` and an integer `seed`"
+    if not all(isinstance(plan.get(key), int) and plan[key] > 0 for key in ("actions", "max_steps")):
+        return "`plan.actions` and `plan.max_steps` must be positive integers"
+    planner = plan.get("planner")
+    if not isinstance(planner, dict) or not all(isinstance(planner.get(key), (int, float)) for key in PLANNER_KEYS):
+        return "`plan.planner` needs " + ", ".join(PLANNER_KEYS)
+    return None
+
+
 def handle(request):
     """One request object to one verdict, or a clear error for a malformed request."""
     if not isinstance(request, dict) or not isinstance(request.get("code"), str):
@@ -831,6 +1038,11 @@ def handle(request):
         if not isinstance(steps, list) or not all(isinstance(p, list) and len(p) == 2 for p in steps):
             return {"request_error": "`predict` must be a list of [state, action] pairs"}
         return run_world_model(request["code"], steps, int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
+    if "plan" in request:
+        problem = _plan_problem(request["plan"])
+        if problem:
+            return {"request_error": problem}
+        return run_planning_episode(request["code"], request["plan"], int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
     if request.get("mutants"):
         verdict = run_program(request["code"], tests, coverage=False, analysis=False)
         if verdict["passed"]:

@@ -21,6 +21,8 @@ use crate::gym::transitions::obs_of;
 use crate::gym::{GymId, GymObs};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
 
+/// How long tabulating a model may take: every state and action in one run.
+pub const TABULATE_LIMIT_MS: u32 = 60_000;
 /// How often each Blackjack pair is asked of its model.
 pub const BLACKJACK_SAMPLES: usize = 16;
 

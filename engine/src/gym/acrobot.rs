@@ -70,8 +70,13 @@ impl Acrobot {
     }
 
     pub fn obs(&self) -> GymObs {
+        GymObs::of_f64(&self.unrounded_obs())
+    }
+
+    /// `[cos θ1, sin θ1, cos θ2, sin θ2, θ̇1, θ̇2]` in f64.
+    pub fn unrounded_obs(&self) -> [f64; 6] {
         let [t1, t2, d1, d2] = self.state;
-        GymObs::of_f64(&[t1.cos(), t1.sin(), t2.cos(), t2.sin(), d1, d2])
+        [t1.cos(), t1.sin(), t2.cos(), t2.sin(), d1, d2]
     }
 
     pub fn step(&mut self, action: usize) -> GymStep {

@@ -164,6 +164,17 @@ impl GymEnv {
         }
     }
 
+    /// The observation before Gymnasium's float32 cast, from the f64 state (a discrete one as it
+    /// is): what a real environment in another language starts from, to the last bit.
+    pub fn unrounded_obs(&self) -> Vec<f64> {
+        match self {
+            GymEnv::CartPole(e) => e.state.to_vec(),
+            GymEnv::MountainCar(e) => e.state.to_vec(),
+            GymEnv::Acrobot(e) => e.unrounded_obs().to_vec(),
+            GymEnv::Blackjack(_) | GymEnv::CliffWalking(_) | GymEnv::Taxi(_) => self.obs().values(),
+        }
+    }
+
     /// One step; `action` must be below `id().actions()`.
     pub fn step(&mut self, action: usize, rng: &mut RunRng) -> GymStep {
         match self {
