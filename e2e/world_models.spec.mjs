@@ -96,7 +96,14 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await runs.nth(0).locator('.share').click();
   await expect(page.locator('#share-note')).toContainText('trained inside a code world model');
   await expect(page.locator('#share-link')).toBeHidden();
-  await expect(page.locator('#cwm-comparison')).toContainText('1.00 (1 search, simulated)');
+  // The comparison shows the search's accuracy and the R(CWM) its best model planned to, beside
+  // the paper's Table 9 (1.00 / 1.01 for Llama's GIF-MCTS on CliffWalking).
+  const cliff = page.locator('#cwm-comparison tbody tr').nth(1);
+  await expect(cliff.locator('td').nth(1)).toHaveText('1.00 / 1.00 (1 search, simulated; R of 1 planned)');
+  await expect(cliff.locator('td').nth(3)).toHaveText('1.00 / 1.01');
+  // It is kept with the search: a reload shows it again.
+  await page.reload();
+  await expect(cliff.locator('td').nth(1)).toHaveText('1.00 / 1.00 (1 search, simulated; R of 1 planned)');
   expect(errors).toEqual([]);
 });
 
@@ -133,6 +140,10 @@ test('offline, a CartPole world model plans in Pyodide, an episode per run: the 
   await page.locator('#cwm-watch-step').fill(String(steps));
   await expect(summary).toContainText(`Step ${steps} of ${steps}`);
   await expect(page.locator('#cwm-watch-next')).toBeDisabled();
+  // Beside the paper's Table 9: Llama's GIF-MCTS CartPole model had accuracy 1.00 and R 1.11.
+  const cart = page.locator('#cwm-comparison tbody tr').first();
+  await expect(cart.locator('td').nth(1)).toHaveText('1.00 / 1.00 (1 search, simulated; R of 1 planned)');
+  await expect(cart.locator('td').nth(3)).toHaveText('1.00 / 1.11');
   expect(errors).toEqual([]);
 });
 

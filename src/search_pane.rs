@@ -7,6 +7,7 @@
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
 //! The six code-world-model tasks are searched here too, with their tools (`world_models`).
 
+use engine::cwm::normalised_return::PlanningSummary;
 use engine::effects::OfflineLlm;
 use engine::llm::ProviderSettings;
 use engine::params::{self, Parameters};
@@ -250,6 +251,28 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         }
     };
 
+    // How the shown search's best model planned, kept in its record (not while it still searches:
+    // its best may change, and its next record would drop it).
+    let on_planned = Callback::new(move |summary: PlanningSummary| {
+        let Some(id) = searches.shown.get_untracked().filter(|&id| in_flight.get_untracked() != Some(id)) else {
+            return;
+        };
+        searches.list.update(|list| {
+            if let Some((_, record)) = list.iter_mut().find(|(i, _)| *i == id) {
+                record.planned = Some(summary);
+            }
+        });
+        let Some(record) = searches.list.with_untracked(|l| l.iter().find(|(i, _)| *i == id).map(|(_, r)| r.clone()))
+        else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            if let Err(refused) = persist::save_search(id, &record).await {
+                problem.set(Some(refused));
+            }
+        });
+    });
+
     let link_replay = link.as_ref().filter(|l| l.replays_exactly()).map(|l| l.results.clone());
     if let Some(link) = link.as_ref().filter(|l| !l.replays_exactly()) {
         replay.set(Some(format!(
@@ -351,7 +374,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             </p>
             <SearchTree record=shown selected=selected />
             <NodeDetails record=shown selected=selected />
-            <WorldModelTools python=python record=shown selected=selected imported=dataset />
+            <WorldModelTools python=python record=shown selected=selected imported=dataset on_planned=on_planned />
             <h3>"Best program"</h3>
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />

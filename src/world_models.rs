@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Episode, Evaluation, Policy, Protocol, Turn};
+use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Episode, Evaluation, PlanningSummary, Policy, Protocol, Turn};
 use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
@@ -33,16 +33,24 @@ use crate::{download, upload};
 /// Rows of the transition table shown before the first misclassified one.
 const ROWS_SHOWN: usize = 40;
 
-/// The paper's accuracies (Tables 9 and 10): Llama 3 70B at 50 calls and GPT-4 Turbo at 10, each
-/// GIF-MCTS then WorldCoder.
-const PAPER: [(GymId, [f64; 4]); 6] = [
-    (GymId::CartPole, [1.00, 0.92, 1.00, 1.00]),
-    (GymId::CliffWalking, [1.00, 1.00, 1.00, 1.00]),
-    (GymId::MountainCar, [1.00, 0.83, 1.00, 1.00]),
-    (GymId::Taxi, [0.92, 0.44, 0.99, 0.99]),
-    (GymId::Blackjack, [0.83, 0.85, 0.93, 0.79]),
-    (GymId::Acrobot, [0.54, 0.73, 0.53, 0.42]),
+/// An accuracy and an R(CWM) of the paper (`None`: N/A).
+type PaperCell = (f64, Option<f64>);
+
+/// The paper's accuracy and R(CWM) (Tables 9 and 10; R is N/A where the oracle did no better than
+/// random): Llama 3 70B at 50 calls and GPT-4 Turbo at 10, each GIF-MCTS then WorldCoder.
+const PAPER: [(GymId, [PaperCell; 4]); 6] = [
+    (GymId::CartPole, [(1.00, Some(1.11)), (0.92, Some(1.09)), (1.00, Some(0.99)), (1.00, Some(1.00))]),
+    (GymId::CliffWalking, [(1.00, Some(1.01)), (1.00, Some(0.97)), (1.00, Some(0.98)), (1.00, Some(0.89))]),
+    (GymId::MountainCar, [(1.00, None), (0.83, None), (1.00, None), (1.00, None)]),
+    (GymId::Taxi, [(0.92, Some(0.67)), (0.44, Some(0.23)), (0.99, Some(0.87)), (0.99, Some(0.67))]),
+    (GymId::Blackjack, [(0.83, Some(0.53)), (0.85, Some(0.41)), (0.93, Some(0.41)), (0.79, Some(0.59))]),
+    (GymId::Acrobot, [(0.54, None), (0.73, None), (0.53, None), (0.42, None)]),
 ];
+
+/// An accuracy and an R(CWM) as the comparison shows them.
+fn accuracy_and_return(accuracy: f64, normalised: Option<f64>) -> String {
+    format!("{accuracy:.2} / {}", normalised.map_or("N/A".to_owned(), |r| format!("{r:.2}")))
+}
 
 pub fn gym_of(task: &str) -> Option<GymId> {
     GymId::parse(task).ok()
@@ -161,6 +169,8 @@ pub fn WorldModelTools(
     record: Signal<Option<SearchRecord>>,
     selected: RwSignal<Option<usize>>,
     imported: RwSignal<Option<ImportedDataset>>,
+    /// Hears how the best model planned, for the search's record.
+    on_planned: Callback<PlanningSummary>,
 ) -> impl IntoView {
     let env = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| gym_of(&r.spec.task))));
     // The selected node's program, else the best one.
@@ -174,7 +184,7 @@ pub fn WorldModelTools(
         })
     });
     let scored = RwSignal::new(None::<Scored>);
-    let plan = RwSignal::new(None::<PlanSummary>);
+    let plan = RwSignal::new(None::<PlanningSummary>);
     let model = RwSignal::new(None::<Arc<TabulatedModel>>);
     let book = expect_context::<RunBook>();
     let trained = RwSignal::new(Vec::<Compared>::new());
@@ -228,6 +238,8 @@ pub fn WorldModelTools(
 
     let plan_with = move |_| {
         let (Some(env), Some((_, code))) = (env.get_untracked(), program.get_untracked()) else { return };
+        // The search's record keeps how its best model planned, whichever node shows it.
+        let best = record.with_untracked(|r| r.as_ref().and_then(|r| r.best.as_ref()).is_some_and(|(p, _)| *p == code));
         let python = python.get_value();
         busy.set(true);
         problem.set(None);
@@ -248,7 +260,12 @@ pub fn WorldModelTools(
                 }
             };
             match evaluation {
-                Ok(evaluation) => play(evaluation, &python, plan, played, status, problem).await,
+                Ok(evaluation) => {
+                    let summary = play(evaluation, &python, plan, played, status, problem).await;
+                    if let Some(summary) = summary.filter(|_| best) {
+                        on_planned.run(summary);
+                    }
+                }
                 Err(message) => problem.set(Some(message)),
             }
             status.set(String::new());
@@ -353,19 +370,12 @@ pub fn WorldModelTools(
     let plan_line = move || {
         plan.with(|p| {
             p.as_ref().map(|summary| {
-                let mean = |policy| {
-                    summary
-                        .means
-                        .iter()
-                        .find(|(p, _)| *p == policy)
-                        .and_then(|(_, m)| *m)
-                        .map_or("…".to_owned(), |m| format!("{m:.1}"))
-                };
+                let mean = |m: Option<f64>| m.map_or("…".to_owned(), |m| format!("{m:.1}"));
                 let r = summary.normalised.map_or(
                     "N/A until every episode is played, or when the oracle does no better than random".to_owned(),
                     |r| format!("{r:.3}"),
                 );
-                let python = if summary.in_python {
+                let python = if env.get().is_some_and(Evaluation::plans_in_python) {
                     format!(" The model was stepped {} times in Pyodide.", summary.model_steps)
                 } else {
                     String::new()
@@ -374,9 +384,9 @@ pub fn WorldModelTools(
                     "Quick protocol ({} episodes each, rollouts of {} steps; `rlcg cwm plan` runs the paper's): mean return random {} · oracle {} · this model {} · R(CWM) = {r}.{python}",
                     summary.protocol.episodes,
                     summary.protocol.planner.rollout_steps,
-                    mean(Policy::Random),
-                    mean(Policy::Oracle),
-                    mean(Policy::Model)
+                    mean(summary.random),
+                    mean(summary.oracle),
+                    mean(summary.model)
                 )
             })
         })
@@ -420,18 +430,19 @@ pub fn WorldModelTools(
 
 /// Plays `evaluation` to its end: episodes of a tabulated model here, with a pause between them so
 /// that the page draws; those planned in Python one run each (the model's with a fresh
-/// interpreter, the playground's own random and oracle episodes in a kept one).
+/// interpreter, the playground's own random and oracle episodes in a kept one). Its summary, or
+/// none when Python could not run.
 async fn play(
     mut evaluation: Evaluation,
     python: &Python,
-    plan: RwSignal<Option<PlanSummary>>,
+    plan: RwSignal<Option<PlanningSummary>>,
     played: RwSignal<Vec<Episode>>,
     status: RwSignal<String>,
     problem: RwSignal<Option<String>>,
-) {
+) -> Option<PlanningSummary> {
     let total = 3 * evaluation.protocol.episodes;
     loop {
-        plan.set(Some(PlanSummary::of(&evaluation)));
+        plan.set(Some(evaluation.summary()));
         let next = evaluation.episodes.len() as u32 + 1;
         match evaluation.step() {
             Turn::Done => break,
@@ -447,37 +458,19 @@ async fn play(
                 let author = if policy == Policy::Model { Author::Untrusted } else { Author::Playground };
                 match run_python(python, author, request, EPISODE_LIMIT_MS).await {
                     Ok(verdict) => evaluation.resume(&verdict),
-                    Err(message) => return problem.set(Some(message)),
+                    Err(message) => {
+                        problem.set(Some(message));
+                        return None;
+                    }
                 }
             }
         }
     }
-    plan.set(Some(PlanSummary::of(&evaluation)));
+    let summary = evaluation.summary();
+    plan.set(Some(summary.clone()));
     problem.set(evaluation.error.clone().map(|e| format!("The model could not plan: {e}")));
     played.set(evaluation.episodes);
-}
-
-/// What the returns line shows of an evaluation.
-#[derive(Clone, Debug, PartialEq)]
-struct PlanSummary {
-    protocol: Protocol,
-    means: Vec<(Policy, Option<f64>)>,
-    normalised: Option<f64>,
-    in_python: bool,
-    /// How often the planner stepped the model, over the episodes planned in Python.
-    model_steps: u64,
-}
-
-impl PlanSummary {
-    fn of(evaluation: &Evaluation) -> Self {
-        Self {
-            protocol: evaluation.protocol.clone(),
-            means: Policy::ALL.iter().map(|&p| (p, evaluation.mean_return(p))).collect(),
-            normalised: evaluation.normalised(),
-            in_python: Evaluation::plans_in_python(evaluation.env),
-            model_steps: evaluation.episodes.iter().map(|e| e.model_steps).sum(),
-        }
-    }
+    Some(summary)
 }
 
 /// One planned episode on the real environment, step by step on its canvas: random, the planner
@@ -545,32 +538,35 @@ fn PlannedEpisode(env: GymId, played: RwSignal<Vec<Episode>>) -> impl IntoView {
     }
 }
 
-/// The kept world-model searches' best accuracies beside the paper's Tables 9 and 10.
+/// The kept world-model searches' best accuracies, and R(CWM) where their best model was planned
+/// with, beside the paper's Tables 9 and 10.
 #[component]
 pub fn PaperComparison(list: Signal<Vec<SearchRecord>>) -> impl IntoView {
     let ours = move |env: GymId, method: &'static str| {
         list.with(|l| {
-            let scores: Vec<f64> = l
-                .iter()
-                .filter(|r| r.spec.task == env.name() && r.spec.method.name() == method)
-                .map(SearchRecord::best_score)
-                .collect();
-            let llms: Vec<&str> = l
-                .iter()
-                .filter(|r| r.spec.task == env.name() && r.spec.method.name() == method)
-                .map(|r| r.llm.as_str())
-                .collect();
-            if scores.is_empty() {
+            let kept: Vec<&SearchRecord> =
+                l.iter().filter(|r| r.spec.task == env.name() && r.spec.method.name() == method).collect();
+            if kept.is_empty() {
                 return "–".to_owned();
             }
-            let mut llms = llms;
+            let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+            let accuracies: Vec<f64> = kept.iter().map(|r| r.best_score()).collect();
+            let planned: Vec<&PlanningSummary> = kept.iter().filter_map(|r| r.planned.as_ref()).collect();
+            let returns: Vec<f64> = planned.iter().filter_map(|p| p.normalised).collect();
+            let r = match (planned.len(), returns.len()) {
+                (0, _) => "–".to_owned(),
+                (_, 0) => "N/A".to_owned(),
+                _ => format!("{:.2}", mean(&returns)),
+            };
+            let mut llms: Vec<&str> = kept.iter().map(|r| r.llm.as_str()).collect();
             llms.dedup();
             format!(
-                "{:.2} ({} search{}, {})",
-                scores.iter().sum::<f64>() / scores.len() as f64,
-                scores.len(),
-                if scores.len() == 1 { "" } else { "es" },
-                llms.join(", ")
+                "{:.2} / {r} ({} search{}, {}; R of {} planned)",
+                mean(&accuracies),
+                kept.len(),
+                if kept.len() == 1 { "" } else { "es" },
+                llms.join(", "),
+                planned.len()
             )
         })
     };
@@ -578,12 +574,12 @@ pub fn PaperComparison(list: Signal<Vec<SearchRecord>>) -> impl IntoView {
     view! {
         <div hidden=move || !any()>
             <h3>"World models against the paper"</h3>
-            <p class="hint">"Mean best accuracy of the searches kept here, labelled by who answered them (simulated: the simulated LLM, not the paper's models), beside seed 004's Tables 9 (Llama 3 70B, 50 calls) and 10 (GPT-4 Turbo, 10 calls)."</p>
+            <p class="hint">"Accuracy / R(CWM): the mean best accuracy of the searches kept here, and the mean R(CWM) of those whose best model was planned with (the quick protocol; \"Plan with it\" on the best model records it), labelled by who answered them (simulated: the simulated LLM, not the paper's models), beside seed 004's Tables 9 (Llama 3 70B, 50 calls) and 10 (GPT-4 Turbo, 10 calls). N/A: the oracle did no better than random."</p>
             <table id="cwm-comparison">
                 <thead><tr><th>"environment"</th><th>"GIF-MCTS here"</th><th>"WorldCoder here"</th><th>"Llama GIF-MCTS"</th><th>"Llama WorldCoder"</th><th>"GPT-4 GIF-MCTS"</th><th>"GPT-4 WorldCoder"</th></tr></thead>
                 <tbody>{PAPER.iter().map(|&(env, paper)| view! {
                     <tr><td>{env.name()}</td><td>{move || ours(env, "gif-mcts")}</td><td>{move || ours(env, "worldcoder")}</td>
-                    {paper.iter().map(|p| view! { <td>{format!("{p:.2}")}</td> }).collect_view()}</tr>
+                    {paper.iter().map(|&(accuracy, r)| view! { <td>{accuracy_and_return(accuracy, r)}</td> }).collect_view()}</tr>
                 }).collect_view()}</tbody>
             </table>
         </div>

@@ -43,6 +43,10 @@ A request with `"predict": [[state, action], ...]` runs the code as a code world
 §3.4, see `run_world_model`): the verdict's `predictions` hold its (next_state, reward, done) for
 each pair, which the engine scores against the recorded transitions.
 
+A request with `"plan": {...}` plays one real episode with the code as a planner's model (seed 004
+§3.5, see `run_planning_episode`): the verdict's `episode` holds the actions, rewards and
+observations, and a model's exception ends it as a `runtime_error` with the line.
+
 As a script it reads one JSON request per line on stdin and prints one verdict per line.
 """
 

@@ -90,6 +90,22 @@ pub struct Episode {
     pub observations: Vec<Vec<f64>>,
 }
 
+/// What an evaluation came to: the mean returns, R(CWM) and how far it got. A search record keeps
+/// it for its best model, for the comparison with the paper's Tables 9 and 10.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlanningSummary {
+    pub protocol: Protocol,
+    pub random: Option<f64>,
+    pub oracle: Option<f64>,
+    pub model: Option<f64>,
+    pub normalised: Option<f64>,
+    /// Episodes played, of `3 × protocol.episodes`.
+    pub played: u32,
+    /// How often the planner stepped the model in Python.
+    pub model_steps: u64,
+    pub error: Option<String>,
+}
+
 /// One real episode for the harness to play (its `plan` mode): the request's `code` is the model
 /// the planner uses when `policy` is the model's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -281,6 +297,19 @@ impl Evaluation {
                 .filter(|(i, e)| e.policy == policy && Some(*i) != failed)
                 .map(|(_, e)| e.reward),
         )
+    }
+
+    pub fn summary(&self) -> PlanningSummary {
+        PlanningSummary {
+            protocol: self.protocol.clone(),
+            random: self.mean_return(Policy::Random),
+            oracle: self.mean_return(Policy::Oracle),
+            model: self.mean_return(Policy::Model),
+            normalised: self.normalised(),
+            played: self.episodes.len() as u32,
+            model_steps: self.episodes.iter().map(|e| e.model_steps).sum(),
+            error: self.error.clone(),
+        }
     }
 
     /// R(CWM), once all three have played; `None` before, after an error, or when the oracle does

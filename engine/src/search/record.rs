@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::spec::{ProgramSearch, SearchSpec, TreeNode};
 use super::{CallRecord, Expanded, Progress};
+use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
 
@@ -29,6 +30,9 @@ pub struct SearchRecord {
     pub ended: String,
     /// [`super::Search::fingerprint`].
     pub fingerprint: String,
+    /// For a world-model search: planning with its best model, once someone has (seed 004 §5.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub planned: Option<PlanningSummary>,
 }
 
 /// What an export file holds.
@@ -57,6 +61,7 @@ impl ProgramSearch {
             cost_usd: 0.0,
             ended: self.ended().to_owned(),
             fingerprint: self.fingerprint(),
+            planned: None,
         }
     }
 }
@@ -137,6 +142,19 @@ mod tests {
         assert_ne!(searched(4).fingerprint, record.fingerprint);
         let text = SearchRecord::export(std::slice::from_ref(&record));
         assert_eq!(SearchRecord::import(&text).unwrap(), vec![record.clone()]);
+        // A record without a planned model (as every record kept before planning was) has none in
+        // its file; one planned with keeps its returns through an export.
+        assert!(!text.contains("\"planned\""));
+        let mut planned = record.clone();
+        let evaluation = crate::cwm::normalised_return::Evaluation::in_python(
+            crate::gym::GymId::CartPole,
+            String::new(),
+            crate::cwm::normalised_return::Protocol::quick(),
+            1,
+        );
+        planned.planned = Some(evaluation.summary());
+        let text = SearchRecord::export(std::slice::from_ref(&planned));
+        assert_eq!(SearchRecord::import(&text).unwrap(), vec![planned]);
         let link = crate::share::search_link::SearchLink::of(&record);
         let results = link.results.as_ref().unwrap();
         assert_eq!((results.best_score, results.llm_calls), (record.best_score(), record.llm_calls()));
