@@ -172,3 +172,35 @@ test('the run form trains seed 004\'s environments: Q-learning walks CliffWalkin
   await expect(page.locator('#error')).toContainText("CartPole-v1's states are continuous: train the dqn");
   expect(errors).toEqual([]);
 });
+
+test('each Gymnasium environment\'s greedy episode is drawn on its own canvas and stepped through', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  const runs = [
+    // The run form's default episodes for Taxi solve it: the greedy episode delivers the passenger.
+    { env: 'Taxi-v3', agent: 'q-learning', caption: /^taxi at row \d, column \d; passenger at [RGYB]; destination [RGYB]$/, end: /^The episode ended after \d+ steps, return \d+\.00, success\.$/ },
+    { env: 'Blackjack-v1', agent: 'q-learning', episodes: 2000, caption: /^player's sum \d+, dealer shows (an ace|\d+), usable ace: (yes|no)$/, end: /^The episode ended after \d+ steps?, return (-1|0|1)\.00/ },
+    { env: 'CartPole-v1', agent: 'dqn', episodes: 3, caption: /^cart at x = -?\d\.\d{3}, velocity -?\d\.\d{3}; pole at -?\d+\.\d°/ },
+    { env: 'MountainCar-v0', agent: 'dqn', episodes: 2, caption: /^position -0\.[45]\d\d, velocity 0\.0000; the flag is at 0\.5$/ },
+    { env: 'Acrobot-v1', agent: 'dqn', episodes: 2, caption: /^θ1 = -?\d+\.\d°, θ2 = -?\d+\.\d°; the tip is at height -[12]\.\d\d \(the line is at 1\)$/ },
+  ];
+  for (const { env, agent, episodes, caption, end } of runs) {
+    await playground.train({ env, agent, episodes, seed: 1 }, 120_000);
+    const canvas = page.locator(`.trace canvas[data-env="${env}"]`);
+    await expect(canvas).toBeVisible();
+    await expect(page.locator('.trace .gym-caption')).toHaveText(caption);
+    if (end) {
+      // A short episode: to its end frame.
+      while (await page.locator('.trace-next').isEnabled()) await page.locator('.trace-next').click();
+      await expect(page.locator('#trace-end')).toHaveText(end);
+    } else {
+      // A long one: one step on, the state is another.
+      const start = await canvas.getAttribute('data-observation');
+      await page.locator('.trace-next').click();
+      await expect(canvas).not.toHaveAttribute('data-observation', start);
+    }
+  }
+  expect(errors).toEqual([]);
+});

@@ -770,7 +770,7 @@ def _play(model_program, plan, episode):
     real.set_state(copy.deepcopy(plan["start"]))
     simulator = None
     if policy == "oracle":
-        # A copy of the real environment: the reference model fed the real, unrounded state.
+        # A copy of the real environment: the reference model fed the real, unrounded observation.
         simulator = _Simulator(scope["Environment"]())
     elif policy == "model":
         scope = {"__name__": "__main__"}
