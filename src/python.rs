@@ -3,7 +3,9 @@
 //!
 //! Each worker runs one program and is then thrown away, so that nothing a program does to its
 //! interpreter (patching the harness, its files, the builtins) can change the verdict of the next:
-//! while a program runs, the next program's worker loads beside it (0.5–0.8 s, docs/benchmarks.md).
+//! once a program has run, the next two programs' workers load while the page is idle (0.3–0.8 s
+//! and about 14 MB each, docs/benchmarks.md), so that a program does not share the two cores with
+//! an interpreter loading beside it, which made a world model's scoring two to eight times slower.
 //! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
 //! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
 //! them all and Pyodide is not loaded again for every batch.
@@ -94,7 +96,8 @@ impl Interpreter {
 struct Host {
     /// The interpreter for the next program (loading, idle, or running it).
     current: Option<Interpreter>,
-    /// The one after it, loading while `current` runs a program.
+    /// The one after it, loaded while the page is idle (or beside `current`'s program when more
+    /// programs are waiting).
     spare: Option<Interpreter>,
     queue: VecDeque<Job>,
     running: Option<Running>,
@@ -301,20 +304,32 @@ impl Python {
             }
             running
         };
-        if self.host.borrow().current.is_none() && !self.host.borrow().queue.is_empty() {
-            match self.start_interpreter() {
-                Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
-                Err(message) => {
-                    (running.job.done)(result);
-                    return self.fail_all(message);
-                }
-            }
+        if let Err(message) = self.load_ahead(running.job.author) {
+            (running.job.done)(result);
+            return self.fail_all(message);
         }
         (running.job.done)(result);
         self.pump();
     }
 
-    /// Sends the next program to a ready interpreter, and starts loading the one after it.
+    /// After a program, starts loading what the next ones will need: an interpreter for the next
+    /// program, and for a person's or an LLM's program (whose interpreter is thrown away) the one
+    /// after it too. They load now, while the page waits for its next program, rather than beside
+    /// that program, where a loading interpreter takes the CPU a running one needs.
+    fn load_ahead(&self, author: Author) -> Result<(), String> {
+        if self.host.borrow().current.is_none() {
+            let interpreter = self.start_interpreter()?;
+            self.host.borrow_mut().current = Some(interpreter);
+        }
+        if author == Author::Untrusted && self.host.borrow().spare.is_none() {
+            let interpreter = self.start_interpreter()?;
+            self.host.borrow_mut().spare = Some(interpreter);
+        }
+        Ok(())
+    }
+
+    /// Sends the next program to a ready interpreter and, when more programs are waiting, starts
+    /// loading the one after it.
     fn pump(&self) {
         let mut guard = self.host.borrow_mut();
         let host = &mut *guard;
@@ -340,8 +355,10 @@ impl Python {
         let _ = Reflect::set(&message, &"request".into(), &request.into());
         let _ = current.worker.post_message(&message);
         let limit_ms = job.limit_ms;
-        // The playground's own program leaves its interpreter to the next one: no spare yet.
-        let needs_spare = host.spare.is_none() && job.author == Author::Untrusted;
+        // With more programs waiting, the next one's interpreter loads beside this program, which
+        // gives the whole queue its verdicts sooner; otherwise `load_ahead` starts it once this
+        // program is done. The playground's own program leaves its interpreter to the next one.
+        let needs_spare = host.spare.is_none() && job.author == Author::Untrusted && !host.queue.is_empty();
         host.running = Some(Running { id, job, interrupted: false, started: js_sys::Date::now() });
         drop(guard);
         self.state.set(PythonState::Running);

@@ -1,7 +1,7 @@
 // The Python worker: Pyodide (served with the page from ../pyodide/) running the shared harness.
 // A module worker, because Pyodide refuses classic ones. The page owns the clock: it interrupts a run
 // through the shared interrupt buffer, or terminates this worker and starts another. Each worker
-// runs one program (the page starts the next one's worker beside it), so nothing a program does to
+// runs one program (the page keeps the next ones' workers loaded), so nothing a program does to
 // its interpreter, its files or this realm reaches another program's verdict.
 //
 // Messages in:  {type: "interrupt_buffer", buffer: SharedArrayBuffer}
@@ -41,8 +41,29 @@ const ready = (async () => {
   // kind pays them here, while this worker waits beside the one in use.
   handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
   handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
+  handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
   lockDown(pyodide);
 })();
+
+// A world model as the LLM writes them (MountainCar's dynamics): scoring one steps it a thousand
+// times, and a worker that has not run such a loop before runs it several times slower.
+const WARM_UP_WORLD_MODEL = `import math
+
+class Environment:
+    def __init__(self):
+        self.state = [0.0, 0.0]
+
+    def set_state(self, state):
+        self.state = state
+
+    def step(self, action):
+        position, velocity = self.state
+        velocity += (action - 1) * 0.001 + math.cos(3 * position) * -0.0025
+        velocity = min(max(velocity, -0.07), 0.07)
+        position = min(max(position + velocity, -1.2), 0.6)
+        self.state = [position, velocity]
+        return list(self.state), -1.0, position >= 0.5
+`;
 
 function refuse(what) {
   return function refused() {
