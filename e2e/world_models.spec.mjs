@@ -204,3 +204,33 @@ test('each Gymnasium environment\'s greedy episode is drawn on its own canvas an
   }
   expect(errors).toEqual([]);
 });
+
+test('a world-model search is shared like the others: its link replays it exactly in a fresh browser, and its export imports there', async ({ page, browser }) => {
+  test.setTimeout(240_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#search-task').selectOption('CliffWalking-v0');
+  await page.locator('#search-method').selectOption('gif-mcts');
+  await page.locator('#search-go').click();
+  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  // The link and fingerprint `rlcg search --task CliffWalking-v0 --seed 1 --json` prints.
+  const link = await page.locator('#search-link').inputValue();
+  expect(link).toMatch(/#v=1&search=gif-mcts&task=CliffWalking-v0&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=c03b469282faefe1$/);
+  const download = page.waitForEvent('download');
+  await page.locator('#search-export').click();
+  const exported = await (await download).path();
+
+  const fresh = await browser.newContext();
+  const other = await fresh.newPage();
+  const otherErrors = watchErrors(other);
+  await other.goto(link);
+  await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 180_000 });
+  await expect(other.locator('#search-task')).toHaveValue('CliffWalking-v0');
+  await expect(other.locator('#cwm-dataset')).toContainText('565 transitions');
+  await other.locator('#search-import').setInputFiles(exported);
+  await expect(other.locator('#search-history tbody tr')).toHaveCount(2);
+  await expect(other.locator('#search-history tbody tr').nth(1)).toContainText('gif-mcts on CliffWalking-v0 (seed 1, simulated)');
+  await fresh.close();
+  expect(errors).toEqual([]);
+  expect(otherErrors).toEqual([]);
+});
