@@ -28,23 +28,6 @@ let pyodide;
 // found the global scope could call to forge a verdict.
 self.addEventListener('message', ({ data }) => onMessage(data));
 
-const ready = (async () => {
-  pyodide = await loadPyodide({ indexURL: new URL('../pyodide/', import.meta.url).href });
-  const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
-  pyodide.FS.writeFile('/home/pyodide/harness.py', source);
-  pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide"); import harness');
-  handle = pyodide.runPython(
-    'import json, harness\n(lambda request: json.dumps(harness.handle(json.loads(request))))',
-  );
-  // Each worker runs one program, so every program would pay the interpreter's first-use costs
-  // (modules the harness imports lazily, the first compile and trace): a small program of each
-  // kind pays them here, while this worker waits beside the one in use.
-  handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
-  handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
-  handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
-  lockDown(pyodide);
-})();
-
 // A world model as the LLM writes them (MountainCar's dynamics): scoring one steps it a thousand
 // times, and a worker that has not run such a loop before runs it several times slower.
 const WARM_UP_WORLD_MODEL = `import math
@@ -64,6 +47,23 @@ class Environment:
         self.state = [position, velocity]
         return list(self.state), -1.0, position >= 0.5
 `;
+
+const ready = (async () => {
+  pyodide = await loadPyodide({ indexURL: new URL('../pyodide/', import.meta.url).href });
+  const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
+  pyodide.FS.writeFile('/home/pyodide/harness.py', source);
+  pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide"); import harness');
+  handle = pyodide.runPython(
+    'import json, harness\n(lambda request: json.dumps(harness.handle(json.loads(request))))',
+  );
+  // Each worker runs one program, so every program would pay the interpreter's first-use costs
+  // (modules the harness imports lazily, the first compile and trace): a small program of each
+  // kind pays them here, while this worker waits for its program.
+  handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
+  handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
+  handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
+  lockDown(pyodide);
+})();
 
 function refuse(what) {
   return function refused() {
