@@ -584,23 +584,31 @@ def _model_error(exc, code, during):
     return text
 
 
+def _new_model(program, code):
+    """Runs a world model's compiled `program` and creates its `Environment`: (the model, None), or
+    (None, the error a fix prompt shows, with its line in `code`)."""
+    scope = {"__name__": "__main__"}
+    try:
+        exec(program, scope)
+        environment = scope.get("Environment")
+        if not isinstance(environment, type):
+            return None, "The program defines no class `Environment`"
+        return environment(), None
+    except KeyboardInterrupt:
+        raise
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        return None, _model_error(exc, code, "Error when creating the `Environment`")
+
+
 def _predict(program, code, steps, predictions):
     """One `Environment()` for all pairs, and per pair `set_state(deepcopy(state))` then
     `step(action)`, as the official code scores a model. The first exception ends the run. A
     model that draws from `random` (Blackjack's cards) draws the same every run: the generator is
     seeded with 0, so a search that scores it is reproducible."""
     random.seed(0)
-    scope = {"__name__": "__main__"}
-    try:
-        exec(program, scope)
-        environment = scope.get("Environment")
-        if not isinstance(environment, type):
-            return "The program defines no class `Environment`"
-        model = environment()
-    except KeyboardInterrupt:
-        raise
-    except (Exception, SystemExit, GeneratorExit) as exc:
-        return _model_error(exc, code, "Error when creating the `Environment`")
+    model, error = _new_model(program, code)
+    if error is not None:
+        return error
     for index, (state, action) in enumerate(steps):
         call = "set_state"
         try:
@@ -773,17 +781,10 @@ def _play(model_program, plan, episode):
         # A copy of the real environment: the reference model fed the real, unrounded observation.
         simulator = _Simulator(scope["Environment"]())
     elif policy == "model":
-        scope = {"__name__": "__main__"}
-        try:
-            exec(model_program, scope)
-            environment = scope.get("Environment")
-            if not isinstance(environment, type):
-                return "The program defines no class `Environment`"
-            simulator = _Simulator(environment())
-        except KeyboardInterrupt:
-            raise
-        except (Exception, SystemExit, GeneratorExit) as exc:
-            return _model_error(exc, plan["model_code"], "Error when creating the `Environment`")
+        model, error = _new_model(model_program, plan["model_code"])
+        if error is not None:
+            return error
+        simulator = _Simulator(model)
     exact = list(plan["start"])
     for step in range(1, plan["max_steps"] + 1):
         if simulator is None:
