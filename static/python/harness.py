@@ -638,14 +638,22 @@ def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
     program = _compiled(code, False, verdict, started)
     if program is None:
         return verdict
+    _run_model(verdict, started, output_limit, lambda: _predict(program, code, steps, predictions))
+    verdict["number_passed"] = len(predictions)
+    return verdict
+
+
+def _run_model(verdict, started, output_limit, run):
+    """Runs a model's predictions or episode in the sandbox (`run()` returns the model's error, or
+    None) and settles the verdict: `timeout` at the time limit, `runtime_error` with the error, or
+    `pass`."""
     sandbox = _Sandbox(output_limit)
     error, interrupted = None, False
     try:
         with sandbox:
-            error = _predict(program, code, steps, predictions)
+            error = run()
     except KeyboardInterrupt:
         interrupted = True
-    verdict["number_passed"] = len(predictions)
     if interrupted:
         verdict["outcome"], verdict["error"] = "timeout", "the run was stopped at the time limit"
     elif error is not None:
@@ -653,7 +661,6 @@ def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
     else:
         verdict["outcome"] = "pass"
     _settle(verdict, sandbox, started)
-    return verdict
 
 
 # ---- Planning with a code world model (seed 004 §3.5): one real episode per request ----
@@ -820,22 +827,17 @@ def run_planning_episode(code, plan, output_limit=DEFAULT_OUTPUT_LIMIT):
     if plan["policy"] == "model" and program is None:
         return verdict
     plan = dict(plan, model_code=code)
-    sandbox = _Sandbox(output_limit)
-    error, interrupted = None, False
-    try:
-        with sandbox:
-            error = _play(program, plan, episode)
-    except KeyboardInterrupt:
-        interrupted = True
-    except Exception as exc:  # the reference environment or the request, never the model
-        error = f"The real environment could not play the episode: {_describe(exc)}"
-    if interrupted:
-        verdict["outcome"], verdict["error"] = "timeout", "the run was stopped at the time limit"
-    elif error is not None:
-        verdict["outcome"], verdict["error"] = "runtime_error", error
-    else:
-        verdict["outcome"], verdict["number_passed"] = "pass", 1
-    _settle(verdict, sandbox, started)
+
+    def play():
+        try:
+            return _play(program, plan, episode)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # the reference environment or the request, never the model
+            return f"The real environment could not play the episode: {_describe(exc)}"
+
+    _run_model(verdict, started, output_limit, play)
+    verdict["number_passed"] = int(verdict["passed"])
     return verdict
 
 
