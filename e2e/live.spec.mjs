@@ -163,6 +163,12 @@ test('prompts are editable, checked before use, and restorable to the defaults',
   await expect(page.locator('#prompt-user')).toHaveValue('Write {task}. Plan: {plan}. Only code, please.');
   await page.locator('#prompt-restore').click();
   await expect(page.locator('#prompt-user')).toHaveValue(/^Task:\n\{task\}/);
+  // Each message waits for the browser's commit, so a reload straight after it keeps the change.
+  await expect(page.locator('#prompt-message')).toHaveText('The default prompts are back.');
+  await page.reload();
+  await page.locator('#prompts summary').click();
+  await page.locator('#prompt-id').selectOption('orchestrator.coder');
+  await expect(page.locator('#prompt-user')).toHaveValue(/^Task:\n\{task\}/);
   expect(errors).toEqual([]);
 });
 

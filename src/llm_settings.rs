@@ -225,17 +225,28 @@ pub fn PromptEditor() -> impl IntoView {
         let mut set = prompts.get_untracked();
         match set.set(edited) {
             Ok(()) => {
-                store(setting::PROMPTS, &set);
+                let json = serde_json::to_string(&set).ok();
                 prompts.set(set);
-                message.set(Some("Saved.".into()));
+                message.set(Some("Saving…".into()));
+                leptos::task::spawn_local(async move {
+                    message.set(Some(match persist::keep_setting(setting::PROMPTS, json).await {
+                        Ok(()) => "Saved.".into(),
+                        Err(problem) => format!("In use on this page, but not kept: {problem}."),
+                    }));
+                });
             }
             Err(problem) => message.set(Some(problem)),
         }
     };
     let restore = move |_| {
-        persist::save_setting(setting::PROMPTS, None);
         prompts.set(PromptSet::default());
-        message.set(Some("The default prompts are back.".into()));
+        message.set(Some("Restoring…".into()));
+        leptos::task::spawn_local(async move {
+            message.set(Some(match persist::keep_setting(setting::PROMPTS, None).await {
+                Ok(()) => "The default prompts are back.".into(),
+                Err(problem) => format!("The default prompts are in use on this page, but: {problem}."),
+            }));
+        });
     };
     view! {
         <details id="prompts">

@@ -84,14 +84,21 @@ pub async fn load_setting(name: &'static str) -> Option<String> {
     Some(text)
 }
 
-/// Keeps setting `name` (`None` forgets it); losing a setting costs nothing but convenience, so
+/// Keeps setting `name` (`None` forgets it) and resolves once the browser has committed it, so that
+/// a page can say "saved" truthfully: a reload before the commit would lose the write.
+pub async fn keep_setting(name: &'static str, text: Option<String>) -> Result<(), String> {
+    let written = match text {
+        Some(text) => JsFuture::from(put_setting(name, text)).await,
+        None => JsFuture::from(delete_setting(name)).await,
+    };
+    written.map(drop).map_err(|e| format!("the browser refused to keep the {name} setting: {}", describe(&e)))
+}
+
+/// [`keep_setting`] without waiting; losing such a setting costs nothing but convenience, so
 /// failures are ignored.
 pub fn save_setting(name: &'static str, text: Option<String>) {
     leptos::task::spawn_local(async move {
-        let _ = match text {
-            Some(text) => JsFuture::from(put_setting(name, text)).await,
-            None => JsFuture::from(delete_setting(name)).await,
-        };
+        let _ = keep_setting(name, text).await;
     });
 }
 
