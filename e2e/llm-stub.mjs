@@ -9,7 +9,8 @@
 // escapes.mjs, aimed at the red-team spec's beacon; stub-prefill answers as stub-coder, and
 // continues a last assistant message (a prefill) with one more line and the closing fence, as vLLM
 // does with continue_final_message. GET /last-authorization tells which Authorization header the
-// last request carried, and GET /last-prefill the last prefill a request carried.
+// last request carried, GET /last-prefill the last prefill a request carried, and POST
+// /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, program } from './escapes.mjs';
 
@@ -86,6 +87,10 @@ createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/last-authorization') return json(res, 200, { authorization: lastAuthorization });
   if (req.method === 'GET' && req.url === '/last-prefill') return json(res, 200, { prefill: lastPrefill });
   if (req.method === 'GET') return json(res, 200, { ok: true });
+  if (req.method === 'POST' && req.url === '/reset-faults') {
+    faultRequests = 0;
+    return json(res, 200, { ok: true });
+  }
   let body = '';
   req.on('data', (chunk) => { body += chunk; });
   req.on('end', () => {

@@ -66,6 +66,7 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
 
 test('against the stub, a search survives a server error and a malformed reply: each marks its node and the search goes on', async ({ page }) => {
   const errors = watchErrors(page);
+  await fetch('http://127.0.0.1:8790/reset-faults', { method: 'POST' });
   const playground = new Playground(page);
   await playground.open();
   await setInput(page, '#search-budget', '5');

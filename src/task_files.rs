@@ -96,9 +96,12 @@ pub fn TaskImport(
             <p>{move || format!("{} imported tasks kept in this browser.", imported.with(Vec::len))}</p>
             <button type="button" id="check-tasks" on:click=check_all>"Run every imported reference solution"</button>
             <button type="button" id="forget-tasks" on:click=move |_| {
-                imported.set(Vec::new());
+                // The count drops once the browser has forgotten them, so that they never come back on a reload.
                 leptos::task::spawn_local(async move {
-                    if let Err(e) = persist::save_tasks(&[]).await { problem.set(Some(e)) }
+                    match persist::save_tasks(&[]).await {
+                        Ok(()) => imported.set(Vec::new()),
+                        Err(e) => problem.set(Some(e)),
+                    }
                 });
             }>"Forget imported tasks"</button>
             <p id="check-summary" role="status">{move || check_summary.get()}</p>
