@@ -219,6 +219,18 @@ pub fn PromptEditor() -> impl IntoView {
             user.set(t.user);
         }
     });
+    // Puts `set` in use, keeps it (`None` forgets the edits), and says `done` only once the browser
+    // has committed it: a reload before the commit would lose it.
+    let apply = move |set: PromptSet, edits: Option<String>, done: &'static str| {
+        prompts.set(set);
+        message.set(Some("Keeping it in this browser…".into()));
+        leptos::task::spawn_local(async move {
+            message.set(Some(match persist::keep_setting(setting::PROMPTS, edits).await {
+                Ok(()) => done.into(),
+                Err(problem) => format!("In use on this page, but not kept: {problem}."),
+            }));
+        });
+    };
     let save = move |_| {
         let Some(current) = template() else { return };
         let edited = PromptTemplate { system: system.get_untracked(), user: user.get_untracked(), ..current };
@@ -226,28 +238,12 @@ pub fn PromptEditor() -> impl IntoView {
         match set.set(edited) {
             Ok(()) => {
                 let json = serde_json::to_string(&set).ok();
-                prompts.set(set);
-                message.set(Some("Saving…".into()));
-                leptos::task::spawn_local(async move {
-                    message.set(Some(match persist::keep_setting(setting::PROMPTS, json).await {
-                        Ok(()) => "Saved.".into(),
-                        Err(problem) => format!("In use on this page, but not kept: {problem}."),
-                    }));
-                });
+                apply(set, json, "Saved.");
             }
             Err(problem) => message.set(Some(problem)),
         }
     };
-    let restore = move |_| {
-        prompts.set(PromptSet::default());
-        message.set(Some("Restoring…".into()));
-        leptos::task::spawn_local(async move {
-            message.set(Some(match persist::keep_setting(setting::PROMPTS, None).await {
-                Ok(()) => "The default prompts are back.".into(),
-                Err(problem) => format!("The default prompts are in use on this page, but: {problem}."),
-            }));
-        });
-    };
+    let restore = move |_| apply(PromptSet::default(), None, "The default prompts are back.");
     view! {
         <details id="prompts">
             <summary>"Prompts"</summary>
