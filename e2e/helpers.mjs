@@ -27,6 +27,37 @@ export function storedSettings(page) {
 }
 
 /**
+ * Run `id` as the page keeps it in IndexedDB: its description (spec, finished, episodes) and how
+ * many chunks of records it has; null before it is first kept.
+ */
+export function keptRun(page, id) {
+  return page.evaluate((id) => new Promise((resolve, reject) => {
+    const request = indexedDB.open('rlcg');
+    request.onerror = () => reject(request.error);
+    request.onsuccess = () => {
+      const tx = request.result.transaction(['runs', 'records']);
+      const description = tx.objectStore('runs').get(id);
+      const chunks = tx.objectStore('records').count(IDBKeyRange.bound([id, 0], [id, Infinity]));
+      tx.oncomplete = () => {
+        request.result.close();
+        resolve(description.result === undefined ? null : { ...JSON.parse(description.result), chunks: chunks.result });
+      };
+    };
+  }), id);
+}
+
+/**
+ * Waits until the page has kept run `id` with `episodes` records, finished or not. The page keeps
+ * runs about once a second, so a reload before that would find the run as it was a moment before.
+ */
+export async function untilKept(page, id, { episodes, finished }) {
+  await expect.poll(async () => {
+    const run = await keptRun(page, id);
+    return run && { episodes: run.episodes, finished: run.finished != null };
+  }, { timeout: 10_000 }).toEqual({ episodes, finished });
+}
+
+/**
  * The playground as the specs drive it (a page object, as leptos's examples keep theirs): the
  * steps that many specs take, written once.
  */

@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { Playground, storedSettings, watchErrors } from './helpers.mjs';
+import { Playground, storedSettings, untilKept, watchErrors } from './helpers.mjs';
 
 const STUB = 'http://127.0.0.1:8790';
 const KEY = 'sk-e2e-SECRET-0123456789abcdefXYZ';
@@ -200,7 +200,8 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await page.locator('#start').click();
   const dqn = page.locator('#runs tbody tr').nth(1);
   await expect(dqn.locator('.status')).toHaveText('finished', { timeout: 90_000 });
-  await page.waitForTimeout(1500); // the page saves about once a second
+  await untilKept(page, 1, { episodes: 5000, finished: true });
+  await untilKept(page, 2, { episodes: 500, finished: true });
 
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(2);

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, untilKept, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 /** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
@@ -286,7 +286,7 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   await expect(fresh.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   expect(await fresh.locator('#final-success-last100').textContent()).toBe(await page.locator('#final-success-last100').textContent());
   // Reloaded, the page finds the run the link trained rather than training a copy.
-  await fresh.waitForTimeout(1500); // runs are saved about once a second
+  await untilKept(fresh, 1, { episodes: REFERENCE.episodes, finished: true });
   await fresh.reload();
   await expect(fresh.locator('#link-note')).toHaveText("This link's run is already here (#1), so it was not started again.");
   await expect(fresh.locator('#runs tbody tr')).toHaveCount(1);
@@ -334,7 +334,7 @@ test('the pane links and the source links move around the page and leave the sha
   await expect(page.locator('#seed-003')).toBeInViewport();
   expect(new URL(page.url()).hash).toBe(fragment);
   // The address still reopens the shared run, which is found rather than trained again.
-  await page.waitForTimeout(1500); // runs are saved about once a second
+  await untilKept(page, 1, { episodes: 300, finished: true });
   await page.reload();
   await expect(page.locator('#link-note')).toHaveText("This link's run is already here (#1), so it was not started again.");
   expect(errors).toEqual([]);
@@ -394,7 +394,8 @@ test('a reload keeps every run and the form; an interrupted one resumes and trai
   await row.locator('.pause').click();
   await expect(row.locator('.status')).toHaveText('paused');
   const done = await row.locator('.done').textContent();
-  await page.waitForTimeout(1500); // the page saves about once a second
+  await untilKept(page, 1, { episodes: REFERENCE.episodes, finished: true });
+  await untilKept(page, 2, { episodes: Number(done), finished: false });
 
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(2);

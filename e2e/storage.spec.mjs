@@ -2,7 +2,7 @@
 // reopens finished without stalling the page; a browser that refuses storage gets one plain message.
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, keptRun, untilKept, watchErrors } from './helpers.mjs';
 
 /** Records every main-thread task longer than 50 ms (the Long Tasks API), from page load on. */
 function watchLongTasks(page) {
@@ -41,7 +41,7 @@ test('a million-episode orchestrator run trains, is kept and reopens finished, w
   await row.locator('.select').click();
   const fingerprint = await page.locator('#fingerprint').textContent();
   const success = await page.locator('#greedy-success').textContent();
-  await page.waitForTimeout(3_000); // the page keeps runs about once a second
+  await untilKept(page, 1, { episodes: 1_000_000, finished: true });
   const training = await longTasksSince(page, since);
   console.log(`1,000,000 episodes trained and drawn in ${trained.toFixed(1)} s; long tasks: ${JSON.stringify(training)}`);
   const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
@@ -129,19 +129,9 @@ test('a run kept by the earlier storage format (one JSON value) comes back and i
   };
   await new Playground(fresh).open();
   await check();
-  await fresh.waitForTimeout(1_500); // the page keeps runs about once a second
-  const stored = await fresh.evaluate(() => new Promise((resolve) => {
-    const request = indexedDB.open('rlcg');
-    request.onsuccess = () => {
-      const tx = request.result.transaction(['runs', 'records']);
-      const description = tx.objectStore('runs').get(1);
-      const chunks = tx.objectStore('records').count();
-      tx.oncomplete = () => { request.result.close(); resolve({ run: JSON.parse(description.result), chunks: chunks.result }); };
-    };
-  }));
-  expect(stored.run.records).toBeUndefined();
-  expect(stored.run.episodes).toBe(300);
-  expect(stored.chunks).toBe(1);
+  // Rewritten within a second or so: a description without records, and its records in one chunk.
+  await expect.poll(() => keptRun(fresh, 1)).toMatchObject({ episodes: 300, chunks: 1 });
+  expect((await keptRun(fresh, 1)).records).toBeUndefined();
   await fresh.reload();
   await check();
   expect(errors).toEqual([]);

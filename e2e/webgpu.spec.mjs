@@ -2,7 +2,7 @@
 // implementation of the GPU, where the machine has no GPU). The other specs run with the GPU off, so
 // they check the page when WebGPU is unavailable (page.spec.mjs).
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, untilKept, watchErrors } from './helpers.mjs';
 
 test.use({
   launchOptions: {
@@ -63,7 +63,7 @@ test('a DQN executive run on WebGPU trains in the nested worker, pauses, steps, 
 
   // After a reload the run's checkpoint goes through the page's worker to a fresh nested worker
   // (from the service worker's cache), loads there, and the policy drives a live episode.
-  await page.waitForTimeout(1500); // the page saves about once a second
+  await untilKept(page, 1, { episodes: 6, finished: true });
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(1);
   await new Playground(page).playLive();
