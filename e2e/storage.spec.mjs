@@ -66,7 +66,7 @@ test('a million-episode orchestrator run trains, is kept and reopens finished, w
   expect(errors).toEqual([]);
 });
 
-test('a browser that refuses storage gets one plain message, the run stays on the page, and nothing retries', async ({ page }) => {
+test('a browser that refuses storage gets one plain message, the run stays on the page, and nothing retries; an edited prompt stays in use and says it was not kept', async ({ page }) => {
   const errors = watchErrors(page);
   await page.addInitScript(() => {
     window.refusedWrites = 0;
@@ -76,6 +76,7 @@ test('a browser that refuses storage gets one plain message, the run stays on th
         window.refusedWrites += 1;
         throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
       }
+      if (this.name === 'settings') throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
       return put.apply(this, args);
     };
   });
@@ -89,6 +90,16 @@ test('a browser that refuses storage gets one plain message, the run stays on th
   expect(await page.evaluate(() => window.refusedWrites)).toBe(1);
   await expect(page.locator('#error')).toContainText(message);
   await expect(page.locator('#error')).not.toContainText(/JsValue|undefined|Error:/);
+
+  await page.locator('#prompts summary').click();
+  await page.locator('#prompt-id').selectOption('orchestrator.coder');
+  await page.locator('#prompt-user').fill('Write {task}. Plan: {plan}.');
+  await page.locator('#prompt-save').click();
+  await expect(page.locator('#prompt-message')).toHaveText(
+    'In use on this page, but not kept: this browser refused to keep the prompts: its storage for this site is full.');
+  await page.locator('#prompt-id').selectOption('orchestrator.planner');
+  await page.locator('#prompt-id').selectOption('orchestrator.coder');
+  await expect(page.locator('#prompt-user')).toHaveValue('Write {task}. Plan: {plan}.');
   expect(errors).toEqual([]);
 });
 

@@ -91,7 +91,7 @@ pub async fn keep_setting(name: &'static str, text: Option<String>) -> Result<()
         Some(text) => JsFuture::from(put_setting(name, text)).await,
         None => JsFuture::from(delete_setting(name)).await,
     };
-    written.map(drop).map_err(|e| format!("the browser refused to keep the {name} setting: {}", describe(&e)))
+    written.map(drop).map_err(|e| format!("this browser refused to keep the {name}: {}", refusal(&e)))
 }
 
 /// [`keep_setting`] without waiting; losing such a setting costs nothing but convenience, so
