@@ -9,6 +9,12 @@ export function watchErrors(page) {
   return errors;
 }
 
+/** A page in a new browser context (its own storage), with its errors watched. */
+export async function freshPage(browser) {
+  const page = await (await browser.newContext()).newPage();
+  return { fresh: page, freshErrors: watchErrors(page) };
+}
+
 /** Every setting the page keeps in its IndexedDB, as one JSON text (to search for a value). */
 export function storedSettings(page) {
   return page.evaluate(() => new Promise((resolve, reject) => {
@@ -91,6 +97,18 @@ export class Playground {
     const row = await this.startRun(run);
     await expect(row.locator('.status')).toHaveText('finished', { timeout });
     return row;
+  }
+
+  /**
+   * Runs a program search (`task` and `method` when given; the other fields keep their values)
+   * until its status reads `ending`, a text or a pattern.
+   */
+  async search({ task, method } = {}, ending = /^Search over: /, timeout = 120_000) {
+    const page = this.page;
+    if (task !== undefined) await page.locator('#search-task').selectOption(task);
+    if (method !== undefined) await page.locator('#search-method').selectOption(method);
+    await page.locator('#search-go').click();
+    await expect(page.locator('#search-status')).toHaveText(ending, { timeout });
   }
 
   /** Points live mode at an OpenAI-compatible endpoint with `model`, and `key` when given. */

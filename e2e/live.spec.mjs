@@ -1,6 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { Playground, storedSettings, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, storedSettings, untilKept, watchErrors } from './helpers.mjs';
 
 const STUB = 'http://127.0.0.1:8790';
 const KEY = 'sk-e2e-SECRET-0123456789abcdefXYZ';
@@ -226,9 +226,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await page.locator('#export-json').click();
   const exported = await (await download).path();
   expect(await readFile(exported, 'utf8')).toContain('"burnpack"');
-  const context = await browser.newContext();
-  const fresh = await context.newPage();
-  const freshErrors = watchErrors(fresh);
+  const { fresh, freshErrors } = await freshPage(browser);
   await fresh.goto('./');
   await expect(fresh.locator('#start')).toBeEnabled();
   await fresh.locator('#import-runs').setInputFiles(exported);
@@ -254,7 +252,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
     await expect(fresh.locator('#live-restored')).toContainText(expected);
     await expect(fresh.locator('#live-summary')).toContainText(/^success/);
   }
-  await context.close();
+  await fresh.context().close();
   expect(errors).toEqual([]);
   expect(freshErrors).toEqual([]);
 });

@@ -53,9 +53,7 @@ test('after one visit the page trains, runs Python and searches programs with th
     await page.locator('#editor-run').click();
     await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
     // A program search with the simulated LLM, every program scored by Pyodide.
-    await page.locator('#search-task').selectOption('binary_search');
-    await page.locator('#search-go').click();
-    await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+    await new Playground(page).search({ task: 'binary_search' }, 'Search over: a program passes every test.');
 
     // A new build: its service worker installs beside the old one and the page offers it.
     await context.setOffline(false);

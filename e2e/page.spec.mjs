@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, untilKept, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 /** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
@@ -10,12 +10,6 @@ async function trainReference(page) {
   const row = await new Playground(page).startRun(REFERENCE);
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
   return row;
-}
-
-/** A page in a new browser context (its own storage), with its errors watched. */
-async function freshPage(browser) {
-  const page = await (await browser.newContext()).newPage();
-  return { fresh: page, freshErrors: watchErrors(page) };
 }
 
 /** Pixels of a canvas within `tolerance` of an rgb colour. */

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, watchErrors } from './helpers.mjs';
 
 /** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
 async function setInput(page, selector, value) {
@@ -9,12 +9,10 @@ async function setInput(page, selector, value) {
 
 test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the tree and a node\'s details show', async ({ page }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
-  await page.locator('#search-task').selectOption('binary_search');
-  await page.locator('#search-method').selectOption('gif-mcts');
-  await page.locator('#search-go').click();
+  const playground = new Playground(page);
+  await playground.open();
   // The same search as `rlcg search --task binary_search --seed 1`: solved at the 7th call.
-  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
   await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
   await expect(page.locator('#search-best')).toContainText('# score 1.000');
   await expect(page.locator('#search-best')).toContainText('def binary_search(nums, target):');
@@ -27,9 +25,7 @@ test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the 
   await expect(page.locator('#search-plot polyline')).toHaveCount(1);
 
   // WorldCoder on the same task adds its curve to the plot.
-  await page.locator('#search-method').selectOption('worldcoder');
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText(/^Search over: /, { timeout: 120_000 });
+  await playground.search({ method: 'worldcoder' });
   await expect(page.locator('#search-plot polyline')).toHaveCount(2);
   expect(errors).toEqual([]);
 });
@@ -49,9 +45,7 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toContainText('simulated LLM: generate_correct');
   await setInput(page, '#odds-generate_correct', '1');
-  await page.locator('#search-method').selectOption('zero-shot');
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 60_000 });
+  await playground.search({ method: 'zero-shot' }, 'Search over: a program passes every test.', 60_000);
   await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
 
   await setInput(page, '#search-budget', '50');
@@ -71,8 +65,7 @@ test('against the stub, a search survives a server error and a malformed reply: 
   await playground.open();
   await setInput(page, '#search-budget', '5');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-faults', 'sk-e2e-key');
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText('Search over: the budget of 5 LLM calls is spent.', { timeout: 60_000 });
+  await playground.search({}, 'Search over: the budget of 5 LLM calls is spent.', 60_000);
   await expect(page.locator('#search-summary')).toContainText('5 LLM calls');
   // Call 2 met four 500s (the call and its three retries); call 4 a stream that is not JSON.
   await expect(page.locator('#search-tree .node.bug')).toHaveCount(2);
@@ -89,10 +82,9 @@ test('against the stub, a search survives a server error and a malformed reply: 
 
 test('a search is kept across reloads, exported and imported, and its link replays it identically in a fresh browser', async ({ page, browser }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
-  await page.locator('#search-task').selectOption('binary_search');
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.search({ task: 'binary_search' }, 'Search over: a program passes every test.');
   await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
   const link = await page.locator('#search-link').inputValue();
   // The fingerprint is the one `rlcg search --task binary_search --seed 1 --json` prints: python3
@@ -108,9 +100,7 @@ test('a search is kept across reloads, exported and imported, and its link repla
   await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
   await expect(page.locator('#search-tree .node')).toHaveCount(8);
 
-  const fresh = await browser.newContext();
-  const other = await fresh.newPage();
-  const otherErrors = watchErrors(other);
+  const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 120_000 });
   await expect(other.locator('#search-task')).toHaveValue('binary_search');
@@ -119,23 +109,23 @@ test('a search is kept across reloads, exported and imported, and its link repla
   await expect(other.locator('#search-history tbody tr').nth(1)).toContainText('gif-mcts on binary_search (seed 1, simulated)');
   await other.locator('#search-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "rlcg-runs", "version": 1, "searches": []}') });
   await expect(other.locator('#search-error')).toContainText("bad.json: a file of format 'rlcg-runs' version 1");
-  await fresh.close();
+  await other.context().close();
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
 });
 
 test('an imported task is searched offline: Pyodide makes the simulated LLM a bank by mutating its reference', async ({ page }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  const playground = new Playground(page);
+  await playground.open();
   await page.locator('#import summary').click();
   await page.locator('#import-tasks').setInputFiles('tasks/samples/apps.json');
   await expect(page.locator('#import-message')).toContainText('Imported');
   await page.locator('#search-task').selectOption('imported:apps-two-sum');
   await setInput(page, '#search-seed', '2');
-  await page.locator('#search-go').click();
   // `rlcg search --tasks tasks/samples/apps.json --task apps-two-sum --seed 2` solves it at the 3rd
   // call: the bank Pyodide made is the one python3 makes.
-  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 120_000 });
+  await playground.search({}, 'Search over: a program passes every test.');
   await expect(page.locator('#search-summary')).toContainText('3 LLM calls · best score 1.000');
   await expect(page.locator('#search-best')).toContainText('def two_sum(nums, target):');
   expect(errors).toEqual([]);
@@ -149,10 +139,9 @@ test('with the prefill ticked, generate starts the reply with the first lines an
   await page.locator('#llm-prefill').check();
   await page.locator('#search-task').selectOption('binary_search');
   await setInput(page, '#search-budget', '8');
-  await page.locator('#search-go').click();
   // As `rlcg search … --model stub-prefill --prefill --seed 1` (cli/tests/live.rs): the second
   // call continues the first program's first four lines, and that passes every test.
-  await expect(page.locator('#search-status')).toHaveText('Search over: a program passes every test.', { timeout: 60_000 });
+  await playground.search({}, 'Search over: a program passes every test.', 60_000);
   await expect(page.locator('#search-summary')).toContainText('2 LLM calls · best score 1.000');
   const { prefill } = await (await fetch('http://127.0.0.1:8790/last-prefill')).json();
   expect(prefill).toBe('```python\ndef binary_search(nums, target):\n    for i, n in enumerate(nums):\n        if n == target:\n            return i\n');
@@ -170,8 +159,7 @@ test('a removed search stays removed, and a link to a search a model answered is
   await expect(page.locator('#search-budget')).toHaveValue('5');
   await expect(page.locator('#search-history tbody tr')).toHaveCount(0);
   // Run it offline instead, then remove it.
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText(/^Search over: /, { timeout: 120_000 });
+  await new Playground(page).search();
   await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
   await page.locator('#search-history .search-remove').click();
   await expect(page.locator('#search-history tbody tr')).toHaveCount(0);

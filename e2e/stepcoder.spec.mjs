@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, watchErrors } from './helpers.mjs';
 
 // A details element's input: open it, then fill the field.
 async function setParam(page, name, value) {
@@ -126,9 +126,7 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   // Its link reruns it in a fresh browser and says the run came out the same.
   const link = await page.locator('#stepcoder-learn-link').inputValue();
   expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=64a64325430366b3');
-  const fresh = await browser.newContext();
-  const other = await fresh.newPage();
-  const otherErrors = watchErrors(other);
+  const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');
   await expect(other.locator('#stepcoder-learn-status')).toContainText('Identical to the shared ablation.', { timeout: 240_000 });
@@ -142,5 +140,5 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await other.locator('#stepcoder-learn-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"rows": 3}') });
   await expect(other.locator('#stepcoder-learn-error')).toContainText('bad.json: report 1: not a StepCoder ablation report');
   expect(otherErrors).toEqual([]);
-  await fresh.close();
+  await other.context().close();
 });

@@ -2,7 +2,7 @@
 // reopens finished without stalling the page; a browser that refuses storage gets one plain message.
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { Playground, keptRun, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, keptRun, untilKept, watchErrors } from './helpers.mjs';
 
 /** Records every main-thread task longer than 50 ms (the Long Tasks API), from page load on. */
 function watchLongTasks(page) {
@@ -113,8 +113,7 @@ test('a run kept by the earlier storage format (one JSON value) comes back and i
   // The earlier format kept each run as its JSON export, records included.
   const [run] = JSON.parse(await readFile(await (await download).path(), 'utf8'));
 
-  const fresh = await (await browser.newContext()).newPage();
-  const freshErrors = watchErrors(fresh);
+  const { fresh, freshErrors } = await freshPage(browser);
   // An empty page of the same origin, to write the earlier format before the app opens the store.
   await fresh.route('**/blank.html', (route) => route.fulfill({ contentType: 'text/html', body: '<link rel="icon" href="data:,">' }));
   await fresh.goto('./blank.html');

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, watchErrors } from './helpers.mjs';
 
 test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with it beats random; Q-learning inside it solves the real CliffWalking', async ({ page }) => {
   test.setTimeout(240_000);
@@ -9,10 +9,8 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await page.locator('#search-task').selectOption('CliffWalking-v0');
   await expect(page.locator('#cwm-description')).toContainText('## Class definition');
   await expect(page.locator('#cwm-dataset')).toContainText('565 transitions');
-  await page.locator('#search-method').selectOption('gif-mcts');
-  await page.locator('#search-go').click();
   // The same search as `rlcg search --task CliffWalking-v0 --seed 1`: perfect at the 7th call.
-  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  await new Playground(page).search({ method: 'gif-mcts' }, 'Search over: a model predicts every transition.', 180_000);
   await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
   await expect(page.locator('#search-best')).toContainText('class Environment');
 
@@ -110,12 +108,10 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
 test('offline, a CartPole world model plans in Pyodide, an episode per run: the perfect model plans as the oracle, as `rlcg cwm plan` does, and its episode is watched on the cart and pole', async ({ page }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
-  await page.locator('#search-task').selectOption('CartPole-v1');
-  await page.locator('#search-method').selectOption('gif-mcts');
-  await page.locator('#search-go').click();
+  const playground = new Playground(page);
+  await playground.open();
   // The same search as `rlcg search --task CartPole-v1 --seed 1`: perfect at the 4th call.
-  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  await playground.search({ task: 'CartPole-v1', method: 'gif-mcts' }, 'Search over: a model predicts every transition.', 180_000);
   await expect(page.locator('#search-summary')).toContainText('4 LLM calls · best score 1.000');
   await expect(page.locator('#cwm-plan-note')).toContainText('each planning episode is one run in Pyodide');
   // A continuous model is not a table an agent could train inside.
@@ -208,11 +204,9 @@ test('each Gymnasium environment\'s greedy episode is drawn on its own canvas an
 test('a world-model search is shared like the others: its link replays it exactly in a fresh browser, and its export imports there', async ({ page, browser }) => {
   test.setTimeout(240_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
-  await page.locator('#search-task').selectOption('CliffWalking-v0');
-  await page.locator('#search-method').selectOption('gif-mcts');
-  await page.locator('#search-go').click();
-  await expect(page.locator('#search-status')).toHaveText('Search over: a model predicts every transition.', { timeout: 180_000 });
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.search({ task: 'CliffWalking-v0', method: 'gif-mcts' }, 'Search over: a model predicts every transition.', 180_000);
   // The link and fingerprint `rlcg search --task CliffWalking-v0 --seed 1 --json` prints.
   const link = await page.locator('#search-link').inputValue();
   expect(link).toMatch(/#v=1&search=gif-mcts&task=CliffWalking-v0&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=c03b469282faefe1$/);
@@ -220,9 +214,7 @@ test('a world-model search is shared like the others: its link replays it exactl
   await page.locator('#search-export').click();
   const exported = await (await download).path();
 
-  const fresh = await browser.newContext();
-  const other = await fresh.newPage();
-  const otherErrors = watchErrors(other);
+  const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 180_000 });
   await expect(other.locator('#search-task')).toHaveValue('CliffWalking-v0');
@@ -230,7 +222,7 @@ test('a world-model search is shared like the others: its link replays it exactl
   await other.locator('#search-import').setInputFiles(exported);
   await expect(other.locator('#search-history tbody tr')).toHaveCount(2);
   await expect(other.locator('#search-history tbody tr').nth(1)).toContainText('gif-mcts on CliffWalking-v0 (seed 1, simulated)');
-  await fresh.close();
+  await other.context().close();
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
 });
