@@ -1,5 +1,20 @@
 // Shared by the e2e specs.
 import { expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+
+const root = new URL('../', import.meta.url);
+
+/** A file of the repository, as text. */
+export async function read(path) {
+  return readFile(new URL(path, root), 'utf8');
+}
+
+/** The harness in Node as the page's worker runs it: the page's Pyodide build, judge and candidate. */
+export async function harnessInNode() {
+  const { loadPyodide } = await import(new URL('build/pyodide/pyodide.mjs', root).href);
+  const { loadPair } = await import(new URL('static/python/pair.mjs', root).href);
+  return loadPair(loadPyodide, new URL('build/pyodide/', root).pathname, await read('static/python/harness.py'));
+}
 
 /** Collects console errors and uncaught exceptions, which the page must never produce. */
 export function watchErrors(page) {

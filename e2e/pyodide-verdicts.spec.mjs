@@ -2,17 +2,10 @@
 // against native python3: the same Pyodide build the page serves (build/pyodide), the same harness,
 // run in Node.
 import { test, expect } from '@playwright/test';
-import { readFile } from 'node:fs/promises';
-
-const root = new URL('../', import.meta.url);
-const read = async (path) => readFile(new URL(path, root), 'utf8');
+import { read, harnessInNode } from './helpers.mjs';
 
 test('the recorded verdicts of every bundled program equal Pyodide’s', async () => {
-  const { loadPyodide } = await import(new URL('build/pyodide/pyodide.mjs', root).href);
-  const pyodide = await loadPyodide({ indexURL: new URL('build/pyodide/', root).pathname });
-  pyodide.FS.writeFile('/home/pyodide/harness.py', await read('static/python/harness.py'));
-  pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide")');
-  const handle = pyodide.runPython('import json, harness\n(lambda r: json.dumps(harness.handle(json.loads(r))))');
+  const { handle } = await harnessInNode();
   const verdictOf = (code, tests) => {
     const v = JSON.parse(handle(JSON.stringify({ code, tests })));
     return { passed: v.passed, number_passed: v.number_passed, total: v.total };

@@ -69,6 +69,7 @@ fn outcome_class(outcome: Outcome) -> &'static str {
         Outcome::Pass => "outcome pass",
         Outcome::FailedTest => "outcome failed",
         Outcome::RuntimeError | Outcome::Timeout => "outcome runtime",
+        Outcome::Tampered => "outcome tampered",
         Outcome::CompileError => "outcome compile",
     }
 }

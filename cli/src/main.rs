@@ -441,6 +441,7 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
             "runtime_error": counts[&Outcome::RuntimeError],
             "compile_error": counts[&Outcome::CompileError],
             "timeout": counts[&Outcome::Timeout],
+            "tampered": counts[&Outcome::Tampered],
             "wall_seconds": wall_seconds,
             // Time inside the harness, summed over programs: comparable with Pyodide's figure.
             "python_seconds": python_ms / 1000.0,

@@ -1,12 +1,15 @@
 //! The shared harness (`static/python/harness.py`) on the machine's python3.
 //!
-//! A runner keeps one python3 process and feeds it one request per line. A program that outlives its
-//! wall-clock limit, or takes the interpreter down with it, costs that process: it is killed and a
-//! fresh one started for the next program, so one bad program never spoils another's verdict.
+//! A runner keeps one python3 process, the harness's judge, and feeds it one request per line. The
+//! judge runs each program in a candidate interpreter of its own, forked from a zygote that has never
+//! seen a request, and only the tests itself (docs/guide.md, "What a verdict guarantees"), so nothing
+//! a program does reaches its own verdict or another's. All of them share one process group: a program
+//! that outlives its wall-clock limit costs the group, which is killed and a fresh judge started.
+//! They start with an empty environment, so no key of the user's is there to read.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::thread;
@@ -24,10 +27,39 @@ pub struct NativePython {
     fresh: bool,
 }
 
+/// The interpreter `python3` names on the user's PATH (through pyenv or any shim), found once with
+/// the user's environment, so that the harness can then start with none.
+fn interpreter() -> Result<&'static str, String> {
+    static FOUND: OnceLock<Result<String, String>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let output = Command::new("python3")
+                .args(["-c", "import sys; print(sys.executable)"])
+                .stderr(Stdio::null())
+                .output()
+                .map_err(|e| format!("could not start python3 (is it installed?): {e}"))?;
+            let path = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+            if !output.status.success() || path.is_empty() {
+                return Err("python3 did not say where its interpreter is".to_owned());
+            }
+            Ok(path)
+        })
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
 impl NativePython {
-    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it).
+    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it), in a
+    /// process group of its own and with no environment but the harness's memory limit.
     pub fn start() -> Result<Self, String> {
-        let mut child = Command::new("python3")
+        let mut command = Command::new(interpreter()?);
+        command.env_clear();
+        if let Ok(limit) = std::env::var("RLCG_MEMORY_LIMIT_BYTES") {
+            command.env("RLCG_MEMORY_LIMIT_BYTES", limit);
+        }
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command
             .args(["-c", HARNESS_PY])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -65,17 +97,26 @@ impl NativePython {
             }
             Err(RecvTimeoutError::Disconnected) => {
                 let status = self.child.wait().map(|s| s.to_string()).unwrap_or_else(|e| e.to_string());
-                let error = format!("the program ended the Python interpreter ({status})");
+                let error = format!("the harness's Python process ended ({status})");
                 self.restart_with(request, Outcome::RuntimeError, error, started)
             }
         }
     }
 
     fn restart(&mut self) -> Result<(), String> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.stop();
         *self = Self::start()?;
         Ok(())
+    }
+
+    /// Kills the judge, its zygote and every candidate (a program running away included).
+    fn stop(&mut self) {
+        #[cfg(unix)]
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(group), nix::sys::signal::Signal::SIGKILL);
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     fn restart_with(
@@ -92,8 +133,7 @@ impl NativePython {
 
 impl Drop for NativePython {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.stop();
     }
 }
 

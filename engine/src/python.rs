@@ -110,19 +110,29 @@ pub enum Outcome {
     RuntimeError,
     /// Stopped at the wall-clock limit; rewarded like a runtime error.
     Timeout,
+    /// Caught reaching for its own verdict (a value that lies in a comparison, the harness patched,
+    /// a refused introspection: `ProgramVerdict::caught` says what); never the pass reward.
+    Tampered,
     CompileError,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 5] =
-        [Outcome::Pass, Outcome::FailedTest, Outcome::RuntimeError, Outcome::Timeout, Outcome::CompileError];
+    pub const ALL: [Outcome; 6] = [
+        Outcome::Pass,
+        Outcome::FailedTest,
+        Outcome::RuntimeError,
+        Outcome::Timeout,
+        Outcome::Tampered,
+        Outcome::CompileError,
+    ];
 
-    /// Seed 002's reward: +1, −0.3, −0.6, −1; a timeout is a runtime error.
+    /// Seed 002's reward: +1, −0.3, −0.6, −1; a timeout is a runtime error, and so is a program
+    /// caught tampering (not in the paper, which has no such class: worse than a failed test).
     pub fn reward(self) -> f64 {
         match self {
             Outcome::Pass => 1.0,
             Outcome::FailedTest => -0.3,
-            Outcome::RuntimeError | Outcome::Timeout => -0.6,
+            Outcome::RuntimeError | Outcome::Timeout | Outcome::Tampered => -0.6,
             Outcome::CompileError => -1.0,
         }
     }
@@ -133,6 +143,7 @@ impl Outcome {
             Outcome::FailedTest => "failed test",
             Outcome::RuntimeError => "runtime error",
             Outcome::Timeout => "timeout",
+            Outcome::Tampered => "tampered",
             Outcome::CompileError => "compile error",
         }
     }
@@ -265,6 +276,9 @@ pub struct ProgramVerdict {
     pub reward: f64,
     /// What stopped the whole program (compile error, crash before the tests, exit, timeout).
     pub error: Option<String>,
+    /// What the harness caught the program doing to reach its own verdict (outcome `tampered`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caught: Vec<String>,
     pub tests: Vec<TestResult>,
     pub stdout: String,
     pub stderr: String,
@@ -326,6 +340,7 @@ impl ProgramVerdict {
             outcome,
             reward: outcome.reward(),
             error: Some(error),
+            caught: Vec::new(),
             tests: Vec::new(),
             stdout: String::new(),
             stderr: String::new(),
@@ -418,7 +433,7 @@ mod tests {
     #[test]
     fn rewards_follow_stepcoder() {
         let rewards: Vec<f64> = Outcome::ALL.iter().map(|o| o.reward()).collect();
-        assert_eq!(rewards, [1.0, -0.3, -0.6, -0.6, -1.0]);
+        assert_eq!(rewards, [1.0, -0.3, -0.6, -0.6, -0.6, -1.0]);
     }
 
     #[test]

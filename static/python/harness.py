@@ -51,6 +51,8 @@ As a script it reads one JSON request per line on stdin and prints one verdict p
 """
 
 import ast
+import builtins
+import collections
 import copy
 import functools
 import io
@@ -58,6 +60,7 @@ import json
 import math
 import os
 import random
+import socket
 import struct
 import sys
 import time
@@ -66,7 +69,14 @@ import traceback
 
 CANDIDATE = "<candidate>"
 TEST = "<test>"
-REWARDS = {"pass": 1.0, "failed_test": -0.3, "runtime_error": -0.6, "timeout": -0.6, "compile_error": -1.0}
+REWARDS = {
+    "pass": 1.0,
+    "failed_test": -0.3,
+    "runtime_error": -0.6,
+    "timeout": -0.6,
+    "tampered": -0.6,
+    "compile_error": -1.0,
+}
 DEFAULT_OUTPUT_LIMIT = 10_000
 EXAMPLE_LIMIT = 1_000
 CONTROL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
@@ -105,33 +115,41 @@ class BoundedOutput(io.TextIOBase):
 
 class LineRecorder:
     """Records which lines of the candidate ran: sys.monitoring where the interpreter has it (each
-    line reports once, then is disabled, so coverage costs almost nothing), sys.settrace before 3.12."""
+    line reports once, then is disabled, so coverage costs almost nothing), sys.settrace before 3.12.
+    Started once per program, and resumed only while the program's code runs."""
 
     TOOL = 3  # sys.monitoring's free slot after the debugger (0), coverage.py (1) and profilers (2)
 
     def __init__(self):
         self.lines = set()
+        self.monitoring = getattr(sys, "monitoring", None)
+        self.started = False
 
-    def __enter__(self):
-        monitoring = getattr(sys, "monitoring", None)
-        if monitoring is not None:
-            monitoring.use_tool_id(self.TOOL, "rlcg-coverage")
-            monitoring.register_callback(self.TOOL, monitoring.events.LINE, self._on_line)
-            monitoring.set_events(self.TOOL, monitoring.events.LINE)
-            monitoring.restart_events()
+    def start(self):
+        if self.monitoring is not None:
+            self.monitoring.use_tool_id(self.TOOL, "rlcg-coverage")
+            self.monitoring.register_callback(self.TOOL, self.monitoring.events.LINE, self._on_line)
+            self.monitoring.restart_events()
+        self.started = True
+
+    def resume(self):
+        if self.monitoring is not None:
+            self.monitoring.set_events(self.TOOL, self.monitoring.events.LINE)
         else:
             sys.settrace(self._on_call)
-        return self
 
-    def __exit__(self, *exc):
-        monitoring = getattr(sys, "monitoring", None)
-        if monitoring is not None:
-            monitoring.set_events(self.TOOL, 0)
-            monitoring.register_callback(self.TOOL, monitoring.events.LINE, None)
-            monitoring.free_tool_id(self.TOOL)
+    def pause(self):
+        if self.monitoring is not None:
+            self.monitoring.set_events(self.TOOL, 0)
         else:
             sys.settrace(None)
-        return False
+
+    def stop(self):
+        if self.started and self.monitoring is not None:
+            self.monitoring.set_events(self.TOOL, 0)
+            self.monitoring.register_callback(self.TOOL, self.monitoring.events.LINE, None)
+            self.monitoring.free_tool_id(self.TOOL)
+        self.started = False
 
     def _on_line(self, code, line):
         if code.co_filename == CANDIDATE:
@@ -148,7 +166,14 @@ class LineRecorder:
 
 
 class NoRecorder:
+    """No coverage (and no step limit): every hook does nothing."""
+
     lines = ()
+
+    def start(self):
+        pass
+
+    resume = pause = stop = start
 
     def __enter__(self):
         return self
@@ -321,6 +346,9 @@ def _candidate_line(tb):
 
 
 def _describe(exc):
+    described = getattr(exc, "program_description", None)  # raised again in the judge (see _Link)
+    if isinstance(described, str):
+        return described
     if isinstance(exc, ProgramExit):
         return str(exc)
     message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -351,16 +379,21 @@ class _Sandbox:
         return False
 
 
+def _kind_and_message(exc):
+    """A test's failure as (kind, message): an assertion, or a runtime error with the program's line."""
+    if isinstance(exc, AssertionError):
+        return "assertion", f"AssertionError: {exc}" if str(exc) else "AssertionError"
+    return "runtime", _describe(exc)
+
+
 def _run_statement(compiled, scope):
-    """Run compiled code; map every way it can end to (error kind, message)."""
+    """Run compiled test code in the judge; map every way it can end to (error kind, message)."""
     try:
         exec(compiled, scope)
-    except AssertionError as exc:
-        return "assertion", f"AssertionError: {exc}" if str(exc) else "AssertionError"
-    except KeyboardInterrupt:
-        raise  # the host's interrupt: the run is over, see run_program
+    except (KeyboardInterrupt, CandidateGone, _OutOfProtocol):
+        raise  # the host's interrupt, or the candidate's end: the run is over, see run_program
     except (Exception, SystemExit, GeneratorExit) as exc:  # SystemExit: `raise SystemExit` or exit()
-        return "runtime", _describe(exc)
+        return _kind_and_message(exc)
     return None, None
 
 
@@ -373,6 +406,7 @@ def _verdict(total):
         "outcome": "compile_error",
         "reward": REWARDS["compile_error"],
         "error": None,
+        "caught": [],
         "tests": [],
         "stdout": "",
         "stderr": "",
@@ -387,57 +421,108 @@ def _verdict(total):
     }
 
 
-def _compiled(code, analysis, verdict, started):
-    """`code` compiled (and analysed, with `analysis`), or None with the compile error in `verdict`."""
+def _compile_error(exc):
+    line = getattr(exc, "lineno", None)
+    message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
+    return f"{message} (line {line})" if line else message
+
+
+def _not_compiled(verdict, error, code, analysis, started):
+    """The verdict of code that does not compile (the error names its line)."""
+    verdict.update({"error": error, "complexity": None, "conditionals": [], "scope": [], "statements": []})
+    verdict["duration_ms"] = (time.perf_counter() - started) * 1000
+    verdict["line_tokens"] = logical_lines(code)[1] if analysis else []
+
+
+def _analysed(code, analysis, verdict, started):
+    """With `analysis`, the code's metrics in `verdict` (the judge reads the code, never runs it);
+    False with the error in `verdict` when it does not parse."""
+    if not analysis:
+        return True
     try:
-        # Building the Python AST objects costs more than compiling: only when analysis needs them.
-        tree = ast.parse(code, CANDIDATE) if analysis else None
-        program = compile(tree if analysis else code, CANDIDATE, "exec")
+        tree = ast.parse(code, CANDIDATE)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        line = getattr(exc, "lineno", None)
-        message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
-        verdict["error"] = f"{message} (line {line})" if line else message
-        verdict["duration_ms"] = (time.perf_counter() - started) * 1000
-        if analysis:
-            verdict["line_tokens"] = logical_lines(code)[1]
-        return None
-    if analysis:
-        verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
-        verdict["scope"] = apps_scope(tree)
-        verdict["statements"], verdict["line_tokens"] = logical_lines(code)
-    return program
+        _not_compiled(verdict, _compile_error(exc), code, analysis, started)
+        return False
+    verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
+    verdict["scope"] = apps_scope(tree)
+    verdict["statements"], verdict["line_tokens"] = logical_lines(code)
+    return True
 
 
-def _settle(verdict, sandbox, started):
-    """The verdict's reward, pass flag, output and duration, once its outcome is known."""
+class _NotCompiled(Exception):
+    """The candidate could not compile the program (its message names the line)."""
+
+
+def _finish(link):
+    """The program's output, the lines it ran and what its interpreter caught, from the candidate; an
+    empty record when it can no longer answer."""
+    empty = {"stdout": "", "stderr": "", "truncated": False, "executed_lines": [], "caught": []}
+    if link is None:
+        return empty
+    try:
+        finished = link.ask("finish")
+    except (CandidateGone, KeyboardInterrupt):
+        return empty
+    except _OutOfProtocol as broken:
+        link.catch(str(broken))
+        return empty
+    record = dict(empty)
+    for key, kind in (("stdout", str), ("stderr", str), ("truncated", bool), ("executed_lines", list), ("caught", list)):
+        if isinstance(finished.get(key), kind):
+            record[key] = finished[key]
+    record["executed_lines"] = [line for line in record["executed_lines"] if type(line) is int]
+    record["caught"] = [str(what)[:300] for what in record["caught"]][:10]
+    return record
+
+
+def _settle(verdict, sandbox, started, finished, caught):
+    """The verdict's reward, pass flag, output and duration, once its outcome is known. What the judge
+    or the candidate caught the program doing outranks every other outcome."""
+    if caught:
+        verdict["outcome"] = "tampered"
+        verdict["caught"] = caught
+        verdict["error"] = "the program tampered with its test run: " + "; ".join(caught)
     verdict["reward"] = REWARDS[verdict["outcome"]]
     verdict["passed"] = verdict["outcome"] == "pass"
-    verdict["stdout"] = sandbox.stdout.value()
-    verdict["stderr"] = sandbox.stderr.value()
-    verdict["truncated"] = bool(sandbox.stdout.dropped or sandbox.stderr.dropped)
+    limit = sandbox.stdout.limit
+    stdout = finished["stdout"] + sandbox.stdout.value()
+    stderr = finished["stderr"] + sandbox.stderr.value()
+    verdict["stdout"], verdict["stderr"] = stdout[:limit], stderr[:limit]
+    verdict["truncated"] = bool(
+        finished["truncated"] or sandbox.stdout.dropped or sandbox.stderr.dropped or len(stdout) > limit or len(stderr) > limit
+    )
     verdict["duration_ms"] = (time.perf_counter() - started) * 1000
 
 
-def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT):
-    """Run `code` against `tests`; return a JSON-ready verdict (see the module docstring)."""
+def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None):
+    """Run `code` against `tests` (the program in `link`'s candidate interpreter, the tests here);
+    return a JSON-ready verdict (see the module docstring)."""
     started = time.perf_counter()
     verdict = _verdict(len(tests))
-    program = _compiled(code, analysis, verdict, started)
-    if program is None:
+    if not _analysed(code, analysis, verdict, started):
         return verdict
-
     sandbox = _Sandbox(output_limit)
-    recorder = LineRecorder() if coverage else NoRecorder()
     program_error = None
     interrupted = False
+    statements = all(isinstance(test, str) for test in tests)
     try:
-        with sandbox, recorder:
-            if all(isinstance(test, str) for test in tests):
-                program_error, interrupted = _statement_tests(program, tests, verdict)
+        with sandbox:
+            loaded = link.ask("load", code=code, run=statements, coverage=coverage, output_limit=output_limit, step_limit=step_limit)
+            if "compile_error" in loaded:
+                _not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
+                return verdict
+            if statements:
+                program_error = _statement_tests(link, loaded, tests, verdict)
             else:
-                interrupted = _stdin_tests(program, tests, verdict, sandbox)
+                _stdin_tests(link, tests, verdict, sandbox)
     except KeyboardInterrupt:
         interrupted = True
+    except CandidateGone as gone:
+        program_error = str(gone)
+    except _OutOfProtocol as broken:
+        link.catch(str(broken))
+    finished = _finish(link)
 
     runtime_failure = program_error is not None or any(t["kind"] == "runtime" for t in verdict["tests"])
     if interrupted:
@@ -452,8 +537,8 @@ def run_program(code, tests, coverage=True, analysis=True, output_limit=DEFAULT_
         verdict["outcome"] = "pass"
     else:
         verdict["outcome"] = "failed_test"
-    verdict["executed_lines"] = sorted(recorder.lines)
-    _settle(verdict, sandbox, started)
+    verdict["executed_lines"] = finished["executed_lines"]
+    _settle(verdict, sandbox, started, finished, link.caught + finished["caught"])
     return verdict
 
 
@@ -516,15 +601,21 @@ def _equality_example(test, scope, kind, message):
     return source, expected, actual
 
 
-def _statement_tests(program, tests, verdict):
-    scope = {"__name__": "__main__"}
-    exec(TYPING_IMPORT, scope)
-    kind, message = _run_statement(program, scope)
-    if kind is not None:  # the program itself failed: no test can run
+def _statement_tests(link, loaded, tests, verdict):
+    """The tests, in the judge, in a scope that holds what the program defined (plain data, or
+    handles to its functions and objects); the program's error when it failed before them."""
+    if "raised" in loaded:
+        kind, message = _kind_and_message(link.exception(loaded["raised"]))
         message = message if kind == "runtime" else f"the program raised {message}"
         for test in tests:
             verdict["tests"].append({"test": test, "passed": False, "kind": "not_run", "error": None})
-        return message, False
+        return message
+    names = loaded.get("names")
+    if not isinstance(names, dict):
+        raise _OutOfProtocol("the program's interpreter did not say what the program defined")
+    scope = {"__name__": "__main__"}
+    exec(TYPING_IMPORT, scope)
+    scope.update({name: link.inward(data) for name, data in names.items() if name.isidentifier()})
     for test in tests:
         compiled = _compiled_test(test)
         if isinstance(compiled, SyntaxError):
@@ -533,28 +624,724 @@ def _statement_tests(program, tests, verdict):
         kind, message = _run_statement(compiled, scope)
         example = _equality_example(test, scope, kind, message) if kind is not None else None
         _record(verdict, test, kind, message, example)
-    return None, False
+    return None
 
 
-def _stdin_tests(program, tests, verdict, sandbox):
+def _stdin_tests(link, tests, verdict, sandbox):
+    """Each test runs the whole program on its input in the candidate; its output is compared here."""
     for test in tests:
         expected = str(test.get("stdout", ""))
-        sys.stdin = io.StringIO(str(test.get("stdin", "")))
-        captured = BoundedOutput(max(sandbox.stdout.limit, len(expected) + 1))
-        sys.stdout = captured
-        scope = {"__name__": "__main__"}
-        kind, message = _run_statement(program, scope)
-        if kind is None and test.get("call"):
-            kind, message = _run_statement(compile(f"{test['call']}()", TEST, "exec"), scope)
-        sys.stdout = sandbox.stdout
-        sandbox.stdout.write(captured.value())
-        got = captured.value().rstrip()
+        reply = link.ask("main", stdin=str(test.get("stdin", "")), call=test.get("call"))
+        output = reply.get("stdout")
+        if not isinstance(output, str):
+            raise _OutOfProtocol("the program's interpreter sent no output for a standard-input test")
+        kind, message = _kind_and_message(link.exception(reply["raised"])) if "raised" in reply else (None, None)
+        sandbox.stdout.write(output)
+        got = output.rstrip()
         if kind is None and got != expected.rstrip():
             kind, message = "assertion", f"expected output {expected.rstrip()[:200]!r}, got {got[:200]!r}"
         label = f"stdin: {str(test.get('stdin', ''))[:80]!r}"
         actual = message if kind == "runtime" else got
         _record(verdict, label, kind, message, (test.get("stdin", ""), expected.rstrip(), actual))
-    return False
+
+
+# ---- Two interpreters: the judge and the candidate (docs/guide.md, "What a verdict guarantees") ----
+#
+# A verdict is the reward everything here optimises, so the program it judges must not be able to
+# write it. The program runs in a candidate interpreter of its own (a process forked from a zygote
+# that has never seen a request, or the worker's second Pyodide); the tests run here, in the judge's
+# interpreter, which never runs the program's code. The candidate never sees a test, an expected
+# value or the verdict. What comes back from it is plain data of exact builtin types (so no `__eq__`
+# of the program's decides a comparison), or a handle to an object that stays there: calls,
+# attributes, items and iteration are asked of it in the candidate, while comparing it, hashing it
+# by value or asking its truth is refused. Whatever the program does to its own interpreter, the
+# judge sees only what its functions returned.
+
+PLAIN_TYPES = (type(None), bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
+AS_BUILTIN = {
+    int: int.__int__,
+    float: float.__float__,
+    complex: complex.__complex__,
+    str: str.__str__,
+    bytes: bytes.__bytes__,
+    bytearray: bytearray.copy,
+    list: list.copy,
+    tuple: lambda value: tuple.__getitem__(value, slice(None)),
+    dict: dict.copy,
+    set: set.copy,
+    frozenset: frozenset.copy,
+}
+"""Each builtin's own C method that copies an instance of a subclass into the builtin itself, without
+running any method the subclass defines."""
+JUDGING_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__len__", "__contains__")
+"""The methods through which a value would decide a test's comparison or truth test by itself."""
+STANDARD_SUBCLASSES = (collections.OrderedDict, collections.defaultdict, collections.Counter)
+"""Subclasses of builtins that define comparisons of their own and that honest programs return; they
+cross as the builtin they extend, like every subclass."""
+CROSSING_ITEMS = 2_000_000
+CROSSING_DEPTH = 200
+CAPTURE_LIMIT = 1 << 22
+"""The characters of a standard-input run's output that the candidate sends back to be compared."""
+
+
+class NotPlainData(Exception):
+    """A value that cannot cross between the interpreters (too large, too deep, or of a kind that has
+    no plain form in that direction)."""
+
+
+def _judging_methods(kind, stop=object):
+    """The JUDGING_METHODS that `kind` or a class it inherits from (before `stop`) defines itself."""
+    found = []
+    try:
+        for klass in kind.__mro__:
+            if klass is stop or klass is object:
+                break
+            found.extend(name for name in JUDGING_METHODS if name in vars(klass) and name not in found)
+    except Exception:  # a class that hides its namespace: say so without naming what it defines
+        found.append("unknown methods")
+    return found
+
+
+def to_plain(value, other, caught=None):
+    """`value` as JSON-ready data, by exact type; a subclass of a builtin crosses as that builtin (and
+    `caught` hears of one that defines comparisons or truth of its own), anything else as `other(value)`."""
+    budget = [CROSSING_ITEMS]
+
+    def walk(value, depth):
+        budget[0] -= 1
+        if budget[0] < 0 or depth > CROSSING_DEPTH:
+            raise NotPlainData("a value too large or too deeply nested to compare")
+        kind = type(value)
+        if kind not in PLAIN_TYPES:
+            base = next((b for b in AS_BUILTIN if issubclass(kind, b)), None)
+            if base is None:
+                return other(value)
+            lying = _judging_methods(kind, base)
+            if lying and caught is not None and not issubclass(kind, STANDARD_SUBCLASSES):
+                caught(f"a value of type {kind.__qualname__}, a subclass of {base.__name__} that defines {', '.join(lying)}")
+            value, kind = AS_BUILTIN[base](value), base
+        if value is None or kind is bool or kind is str:
+            return value
+        if kind is int:
+            return value if value.bit_length() < 4_000 else {"t": "int", "v": hex(value)}
+        if kind is float:
+            return value if math.isfinite(value) else {"t": "float", "v": repr(value)}
+        if kind is list:
+            return [walk(item, depth + 1) for item in value]
+        if kind is dict:
+            return {"t": "dict", "v": [[walk(k, depth + 1), walk(v, depth + 1)] for k, v in dict.items(value)]}
+        if kind in (tuple, set, frozenset):
+            return {"t": kind.__name__, "v": [walk(item, depth + 1) for item in value]}
+        if kind in (bytes, bytearray):
+            return {"t": kind.__name__, "v": value.hex()}
+        return {"t": "complex", "v": [value.real, value.imag]}
+
+    return walk(value, 0)
+
+
+def from_plain(data, resolve):
+    """The value `to_plain` gave `data` for; `resolve(data)` for a handle or a reference."""
+    if isinstance(data, list):
+        return [from_plain(item, resolve) for item in data]
+    if not isinstance(data, dict):
+        return data
+    tag, inner = data.get("t"), data.get("v")
+    if tag == "dict":
+        return {from_plain(k, resolve): from_plain(v, resolve) for k, v in inner}
+    if tag in ("tuple", "set", "frozenset"):
+        return {"tuple": tuple, "set": set, "frozenset": frozenset}[tag](from_plain(item, resolve) for item in inner)
+    if tag in ("bytes", "bytearray"):
+        return {"bytes": bytes, "bytearray": bytearray}[tag].fromhex(inner)
+    if tag == "int":
+        return int(inner, 16)
+    if tag == "float":
+        return float(inner)
+    if tag == "complex":
+        return complex(*inner)
+    return resolve(data)
+
+
+def _exception_plain(exc):
+    """An exception of the program's as the judge can raise it again: its builtin class (when it is
+    one), its arguments where they are plain, and its description with the program's line."""
+    kind = type(exc)
+    name = kind.__name__ if getattr(builtins, kind.__name__, None) is kind else None
+    try:
+        args = to_plain(exc.args, lambda value: repr(value)[:EXAMPLE_LIMIT])
+    except BaseException:
+        args = None
+    try:
+        description = _describe(exc)
+    except BaseException:
+        description = kind.__name__
+    return {"class": name, "args": args, "description": description, "assertion": isinstance(exc, AssertionError)}
+
+
+REFUSED_EVENTS = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "sys.settrace",
+        "sys.setprofile",
+        "os.system",
+        "os.fork",
+        "os.forkpty",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.kill",
+        "os.killpg",
+        "subprocess.Popen",
+        "socket.connect",
+        "socket.bind",
+        "socket.getaddrinfo",
+        "socket.gethostbyname",
+        "socket.sendto",
+    }
+)
+"""Audit events (PEP 578) the candidate refuses while the program runs, naming them in the verdict:
+the ways to reach the harness's objects from inside (every object, the referrers of one, tracing),
+and, natively, to start processes or use the network. The hook cannot be removed, but it is not the
+verdict's guarantee (the judge's separate interpreter is) nor a sandbox (see the CLI's)."""
+
+
+class _CandidateServer:
+    """The candidate interpreter's side: runs the program and answers the judge's questions about it,
+    one JSON object in, one out. Everything here is the program's to break; nothing here decides a
+    verdict."""
+
+    def __init__(self, interrupts):
+        self.interrupts = interrupts
+        self.caught = []
+        self.harness_tracing = False
+        self.own_file = _CandidateServer.answer.__code__.co_filename
+        self._reset(DEFAULT_OUTPUT_LIMIT, False, None)
+        sys.addaudithook(self._audit)
+
+    def _snapshot(self):
+        modules = {name: id(module) for name, module in list(sys.modules.items())}
+        return (
+            {name: id(value) for name, value in vars(builtins).items()},
+            {name: id(value) for name, value in globals().items()},
+            modules,
+        )
+
+    def _check_integrity(self):
+        now = self._snapshot()
+        for (before, after, where) in zip(self.snapshot, now, ("builtins.", "the harness's ", "sys.modules: ")):
+            changed = sorted(name for name in before if after.get(name) != before[name])
+            for name in changed[:3]:
+                self._catch(f"the program changed {where}{name}")
+
+    def _catch(self, what):
+        if what not in self.caught and len(self.caught) < 10:
+            self.caught.append(what)
+
+    def _audit(self, event, args):
+        if self.harness_tracing and event in ("sys.settrace", "sys.setprofile"):
+            return
+        refused = event in REFUSED_EVENTS or event.startswith("ctypes.")
+        if event == "sys._getframe" and args and args[0].f_code.co_filename == self.own_file:
+            refused = True
+        if refused:
+            self._catch(f"the program called {event}")
+            raise PermissionError(f"{event} is refused to programs in the playground's sandbox")
+
+    def _reset(self, output_limit, coverage, step_limit):
+        self.snapshot = self._snapshot()  # what this program, and only it, may be caught changing
+        self.scope = {"__name__": "__main__"}
+        self.handles, self.handle_ids = [], {}
+        self.sandbox = _Sandbox(output_limit)
+        self.recorder = LineRecorder() if coverage else NoRecorder()
+        self.steps = _StepLimit(step_limit) if step_limit else None
+        self.program = None
+        self.planning = None
+
+    def serve(self, text):
+        """One question as JSON text to its answer as JSON text (the hosts' entry point)."""
+        try:
+            message = json.loads(text)
+            reply = self.answer(message) if isinstance(message, dict) else {"protocol": "not an object"}
+        except KeyboardInterrupt:
+            reply = {"interrupted": True}
+        except Exception as exc:
+            reply = {"protocol": _describe(exc)}
+        if self.steps is not None and self.steps.exceeded:
+            reply["exceeded"] = True
+        return json.dumps(reply)
+
+    def answer(self, message):
+        op = message.get("op")
+        if op == "load":
+            self.recorder.stop()
+            self._reset(int(message.get("output_limit", DEFAULT_OUTPUT_LIMIT)), bool(message.get("coverage")), message.get("step_limit"))
+            self.recorder.start()
+            program = self._compile(message["code"])
+            if isinstance(program, dict) or not message.get("run", True):
+                self.program = program
+                return program if isinstance(program, dict) else {"names": {}}
+            exec(TYPING_IMPORT, self.scope)
+            typing_names = dict(self.scope)
+            reply = self._running(lambda: exec(program, self.scope))
+            if "raised" in reply:
+                return reply
+            names = {}
+            for name, value in self.scope.items():
+                if not name.startswith("__") and typing_names.get(name, self) is not value:
+                    try:
+                        names[name] = self._plain(value)
+                    except NotPlainData:
+                        names[name] = self._handle(value)
+            return {"names": names}
+        if op == "main":
+            return self._main(message)
+        if op in ("call", "attr", "item", "len", "iter", "next", "repr", "str"):
+            return self._ask_object(op, message)
+        if op == "predict":
+            return self._predict(message)
+        if op == "plan_start":
+            return self._plan_start(message)
+        if op == "plan_step":
+            return self._plan_step(message)
+        if op == "finish":
+            self.recorder.stop()
+            self._check_integrity()
+            sandbox = self.sandbox
+            finished = {
+                "stdout": sandbox.stdout.value(),
+                "stderr": sandbox.stderr.value(),
+                "truncated": bool(sandbox.stdout.dropped or sandbox.stderr.dropped),
+                "executed_lines": sorted(self.recorder.lines),
+                "caught": list(self.caught),
+            }
+            self.caught.clear()
+            self._reset(DEFAULT_OUTPUT_LIMIT, False, None)
+            return finished
+        return {"protocol": f"unknown question {op!r}"}
+
+    def _compile(self, code):
+        try:
+            return compile(code, CANDIDATE, "exec")
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+            return {"compile_error": _compile_error(exc)}
+
+    def _running(self, run):
+        """`run()` as the program's code runs (output captured, exits guarded, lines recorded, steps
+        counted): {"value": its result} or {"raised": the exception}."""
+        steps = self.steps if self.steps is not None else NoRecorder()
+        try:
+            self.harness_tracing = True
+            with self.sandbox, steps:
+                self.recorder.resume()
+                self.harness_tracing = False
+                try:
+                    value = run()
+                finally:
+                    self.harness_tracing = True
+                    self.recorder.pause()
+            self.harness_tracing = False
+        except KeyboardInterrupt:
+            self.harness_tracing = False
+            if self.interrupts:
+                raise
+            self._catch("the program raised KeyboardInterrupt")
+            return {"raised": _exception_plain(KeyboardInterrupt())}
+        except BaseException as exc:
+            self.harness_tracing = False
+            if not isinstance(exc, (Exception, SystemExit, GeneratorExit)):
+                self._catch(f"the program raised {type(exc).__name__}, which no test's `except Exception` catches")
+            return {"raised": _exception_plain(exc)}
+        return {"value": value}
+
+    def _plain(self, value):
+        return to_plain(value, self._handle, self._catch)
+
+    def _handle(self, value):
+        key = id(value)
+        if key not in self.handle_ids:
+            self.handle_ids[key] = len(self.handles)
+            self.handles.append(value)
+        return {"t": "handle", "id": self.handle_ids[key], "type": type(value).__qualname__, "lies": _judging_methods(type(value))}
+
+    def _resolve(self, data):
+        if data.get("t") != "ref" or not isinstance(data.get("id"), int) or not 0 <= data["id"] < len(self.handles):
+            raise NotPlainData("a reference to no object of the program's")
+        return self.handles[data["id"]]
+
+    def _ask_object(self, op, message):
+        target = self._resolve({"t": "ref", "id": message.get("target")})
+        if op == "call":
+            args = from_plain(message.get("args", []), self._resolve)
+            kwargs = from_plain(message.get("kwargs", {"t": "dict", "v": []}), self._resolve)
+            reply = self._running(lambda: target(*args, **kwargs))
+            # Arguments the program changed in place go back, so `sort_in_place(xs); assert xs == …` works.
+            reply["mutated"] = [[i, self._plain(a)] for i, a in enumerate(args) if type(a) in (list, dict, set, bytearray)]
+        else:
+            run = {
+                "attr": lambda: getattr(target, message["name"]),
+                "item": lambda: target[from_plain(message["key"], self._resolve)],
+                "len": lambda: len(target),
+                "iter": lambda: iter(target),
+                "next": lambda: next(target),
+                "repr": lambda: repr(target),
+                "str": lambda: str(target),
+            }[op]
+            reply = self._running(run)
+        if "value" in reply:
+            try:
+                reply["value"] = self._plain(reply["value"])
+            except NotPlainData as exc:
+                return {"raised": _exception_plain(exc)}
+        elif op == "next" and reply["raised"]["class"] == "StopIteration":
+            return {"stop": True}
+        return reply
+
+    def _main(self, message):
+        """The whole program (compiled by `load`) on one standard input (APPS), then `call`'s function (APPS+)."""
+        program = self.program
+        captured = BoundedOutput(CAPTURE_LIMIT)
+        scope = {"__name__": "__main__"}
+
+        def run():
+            sys.stdin = io.StringIO(message.get("stdin", ""))
+            sys.stdout = captured
+            exec(program, scope)
+            if message.get("call"):
+                exec(compile(f"{message['call']}()", TEST, "exec"), scope)
+
+        reply = self._running(run)
+        reply.pop("value", None)
+        reply["stdout"] = captured.value()
+        return reply
+
+    def _predict(self, message):
+        program = self._compile(message["code"])
+        if isinstance(program, dict):
+            return program
+        predictions = []
+        reply = self._running(lambda: _predict(program, message["code"], message["pairs"], predictions))
+        return {"error": reply.get("value"), "raised": reply.get("raised"), "predictions": predictions}
+
+    def _plan_start(self, message):
+        program = self._compile(message["code"])
+        if isinstance(program, dict):
+            return program
+        random.seed(message["seed"])
+        reply = self._running(lambda: _new_model(program, message["code"]))
+        if "raised" in reply:
+            return reply
+        model, error = reply["value"]
+        if error is not None:
+            return {"error": error}
+        self.planning = (_Simulator(model), random.Random(message["seed"]), message)
+        return {}
+
+    def _plan_step(self, message):
+        simulator, rng, plan = self.planning
+        exact = from_plain(message["frame"], self._resolve)
+        frame = _float32(exact) if plan.get("float32") else exact
+        params = {key: plan["planner"][key] for key in PLANNER_KEYS}
+
+        def plan_one():
+            try:
+                return _planned_action(simulator, frame, plan["actions"], params, rng), None
+            except _ModelRaised as raised:
+                return None, _model_error(raised.exc, plan["code"], f"Error when planning step {message['step']} with the model")
+
+        reply = self._running(plan_one)
+        if "raised" in reply:
+            return reply
+        action, error = reply["value"]
+        return {"action": action, "error": error, "model_steps": simulator.steps}
+
+
+def candidate_server(interrupts):
+    """The candidate interpreter's entry point: a function from a question's JSON text to its answer's.
+    With `interrupts`, a KeyboardInterrupt is the host's clock (Pyodide's interrupt buffer) and
+    answers `interrupted`; without, the host kills the process instead and one is the program's."""
+    return _CandidateServer(interrupts).serve
+
+
+class CandidateGone(Exception):
+    """The candidate interpreter ended (the program took it down) before it answered."""
+
+
+class _OutOfProtocol(Exception):
+    """The candidate answered something no harness of ours would."""
+
+
+class _ProgramRaised(Exception):
+    """An exception of the program's that is not a builtin one, raised again in the judge."""
+
+
+class _Link:
+    """The judge's end of one candidate interpreter: a question out, an answer back, both plain data."""
+
+    def __init__(self, exchange):
+        self.exchange = exchange
+        self.proxies = {}
+        self.caught = []
+        self.exceeded = False
+
+    def ask(self, op, **fields):
+        reply = self.exchange(json.dumps({"op": op, **fields}))
+        try:
+            reply = json.loads(reply)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise _OutOfProtocol(f"the program's interpreter answered something unreadable ({type(exc).__name__})") from None
+        if not isinstance(reply, dict):
+            raise _OutOfProtocol("the program's interpreter answered something that is not an answer")
+        if reply.get("exceeded") is True:
+            self.exceeded = True
+        if reply.get("interrupted") is True:
+            raise KeyboardInterrupt
+        if "protocol" in reply:
+            raise _OutOfProtocol(f"the program's interpreter broke its protocol: {str(reply['protocol'])[:200]}")
+        return reply
+
+    def catch(self, what):
+        if what not in self.caught:
+            self.caught.append(what)
+
+    def outward(self, value):
+        def refer(value):
+            if isinstance(value, _Foreign) and object.__getattribute__(value, "_link") is self:
+                return {"t": "ref", "id": object.__getattribute__(value, "_id")}
+            raise NotPlainData(f"a test passed a {type(value).__name__} to the program; only plain data crosses to it")
+
+        return to_plain(value, refer)
+
+    def inward(self, data):
+        return from_plain(data, self._proxy)
+
+    def _proxy(self, data):
+        if data.get("t") != "handle" or not isinstance(data.get("id"), int):
+            raise _OutOfProtocol("the program's interpreter sent a value of no known kind")
+        key = data["id"]
+        if key not in self.proxies:
+            lies = data.get("lies") if isinstance(data.get("lies"), list) else []
+            self.proxies[key] = _Foreign(self, key, str(data.get("type"))[:100], [str(name) for name in lies])
+        return self.proxies[key]
+
+    def result(self, reply):
+        """An answer's value, or its exception raised again here."""
+        if "raised" in reply:
+            raise self.exception(reply["raised"])
+        if "value" not in reply:
+            raise _OutOfProtocol("the program's interpreter answered without a value")
+        return self.inward(reply["value"])
+
+    def exception(self, raised):
+        """The program's exception as the judge raises it: the same builtin class with the same
+        arguments where it is one, else `_ProgramRaised`; its description keeps the program's line."""
+        if not isinstance(raised, dict):
+            raise _OutOfProtocol("the program's interpreter sent an exception of no known form")
+        kind = getattr(builtins, str(raised.get("class")), None)
+        exc = None
+        if isinstance(kind, type) and issubclass(kind, Exception):
+            try:
+                args = self.inward(raised["args"]) if raised.get("args") is not None else ()
+                exc = kind(*args)
+            except Exception:
+                exc = None
+        if exc is None:
+            exc = _ProgramRaised(str(raised.get("description")))
+        exc.program_description = str(raised.get("description"))
+        return exc
+
+    def call(self, target, args, kwargs):
+        reply = self.ask("call", target=target, args=self.outward(list(args)), kwargs=self.outward(dict(kwargs)))
+        mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else []
+        for index, data in mutated:
+            if isinstance(index, int) and 0 <= index < len(args) and type(args[index]) in (list, dict, set, bytearray):
+                _assign_in_place(args[index], self.inward(data))
+        return self.result(reply)
+
+
+def _assign_in_place(target, value):
+    if type(value) is not type(target):
+        return
+    if isinstance(target, dict):
+        target.clear()
+        target.update(value)
+    elif isinstance(target, set):
+        target.clear()
+        target |= value
+    else:
+        target[:] = value
+
+
+class _Foreign:
+    """An object of the program's that is not plain data (a function, a class, an instance), left in
+    the candidate interpreter. Calls, attributes, items and iteration are asked of it there and come
+    back as plain data; comparing it, hashing it by value or asking its truth is refused, since only
+    the program's own methods could answer, and a test that tries fails. Where the program's class
+    defines such a method itself, the verdict says it was caught."""
+
+    __slots__ = ("_link", "_id", "_type", "_lies", "__weakref__")
+
+    def __init__(self, link, key, kind, lies):
+        object.__setattr__(self, "_link", link)
+        object.__setattr__(self, "_id", key)
+        object.__setattr__(self, "_type", kind)
+        object.__setattr__(self, "_lies", lies)
+
+    def _ask(self, op, **fields):
+        link = object.__getattribute__(self, "_link")
+        return link.result(link.ask(op, target=object.__getattribute__(self, "_id"), **fields))
+
+    def _refuse(self, method, what):
+        kind, lies = object.__getattribute__(self, "_type"), object.__getattribute__(self, "_lies")
+        if method in lies or (method == "__bool__" and "__len__" in lies):
+            object.__getattribute__(self, "_link").catch(f"a value of type {kind} that defines its own {method}")
+        raise TypeError(f"the program returned a {kind}, which the tests cannot {what}: only plain data (None, bool, int, float, str, bytes, list, tuple, dict, set) compares")
+
+    def __getattr__(self, name):
+        return self._ask("attr", name=name)
+
+    def __setattr__(self, name, value):
+        raise TypeError("the tests cannot change the program's objects")
+
+    def __call__(self, *args, **kwargs):
+        link = object.__getattribute__(self, "_link")
+        return link.call(object.__getattribute__(self, "_id"), args, kwargs)
+
+    def __iter__(self):
+        return self._ask("iter")
+
+    def __next__(self):
+        link = object.__getattribute__(self, "_link")
+        reply = link.ask("next", target=object.__getattribute__(self, "_id"))
+        if reply.get("stop") is True:
+            raise StopIteration
+        return link.result(reply)
+
+    def __len__(self):
+        return self._ask("len")
+
+    def __getitem__(self, key):
+        link = object.__getattribute__(self, "_link")
+        return self._ask("item", key=link.outward(key))
+
+    def __repr__(self):
+        return self._ask("repr")
+
+    def __str__(self):
+        return self._ask("str")
+
+    def __eq__(self, other):
+        return other is self or self._refuse("__eq__", "compare")
+
+    def __ne__(self, other):
+        return other is not self and self._refuse("__ne__", "compare")
+
+    def __lt__(self, other):
+        self._refuse("__lt__", "order")
+
+    def __le__(self, other):
+        self._refuse("__le__", "order")
+
+    def __gt__(self, other):
+        self._refuse("__gt__", "order")
+
+    def __ge__(self, other):
+        self._refuse("__ge__", "order")
+
+    def __bool__(self):
+        self._refuse("__bool__", "test for truth")
+
+    def __contains__(self, item):
+        self._refuse("__contains__", "search")
+
+    def __hash__(self):
+        return object.__hash__(self)
+
+
+def bridge(exchange):
+    """A candidate link from a host's function of JSON text to JSON text (the page's worker passes
+    its second Pyodide's `candidate_server`)."""
+    return lambda: _Link(exchange)
+
+
+class _Zygote:
+    """Native candidates: a process forked before the judge reads its first request, so it holds no
+    test, and that forks a fresh candidate interpreter for each program, one kept ready ahead."""
+
+    def __init__(self):
+        self.socket, child = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            self.socket.close()
+            _zygote_loop(child)
+        child.close()
+        self.socket.sendall(b"f")  # the first candidate forks while the judge waits for its request
+
+    def connect(self):
+        _, fds, _, _ = socket.recv_fds(self.socket, 16, 1)
+        if not fds:
+            raise CandidateGone("the zygote that forks candidate interpreters has ended")
+        self.socket.sendall(b"f")  # the next one forks while this one runs
+        channel = socket.socket(fileno=fds[0])
+        reader, writer = channel.makefile("rb"), channel.makefile("wb")
+        channel.close()
+
+        def exchange(text):
+            writer.write(text.encode() + b"\n")
+            writer.flush()
+            line = reader.readline(64 << 20)
+            if not line.endswith(b"\n"):
+                raise CandidateGone("the program ended the Python interpreter")
+            return line.decode("utf-8", "replace")
+
+        return _Link(exchange)
+
+
+def _zygote_loop(channel):
+    """The zygote: stdin and stdout at /dev/null and no other descriptor but its channel, then one
+    candidate per byte asked for."""
+    import signal  # noqa: PLC0415  (native only)
+
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    keep = {0, 1, 2, channel.fileno()}
+    for fd in range(3, 256):
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # candidates are reaped as they end
+    try:
+        while channel.recv(1):
+            mine, theirs = socket.socketpair()
+            if os.fork() == 0:
+                channel.close()
+                theirs.close()
+                _serve_forked(mine)
+            socket.send_fds(channel, [b"c"], [theirs.fileno()])
+            mine.close()
+            theirs.close()
+    finally:
+        os._exit(0)
+
+
+def _serve_forked(channel):
+    """A native candidate: a backstop on its CPU time (its judge's host keeps the wall clock), then
+    questions and answers over its channel until the judge hangs up."""
+    try:
+        import resource  # noqa: PLC0415  (POSIX only)
+
+        resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
+        reader, writer = channel.makefile("rb"), channel.makefile("wb")
+        serve = candidate_server(interrupts=False)
+        for line in reader:
+            writer.write(serve(line.decode("utf-8", "replace")).encode() + b"\n")
+            writer.flush()
+    finally:
+        os._exit(0)
 
 
 # ---- Code world models (seed 004 §3.3-3.4): a program's predictions on transitions ----
@@ -627,26 +1414,37 @@ def _predict(program, code, steps, predictions):
     return None
 
 
-def run_world_model(code, steps, output_limit=DEFAULT_OUTPUT_LIMIT):
-    """Run `code` as a code world model on `steps`, pairs of (state, action). `number_passed` counts
-    the pairs it predicted; the outcome is `pass` when it predicted all of them (whether rightly is
-    the engine's to judge), `runtime_error` when it raised (its error, with the line, is what a fix
-    prompt shows), and `compile_error` or `timeout` as for any program."""
+def run_world_model(code, steps, link, output_limit=DEFAULT_OUTPUT_LIMIT):
+    """Run `code` as a code world model on `steps`, pairs of (state, action), in `link`'s candidate
+    interpreter (which never holds the recorded outcomes). `number_passed` counts the pairs it
+    predicted; the outcome is `pass` when it predicted all of them (whether rightly is the engine's to
+    judge), `runtime_error` when it raised (its error, with the line, is what a fix prompt shows), and
+    `compile_error` or `timeout` as for any program."""
     started = time.perf_counter()
     verdict = _verdict(len(steps))
     verdict["predictions"] = predictions = []
-    program = _compiled(code, False, verdict, started)
-    if program is None:
-        return verdict
-    _run_model(verdict, started, output_limit, lambda: _predict(program, code, steps, predictions))
+
+    def run():
+        reply = link.ask("predict", code=code, pairs=steps)
+        if "compile_error" in reply:
+            raise _NotCompiled(str(reply["compile_error"]))
+        if "raised" in reply:
+            return _describe(link.exception(reply["raised"]))
+        sent = reply.get("predictions")
+        keys = {"next_obs", "reward", "done"}
+        if not isinstance(sent, list) or len(sent) > len(steps) or not all(isinstance(p, dict) and set(p) == keys for p in sent):
+            raise _OutOfProtocol("the program's interpreter sent predictions of no known form")
+        predictions.extend(sent)
+        return None if reply.get("error") is None else str(reply["error"])
+
+    _run_model(verdict, started, output_limit, link, run)
     verdict["number_passed"] = len(predictions)
     return verdict
 
 
-def _run_model(verdict, started, output_limit, run):
-    """Runs a model's predictions or episode in the sandbox (`run()` returns the model's error, or
-    None) and settles the verdict: `timeout` at the time limit, `runtime_error` with the error, or
-    `pass`."""
+def _run_model(verdict, started, output_limit, link, run):
+    """Runs a model's predictions or episode (`run()` returns the model's error, or None) and settles
+    the verdict: `timeout` at the time limit, `runtime_error` with the error, or `pass`."""
     sandbox = _Sandbox(output_limit)
     error, interrupted = None, False
     try:
@@ -654,13 +1452,21 @@ def _run_model(verdict, started, output_limit, run):
             error = run()
     except KeyboardInterrupt:
         interrupted = True
+    except _NotCompiled as failed:
+        _not_compiled(verdict, str(failed), "", False, started)
+        return
+    except CandidateGone as gone:
+        error = str(gone)
+    except _OutOfProtocol as broken:
+        link.catch(str(broken))
     if interrupted:
         verdict["outcome"], verdict["error"] = "timeout", "the run was stopped at the time limit"
     elif error is not None:
         verdict["outcome"], verdict["error"] = "runtime_error", error
     else:
         verdict["outcome"] = "pass"
-    _settle(verdict, sandbox, started)
+    finished = _finish(link)
+    _settle(verdict, sandbox, started, finished, (link.caught if link else []) + finished["caught"])
 
 
 # ---- Planning with a code world model (seed 004 §3.5): one real episode per request ----
@@ -668,7 +1474,9 @@ def _run_model(verdict, started, output_limit, run):
 # The engine's planner (engine/src/cwm/planner.rs) line for line, in Python: the models of
 # continuous environments cannot be tabulated, and one request per real step would cost a round trip
 # (and in the page a fresh interpreter) each time. The real environment is the reference model
-# (`plan.environment`, the bank's correct program), which the Gymnasium fixture checks.
+# (`plan.environment`, the bank's correct program), which the Gymnasium fixture checks. It runs in
+# the judge; the planner and the model run in the candidate, which learns only each real
+# observation, so a model cannot find the real environment and step it instead of predicting.
 
 PLANNER_KEYS = ("simulations", "exploration", "discount", "rollout_steps", "temperature", "visit_epsilon", "unvisited_value")
 
@@ -772,7 +1580,7 @@ def _planned_action(simulator, frame, actions, params, rng):
     return len(weights) - 1
 
 
-def _play(model_program, plan, episode):
+def _play(plan, episode, link):
     """Plays the episode into `episode` (its lists grow as it goes, so a stopped run keeps them);
     returns the model's error, or None."""
     rng = random.Random(plan["seed"])
@@ -783,27 +1591,36 @@ def _play(model_program, plan, episode):
     exec(compile(plan["environment"], "<environment>", "exec"), scope)
     real = scope["Environment"]()
     real.set_state(copy.deepcopy(plan["start"]))
-    simulator = None
+    oracle = None
     if policy == "oracle":
         # A copy of the real environment: the reference model fed the real, unrounded observation.
-        simulator = _Simulator(scope["Environment"]())
+        oracle = _Simulator(scope["Environment"]())
     elif policy == "model":
-        model, error = _new_model(model_program, plan["model_code"])
-        if error is not None:
-            return error
-        simulator = _Simulator(model)
+        started = link.ask("plan_start", code=plan["model_code"], seed=plan["seed"], actions=actions, planner=plan["planner"], float32=rounded)
+        if "compile_error" in started:
+            raise _NotCompiled(str(started["compile_error"]))
+        if "raised" in started:
+            return _describe(link.exception(started["raised"]))
+        if started.get("error") is not None:
+            return str(started["error"])
     exact = list(plan["start"])
     for step in range(1, plan["max_steps"] + 1):
-        if simulator is None:
+        if policy == "random":
             action = rng.randrange(actions)
+        elif policy == "oracle":
+            action = _planned_action(oracle, exact, actions, params, rng)
+            episode["model_steps"] = oracle.steps
         else:
-            frame = exact if policy == "oracle" else (_float32(exact) if rounded else copy.deepcopy(exact))
-            try:
-                action = _planned_action(simulator, frame, actions, params, rng)
-            except _ModelRaised as raised:
-                episode["model_steps"] = simulator.steps
-                return _model_error(raised.exc, plan["model_code"], f"Error when planning step {step} with the model")
-            episode["model_steps"] = simulator.steps
+            reply = link.ask("plan_step", frame=link.outward(exact), step=step)
+            if "raised" in reply:
+                return _describe(link.exception(reply["raised"]))
+            if type(reply.get("model_steps")) is int:
+                episode["model_steps"] = reply["model_steps"]
+            if reply.get("error") is not None:
+                return str(reply["error"])
+            action = reply.get("action")
+            if type(action) is not int or not 0 <= action < actions:
+                raise _OutOfProtocol("the program's interpreter planned an action that does not exist")
         observation, reward, done = real.step(action)
         exact = _json_ready(observation)
         episode["actions"].append(action)
@@ -815,7 +1632,7 @@ def _play(model_program, plan, episode):
     return None
 
 
-def run_planning_episode(code, plan, output_limit=DEFAULT_OUTPUT_LIMIT):
+def run_planning_episode(code, plan, link, output_limit=DEFAULT_OUTPUT_LIMIT):
     """One real episode planned with the model `code` (or the oracle, or at random; see `_play`).
     The verdict's `episode` holds its actions, rewards, the observations after each step, whether
     it terminated and how many model steps the planner took; `runtime_error` carries the model's
@@ -823,20 +1640,18 @@ def run_planning_episode(code, plan, output_limit=DEFAULT_OUTPUT_LIMIT):
     started = time.perf_counter()
     verdict = _verdict(1)
     episode = verdict["episode"] = {"actions": [], "rewards": [], "observations": [], "terminated": False, "model_steps": 0}
-    program = _compiled(code, False, verdict, started) if plan["policy"] == "model" else None
-    if plan["policy"] == "model" and program is None:
-        return verdict
     plan = dict(plan, model_code=code)
+    link = link if plan["policy"] == "model" else None
 
     def play():
         try:
-            return _play(program, plan, episode)
-        except KeyboardInterrupt:
+            return _play(plan, episode, link)
+        except (KeyboardInterrupt, CandidateGone, _OutOfProtocol, _NotCompiled):
             raise
         except Exception as exc:  # the reference environment or the request, never the model
             return f"The real environment could not play the episode: {_describe(exc)}"
 
-    _run_model(verdict, started, output_limit, play)
+    _run_model(verdict, started, output_limit, link, play)
     verdict["number_passed"] = int(verdict["passed"])
     return verdict
 
@@ -934,7 +1749,7 @@ def _syntax_fault(text):
     return body + " +\n"
 
 
-def mutant_bank(code, tests):
+def mutant_bank(code, tests, link):
     """The code cut into slots (one per statement line, see `_slot_starts`), each with its correct
     text and up to LOGIC_FAULTS_PER_SLOT logic faults and one syntax fault. A logic fault is kept only
     when some test fails with it and it ends within MUTANT_STEPS lines; a syntax fault only when the
@@ -955,10 +1770,9 @@ def mutant_bank(code, tests):
         test at a time: Python drops a trace function that raised, so each test gets its own."""
         failed = False
         for test in tests:
-            limit = _StepLimit(MUTANT_STEPS)
-            with limit:
-                verdict = run_program(program, [test], coverage=False, analysis=False)
-            if limit.exceeded:
+            link.exceeded = False
+            verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS)
+            if link.exceeded:
                 return False
             failed = failed or verdict["outcome"] in ("failed_test", "runtime_error")
         return failed
@@ -1024,8 +1838,10 @@ def _plan_problem(plan):
     return None
 
 
-def handle(request):
-    """One request object to one verdict, or a clear error for a malformed request."""
+def handle(request, connect):
+    """One request object to one verdict, or a clear error for a malformed request. `connect()` gives
+    a link to a fresh candidate interpreter; a batch and a bank share one (the playground's own
+    programs), every other request has one of its own."""
     if not isinstance(request, dict) or not isinstance(request.get("code"), str):
         return {"request_error": "a request needs a string `code`"}
     tests = request.get("tests", [])
@@ -1037,27 +1853,31 @@ def handle(request):
         if not isinstance(request["batch"], list):
             return {"request_error": "`batch` must be a list of requests"}
         verdict = _verdict(len(request["batch"]))
-        verdict["batch"] = [handle(inner) for inner in request["batch"]]
+        link = connect()
+        verdict["batch"] = [handle(inner, lambda: link) for inner in request["batch"]]
         verdict["outcome"], verdict["passed"], verdict["reward"] = "pass", True, REWARDS["pass"]
         return verdict
     if "predict" in request:
         steps = request["predict"]
         if not isinstance(steps, list) or not all(isinstance(p, list) and len(p) == 2 for p in steps):
             return {"request_error": "`predict` must be a list of [state, action] pairs"}
-        return run_world_model(request["code"], steps, int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
+        return run_world_model(request["code"], steps, connect(), int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
     if "plan" in request:
         problem = _plan_problem(request["plan"])
         if problem:
             return {"request_error": problem}
-        return run_planning_episode(request["code"], request["plan"], int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
+        link = connect() if request["plan"]["policy"] == "model" else None
+        return run_planning_episode(request["code"], request["plan"], link, int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
     if request.get("mutants"):
-        verdict = run_program(request["code"], tests, coverage=False, analysis=False)
+        link = connect()
+        verdict = run_program(request["code"], tests, link, coverage=False, analysis=False)
         if verdict["passed"]:
-            verdict["slots"] = mutant_bank(request["code"], tests)
+            verdict["slots"] = mutant_bank(request["code"], tests, link)
         return verdict
     return run_program(
         request["code"],
         tests,
+        connect(),
         coverage=bool(request.get("coverage", True)),
         analysis=bool(request.get("analysis", True)),
         output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
@@ -1065,13 +1885,9 @@ def handle(request):
 
 
 def main():
-    """Serve requests over stdin/stdout. The protocol streams are moved off file descriptors 0 and 1
-    first, so a program writing to fd 1 or reading fd 0 cannot corrupt them."""
-    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
-    protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
+    """Serve requests over stdin/stdout. The limits and the zygote come first, before any request is
+    read or the protocol streams exist (a candidate inherits neither); then the protocol streams are
+    moved off file descriptors 0 and 1, so nothing writing to fd 1 or reading fd 0 can corrupt them."""
     try:
         import resource  # noqa: PLC0415  (POSIX only)
 
@@ -1080,11 +1896,17 @@ def main():
     except (ImportError, ValueError, OSError):
         pass
     sys.setrecursionlimit(3000)
+    zygote = _Zygote()
+    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
     for line in protocol_in:
         if not line.strip():
             continue
         try:
-            verdict = handle(json.loads(line))
+            verdict = handle(json.loads(line), zygote.connect)
         except json.JSONDecodeError as exc:
             verdict = {"request_error": f"the request is not JSON: {exc}"}
         except MemoryError:

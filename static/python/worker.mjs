@@ -1,8 +1,10 @@
-// The Python worker: Pyodide (served with the page from ../pyodide/) running the shared harness.
-// A module worker, because Pyodide refuses classic ones. The page owns the clock: it interrupts a run
+// The Python worker: two Pyodides (served with the page from ../pyodide/) running the shared
+// harness, the judge and the candidate (pair.mjs): the program runs in the candidate, its tests in
+// the judge, so nothing the program does to its interpreter reaches its own verdict. A module
+// worker, because Pyodide refuses classic ones. The page owns the clock: it interrupts a run
 // through the shared interrupt buffer, or terminates this worker and starts another. Each worker
 // runs one program (the page keeps the next ones' workers loaded), so nothing a program does to
-// its interpreter, its files or this realm reaches another program's verdict.
+// its interpreters, their files or this realm reaches another program's verdict.
 //
 // Messages in:  {type: "interrupt_buffer", buffer: SharedArrayBuffer}
 //               {type: "run", id, request: "<harness request JSON>"}
@@ -16,13 +18,14 @@
 // still reach is computation. The page's host sends a Content-Security-Policy for this script as
 // well (scripts/serve-dist.py), but nothing here depends on it.
 import { loadPyodide } from '../pyodide/pyodide.mjs';
+import { loadPair } from './pair.mjs';
 
 // What the worker itself needs, kept where programs cannot reach: module bindings are not
 // properties of any object, and closures cannot be inspected.
 const post = self.postMessage.bind(self);
 const started = performance.now();
 let handle;
-let pyodide;
+let interpreters;
 
 // Listen before the lockdown; `addEventListener` rather than `onmessage`, which a program that
 // found the global scope could call to forge a verdict.
@@ -49,20 +52,18 @@ class Environment:
 `;
 
 const ready = (async () => {
-  pyodide = await loadPyodide({ indexURL: new URL('../pyodide/', import.meta.url).href });
   const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
-  pyodide.FS.writeFile('/home/pyodide/harness.py', source);
-  pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide"); import harness');
-  handle = pyodide.runPython(
-    'import json, harness\n(lambda request: json.dumps(harness.handle(json.loads(request))))',
-  );
+  const pair = await loadPair(loadPyodide, new URL('../pyodide/', import.meta.url).href, source);
+  interpreters = [pair.judge, pair.candidate];
+  handle = pair.handle;
   // Each worker runs one program, so every program would pay the interpreter's first-use costs
   // (modules the harness imports lazily, the first compile and trace): a small program of each
   // kind pays them here, while this worker waits for its program.
   handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
   handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
   handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
-  lockDown(pyodide);
+  for (const pyodide of interpreters) closeDoorsToJavaScript(pyodide);
+  lockDown();
 })();
 
 function refuse(what) {
@@ -71,9 +72,10 @@ function refuse(what) {
   };
 }
 
-function lockDown(pyodide) {
-  // 1. Python's doors to JavaScript: the `js` and `pyodide_js` modules (and their submodules, which
-  //    the import system caches), and Pyodide's own loaders, which fetch and import URLs.
+// 1. Python's doors to JavaScript, in each interpreter: the `js` and `pyodide_js` modules (and their
+//    submodules, which the import system caches), and Pyodide's own loaders, which fetch and import
+//    URLs.
+function closeDoorsToJavaScript(pyodide) {
   pyodide.runPython(`
 import sys
 for name in [n for n in sys.modules if n == "js" or n.startswith(("js.", "pyodide_js"))]:
@@ -84,7 +86,9 @@ for name in [n for n in sys.modules if n == "js" or n.startswith(("js.", "pyodid
   for (const name of ['loadPackage', 'loadPackagesFromImports', 'registerJsModule', 'mountNativeFS', 'mountNodeFS']) {
     if (name in pyodide) pyodide[name] = refuse(`pyodide.${name}`);
   }
+}
 
+function lockDown() {
   // 2. Strings into code: eval, the four function constructors (reachable as `.constructor` of any
   //    function, so of any proxy's constructor), and timers given a string.
   const intrinsics = [
@@ -142,7 +146,8 @@ ready.then(
 
 async function onMessage(data) {
   if (data.type === 'interrupt_buffer') {
-    ready.then(() => pyodide.setInterruptBuffer(new Int32Array(data.buffer)), () => {});
+    // Both interpreters watch it: the candidate while the program runs, the judge while a test does.
+    ready.then(() => interpreters.forEach((pyodide) => pyodide.setInterruptBuffer(new Int32Array(data.buffer))), () => {});
     return;
   }
   if (data.type !== 'run') return;
