@@ -807,6 +807,37 @@ and, natively, to start processes or use the network. The hook cannot be removed
 verdict's guarantee (the judge's separate interpreter is) nor a sandbox (see the CLI's)."""
 
 
+TRANSIENT_SYS_NAMES = frozenset({"last_type", "last_value", "last_traceback", "last_exc", "exc_info"})
+"""Names of `sys` the interpreter itself sets as programs run."""
+
+
+class _Decoy(list):
+    """A local named like what a harness would keep (`tests`, `verdict`) in the frame that runs the
+    program's code: a program that walks the frames and changes it is caught doing so."""
+
+    def __init__(self, server):
+        super().__init__()
+        self.server = server
+
+    def _caught(self, *args, **kwargs):
+        self.server._catch("the program changed a harness's local variable it found through the frames")
+
+    __setitem__ = __delitem__ = __iadd__ = append = extend = insert = pop = remove = clear = sort = reverse = _caught
+
+
+class _DecoyVerdict(dict):
+    """`_Decoy` as a verdict."""
+
+    def __init__(self, server):
+        super().__init__()
+        self.server = server
+
+    def _caught(self, *args, **kwargs):
+        self.server._catch("the program changed a harness's local variable it found through the frames")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _caught
+
+
 class _CandidateServer:
     """The candidate interpreter's side: runs the program and answers the judge's questions about it,
     one JSON object in, one out. Everything here is the program's to break; nothing here decides a
@@ -821,19 +852,21 @@ class _CandidateServer:
         sys.addaudithook(self._audit)
 
     def _snapshot(self):
-        modules = {name: id(module) for name, module in list(sys.modules.items())}
-        return (
-            {name: id(value) for name, value in vars(builtins).items()},
-            {name: id(value) for name, value in globals().items()},
-            modules,
-        )
+        """What the harness itself relies on: builtins, its own names, the modules loaded and the
+        names of those it uses, each by identity."""
+        used = (json, sys, os, io, copy, math, random, traceback, ast, builtins)
+        return [
+            ("sys.modules", {name: id(module) for name, module in list(sys.modules.items())}),
+            ("the harness's names", {name: id(value) for name, value in globals().items()}),
+        ] + [(module.__name__, {name: id(value) for name, value in vars(module).items()}) for module in used]
 
     def _check_integrity(self):
-        now = self._snapshot()
-        for (before, after, where) in zip(self.snapshot, now, ("builtins.", "the harness's ", "sys.modules: ")):
+        """Names the program rebound or removed (modules it imported and names it added are its own)."""
+        for (where, before), (_, after) in zip(self.snapshot, self._snapshot()):
             changed = sorted(name for name in before if after.get(name) != before[name])
-            for name in changed[:3]:
-                self._catch(f"the program changed {where}{name}")
+            changed = [name for name in changed if not (where == "sys" and name in TRANSIENT_SYS_NAMES)]
+            if changed:
+                self._catch(f"the program changed {where}: {', '.join(changed[:3])}")
 
     def _catch(self, what):
         if what not in self.caught and len(self.caught) < 10:
@@ -849,8 +882,18 @@ class _CandidateServer:
             self._catch(f"the program called {event}")
             raise PermissionError(f"{event} is refused to programs in the playground's sandbox")
 
+    def _restore_builtins(self):
+        """Puts back any builtin the program rebound, so that this server goes on answering, and
+        says so."""
+        current = vars(builtins)
+        changed = [name for name, value in self.builtins.items() if current.get(name) is not value]
+        if changed:
+            self._catch(f"the program changed builtins: {', '.join(sorted(changed)[:3])}")
+            current.update(self.builtins)
+
     def _reset(self, output_limit, coverage, step_limit):
         self.snapshot = self._snapshot()  # what this program, and only it, may be caught changing
+        self.builtins = dict(vars(builtins))
         self.scope = {"__name__": "__main__"}
         self.handles, self.handle_ids = [], {}
         self.sandbox = _Sandbox(output_limit)
@@ -931,6 +974,8 @@ class _CandidateServer:
         """`run()` as the program's code runs (output captured, exits guarded, lines recorded, steps
         counted): {"value": its result} or {"raised": the exception}."""
         steps = self.steps if self.steps is not None else NoRecorder()
+        tests, verdict = _Decoy(self), _DecoyVerdict(self)  # noqa: F841  (decoys, see _Decoy)
+        output = self.sandbox.stdout
         try:
             self.harness_tracing = True
             with self.sandbox, steps:
@@ -940,7 +985,10 @@ class _CandidateServer:
                     value = run()
                 finally:
                     self.harness_tracing = True
+                    self._restore_builtins()
                     self.recorder.pause()
+                    if sys.stdout is not output and sys.stdout is not self.sandbox.stdout and not isinstance(sys.stdout, BoundedOutput):
+                        self._catch("the program replaced sys.stdout")
             self.harness_tracing = False
         except KeyboardInterrupt:
             self.harness_tracing = False
@@ -1288,9 +1336,12 @@ class _Zygote:
         channel.close()
 
         def exchange(text):
-            writer.write(text.encode() + b"\n")
-            writer.flush()
-            line = reader.readline(64 << 20)
+            try:
+                writer.write(text.encode() + b"\n")
+                writer.flush()
+                line = reader.readline(64 << 20)
+            except OSError:
+                line = b""
             if not line.endswith(b"\n"):
                 raise CandidateGone("the program ended the Python interpreter")
             return line.decode("utf-8", "replace")
