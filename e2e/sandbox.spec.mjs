@@ -59,7 +59,7 @@ test(`${Object.keys(ESCAPES).length} escapes as plain programs: each gets a verd
   await page.goto(PLAIN_HOST);
   for (const [name, source] of Object.entries(ESCAPES)) {
     const outcome = await runProgram(page, program(source, BEACON), 'assert True');
-    expect(outcome, name).toMatch(/^(pass|failed test|runtime error|timeout|compile error)$/);
+    expect(outcome, name).toMatch(/^(pass|failed test|runtime error|timeout|tampered|compile error)$/);
     await settle(page);
     expect(requests, `${name} reached the beacon`).toEqual([]);
   }
@@ -85,7 +85,10 @@ test('a program that swallows the interrupt and clears the interrupt buffer stil
   const stubborn = [
     'import gc',
     'from pyodide.ffi import JsProxy',
-    'buffers = [o for o in gc.get_objects() if isinstance(o, JsProxy) and "Int32Array" in str(o)]',
+    'try:',
+    '    buffers = [o for o in gc.get_objects() if isinstance(o, JsProxy) and "Int32Array" in str(o)]',
+    'except PermissionError:  # the harness refuses gc.get_objects',
+    '    buffers = []',
     'while True:',
     '    try:',
     '        while True:',
@@ -98,9 +101,10 @@ test('a program that swallows the interrupt and clears the interrupt buffer stil
     '        pass',
   ].join('\n');
   await page.locator('#editor-limit').fill('1');
-  expect(await runProgram(page, stubborn, '')).toBe('timeout');
+  // It asked for every object to find the buffer: caught, and still stopped at its limit.
+  expect(await runProgram(page, stubborn, '')).toMatch(/^(timeout|tampered)$/);
   // Interrupted where it could not catch it, or terminated after the grace period.
-  await expect(page.locator('#program-error')).toContainText(/stopped at the time limit|did not finish within 1\.0 s/);
+  await expect(page.locator('#program-error')).toContainText(/stopped at the time limit|did not finish within 1\.0 s|gc.get_objects/);
   expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toBe('pass');
 });
 

@@ -305,3 +305,59 @@ fn the_harness_real_environment_steps_as_the_engine_environment() {
         }
     }
 }
+
+/// A CartPole "model" with no physics that looks for the real environment's class among every class
+/// of its interpreter (and, with `gc`, among every object) and steps an instance of it instead of
+/// predicting (issue 32). Planning runs the real environment in the judge's interpreter, so there is
+/// none to find.
+const DELEGATING_MODEL: &str = r#"
+class Environment:
+    def __init__(self):
+        self.state = [0.0, 0.0, 0.0, 0.0]
+        self.real = None
+
+    def find_the_real_one(self):
+        for klass in object.__subclasses__():
+            if klass.__name__ == "Environment" and klass is not Environment:
+                return klass()
+        if USE_GC:
+            import gc
+            for thing in gc.get_objects():
+                if type(thing).__name__ == "Environment" and type(thing) is not Environment:
+                    return type(thing)()
+        return None
+
+    def set_state(self, state):
+        self.state = list(state)
+        self.real = self.find_the_real_one()
+        if self.real is not None:
+            self.real.set_state(list(state))
+
+    def step(self, action):
+        if self.real is not None:
+            return self.real.step(action)
+        return list(self.state), 1.0, False
+"#;
+
+#[test]
+fn a_model_that_would_step_the_real_environment_finds_none_and_one_that_searches_memory_is_caught() {
+    let looking = TempProgram::new("delegating", &format!("USE_GC = False\n{DELEGATING_MODEL}"));
+    let (code, report, stderr) = plan_cart_pole(&looking);
+    assert_eq!(code, Some(0), "{stderr}");
+    // No physics: the pole is never seen to fall, so the planner is no better than chance.
+    assert!(report["normalised"].as_f64().unwrap() < 0.3, "{report}");
+    let searching = TempProgram::new("delegating-gc", &format!("USE_GC = True\n{DELEGATING_MODEL}"));
+    let (code, report, stderr) = plan_cart_pole(&searching);
+    assert_eq!((code, report["normalised"].is_null()), (Some(1), true), "{report}");
+    assert!(stderr.contains("the program tampered with its test run: the program called gc.get_objects"), "{stderr}");
+    // Scored on recorded transitions, it predicts from its own (absent) physics: nothing matches.
+    let transitions = TempProgram::new(
+        "cart-pole.jsonl",
+        r#"{"env": "CartPole-v1", "obs": [0.01, 0.02, 0.03, 0.04], "action": 1, "reward": 1.0, "next_obs": [0.0104, 0.2149, 0.0308, -0.2391], "terminated": false, "truncated": false}
+"#,
+    );
+    let output =
+        rlcg(&["cwm", "score", "--env", "CartPole-v1", "--program", looking.path(), "--transitions", transitions.path(), "--json"]);
+    let report = last_json_line(&output);
+    assert_eq!(report["matched"].as_u64(), Some(0), "{report}");
+}

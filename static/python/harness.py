@@ -87,6 +87,10 @@ if sys.version_info >= (3, 11):
 class ProgramExit(Exception):
     """Raised instead of leaving the interpreter: `sys.exit` and `os._exit` would end the runner."""
 
+    def __init__(self, message, code):
+        super().__init__(message)
+        self.code = code
+
 
 class BoundedOutput(io.TextIOBase):
     """A stdout/stderr replacement that keeps the first `limit` characters and counts the rest."""
@@ -357,7 +361,7 @@ def _describe(exc):
 
 
 def _exit_guard(code=0):
-    raise ProgramExit(f"the program called exit({code!r})")
+    raise ProgramExit(f"the program called exit({code!r})", code)
 
 
 class _Sandbox:
@@ -495,9 +499,9 @@ def _settle(verdict, sandbox, started, finished, caught):
     verdict["duration_ms"] = (time.perf_counter() - started) * 1000
 
 
-def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None):
+def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None, naive=False):
     """Run `code` against `tests` (the program in `link`'s candidate interpreter, the tests here);
-    return a JSON-ready verdict (see the module docstring)."""
+    return a JSON-ready verdict (see the module docstring). With `naive`, see `_naively`."""
     started = time.perf_counter()
     verdict = _verdict(len(tests))
     if not _analysed(code, analysis, verdict, started):
@@ -539,7 +543,31 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
         verdict["outcome"] = "failed_test"
     verdict["executed_lines"] = finished["executed_lines"]
     _settle(verdict, sandbox, started, finished, link.caught + finished["caught"])
+    if naive and statements:
+        _naively(verdict, link, code, tests)
     return verdict
+
+
+def _naively(verdict, link, code, tests):
+    """Replaces the verdict's pass, count, outcome and reward with a naive grader's (`naive` in the
+    candidate: the program's own interpreter decides), keeping the real one's as `strict_outcome`
+    and what it caught. Only for the search's teaching switch: a program that games the naive
+    grader passes here, and `strict_outcome` says it did not pass."""
+    verdict["strict_outcome"] = verdict["outcome"]
+    try:
+        reply = link.ask("naive", code=code, tests=tests)
+    except (CandidateGone, _OutOfProtocol, KeyboardInterrupt):
+        reply = {}
+    _finish(link)
+    results = reply.get("results") if isinstance(reply.get("results"), list) else []
+    passed = [result is True for result in results[: len(tests)]]
+    if reply.get("exited") is True:
+        passed += [True] * (len(tests) - len(passed))  # the rest never ran; the status said 0
+    verdict["number_passed"] = sum(passed)
+    if verdict["outcome"] != "compile_error":
+        verdict["outcome"] = "pass" if len(passed) == len(tests) and all(passed) else "failed_test"
+    verdict["reward"] = REWARDS[verdict["outcome"]]
+    verdict["passed"] = verdict["outcome"] == "pass"
 
 
 def _record(verdict, test, kind, message, example=None):
@@ -927,7 +955,7 @@ class _CandidateServer:
                 return program if isinstance(program, dict) else {"names": {}}
             exec(TYPING_IMPORT, self.scope)
             typing_names = dict(self.scope)
-            reply = self._running(lambda: exec(program, self.scope))
+            reply = self._running(lambda: exec(program, self.scope), exits_caught=True)
             if "raised" in reply:
                 return reply
             names = {}
@@ -944,6 +972,8 @@ class _CandidateServer:
             return self._ask_object(op, message)
         if op == "predict":
             return self._predict(message)
+        if op == "naive":
+            return self._naive(message)
         if op == "plan_start":
             return self._plan_start(message)
         if op == "plan_step":
@@ -970,9 +1000,11 @@ class _CandidateServer:
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             return {"compile_error": _compile_error(exc)}
 
-    def _running(self, run):
+    def _running(self, run, exits_caught=False):
         """`run()` as the program's code runs (output captured, exits guarded, lines recorded, steps
-        counted): {"value": its result} or {"raised": the exception}."""
+        counted): {"value": its result} or {"raised": the exception}. With `exits_caught`, an exit
+        with status 0 is caught: where tests follow, it is how a grader that reads the exit status
+        is fooled into a pass."""
         steps = self.steps if self.steps is not None else NoRecorder()
         tests, verdict = _Decoy(self), _DecoyVerdict(self)  # noqa: F841  (decoys, see _Decoy)
         output = self.sandbox.stdout
@@ -998,6 +1030,8 @@ class _CandidateServer:
             return {"raised": _exception_plain(KeyboardInterrupt())}
         except BaseException as exc:
             self.harness_tracing = False
+            if exits_caught and isinstance(exc, (SystemExit, ProgramExit)) and getattr(exc, "code", None) in (0, None):
+                self._catch("the program exited with status 0 before its tests were done")
             if not isinstance(exc, (Exception, SystemExit, GeneratorExit)):
                 self._catch(f"the program raised {type(exc).__name__}, which no test's `except Exception` catches")
             return {"raised": _exception_plain(exc)}
@@ -1023,7 +1057,7 @@ class _CandidateServer:
         if op == "call":
             args = from_plain(message.get("args", []), self._resolve)
             kwargs = from_plain(message.get("kwargs", {"t": "dict", "v": []}), self._resolve)
-            reply = self._running(lambda: target(*args, **kwargs))
+            reply = self._running(lambda: target(*args, **kwargs), exits_caught=True)
             # Arguments the program changed in place go back, so `sort_in_place(xs); assert xs == …` works.
             reply["mutated"] = [[i, self._plain(a)] for i, a in enumerate(args) if type(a) in (list, dict, set, bytearray)]
         else:
@@ -1064,6 +1098,29 @@ class _CandidateServer:
         reply["stdout"] = captured.value()
         return reply
 
+    def _naive(self, message):
+        """The tests as common graders run them (HumanEval's `execution.py`): in the program's own
+        interpreter, after it, each passing when it raises nothing, and an exit with status 0 ending
+        the run as a pass (the grader reads the exit status). Everything here is the program's to
+        change, which is what the search's "naive verdicts" switch shows."""
+        program = self._compile(message["code"])
+        if isinstance(program, dict):
+            return program
+        scope = {"__name__": "__main__"}
+        results, exits = [], []
+
+        def run():
+            try:
+                exec(TYPING_IMPORT, scope)
+                exec(program, scope)
+                for test in message["tests"]:
+                    results.append(_naive_test(_compiled_test(test), scope))
+            except (SystemExit, ProgramExit) as exc:
+                exits.append(getattr(exc, "code", None) in (0, None))
+
+        self._running(run)
+        return {"results": [result is True for result in results], "exited": bool(exits and exits[0])}
+
     def _predict(self, message):
         program = self._compile(message["code"])
         if isinstance(program, dict):
@@ -1103,6 +1160,15 @@ class _CandidateServer:
             return reply
         action, error = reply["value"]
         return {"action": action, "error": error, "model_steps": simulator.steps}
+
+
+def _naive_test(compiled, scope):
+    """A naive grader's check of one test: it passes when it raises nothing."""
+    try:
+        exec(compiled, scope)
+        return True
+    except Exception:
+        return False
 
 
 def candidate_server(interrupts):
@@ -1932,6 +1998,7 @@ def handle(request, connect):
         coverage=bool(request.get("coverage", True)),
         analysis=bool(request.get("analysis", True)),
         output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
+        naive=bool(request.get("naive", False)),
     )
 
 
