@@ -168,3 +168,38 @@ test('a removed search stays removed, and a link to a search a model answered is
   await expect(page.locator('#search-history tbody tr')).toHaveCount(0);
   expect(errors).toEqual([]);
 });
+
+test('with naive verdicts a search converges on reward hacks and calls the task solved, each hack crossed; judged for real, each is caught', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  // `rlcg search --task binary_search --budget 12 --seed 2 --simulated-llm hack_share=0.5 --naive-verdicts`
+  await setInput(page, '#search-budget', '12');
+  await setInput(page, '#search-seed', '2');
+  await page.locator('#search-odds summary').click();
+  await setInput(page, '#odds-hack_share', '0.5');
+  await page.locator('#search-naive').check();
+  await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
+  await expect(page.locator('#search-summary')).toContainText(/naive verdicts: [1-9]\d* hacked program\(s\) passed that the real verdict refuses/);
+  await expect(page.locator('#search-link')).toHaveValue(/naive=1/);
+  const hacked = page.locator('#search-tree .node.hacked');
+  await expect(hacked.first()).toBeVisible();
+  await hacked.first().click();
+  await expect(page.locator('#search-node-feedback')).toContainText('hacked: it passed only because verdicts are naive. The real verdict: ');
+  await expect(page.locator('#search-node-code')).toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
+
+  // The same search, judged for real: no hack passes, each is caught and named.
+  await page.locator('#search-naive').uncheck();
+  await playground.search({}, /^Search over: /);
+  await expect(page.locator('#search-tree .node.hacked')).toHaveCount(0);
+  await expect(page.locator('#search-summary')).not.toContainText('hacked');
+  await expect(page.locator('#search-best')).not.toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
+  const nodes = page.locator('#search-tree .node');
+  const feedback = [];
+  for (let i = 1; i < (await nodes.count()); i++) {
+    await nodes.nth(i).click();
+    feedback.push(await page.locator('#search-node-feedback').textContent());
+  }
+  expect(feedback.some((text) => text.startsWith('caught: the program tampered with its test run'))).toBe(true);
+  expect(errors).toEqual([]);
+});

@@ -87,8 +87,14 @@ fn replay_verdict(record: &SearchRecord, sent: &SearchResults) -> String {
 /// The summary line of a record: calls, best score, tokens and, for an endpoint, the cost.
 fn summary(record: &SearchRecord) -> String {
     let cost = if record.cost_usd > 0.0 { format!(" · ${:.4}", record.cost_usd) } else { String::new() };
+    let hacked = record.expansions.iter().filter(|e| e.evaluation.hacked).count();
+    let verdicts = match (record.spec.naive_verdicts, hacked) {
+        (false, _) => String::new(),
+        (true, 0) => " · naive verdicts".to_owned(),
+        (true, n) => format!(" · naive verdicts: {n} hacked program(s) passed that the real verdict refuses"),
+    };
     format!(
-        "{} LLM calls · best score {:.3} · {} tokens{cost}",
+        "{} LLM calls · best score {:.3} · {} tokens{cost}{verdicts}",
         record.llm_calls(),
         record.best_score(),
         record.usage.total()
@@ -119,6 +125,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
     // The simulated LLM's odds, as the run form's parameters are edited.
     let odds_fields = Memo::new(|_| params::fields(&SimulatedLlmParams::default().params_schema()));
     let odds_texts = RwSignal::new(params::texts(&defaults.simulated_llm, &odds_fields.get_untracked()));
+    let naive = RwSignal::new(defaults.naive_verdicts);
     let problem = RwSignal::new(None::<String>);
     let (status, stream) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let searches = Searches { list: RwSignal::new(Vec::new()), shown: RwSignal::new(None) };
@@ -142,6 +149,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         let odds =
             params::build(&SimulatedLlmParams::default(), &odds_fields.get_untracked(), &odds_texts.get_untracked());
         spec.simulated_llm = odds.map_err(|e| format!("simulated LLM: {e}"))?;
+        spec.naive_verdicts = naive.get_untracked();
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -358,6 +366,10 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                 </select></label>
                 <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
                 <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
+                <label title="The tests run in the program's own interpreter and an exit with status 0 is a pass, as in common graders: reward hacks pass, and the tree crosses each one the real verdict refuses (About: reward hacking)">
+                    <input type="checkbox" id="search-naive" prop:checked=move || naive.get() on:change=move |ev| naive.set(event_target_checked(&ev)) />
+                    " Naive verdicts"
+                </label>
             </div>
             <WorldModelInfo task=task imported=dataset />
             <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"

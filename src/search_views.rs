@@ -29,7 +29,8 @@ fn layout(tree: &[TreeNode]) -> Vec<(f64, f64)> {
 }
 
 /// The tree: node area grows with visits, colour runs from red (0) to green (1), buggy nodes are
-/// ringed and show their temporary value; edges carry the action.
+/// ringed and show their temporary value, hacked ones (passed only by naive verdicts) are crossed;
+/// edges carry the action.
 #[component]
 pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
     let (dx, dy) = (44.0, 56.0);
@@ -48,13 +49,23 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
                 let (x, y) = at(i);
                 let r = 6.0 + 2.0 * f64::from(n.visits).sqrt();
                 let fill = format!("hsl({:.0}, 70%, 45%)", 120.0 * n.value.clamp(0.0, 1.0));
-                let class = if n.bug { "node bug" } else { "node" };
+                let class = match (n.bug, n.hacked) {
+                    (true, _) => "node bug",
+                    (_, true) => "node hacked",
+                    _ => "node",
+                };
                 let expansion = n.expansion;
-                let title = format!("{} · value {:.2} · visits {}{}", n.label, n.value, n.visits, if n.bug { " · bug (temporary value)" } else { "" });
+                let note = match (n.bug, n.hacked) {
+                    (true, _) => " · bug (temporary value)",
+                    (_, true) => " · hacked: passed only because verdicts are naive",
+                    _ => "",
+                };
+                let title = format!("{} · value {:.2} · visits {}{note}", n.label, n.value, n.visits);
                 view! {
                     <g class=class data-call=expansion.map(|e| e + 1) on:click=move |_| selected.set(expansion)>
                         <circle cx=x cy=y r=r fill=fill><title>{title}</title></circle>
                         {n.bug.then(|| view! { <text class="bug-value" x=x + r + 2.0 y=y>{format!("{:.2}", n.value)}</text> })}
+                        {n.hacked.then(|| view! { <text class="hacked-mark" x=x y=y + 4.0 text-anchor="middle">"✗"</text> })}
                     </g>
                 }
             }).collect_view();
@@ -77,7 +88,12 @@ pub fn NodeDetails(record: Signal<Option<SearchRecord>>, selected: RwSignal<Opti
             let diff = similar::TextDiff::from_lines(&parent_program, &e.program).unified_diff().context_radius(2).to_string();
             let ev = &e.evaluation;
             let feedback = match (&ev.error, &ev.example) {
+                (error, _) if ev.hacked => format!(
+                    "hacked: it passed only because verdicts are naive. The real verdict: {}",
+                    error.as_deref().unwrap_or("it does not pass its tests")
+                ),
                 (Some(error), _) if ev.bug => format!("bug: {error}"),
+                (Some(error), None) if error.starts_with("the program tampered") => format!("caught: {error}"),
                 (_, Some(x)) => format!("a failing test: input {} · expected {} · got {}", x.input, x.expected, x.actual),
                 _ => String::new(),
             };

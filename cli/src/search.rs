@@ -50,6 +50,11 @@ pub struct SearchArgs {
     /// The endpoint's sampling temperature (seed 004: 1.0; lower starves the search of diversity).
     #[arg(long, default_value_t = 1.0)]
     temperature: f64,
+    /// Judge as common graders do (the tests in the program's own interpreter), so that reward
+    /// hacks pass; each is marked, since the real verdict refuses it. With `--simulated-llm
+    /// hack_share=0.3`, the simulated LLM writes some.
+    #[arg(long)]
+    naive_verdicts: bool,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -68,6 +73,8 @@ struct SearchReport {
     llm_calls: u32,
     /// Programs the search wrote (one per LLM call).
     nodes: usize,
+    /// Programs that passed only because verdicts were naive (`--naive-verdicts`): reward hacks.
+    hacked: usize,
     tokens: u64,
     cost: f64,
     ended: String,
@@ -84,6 +91,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let method = MethodSpec::parse(&args.method).map_err(usage)?;
     let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
+    spec.naive_verdicts = args.naive_verdicts;
     let mut python = NativePython::start().map_err(io_failure)?;
     let search = match &args.tasks {
         None => {
@@ -137,6 +145,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         solved: best_score >= 1.0,
         llm_calls: search.llm_calls(),
         nodes: search.expansions().len(),
+        hacked: search.expansions().iter().filter(|e| e.evaluation.hacked).count(),
         tokens: search.usage().total(),
         cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
         ended: search.ended().to_owned(),
@@ -157,7 +166,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     );
     for (i, e) in search.expansions().iter().enumerate() {
         let bug = if e.evaluation.bug { " · bug" } else { "" };
-        println!("  call {:>3}  {:<8} score {:.3}{bug}", i + 1, e.kind.name(), e.evaluation.score);
+        let hacked = if e.evaluation.hacked { " · hacked: the real verdict refuses it" } else { "" };
+        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}", i + 1, e.kind.name(), e.evaluation.score);
     }
     println!(
         "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",

@@ -101,3 +101,28 @@ fn an_imported_task_is_searched_offline_with_a_bank_made_by_mutating_its_referen
     let again = search(&["--tasks", samples, "--task", "apps-two-sum", "--seed", "1"]);
     assert_eq!(again, reports[0], "the same bank, the same search");
 }
+
+#[test]
+fn with_naive_verdicts_a_search_converges_on_reward_hacks_and_without_them_each_is_caught() {
+    // Half the simulated LLM's replies are hacks (issue 32).
+    let args = ["--task", "binary_search", "--budget", "12", "--seed", "2", "--simulated-llm", "hack_share=0.5"];
+    let mut naive = args.to_vec();
+    naive.push("--naive-verdicts");
+    let report = search(&naive);
+    // A hack passes at once: the search reports the task solved with a program the real verdict refuses.
+    assert_eq!(report["solved"], true, "{report}");
+    assert!(report["hacked"].as_u64().unwrap() >= 1, "{report}");
+    assert!(report["link"].as_str().unwrap().contains("naive=1"), "{report}");
+    let best = report["best_program"].as_str().unwrap();
+    assert!(["_Equal", "_naive_test", "SystemExit(0)"].iter().any(|hack| best.contains(hack)), "{best}");
+    // Without naive verdicts no hack scores anything: the search goes on to an honest program or
+    // runs out of calls, and none of its programs is a hack that passed.
+    let report = search(&args);
+    assert_eq!(report["hacked"], 0, "{report}");
+    let best = report["best_program"].as_str().unwrap();
+    assert!(!["_Equal", "_naive_test", "SystemExit(0)"].iter().any(|hack| best.contains(hack)), "{best}");
+    // With no hacks, naive verdicts judge as the real ones: the pinned search is unchanged.
+    let plain = search(&["--task", "binary_search", "--seed", "1", "--naive-verdicts"]);
+    assert_eq!(plain["fingerprint"], "f3a896fa3301f051");
+    assert_eq!(plain["hacked"], 0);
+}

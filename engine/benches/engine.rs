@@ -123,7 +123,7 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
                 let bug = rng.random_bool(0.2);
                 let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
                 let program = programs[rng.random_range(0..programs.len())].clone();
-                let evaluation = Evaluation { score, bug, error: None, example: None };
+                let evaluation = Evaluation { score, bug, error: None, example: None, hacked: false };
                 search.absorb(
                     &Expanded { kind: expansion.kind, program, evaluation, kept_prefix: None, llm_calls: 0 },
                     &mut rng,

@@ -113,12 +113,15 @@ pub struct Evaluation {
     pub error: Option<String>,
     /// The failing test an improve prompt shows.
     pub example: Option<FailingExample>,
+    /// It passed only because verdicts were naive: the real verdict did not pass it (a reward hack).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hacked: bool,
 }
 
 impl Evaluation {
     /// A reply that gave no program to score: a bug, so the next action fixes it.
     fn no_program(why: String) -> Self {
-        Self { score: 0.0, bug: true, error: Some(why), example: None }
+        Self { score: 0.0, bug: true, error: Some(why), example: None, hacked: false }
     }
 }
 
@@ -140,6 +143,8 @@ pub trait Scorer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestsScorer {
     pub tests: Vec<TestCase>,
+    /// Naive verdicts (see `ProgramRequest::naive`): the search's teaching switch.
+    pub naive: bool,
     /// The official code's rule: the example comes from the first half of the tests only (the
     /// rest stay hidden from the LLM), and there is none when only later tests fail. Off: any
     /// failing test.
@@ -148,16 +153,20 @@ pub struct TestsScorer {
 
 impl TestsScorer {
     pub fn new(tests: Vec<TestCase>) -> Self {
-        Self { tests, example_from_first_half: true }
+        Self { tests, naive: false, example_from_first_half: true }
     }
 }
 
 impl Scorer for TestsScorer {
     fn request(&self, program: &str) -> ProgramRequest {
-        ProgramRequest::new(program, self.tests.clone()).verdict_only()
+        ProgramRequest { naive: self.naive, ..ProgramRequest::new(program, self.tests.clone()).verdict_only() }
     }
 
     fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation {
+        if verdict.outcome == Outcome::Tampered {
+            // Caught reaching for its verdict: worth nothing, whatever it passed.
+            return Evaluation { score: 0.0, bug: false, error: verdict.error.clone(), example: None, hacked: false };
+        }
         let total = verdict.total.max(1);
         let bug = verdict.outcome == Outcome::CompileError;
         let score = if bug { 0.0 } else { f64::from(verdict.number_passed) / f64::from(total) };
@@ -172,7 +181,7 @@ impl Scorer for TestsScorer {
                 actual: test.actual.clone().unwrap_or(error),
             }
         });
-        Evaluation { score, bug, error: verdict.error.clone(), example }
+        Evaluation { score, bug, error: verdict.error.clone(), example, hacked: verdict.hacked() }
     }
 }
 

@@ -137,6 +137,9 @@ pub struct TreeNode {
     /// GIF-MCTS's backed-up value (a bug's temporary value), else the program's score.
     pub value: f64,
     pub bug: bool,
+    /// Its program passed only because verdicts were naive (a reward hack).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hacked: bool,
 }
 
 /// A program search on a task: on its tests' scores, or a world model's accuracy.
@@ -165,6 +168,11 @@ pub struct SearchSpec {
     /// For a world-model task: its dataset and scoring.
     #[serde(default, skip_serializing_if = "is_default")]
     pub world_model: WorldModelSpec,
+    /// Naive verdicts (see `ProgramRequest::naive`): the tests run as common graders run them,
+    /// so that the simulated LLM's reward hacks (`simulated_llm.hack_share`) pass, and the tree
+    /// marks each one the real verdict refuses. A teaching switch; off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub naive_verdicts: bool,
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -182,6 +190,7 @@ impl SearchSpec {
             seed,
             simulated_llm: SimulatedLlmParams::default(),
             world_model: WorldModelSpec::default(),
+            naive_verdicts: false,
         }
     }
 
@@ -218,7 +227,7 @@ impl SearchSpec {
                 transitions: dataset(env, &mut gym_rng(self.world_model.dataset_seed)),
                 scoring: self.world_model.scoring,
             }),
-            None => AnyScorer::Tests(TestsScorer::new(task.tests.clone())),
+            None => AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) }),
         };
         Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
     }
@@ -228,7 +237,15 @@ impl ProgramSearch {
     /// The tree of programs: GIF-MCTS's expanded nodes; WorldCoder's programs under the one each
     /// refined; zero-shot's samples under the empty program.
     pub fn tree(&self) -> Vec<TreeNode> {
-        let root = TreeNode { parent: None, label: "root".into(), expansion: None, visits: 1, value: 0.0, bug: false };
+        let root = TreeNode {
+            parent: None,
+            label: "root".into(),
+            expansion: None,
+            visits: 1,
+            value: 0.0,
+            bug: false,
+            hacked: false,
+        };
         let expansions = self.expansions();
         let flat = |parent_of: &dyn Fn(usize) -> usize| {
             let children = expansions.iter().enumerate().map(|(i, e)| TreeNode {
@@ -238,6 +255,7 @@ impl ProgramSearch {
                 visits: 1,
                 value: e.evaluation.score,
                 bug: e.evaluation.bug,
+                hacked: e.evaluation.hacked,
             });
             std::iter::once(root.clone()).chain(children).collect()
         };
@@ -259,6 +277,7 @@ impl ProgramSearch {
                             visits: n.visits,
                             value: n.value(),
                             bug: n.bug,
+                            hacked: n.expansion.is_some_and(|e| expansions[e].evaluation.hacked),
                         }
                     })
                     .collect()

@@ -53,7 +53,7 @@ impl Scorer for WorldModelScorer {
                 .error
                 .clone()
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
-            return Evaluation { score: 0.0, bug: true, error: Some(error), example: None };
+            return Evaluation { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
         }
         let accuracy = self.accuracy(verdict);
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
@@ -66,7 +66,7 @@ impl Scorer for WorldModelScorer {
                 actual: outcome_text(&p.next_obs, &p.reward, &p.done),
             }
         });
-        Evaluation { score: accuracy.of(self.scoring.metric), bug: false, error: None, example }
+        Evaluation { score: accuracy.of(self.scoring.metric), bug: false, error: None, example, hacked: false }
     }
 
     fn perfect(&self) -> &'static str {

@@ -5,7 +5,7 @@
 //! that one is replayed on opening. The sender's results may ride along (`r.best`, `r.calls`,
 //! `r.fp`), for the recipient's page to say whether its replay is the same search. A world-model
 //! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
-//! `w.metric`, `w.done`).
+//! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`.
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
@@ -38,8 +38,9 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 12] =
-        ["v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "r.best", "r.calls", "r.fp"];
+    const FIELDS: [&str; 13] = [
+        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "r.best", "r.calls", "r.fp",
+    ];
 
     /// Whether a fragment is a search link rather than a run link.
     pub fn is_search_fragment(fragment: &str) -> bool {
@@ -84,6 +85,9 @@ impl SearchLink {
         }
         if world.scoring.labelling != default.scoring.labelling {
             out.append_pair("w.done", &name_of(&world.scoring.labelling));
+        }
+        if spec.naive_verdicts {
+            out.append_pair("naive", "1");
         }
         if let Some(results) = &self.results {
             out.append_pair("r.best", &format!("{:.3}", results.best_score))
@@ -153,7 +157,12 @@ impl SearchLink {
                 labelling: read(&mut problems, "w.done", get("w.done"), default.scoring.labelling, of_name),
             },
         };
-        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model };
+        let naive_verdicts = read(&mut problems, "naive", get("naive"), false, |v| match v {
+            "1" => Ok(true),
+            "0" => Ok(false),
+            _ => Err("must be 1 or 0".to_owned()),
+        });
+        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts };
         (SearchLink { spec, llm, results }, problems)
     }
 }
