@@ -55,6 +55,7 @@ import builtins
 import collections
 import copy
 import functools
+import gc
 import io
 import json
 import math
@@ -370,11 +371,12 @@ class _Sandbox:
     def __init__(self, output_limit):
         self.stdout = BoundedOutput(output_limit)
         self.stderr = BoundedOutput(output_limit)
+        self.stdin = io.StringIO("")
 
     def __enter__(self):
         self.saved = (sys.stdin, sys.stdout, sys.stderr, sys.exit, os._exit)
         sys.stdout, sys.stderr = self.stdout, self.stderr
-        sys.stdin = io.StringIO("")
+        sys.stdin = self.stdin
         sys.exit = os._exit = _exit_guard
         return self
 
@@ -608,6 +610,45 @@ def _equality_parts(test):
     return ast.unparse(call), compile(ast.Expression(call), TEST, "eval"), compile(ast.Expression(value), TEST, "eval")
 
 
+@functools.lru_cache(maxsize=4096)
+def _literal_call(test):
+    """For `assert name(<literals>) == <value>` (or `is`): (name, args, kwargs, identity, the value
+    compiled), else None. Tests of this shape only call the program with data the test holds, so
+    the judge can ask for all their calls at once."""
+    try:
+        node = ast.parse(test).body
+    except (SyntaxError, ValueError):
+        return None
+    compare = node[0].test if len(node) == 1 and isinstance(node[0], ast.Assert) and node[0].msg is None else None
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.Eq, ast.Is))):
+        return None
+    call = compare.left
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)) or any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        args = tuple(ast.literal_eval(arg) for arg in call.args)
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    identity = isinstance(compare.ops[0], ast.Is)
+    return call.func.id, args, kwargs, identity, compile(ast.Expression(compare.comparators[0]), TEST, "eval")
+
+
+def _judged(link, reply, plan, scope):
+    """A batched test's (kind, message), as running `assert call == value` would give them."""
+    _, _, _, identity, value = plan
+    try:
+        returned = link.result(reply)
+        expected = eval(value, scope)
+        if not (returned is expected if identity else returned == expected):
+            raise AssertionError
+    except (KeyboardInterrupt, CandidateGone, _OutOfProtocol):
+        raise
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        return _kind_and_message(exc)
+    return None, None
+
+
 TYPING_IMPORT = compile("from typing import List", TEST, "exec")
 
 
@@ -644,12 +685,22 @@ def _statement_tests(link, loaded, tests, verdict):
     scope = {"__name__": "__main__"}
     exec(TYPING_IMPORT, scope)
     scope.update({name: link.inward(data) for name, data in names.items() if name.isidentifier()})
-    for test in tests:
+    # When every test only calls a function of the program's with literals and compares what it
+    # returns, one question carries all the calls, in the tests' order (a failing test's example
+    # still calls again, after them all rather than straight after its own).
+    plans = [_literal_call(test) for test in tests]
+    batched = None
+    if len(tests) > 1 and all(plan is not None and isinstance(scope.get(plan[0]), _Foreign) for plan in plans):
+        batched = link.calls([(scope[plan[0]], plan[1], plan[2]) for plan in plans])
+    for index, test in enumerate(tests):
         compiled = _compiled_test(test)
         if isinstance(compiled, SyntaxError):
             _record(verdict, test, "runtime", f"the test itself does not compile: {compiled.msg}")
             continue
-        kind, message = _run_statement(compiled, scope)
+        if batched is not None:
+            kind, message = _judged(link, batched[index], plans[index], scope)
+        else:
+            kind, message = _run_statement(compiled, scope)
         example = _equality_example(test, scope, kind, message) if kind is not None else None
         _record(verdict, test, kind, message, example)
     return None
@@ -883,15 +934,17 @@ class _CandidateServer:
         """What the harness itself relies on: builtins, its own names, the modules loaded and the
         names of those it uses, each by identity."""
         used = (json, sys, os, io, copy, math, random, traceback, ast, builtins)
-        return [
-            ("sys.modules", {name: id(module) for name, module in list(sys.modules.items())}),
-            ("the harness's names", {name: id(value) for name, value in globals().items()}),
-        ] + [(module.__name__, {name: id(value) for name, value in vars(module).items()}) for module in used]
+        # Copies compared by identity (`id()` is an audit event, which this server's own hook hears).
+        return [("sys.modules", dict(sys.modules)), ("the harness's names", dict(globals()))] + [
+            (module.__name__, dict(vars(module))) for module in used
+        ]
 
     def _check_integrity(self):
         """Names the program rebound or removed (modules it imported and names it added are its own)."""
         for (where, before), (_, after) in zip(self.snapshot, self._snapshot()):
-            changed = sorted(name for name in before if after.get(name) != before[name])
+            if after == before:  # in C, identical values first: the usual case costs little
+                continue
+            changed = sorted(name for name in before if after.get(name, self) is not before[name])
             changed = [name for name in changed if not (where == "sys" and name in TRANSIENT_SYS_NAMES)]
             if changed:
                 self._catch(f"the program changed {where}: {', '.join(changed[:3])}")
@@ -914,6 +967,8 @@ class _CandidateServer:
         """Puts back any builtin the program rebound, so that this server goes on answering, and
         says so."""
         current = vars(builtins)
+        if current == self.builtins:
+            return
         changed = [name for name, value in self.builtins.items() if current.get(name) is not value]
         if changed:
             self._catch(f"the program changed builtins: {', '.join(sorted(changed)[:3])}")
@@ -970,6 +1025,8 @@ class _CandidateServer:
             return self._main(message)
         if op in ("call", "attr", "item", "len", "iter", "next", "repr", "str"):
             return self._ask_object(op, message)
+        if op == "calls":
+            return {"replies": [self._ask_object("call", call) for call in message["calls"]]}
         if op == "predict":
             return self._predict(message)
         if op == "naive":
@@ -1265,6 +1322,18 @@ class _Link:
         exc.program_description = str(raised.get("description"))
         return exc
 
+    def calls(self, calls):
+        """Each of `calls` (a handle, its arguments and keywords, all plain data) in order, in one
+        question: their answers, as `call` gives them."""
+        questions = [
+            {"target": object.__getattribute__(f, "_id"), "args": self.outward(list(a)), "kwargs": self.outward(dict(k))}
+            for f, a, k in calls
+        ]
+        replies = self.ask("calls", calls=questions).get("replies")
+        if not isinstance(replies, list) or len(replies) != len(calls) or not all(isinstance(r, dict) for r in replies):
+            raise _OutOfProtocol("the program's interpreter did not answer every call")
+        return replies
+
     def call(self, target, args, kwargs):
         reply = self.ask("call", target=target, args=self.outward(list(args)), kwargs=self.outward(dict(kwargs)))
         mutated = reply.get("mutated") if isinstance(reply.get("mutated"), list) else []
@@ -1431,6 +1500,10 @@ def _zygote_loop(channel):
             except OSError:
                 pass
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # candidates are reaped as they end
+    # Objects from before the fork stay out of the candidates' collections, which would otherwise
+    # touch, and so copy, every page the zygote shares with them.
+    gc.collect()
+    gc.freeze()
     try:
         while channel.recv(1):
             mine, theirs = socket.socketpair()
@@ -1445,6 +1518,9 @@ def _zygote_loop(channel):
         os._exit(0)
 
 
+WARM_UP_PROGRAM = "def f(values):\n    return sorted(values)[:1] + [len(values)]\n"
+
+
 def _serve_forked(channel):
     """A native candidate: a backstop on its CPU time (its judge's host keeps the wall clock), then
     questions and answers over its channel until the judge hangs up."""
@@ -1454,6 +1530,11 @@ def _serve_forked(channel):
         resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
         reader, writer = channel.makefile("rb"), channel.makefile("wb")
         serve = candidate_server(interrupts=False)
+        # A program of the playground's own while the judge has not asked yet: the pages that every
+        # program touches are copied from the zygote now, not on the judge's clock.
+        serve(json.dumps({"op": "load", "code": WARM_UP_PROGRAM, "coverage": True}))
+        serve(json.dumps({"op": "call", "target": 0, "args": [[1, 2]], "kwargs": {"t": "dict", "v": []}}))
+        serve(json.dumps({"op": "finish"}))
         for line in reader:
             writer.write(serve(line.decode("utf-8", "replace")).encode() + b"\n")
             writer.flush()
