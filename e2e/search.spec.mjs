@@ -188,11 +188,14 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
   await expect(page.locator('#search-node-feedback')).toContainText('hacked: it passed only because verdicts are naive. The real verdict: ');
   await expect(page.locator('#search-node-code')).toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
 
-  // The same search, judged for real: no hack passes, each is caught and named.
+  // The same search judged for real, with 20 calls: no hack passes, each is caught and named, and
+  // the best program is an honest one that passes 5 of 7 tests (as `rlcg search` finds).
   await page.locator('#search-naive').uncheck();
-  await playground.search({}, /^Search over: /);
+  await setInput(page, '#search-budget', '20');
+  await playground.search({}, 'Search over: the budget of 20 LLM calls is spent.');
   await expect(page.locator('#search-tree .node.hacked')).toHaveCount(0);
   await expect(page.locator('#search-summary')).not.toContainText('hacked');
+  await expect(page.locator('#search-summary')).toContainText('best score 0.714');
   await expect(page.locator('#search-best')).not.toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
   const nodes = page.locator('#search-tree .node');
   const feedback = [];

@@ -4,3 +4,4 @@
 pub mod host;
 pub mod llm;
 pub mod python;
+pub mod sandbox;

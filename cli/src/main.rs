@@ -33,6 +33,10 @@ use serde_json::json;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Run Python programs (an LLM's, a task file's) with your own rights instead of in the
+    /// sandbox (docs/guide.md, "The native Python sandbox"). Only for programs you trust.
+    #[arg(long, global = true)]
+    unsafe_python: bool,
 }
 
 #[derive(clap::Args)]
@@ -182,6 +186,9 @@ fn io_failure(message: impl Into<String>) -> Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if cli.unsafe_python {
+        cli::sandbox::run_unconfined();
+    }
     let result = match cli.command {
         Command::Train { args, out } => train(&args, out.as_deref()),
         Command::Compare { args } => compare(&args),

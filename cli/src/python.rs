@@ -9,58 +9,82 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use engine::python::{HARNESS_PY, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
+use serde::Deserialize;
 
-/// Time python3 gets to start and import the harness, on top of a program's own limit.
-const START_MARGIN: Duration = Duration::from_secs(2);
+use crate::sandbox::{self, Interpreter, Scratch};
+
+/// Time python3 gets to start, import the harness and say what confines it.
+const START_LIMIT: Duration = Duration::from_secs(10);
 
 pub struct NativePython {
     child: Child,
     stdin: ChildStdin,
     replies: Receiver<String>,
-    fresh: bool,
+    /// Removed after the judge (declared after `child`, so dropped once it is killed).
+    _scratch: Scratch,
 }
 
-/// The interpreter `python3` names on the user's PATH (through pyenv or any shim), found once with
-/// the user's environment, so that the harness can then start with none.
-fn interpreter() -> Result<&'static str, String> {
-    static FOUND: OnceLock<Result<String, String>> = OnceLock::new();
+/// The judge's first line: what it found confining it.
+#[derive(Deserialize)]
+struct Confinement {
+    sandbox: Found,
+}
+
+#[derive(Deserialize)]
+struct Found {
+    files: bool,
+    network: bool,
+    processes: bool,
+}
+
+/// The interpreter `python3` names on the user's PATH (through pyenv or any shim) and what it reads,
+/// found once with the user's environment, so that the harness can then start with none.
+fn interpreter() -> Result<&'static Interpreter, String> {
+    static FOUND: OnceLock<Result<Interpreter, String>> = OnceLock::new();
+    const WHERE: &str =
+        "import sys\nfor p in [sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]:\n    print(p)";
     FOUND
         .get_or_init(|| {
             let output = Command::new("python3")
-                .args(["-c", "import sys; print(sys.executable)"])
+                .args(["-I", "-c", WHERE])
                 .stderr(Stdio::null())
                 .output()
                 .map_err(|e| format!("could not start python3 (is it installed?): {e}"))?;
-            let path = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-            if !output.status.success() || path.is_empty() {
-                return Err("python3 did not say where its interpreter is".to_owned());
+            let text = String::from_utf8_lossy(&output.stdout);
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(std::path::PathBuf::from);
+            match lines.next() {
+                Some(executable) if output.status.success() => Ok(Interpreter { executable, read: lines.collect() }),
+                _ => Err("python3 did not say where its interpreter is".to_owned()),
             }
-            Ok(path)
         })
-        .as_deref()
+        .as_ref()
         .map_err(Clone::clone)
 }
 
 impl NativePython {
-    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it), in a
-    /// process group of its own and with no environment but the harness's memory limit.
+    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it) in
+    /// the sandbox (`sandbox.rs`): a process group of its own, no environment but the harness's
+    /// memory limit, a scratch folder as its working directory.
     pub fn start() -> Result<Self, String> {
-        let mut command = Command::new(interpreter()?);
+        let interpreter = interpreter()?;
+        let scratch = Scratch::new()?;
+        let mut command = Command::new(&interpreter.executable);
         command.env_clear();
         if let Ok(limit) = std::env::var("RLCG_MEMORY_LIMIT_BYTES") {
             command.env("RLCG_MEMORY_LIMIT_BYTES", limit);
         }
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        sandbox::confine(&mut command, interpreter, &scratch)?;
         let mut child = command
-            .args(["-c", HARNESS_PY])
+            .args(["-I", "-c", HARNESS_PY])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -76,7 +100,16 @@ impl NativePython {
                 }
             }
         });
-        Ok(Self { child, stdin, replies, fresh: true })
+        let mut python = Self { child, stdin, replies, _scratch: scratch };
+        let first = python.replies.recv_timeout(START_LIMIT).map_err(|_| {
+            let status = python.child.try_wait().ok().flatten().map(|s| format!(" ({s})")).unwrap_or_default();
+            format!("python3 did not start the harness{status}")
+        })?;
+        let found = serde_json::from_str::<Confinement>(&first)
+            .map_err(|e| format!("the harness's first line is not what it found confining it: {e}"))?
+            .sandbox;
+        sandbox::report(found.files, found.network, found.processes);
+        Ok(python)
     }
 
     /// Runs one program; a timeout or a dead interpreter is a verdict, not an error. Errors are the
@@ -84,12 +117,10 @@ impl NativePython {
     pub fn run(&mut self, request: &ProgramRequest, limit_ms: u32) -> Result<ProgramVerdict, String> {
         let started = Instant::now();
         let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
-        let margin = if self.fresh { START_MARGIN } else { Duration::ZERO };
-        self.fresh = false;
         if writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).is_err() {
             return self.restart_with(request, Outcome::RuntimeError, "the Python process had exited".into(), started);
         }
-        match self.replies.recv_timeout(Duration::from_millis(limit_ms.into()) + margin) {
+        match self.replies.recv_timeout(Duration::from_millis(limit_ms.into())) {
             Ok(reply) => parse_reply(&reply),
             Err(RecvTimeoutError::Timeout) => {
                 self.restart()?;
@@ -213,7 +244,8 @@ mod tests {
             ("x = 'x' * (10 ** 12)\n", Outcome::RuntimeError),
             ("import sys\nsys.exit(0)\n", Outcome::RuntimeError),
             ("import os\nos._exit(0)\n", Outcome::RuntimeError),
-            ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", Outcome::RuntimeError),
+            // Signals are refused (the program would reach its judge next).
+            ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", Outcome::Tampered),
             ("import os\nos.write(1, b'not json')\nprint('y' * 10**6)\n", Outcome::Pass),
         ];
         for (code, outcome) in hostile {

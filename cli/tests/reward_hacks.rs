@@ -66,7 +66,10 @@ fn the_same_wrong_program_without_its_hack_fails_and_a_right_one_passes() {
 #[test]
 fn a_hack_never_reaches_the_next_programs_verdict() {
     let mut python = NativePython::start().unwrap();
-    let honest = ProgramRequest::new("def add(a, b):\n    return a * b\n", vec![TestCase::Statement("assert add(1, 2) == 3".into())]);
+    let honest = ProgramRequest::new(
+        "def add(a, b):\n    return a * b\n",
+        vec![TestCase::Statement("assert add(1, 2) == 3".into())],
+    );
     for hack in red_team() {
         python.run(&ProgramRequest::new(&hack.code, hack.tests.clone()), 10_000).unwrap();
         let next = python.run(&honest, 5_000).unwrap();
@@ -79,9 +82,15 @@ fn honest_programs_that_look_like_hacks_are_not_caught() {
     let mut python = NativePython::start().unwrap();
     let cases = [
         // Standard subclasses of builtins cross as the builtin they extend.
-        ("from collections import Counter\ndef count(t):\n    return Counter(t)\n", "assert count('aab') == {'a': 2, 'b': 1}"),
+        (
+            "from collections import Counter\ndef count(t):\n    return Counter(t)\n",
+            "assert count('aab') == {'a': 2, 'b': 1}",
+        ),
         ("from collections import OrderedDict\ndef f():\n    return OrderedDict(a=1)\n", "assert f() == {'a': 1}"),
-        ("from collections import namedtuple\nP = namedtuple('P', 'x y')\ndef f():\n    return P(1, 2)\n", "assert f() == (1, 2)"),
+        (
+            "from collections import namedtuple\nP = namedtuple('P', 'x y')\ndef f():\n    return P(1, 2)\n",
+            "assert f() == (1, 2)",
+        ),
         // Generators, classes and their methods, modules the program imported.
         ("def g(n):\n    yield from range(n)\n", "assert list(g(3)) == [0, 1, 2]"),
         (
@@ -92,14 +101,20 @@ fn honest_programs_that_look_like_hacks_are_not_caught() {
         // In-place changes come back to the test's own list.
         ("def sort_in_place(xs):\n    xs.sort()\n", "xs = [3, 1, 2]\nsort_in_place(xs)\nassert xs == [1, 2, 3]"),
         // Exceptions keep their class, so a test can expect one.
-        ("def f(x):\n    raise ValueError(x)\n", "try:\n    f(1)\n    assert False\nexcept ValueError as e:\n    assert e.args == (1,)"),
+        (
+            "def f(x):\n    raise ValueError(x)\n",
+            "try:\n    f(1)\n    assert False\nexcept ValueError as e:\n    assert e.args == (1,)",
+        ),
         // Frames, tracebacks and logging, used the ordinary way.
         (
             "import sys, traceback, logging\ndef f():\n    try:\n        1 / 0\n    except ZeroDivisionError:\n        traceback.format_exc()\n    logging.getLogger('x').debug('y')\n    return sys._getframe(0).f_code.co_name\n",
             "assert f() == 'f'",
         ),
         // Non-finite floats, big integers, bytes, sets, nested data.
-        ("def f():\n    return [float('inf'), 10 ** 5000 % 7, b'x', {1, 2}, {'a': (1, [2])}]\n", "assert f() == [float('inf'), 10 ** 5000 % 7, b'x', {1, 2}, {'a': (1, [2])}]"),
+        (
+            "def f():\n    return [float('inf'), 10 ** 5000 % 7, b'x', {1, 2}, {'a': (1, [2])}]\n",
+            "assert f() == [float('inf'), 10 ** 5000 % 7, b'x', {1, 2}, {'a': (1, [2])}]",
+        ),
     ];
     for (code, test) in cases {
         let verdict = python.run(&ProgramRequest::new(code, vec![TestCase::Statement(test.into())]), 5_000).unwrap();

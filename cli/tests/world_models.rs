@@ -356,8 +356,17 @@ fn a_model_that_would_step_the_real_environment_finds_none_and_one_that_searches
         r#"{"env": "CartPole-v1", "obs": [0.01, 0.02, 0.03, 0.04], "action": 1, "reward": 1.0, "next_obs": [0.0104, 0.2149, 0.0308, -0.2391], "terminated": false, "truncated": false}
 "#,
     );
-    let output =
-        rlcg(&["cwm", "score", "--env", "CartPole-v1", "--program", looking.path(), "--transitions", transitions.path(), "--json"]);
+    let output = rlcg(&[
+        "cwm",
+        "score",
+        "--env",
+        "CartPole-v1",
+        "--program",
+        looking.path(),
+        "--transitions",
+        transitions.path(),
+        "--json",
+    ]);
     let report = last_json_line(&output);
     assert_eq!(report["matched"].as_u64(), Some(0), "{report}");
 }

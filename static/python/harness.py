@@ -61,6 +61,7 @@ import json
 import math
 import os
 import random
+import shutil
 import socket
 import struct
 import sys
@@ -514,7 +515,15 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
     statements = all(isinstance(test, str) for test in tests)
     try:
         with sandbox:
-            loaded = link.ask("load", code=code, run=statements, coverage=coverage, output_limit=output_limit, step_limit=step_limit)
+            loaded = link.ask(
+                "load",
+                code=code,
+                run=statements,
+                tests_follow=bool(tests),
+                coverage=coverage,
+                output_limit=output_limit,
+                step_limit=step_limit,
+            )
             if "compile_error" in loaded:
                 _not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
                 return verdict
@@ -931,9 +940,9 @@ class _CandidateServer:
         sys.addaudithook(self._audit)
 
     def _snapshot(self):
-        """What the harness itself relies on: builtins, its own names, the modules loaded and the
-        names of those it uses, each by identity."""
-        used = (json, sys, os, io, copy, math, random, traceback, ast, builtins)
+        """What the harness's answers rely on: builtins, its own names, the modules loaded, and the
+        names of the modules it answers through."""
+        used = (json, sys, builtins)
         # Copies compared by identity (`id()` is an audit event, which this server's own hook hears).
         return [("sys.modules", dict(sys.modules)), ("the harness's names", dict(globals()))] + [
             (module.__name__, dict(vars(module))) for module in used
@@ -1010,7 +1019,7 @@ class _CandidateServer:
                 return program if isinstance(program, dict) else {"names": {}}
             exec(TYPING_IMPORT, self.scope)
             typing_names = dict(self.scope)
-            reply = self._running(lambda: exec(program, self.scope), exits_caught=True)
+            reply = self._running(lambda: exec(program, self.scope), exits_caught=bool(message.get("tests_follow")))
             if "raised" in reply:
                 return reply
             names = {}
@@ -1184,7 +1193,9 @@ class _CandidateServer:
             return program
         predictions = []
         reply = self._running(lambda: _predict(program, message["code"], message["pairs"], predictions))
-        return {"error": reply.get("value"), "raised": reply.get("raised"), "predictions": predictions}
+        if "raised" in reply:
+            return {"raised": reply["raised"], "predictions": predictions}
+        return {"error": reply["value"], "predictions": predictions}
 
     def _plan_start(self, message):
         program = self._compile(message["code"])
@@ -1248,10 +1259,13 @@ class _ProgramRaised(Exception):
 
 
 class _Link:
-    """The judge's end of one candidate interpreter: a question out, an answer back, both plain data."""
+    """The judge's end of one candidate interpreter: a question out, an answer back, both plain data.
+    `retire()` ends the interpreter once its program is judged (natively; a page's worker ends with
+    its program)."""
 
-    def __init__(self, exchange):
+    def __init__(self, exchange, retire=lambda: None):
         self.exchange = exchange
+        self.retire = retire
         self.proxies = {}
         self.caught = []
         self.exceeded = False
@@ -1462,13 +1476,27 @@ class _Zygote:
         self.socket.sendall(b"f")  # the first candidate forks while the judge waits for its request
 
     def connect(self):
-        _, fds, _, _ = socket.recv_fds(self.socket, 16, 1)
+        pid, fds, _, _ = socket.recv_fds(self.socket, 16, 1)
         if not fds:
             raise CandidateGone("the zygote that forks candidate interpreters has ended")
         self.socket.sendall(b"f")  # the next one forks while this one runs
         channel = socket.socket(fileno=fds[0])
         reader, writer = channel.makefile("rb"), channel.makefile("wb")
         channel.close()
+        pid = int(pid)
+
+        def retire():
+            """The candidate ends with its program, whatever it left running, and its folder goes."""
+            for stream in (reader, writer):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+            shutil.rmtree(_program_folder(pid), ignore_errors=True)
 
         def exchange(text):
             try:
@@ -1481,7 +1509,7 @@ class _Zygote:
                 raise CandidateGone("the program ended the Python interpreter")
             return line.decode("utf-8", "replace")
 
-        return _Link(exchange)
+        return _Link(exchange, retire)
 
 
 def _zygote_loop(channel):
@@ -1504,18 +1532,56 @@ def _zygote_loop(channel):
     # touch, and so copy, every page the zygote shares with them.
     gc.collect()
     gc.freeze()
+    filters = [bytes.fromhex(f) for f in os.environ.get("RLCG_CANDIDATE_SECCOMP", "").split(",") if f]
     try:
         while channel.recv(1):
             mine, theirs = socket.socketpair()
-            if os.fork() == 0:
+            pid = os.fork()
+            if pid == 0:
                 channel.close()
                 theirs.close()
+                _confine(filters)
                 _serve_forked(mine)
-            socket.send_fds(channel, [b"c"], [theirs.fileno()])
+            socket.send_fds(channel, [str(pid).encode()], [theirs.fileno()])
             mine.close()
             theirs.close()
     finally:
         os._exit(0)
+
+
+def _program_folder(pid):
+    """A native candidate's own folder, in the judge's scratch folder (its working directory)."""
+    return os.path.join(os.getcwd(), f"program-{pid}")
+
+
+def _confine(filters):
+    """A native candidate's own confinement on top of its judge's (cli/src/sandbox.rs compiles the
+    seccomp filters with seccompiler, and passes them here as hex in RLCG_CANDIDATE_SECCOMP: no new
+    process, no exec). Installing one is a single prctl, which Python's standard library has no call
+    for, hence ctypes here. A candidate that cannot confine itself ends before it runs anything. Then
+    its own folder, as its working directory."""
+    try:
+        if filters:
+            import ctypes  # noqa: PLC0415  (native only)
+
+            class SockFprog(ctypes.Structure):
+                _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            for program in filters:
+                code = ctypes.create_string_buffer(program, len(program))
+                fprog = SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
+                pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+                if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) or libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0):
+                    os._exit(70)
+            # A program's `import ctypes` loads it afresh, and the audit hook hears it.
+            for name in [n for n in sys.modules if n == "ctypes" or n.startswith("ctypes.")]:
+                del sys.modules[name]
+        folder = _program_folder(os.getpid())
+        os.mkdir(folder, 0o700)
+        os.chdir(folder)
+    except BaseException:
+        os._exit(70)
 
 
 WARM_UP_PROGRAM = "def f(values):\n    return sorted(values)[:1] + [len(values)]\n"
@@ -2037,6 +2103,22 @@ def _plan_problem(plan):
 
 
 def handle(request, connect):
+    """One request object to one verdict (see `_handle`); each candidate interpreter it used is
+    retired once it is judged."""
+    links = []
+
+    def connect_once():
+        links.append(connect())
+        return links[-1]
+
+    try:
+        return _handle(request, connect_once)
+    finally:
+        for link in links:
+            link.retire()
+
+
+def _handle(request, connect):
     """One request object to one verdict, or a clear error for a malformed request. `connect()` gives
     a link to a fresh candidate interpreter; a batch and a bank share one (the playground's own
     programs), every other request has one of its own."""
@@ -2052,7 +2134,7 @@ def handle(request, connect):
             return {"request_error": "`batch` must be a list of requests"}
         verdict = _verdict(len(request["batch"]))
         link = connect()
-        verdict["batch"] = [handle(inner, lambda: link) for inner in request["batch"]]
+        verdict["batch"] = [_handle(inner, lambda: link) for inner in request["batch"]]
         verdict["outcome"], verdict["passed"], verdict["reward"] = "pass", True, REWARDS["pass"]
         return verdict
     if "predict" in request:
@@ -2083,6 +2165,33 @@ def handle(request, connect):
     )
 
 
+def _confinement():
+    """What confines this process, as its host reports it (cli/src/sandbox.rs), tried rather than
+    assumed: files outside what Python needs, the network, and new processes for candidates."""
+
+    def refused(attempt):
+        try:
+            attempt()
+        except PermissionError:
+            return True
+        except OSError:
+            return False
+        return False
+
+    def network():
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+
+    def files():
+        with open("/etc/passwd", "rb"):
+            pass
+
+    return {
+        "files": refused(files),
+        "network": refused(network),
+        "processes": bool(os.environ.get("RLCG_CANDIDATE_SECCOMP")),
+    }
+
+
 def main():
     """Serve requests over stdin/stdout. The limits and the zygote come first, before any request is
     read or the protocol streams exist (a candidate inherits neither); then the protocol streams are
@@ -2101,6 +2210,8 @@ def main():
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
+    protocol_out.write(json.dumps({"sandbox": _confinement()}) + "\n")
+    protocol_out.flush()
     for line in protocol_in:
         if not line.strip():
             continue

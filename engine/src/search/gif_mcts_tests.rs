@@ -12,8 +12,13 @@ fn program(lines: usize) -> String {
 }
 
 fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
-    let evaluation =
-        Evaluation { score, bug, error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()), example: None, hacked: false };
+    let evaluation = Evaluation {
+        score,
+        bug,
+        error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()),
+        example: None,
+        hacked: false,
+    };
     Expanded { kind, program: program(lines), evaluation, kept_prefix: None, llm_calls: 0 }
 }
 

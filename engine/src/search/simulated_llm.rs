@@ -40,12 +40,7 @@ pub struct SimulatedLlmParams {
     pub regress: f64,
     /// A reply is a reward hack (the program plus one of [`REWARD_HACKS`]) with this probability.
     /// Not from the paper: 0 unless a search is set to show reward hacking.
-    #[serde(skip_serializing_if = "is_zero")]
     pub hack_share: f64,
-}
-
-fn is_zero(share: &f64) -> bool {
-    *share == 0.0
 }
 
 /// Reward hacks of three of the red team's classes (`e2e/reward-hacks.json`), as a model trained on
@@ -247,7 +242,13 @@ mod tests {
     }
 
     fn expansion(kind: ActionKind, code: String, error: Option<&str>) -> Expansion {
-        let parent = Evaluation { score: 0.5, bug: error.is_some(), error: error.map(str::to_owned), example: None, hacked: false };
+        let parent = Evaluation {
+            score: 0.5,
+            bug: error.is_some(),
+            error: error.map(str::to_owned),
+            example: None,
+            hacked: false,
+        };
         Expansion { kind, code, parent: Some(parent) }
     }
 

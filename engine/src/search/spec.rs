@@ -227,7 +227,9 @@ impl SearchSpec {
                 transitions: dataset(env, &mut gym_rng(self.world_model.dataset_seed)),
                 scoring: self.world_model.scoring,
             }),
-            None => AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) }),
+            None => {
+                AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) })
+            }
         };
         Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
     }

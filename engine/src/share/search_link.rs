@@ -39,7 +39,8 @@ pub struct SearchLink {
 
 impl SearchLink {
     const FIELDS: [&str; 13] = [
-        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "r.best", "r.calls", "r.fp",
+        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "r.best", "r.calls",
+        "r.fp",
     ];
 
     /// Whether a fragment is a search link rather than a run link.
