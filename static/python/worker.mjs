@@ -66,6 +66,15 @@ const ready = (async () => {
   lockDown();
 })();
 
+const SHARED_BUILT_INS = [
+  'Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'BigInt', 'Error', 'TypeError',
+  'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'Map', 'Set', 'WeakMap', 'WeakSet',
+  'WeakRef', 'FinalizationRegistry', 'Promise', 'RegExp', 'Date', 'ArrayBuffer', 'SharedArrayBuffer', 'DataView',
+  'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
+  'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'JSON', 'Math', 'Reflect', 'Atomics',
+  'TextDecoder', 'TextEncoder', 'Proxy', 'WebAssembly',
+];
+
 function refuse(what) {
   return function refused() {
     throw new EvalError(`${what} is not available to programs in the playground's Python sandbox`);
@@ -136,6 +145,25 @@ function lockDown() {
   // stream them from a response.
   for (const name of ['compileStreaming', 'instantiateStreaming']) {
     if (name in WebAssembly) Object.defineProperty(WebAssembly, name, { value: refuse(`WebAssembly.${name}`) });
+  }
+
+  // 4. The built-ins both interpreters share, frozen: a program reaches them from any JavaScript
+  //    value (`to_js([]).constructor.prototype`), and the judge's Pyodide runs on them too, so a
+  //    program that changed one could reach into the judge's calls.
+  const frozen = new Set();
+  const harden = (value) => {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null || frozen.has(value)) return;
+    frozen.add(value);
+    Object.freeze(value);
+    for (const key of Reflect.ownKeys(value)) {
+      const property = Object.getOwnPropertyDescriptor(value, key);
+      for (const part of [property?.value, property?.get, property?.set]) harden(part);
+    }
+    harden(Object.getPrototypeOf(value));
+  };
+  for (const name of SHARED_BUILT_INS) harden(globalThis[name]);
+  for (const example of [function* () {}, async function () {}, async function* () {}, [][Symbol.iterator](), new Map().entries(), new Set().values(), ''[Symbol.iterator]()]) {
+    harden(example);
   }
 }
 
