@@ -153,3 +153,17 @@ fn nothing_of_the_callers_environment_reaches_a_program() {
     let verdict = run(&mut python, &format!("import os\nassert set(os.environ) <= {own}, sorted(os.environ)\n"));
     assert_eq!(verdict.outcome, Outcome::Pass, "{verdict:?}");
 }
+
+#[test]
+fn a_program_that_patches_the_harness_reaches_no_later_verdict() {
+    // The issue's own attempt: replace a harness function through `sys.modules["__main__"]`; the
+    // next two programs, both wrong, must still fail (each has an interpreter of its own).
+    let mut python = NativePython::start().unwrap();
+    let patch = "import sys\nsys.modules['__main__']._record = lambda *a, **k: None\nsys.modules['__main__'].run_program = lambda *a, **k: {'passed': True}\n";
+    assert_blocked(&mut python, "patching the harness", patch, &["the program changed the harness's names"]);
+    let tests = vec![TestCase::Statement("assert f(1) == 2".into()), TestCase::Statement("assert f(2) == 3".into())];
+    for _ in 0..2 {
+        let wrong = python.run(&ProgramRequest::new("def f(x):\n    return x\n", tests.clone()), 5_000).unwrap();
+        assert_eq!((wrong.outcome, wrong.number_passed), (Outcome::FailedTest, 0), "{wrong:?}");
+    }
+}

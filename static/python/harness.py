@@ -1,7 +1,9 @@
 """Test harness shared by the playground's Python runners.
 
 Pyodide in the browser (static/python/worker.mjs) and native python3 (the CLI and the Rust tests)
-both run candidate programs through this file, so a verdict means the same thing everywhere.
+both run candidate programs through this file, so a verdict means the same thing everywhere. It is
+two interpreters (see "Two interpreters" below): the judge, which reads requests, runs the tests and
+writes verdicts, and a candidate per program, which runs the program and never sees a test.
 
 A request is `{"code": str, "tests": [test, ...], "coverage": bool, "analysis": bool,
 "output_limit": int}` (coverage and analysis, on by default, cost time a bare check can save) where a
@@ -15,6 +17,8 @@ The verdict has, besides `passed`, `number_passed` and `total`:
 - `outcome` and `reward`: StepCoder's classes (seed 002, eq. 3): pass +1, failed_test -0.3,
   runtime_error -0.6, compile_error -1. Any runtime error outranks failed assertions, since a program
   that crashes on one test is broken whatever the others say; `timeout` is a runtime error (-0.6).
+  `tampered` (-0.6, not the paper's) outranks them all: the program was caught reaching for its own
+  verdict, and `caught` says how.
 - `tests`: per test, whether it passed and the failing assertion or exception with its line; a
   failed test also gives its `input`, `expected` and `actual` output where they can be told (a
   stdin test's input and outputs; for an `assert <call> == <value>` statement, the call, the
@@ -47,7 +51,11 @@ A request with `"plan": {...}` plays one real episode with the code as a planner
 §3.5, see `run_planning_episode`): the verdict's `episode` holds the actions, rewards and
 observations, and a model's exception ends it as a `runtime_error` with the line.
 
-As a script it reads one JSON request per line on stdin and prints one verdict per line.
+A request with `"naive": true` (statement tests only) is judged as common graders judge, in the
+program's own interpreter, for the search's teaching switch (see `_naively`).
+
+As a script it first prints what it found confining it (`{"sandbox": ...}`), then reads one JSON
+request per line on stdin and prints one verdict per line.
 """
 
 import ast

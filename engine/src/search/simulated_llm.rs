@@ -253,6 +253,29 @@ mod tests {
     }
 
     #[test]
+    fn a_share_of_replies_are_reward_hacks_of_each_class_and_none_without_a_share() {
+        let generate = Expansion { kind: ActionKind::Generate, code: String::new(), parent: None };
+        let hacks = |share: f64| {
+            let llm = llm(SimulatedLlmParams { hack_share: share, ..SimulatedLlmParams::default() });
+            let mut rng = RunRng::seed_from_u64(3);
+            let mut seen = [0; REWARD_HACKS.len()];
+            for _ in 0..1000 {
+                let program = program_of(ActionKind::Generate, &llm.reply(&generate, &mut rng)).expect("a program");
+                for (count, (_, hack)) in seen.iter_mut().zip(REWARD_HACKS) {
+                    *count += usize::from(program.ends_with(hack));
+                }
+            }
+            seen
+        };
+        assert_eq!(hacks(0.0), [0, 0, 0]);
+        let seen = hacks(0.3);
+        let total: usize = seen.iter().sum();
+        assert!((250..350).contains(&total), "{seen:?}");
+        assert!(seen.iter().all(|&n| n > 60), "each class about a third: {seen:?}");
+        assert_eq!(hacks(1.0).iter().sum::<usize>(), 1000);
+    }
+
+    #[test]
     fn generate_writes_each_slot_correct_at_its_odds_and_keeps_the_prefix() {
         let llm = llm(SimulatedLlmParams::default());
         let mut rng = RunRng::seed_from_u64(5);

@@ -192,6 +192,21 @@ mod tests {
     }
 
     #[test]
+    fn naive_verdicts_and_a_hack_share_ride_along_and_a_bad_switch_is_named() {
+        let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 12, 2);
+        spec.naive_verdicts = true;
+        spec.simulated_llm.hack_share = 0.5;
+        let link = SearchLink { spec, llm: SIMULATED.into(), results: None };
+        let fragment = link.encode();
+        assert_eq!(fragment, "v=1&search=gif-mcts&task=binary_search&budget=12&seed=2&llm=simulated&o.hack_share=0.5&naive=1");
+        assert_eq!(SearchLink::decode(&fragment), (link, vec![]));
+        let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&naive=yes");
+        assert!(!decoded.spec.naive_verdicts);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("naive") && problems[0].contains("must be 1 or 0"), "{problems:?}");
+    }
+
+    #[test]
     fn a_world_model_searchs_dataset_and_scoring_ride_along_when_not_the_defaults() {
         let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
         spec.world_model.dataset_seed = 5;
