@@ -26,7 +26,8 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   await page.goto('./');
   await expect(page.locator('#python-state')).toContainText('loads when you first run');
   expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
-  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d s\)/);
+  // The next program's interpreters (the judge's and the candidate's) load after this verdict.
+  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d s\)/, { timeout: 30_000 });
   await expect(page.locator('#tests-passed')).toHaveText('2/2 tests');
 
   expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
