@@ -198,7 +198,10 @@ mod tests {
         spec.simulated_llm.hack_share = 0.5;
         let link = SearchLink { spec, llm: SIMULATED.into(), results: None };
         let fragment = link.encode();
-        assert_eq!(fragment, "v=1&search=gif-mcts&task=binary_search&budget=12&seed=2&llm=simulated&o.hack_share=0.5&naive=1");
+        assert_eq!(
+            fragment,
+            "v=1&search=gif-mcts&task=binary_search&budget=12&seed=2&llm=simulated&o.hack_share=0.5&naive=1"
+        );
         assert_eq!(SearchLink::decode(&fragment), (link, vec![]));
         let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&naive=yes");
         assert!(!decoded.spec.naive_verdicts);
