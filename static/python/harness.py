@@ -1044,6 +1044,11 @@ class _CandidateServer:
             return self._ask_object(op, message)
         if op == "calls":
             return {"replies": [self._ask_object("call", call) for call in message["calls"]]}
+        if op in ("predict", "plan_start"):
+            # A program of its own, as `load` starts one: what it may be caught changing is what
+            # the interpreter held just before it (the page's worker closes doors in between).
+            self.recorder.stop()
+            self._reset(DEFAULT_OUTPUT_LIMIT, False, None)
         if op == "predict":
             return self._predict(message)
         if op == "naive":
