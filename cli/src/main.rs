@@ -1,7 +1,8 @@
 //! `rlcg`: train agents on the seed environments from the command line.
 //!
 //! Exit codes: 0 success, 1 an I/O failure, 2 bad arguments (unknown names, out-of-range values, a
-//! malformed task file), 3 `check` found reference solutions that do not pass.
+//! malformed task file), 3 `check` found reference solutions that do not pass (or, with `--banks`,
+//! tasks whose bank cannot be made).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,7 @@ use engine::env::hierarchical::{self, hierarchical_inference};
 use engine::params;
 use engine::python::{Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};
+use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS};
 use engine::task_import::{ImportedTask, parse_task_file};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec, RunSummary};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -125,6 +127,10 @@ enum Command {
         /// List every task that did not pass, with why.
         #[arg(long)]
         verbose: bool,
+        /// Also make each passing task's bank for the simulated LLM (its reference mutated), as an
+        /// offline search of it does, and count the tasks that can be searched offline.
+        #[arg(long)]
+        banks: bool,
         /// Print one JSON object with the counts as the last line of stdout.
         #[arg(long)]
         json: bool,
@@ -195,7 +201,9 @@ fn main() -> ExitCode {
         Command::Hierarchical { seed, executive_episodes, planner_episodes, config, backend, json } => {
             hierarchical(seed, executive_episodes, planner_episodes, &config, backend, json)
         }
-        Command::Check { tasks, timeout, jobs, verbose, json } => check(&tasks, timeout, jobs, verbose, json),
+        Command::Check { tasks, timeout, jobs, verbose, banks, json } => {
+            check(&tasks, timeout, jobs, verbose, banks, json)
+        }
         Command::Live { args } => live::run(&args),
         Command::Search { args } => search::search(&args),
         Command::SearchBench { args } => search::bench(&args),
@@ -413,7 +421,7 @@ fn compare(args: &TrainArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: bool) -> Result<(), Failure> {
+fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, banks: bool, json: bool) -> Result<(), Failure> {
     if !(0.05..=600.0).contains(&timeout_s) {
         return Err(usage(format!("--timeout must be between 0.05 and 600 seconds, not {timeout_s}")));
     }
@@ -439,8 +447,20 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
     }
     let passed = counts[&Outcome::Pass];
     println!("{passed}/{} reference solutions pass ({jobs} python3 processes, {wall_seconds:.2} s)", tasks.len());
+    let bank_failures = if banks {
+        let passing: Vec<&ImportedTask> =
+            tasks.iter().zip(&verdicts).filter(|(_, v)| v.as_ref().is_ok_and(|v| v.passed)).map(|(t, _)| t).collect();
+        let failures = bank_failures(&passing, jobs)?;
+        println!("{}/{} of them can be searched offline (a bank made)", passing.len() - failures.len(), passing.len());
+        if verbose {
+            failures.iter().for_each(|why| println!("{why}"));
+        }
+        Some((passing.len() - failures.len(), failures))
+    } else {
+        None
+    };
     if json {
-        let summary = json!({
+        let mut summary = json!({
             "tasks": name,
             "total": tasks.len(),
             "pass": passed,
@@ -453,16 +473,39 @@ fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, json: 
             // Time inside the harness, summed over programs: comparable with Pyodide's figure.
             "python_seconds": python_ms / 1000.0,
         });
+        if let Some((made, failures)) = &bank_failures {
+            summary["banks"] = json!(made);
+            summary["bank_failures"] = json!(failures);
+        }
         println!("{summary}");
     }
-    if passed as usize == tasks.len() {
-        Ok(())
-    } else {
+    let unsearchable = bank_failures.map_or(0, |(_, failures)| failures.len());
+    if passed as usize != tasks.len() {
         Err(Failure {
             code: 3,
             message: format!("{} reference solution(s) did not pass", tasks.len() - passed as usize),
         })
+    } else if unsearchable > 0 {
+        Err(Failure { code: 3, message: format!("{unsearchable} task(s) cannot be searched offline") })
+    } else {
+        Ok(())
     }
+}
+
+/// Why each task's bank could not be made, for the tasks whose bank failed.
+fn bank_failures(tasks: &[&ImportedTask], jobs: usize) -> Result<Vec<String>, Failure> {
+    let requests = tasks.iter().map(|t| BankTask::mutants_request(t)).collect::<Result<Vec<_>, _>>().map_err(usage)?;
+    let bar = progress_bar(requests.len() as u64, "banks made");
+    let verdicts = python::run_all(&requests, MUTANTS_LIMIT_MS, jobs, |_| bar.inc(1));
+    bar.finish_and_clear();
+    let mut failures = Vec::new();
+    for (task, verdict) in tasks.iter().zip(verdicts) {
+        let verdict = verdict.map_err(io_failure)?;
+        if let Err(why) = BankTask::from_mutants(task, &verdict) {
+            failures.push(why);
+        }
+    }
+    Ok(failures)
 }
 
 /// The tasks of a HumanEval JSONL or APPS-style JSON file; a file with any problem is refused

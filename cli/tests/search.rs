@@ -103,6 +103,20 @@ fn an_imported_task_is_searched_offline_with_a_bank_made_by_mutating_its_referen
 }
 
 #[test]
+fn every_task_of_the_public_humaneval_file_can_be_searched_offline() {
+    // openai/human-eval's data (MIT, licence beside it): 142 of its 164 prompts open with a blank line.
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/humaneval/HumanEval.jsonl");
+    let output = rlcg(&["check", "--tasks", file, "--banks", "--json"]);
+    let report = last_json_line(&output);
+    assert!(output.status.success(), "{report}");
+    assert_eq!((report["pass"].as_u64(), report["banks"].as_u64()), (Some(164), Some(164)), "{report}");
+    // One that opens with a blank line, searched end to end.
+    let report = search(&["--tasks", file, "--task", "HumanEval/10", "--budget", "6", "--seed", "2"]);
+    assert_eq!(report["task"], "HumanEval/10");
+    assert!(report["nodes"].as_u64().unwrap() >= 1, "{report}");
+}
+
+#[test]
 fn with_naive_verdicts_a_search_converges_on_reward_hacks_and_without_them_each_is_caught() {
     // Half the simulated LLM's replies are hacks (issue 32).
     let args = ["--task", "binary_search", "--budget", "12", "--seed", "2", "--simulated-llm", "hack_share=0.5"];

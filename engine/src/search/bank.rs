@@ -93,6 +93,13 @@ impl BankTask {
         choice.map_or(&s.correct, |f| &s.faults[f].text)
     }
 
+    /// A slot's text as a reply is read against it: the first slot without the blank lines a
+    /// reference may open with (HumanEval's prompts mostly do), which code extraction drops.
+    fn read_text(&self, slot: usize, choice: Choice) -> &str {
+        let text = self.text(slot, choice);
+        if slot == 0 { without_leading_blank_lines(text) } else { text }
+    }
+
     /// The program of `choices`, one per slot.
     pub fn program(&self, choices: &[Choice]) -> String {
         choices.iter().enumerate().map(|(slot, &c)| self.text(slot, c)).collect()
@@ -105,11 +112,11 @@ impl BankTask {
 
     /// Reads a program back into its choices, slot by slot; `None` when it is not one of the bank's.
     pub fn parse(&self, program: &str) -> Option<Vec<Choice>> {
-        let mut rest = program.trim_start_matches('\n');
+        let mut rest = without_leading_blank_lines(program);
         let mut choices = Vec::with_capacity(self.slots.len());
         for slot in 0..self.slots.len() {
-            let choice = self.variants(slot).find(|&c| rest.starts_with(self.text(slot, c)))?;
-            rest = &rest[self.text(slot, choice).len()..];
+            let choice = self.variants(slot).find(|&c| rest.starts_with(self.read_text(slot, c)))?;
+            rest = &rest[self.read_text(slot, choice).len()..];
             choices.push(choice);
         }
         rest.trim().is_empty().then_some(choices)
@@ -118,20 +125,20 @@ impl BankTask {
     /// The choices a prefix pins: each slot it covers whole, then, for the slot it ends in, the
     /// variants it is consistent with (all of them when it ends between slots).
     pub fn pinned(&self, prefix: &str) -> (Vec<Choice>, Vec<Choice>) {
-        let mut rest = prefix.trim_start_matches('\n');
+        let mut rest = without_leading_blank_lines(prefix);
         let mut pinned = Vec::new();
         for slot in 0..self.slots.len() {
             if rest.trim().is_empty() {
                 return (pinned, self.variants(slot).collect());
             }
-            match self.variants(slot).find(|&c| rest.starts_with(self.text(slot, c))) {
+            match self.variants(slot).find(|&c| rest.starts_with(self.read_text(slot, c))) {
                 Some(choice) => {
-                    rest = &rest[self.text(slot, choice).len()..];
+                    rest = &rest[self.read_text(slot, choice).len()..];
                     pinned.push(choice);
                 }
                 None => {
                     let open: Vec<Choice> =
-                        self.variants(slot).filter(|&c| self.text(slot, c).starts_with(rest)).collect();
+                        self.variants(slot).filter(|&c| self.read_text(slot, c).starts_with(rest)).collect();
                     return (pinned, open);
                 }
             }
@@ -150,17 +157,27 @@ impl BankTask {
         })
     }
 
-    /// The slot that holds 1-based `line` of the program of `choices`.
+    /// The slot that holds 1-based `line` of the program of `choices`, as a reply's code holds it
+    /// (without the blank lines it may open with).
     pub fn slot_of_line(&self, choices: &[Choice], line: usize) -> Option<usize> {
         let mut last = 0;
         for (slot, &c) in choices.iter().enumerate() {
-            last += self.text(slot, c).lines().count();
+            last += self.read_text(slot, c).lines().count();
             if line <= last {
                 return Some(slot);
             }
         }
         None
     }
+}
+
+/// `text` from its first line that holds more than whitespace.
+fn without_leading_blank_lines(text: &str) -> &str {
+    let mut rest = text;
+    while let Some(end) = rest.find('\n').filter(|&end| rest[..end].trim().is_empty()) {
+        rest = &rest[end + 1..];
+    }
+    rest
 }
 
 #[derive(Deserialize)]
@@ -206,6 +223,23 @@ pub(crate) mod tests {
             assert_reads_back_every_single_fault_program(task);
             assert_eq!(task.parse("print('something else')\n"), None);
         }
+    }
+
+    #[test]
+    fn a_reference_that_opens_with_blank_lines_reads_back_without_them() {
+        let mut task = running_max();
+        task.slots[0].correct.insert_str(0, "\n  \n");
+        let correct = vec![None; task.slots.len()];
+        let program = task.program(&correct);
+        assert!(program.starts_with("\n  \ndef "));
+        // Code extraction drops the blank lines; either way the program is the reference.
+        assert_eq!(task.parse(&program), Some(correct.clone()));
+        assert_eq!(task.parse(program.trim_start()), Some(correct.clone()));
+        assert_eq!(task.pinned(program.trim_start()).0, correct);
+        // Line numbers count from the first line that holds code, as in the extracted program.
+        assert_eq!(task.slot_of_line(&correct, 1), Some(0));
+        assert_eq!(task.slot_of_line(&correct, 2), Some(1));
+        assert_eq!(without_leading_blank_lines(" \n\t\n x\n\n"), " x\n\n");
     }
 
     #[test]
