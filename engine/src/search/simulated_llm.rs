@@ -217,11 +217,12 @@ impl SimulatedLlm {
     }
 }
 
-/// The line an error names: "… (line 3)" or "line 3".
+/// The line an error names: the harness's "… (line 3)", else the last "line 3". A world model's
+/// error goes on with "The line of code that caused the error is: …", whose "line" names none.
 fn error_line(error: &str) -> Option<usize> {
-    let at = error.rfind("line ")?;
-    let digits: String = error[at + 5..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
+    let number_after = |at: usize| error[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok();
+    let marked = error.match_indices("(line ").filter_map(|(at, _)| number_after(at + 6)).last();
+    marked.or_else(|| error.match_indices("line ").filter_map(|(at, _)| number_after(at + 5)).last())
 }
 
 #[cfg(test)]
@@ -321,6 +322,14 @@ mod tests {
         let fixed = llm
             .reply(&expansion(ActionKind::Fix, program.clone(), Some("SyntaxError: expected ':' (line 4)")), &mut rng);
         assert_eq!(choices_of(&llm, ActionKind::Fix, &fixed), [None, Some(0), None, None, None, None]);
+        // A world model's error (the harness's `_model_error`) names the second of two bugs: fix
+        // repairs that one, not the first.
+        let mut two_bugs = vec![None; llm.bank.slots.len()];
+        two_bugs[0] = Some(0);
+        two_bugs[3] = Some(1);
+        let error = "Error when calling `step` on transition 1: IndentationError: expected an indented block (line 6)\nThe line of code that caused the error is:\n`best = x`";
+        let fixed = llm.reply(&expansion(ActionKind::Fix, llm.bank.program(&two_bugs), Some(error)), &mut rng);
+        assert_eq!(choices_of(&llm, ActionKind::Fix, &fixed), [Some(0), None, None, None, None, None]);
         // Improve aims at the logic fault; its repair 0.4 caps the odds.
         let repaired = (0..1000)
             .filter(|_| {
@@ -335,5 +344,9 @@ mod tests {
     fn the_errors_line_names_its_slot() {
         assert_eq!(error_line("SyntaxError: expected ':' (line 4)"), Some(4));
         assert_eq!(error_line("no line here"), None);
+        assert_eq!(error_line("File \"<candidate>\", line 12, in step"), Some(12));
+        // The harness's error for a world model (`_model_error`), with the line it quotes.
+        let model_error = "Error when calling `step` on transition 3: NameError: name 'x_' is not defined (line 7)\nThe line of code that caused the error is:\n`x = x_ + 1  # line 2`";
+        assert_eq!(error_line(model_error), Some(7));
     }
 }
