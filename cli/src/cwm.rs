@@ -11,6 +11,7 @@ use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::gym::GymId;
 use engine::gym::accuracy::{Labelling, Metric};
 use engine::gym::dataset::{dataset, from_json_lines};
+use engine::params;
 use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::rng::gym_rng;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
@@ -61,6 +62,14 @@ pub enum CwmCommand {
         /// Rollouts of 20 steps instead of the paper's 100.
         #[arg(long)]
         quick: bool,
+        /// A planner parameter as NAME=VALUE, repeatable (e.g. `random_ties=false`,
+        /// `root_counted=false` for this project's earlier UCT).
+        #[arg(long = "planner", value_name = "NAME=VALUE")]
+        planner: Vec<String>,
+        /// The oracle draws its own cards instead of foreseeing the real ones as the official
+        /// oracle does (only Blackjack draws any).
+        #[arg(long)]
+        oracle_without_foresight: bool,
         #[arg(long, default_value_t = 1)]
         seed: u64,
         #[arg(long)]
@@ -81,8 +90,11 @@ pub fn run(command: &CwmCommand) -> Result<(), Failure> {
         CwmCommand::Score { env, program, transitions, dataset_seed, truncation_is_done, json } => {
             score(env, program, transitions.as_deref(), *dataset_seed, *truncation_is_done, *json)
         }
-        CwmCommand::Plan { env, program, episodes, quick, seed, json } => {
-            plan(env, program, *episodes, *quick, *seed, *json)
+        CwmCommand::Plan { env, program, episodes, quick, planner, oracle_without_foresight, seed, json } => {
+            let base = if *quick { Protocol::quick() } else { Protocol::paper() };
+            let planner = params::apply(&base.planner, planner).map_err(|e| usage(format!("--planner: {e}")))?;
+            let protocol = Protocol { episodes: *episodes, planner, oracle_foresight: !oracle_without_foresight };
+            plan(env, program, protocol, *seed, *json)
         }
         CwmCommand::Model { env, fault } => model(env, fault.as_deref()),
     }
@@ -168,13 +180,13 @@ fn score(
     Ok(())
 }
 
-fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: bool) -> Result<(), Failure> {
+fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) -> Result<(), Failure> {
     let env = GymId::parse(env).map_err(usage)?;
+    let episodes = protocol.episodes;
     if episodes == 0 {
         return Err(usage("--episodes must be at least 1"));
     }
     let code = read(program)?;
-    let protocol = Protocol { episodes, ..if quick { Protocol::quick() } else { Protocol::paper() } };
     let mut python = NativePython::start().map_err(io_failure)?;
     let mut evaluation = if Evaluation::plans_in_python(env) {
         Evaluation::in_python(env, code, protocol, seed)
@@ -200,7 +212,7 @@ fn plan(env: &str, program: &Path, episodes: u32, quick: bool, seed: u64, json: 
     let report = json!({
         "env": env.name(),
         "episodes": episodes,
-        "protocol": if quick { "quick" } else { "paper" },
+        "protocol": evaluation.protocol,
         "planned_in": if Evaluation::plans_in_python(env) { "python" } else { "rust" },
         "random": evaluation.mean_return(Policy::Random),
         "oracle": evaluation.mean_return(Policy::Oracle),

@@ -421,7 +421,14 @@ fn compare(args: &TrainArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-fn check(path: &Path, timeout_s: f64, jobs: Option<usize>, verbose: bool, banks: bool, json: bool) -> Result<(), Failure> {
+fn check(
+    path: &Path,
+    timeout_s: f64,
+    jobs: Option<usize>,
+    verbose: bool,
+    banks: bool,
+    json: bool,
+) -> Result<(), Failure> {
     if !(0.05..=600.0).contains(&timeout_s) {
         return Err(usage(format!("--timeout must be between 0.05 and 600 seconds, not {timeout_s}")));
     }

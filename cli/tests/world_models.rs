@@ -184,6 +184,33 @@ fn cwm_plan_with_a_perfect_model_is_the_oracle_and_both_beat_random() {
     assert!(report["normalised"].as_f64().unwrap() < 1.0, "{report}");
 }
 
+#[test]
+fn blackjacks_oracle_foresees_the_real_cards_as_the_official_one_and_r_cwm_is_measured() {
+    let perfect = bank_program("Blackjack-v1", None);
+    let plan = |extra: &[&str]| {
+        let mut args = vec!["cwm", "plan", "--env", "Blackjack-v1", "--program", perfect.path(), "--json"];
+        args.extend(extra);
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let report = last_json_line(&output);
+        let figure = |key: &str| report[key].as_f64().unwrap();
+        (figure("random"), figure("oracle"), figure("model"), figure("normalised"))
+    };
+    // The official oracle plans on a copy of the real environment with its random state: it
+    // foresees each card, wins more than it loses, and R(CWM) of a perfect model falls to the
+    // paper's range (0.41–0.59). Seed 1, 200 episodes per policy.
+    let (random, oracle, model, normalised) = plan(&["--episodes", "200"]);
+    assert_eq!((random, oracle, model), (-0.41, 0.305, -0.105));
+    assert!((normalised - 0.4266).abs() < 1e-4, "{normalised}");
+    // An oracle that draws its own cards is a fair planner, no better than the model here.
+    let (_, fair, _, normalised) = plan(&["--episodes", "200", "--oracle-without-foresight"]);
+    assert!(fair < 0.0 && normalised > 0.8, "{fair} {normalised}");
+    // The earlier rules (own cards, root N from 0, ties to the first) give the earlier figure of
+    // docs/reproductions.md at the paper's 10 episodes: oracle 0.0 = model 0.0, R = 1.
+    let earlier = ["--oracle-without-foresight", "--planner", "root_counted=false", "--planner", "random_ties=false"];
+    assert_eq!(plan(&earlier), (-0.6, 0.0, 0.0, 1.0));
+}
+
 fn plan_cart_pole(program: &TempProgram) -> (Option<i32>, serde_json::Value, String) {
     let output = rlcg(&[
         "cwm",

@@ -1755,7 +1755,17 @@ def _run_model(verdict, started, output_limit, link, run):
 # the judge; the planner and the model run in the candidate, which learns only each real
 # observation, so a model cannot find the real environment and step it instead of predicting.
 
-PLANNER_KEYS = ("simulations", "exploration", "discount", "rollout_steps", "temperature", "visit_epsilon", "unvisited_value")
+PLANNER_KEYS = (
+    "simulations",
+    "exploration",
+    "discount",
+    "rollout_steps",
+    "temperature",
+    "visit_epsilon",
+    "unvisited_value",
+    "root_counted",
+    "random_ties",
+)
 
 
 class _ModelRaised(Exception):
@@ -1796,15 +1806,15 @@ class _Simulator:
             raise _ModelRaised(exc, "step") from exc
 
 
-def _uct(node, params):
+def _uct(node, params, rng):
     ln_n = math.log(max(node[2], 1))
-    best, best_score = 0, None
-    for index, (visits, value_sum, _) in enumerate(node[3]):
+    scores = []
+    for visits, value_sum, _ in node[3]:
         q = value_sum / visits if visits else params["unvisited_value"]
-        score = q + params["exploration"] * math.sqrt(ln_n / (visits + params["visit_epsilon"]))
-        if best_score is None or score > best_score:
-            best, best_score = index, score
-    return best
+        scores.append(q + params["exploration"] * math.sqrt(ln_n / (visits + params["visit_epsilon"])))
+    best = [index for index, score in enumerate(scores) if score == max(scores)]
+    # A draw only for a tie: one action is what the official `np.random.choice` of one returns.
+    return best[rng.randrange(len(best))] if params["random_ties"] and len(best) > 1 else best[0]
 
 
 def _rollout(simulator, frame, actions, params, rng):
@@ -1822,7 +1832,7 @@ def _simulate(simulator, tree, at, actions, params, rng):
     """One simulation from node `at` (a node is [frame, terminal, visits, [[visits, value_sum,
     children by key], ...]]); its return, r + γ·v."""
     node = tree[at]
-    action = _uct(node, params)
+    action = _uct(node, params, rng)
     next_frame, reward, done = simulator.step(node[0], action)
     key = repr(_json_ready(next_frame))
     child = node[3][action][2].get(key)
@@ -1843,7 +1853,7 @@ def _simulate(simulator, tree, at, actions, params, rng):
 
 def _planned_action(simulator, frame, actions, params, rng):
     """A fresh tree of `simulations` simulations, then an action drawn from softmax(Q / T)."""
-    tree = [[frame, False, 0, [[0, 0.0, {}] for _ in range(actions)]]]
+    tree = [[frame, False, int(params["root_counted"]), [[0, 0.0, {}] for _ in range(actions)]]]
     for _ in range(params["simulations"]):
         _simulate(simulator, tree, 0, actions, params, rng)
     qs = [(s / v if v else 0.0) / params["temperature"] for v, s, _ in tree[0][3]]

@@ -6,6 +6,8 @@
 //!   the states the model gave, told apart by their observation, so a stochastic model grows one
 //!   child per outcome.
 //! - Selection is UCT, `Q + c·√(ln N / (n + ε))`, with `unvisited_value` as an unvisited action's Q.
+//!   The root counts one visit before its first simulation and ties are broken at random, as the
+//!   official `run` and `select_and_expand` do (`root_counted`, `random_ties`).
 //! - A new state is valued by a uniformly random rollout of at most `rollout_steps` actions,
 //!   `Σ γ^i r_i`; a terminal one is worth 0; values back up as `r + γ·v`.
 //! - The action is drawn from softmax(Q / T), an unvisited action's Q counting 0.
@@ -40,6 +42,14 @@ pub struct PlannerParams {
     pub visit_epsilon: f64,
     /// The Q an unvisited action has in UCT (the official `default_Q`, 1.0).
     pub unvisited_value: f64,
+    /// The root counts one visit before its first simulation, as the official `run` does, so its
+    /// N is the simulations so far plus one (false: N starts at 0 and ln(max(1, N)) is used, this
+    /// project's earlier rule, under which the second simulation sees ln 1 = 0 and repeats an action
+    /// whose Q passed `unvisited_value`).
+    pub root_counted: bool,
+    /// UCT's ties are broken at random, as the official `np.random.choice(best_actions)` (false:
+    /// the lowest action wins, this project's earlier rule).
+    pub random_ties: bool,
 }
 
 impl Default for PlannerParams {
@@ -52,6 +62,8 @@ impl Default for PlannerParams {
             temperature: 0.01,
             visit_epsilon: 1e-3,
             unvisited_value: 1.0,
+            root_counted: true,
+            random_ties: true,
         }
     }
 }
@@ -94,27 +106,32 @@ pub fn obs_key(obs: &GymObs) -> u64 {
     digest.finish()
 }
 
-/// The true environment as its own model: the oracle, which plans on a copy of the real state
-/// (RNG aside: its Blackjack draws are its own).
+/// The true environment as its own model: the oracle, which plans on a copy of the real state.
+/// With `foresight` the copy carries the real environment's random stream, as the official
+/// `run_real_eval_mcts` plans on the real environment whose `save_state_dict` deep-copies
+/// `np_random`: every simulation from a state draws the card the real step from it will draw.
+/// Without, the oracle draws its own cards (only Blackjack draws any).
 pub struct TrueEnvironment {
     pub actions: usize,
+    pub foresight: bool,
 }
 
 impl Model for TrueEnvironment {
-    type State = GymEnv;
+    /// The environment and, with foresight, its own random stream.
+    type State = (GymEnv, RunRng);
 
     fn actions(&self) -> usize {
         self.actions
     }
 
-    fn step(&self, state: &GymEnv, action: usize, rng: &mut RunRng) -> (GymEnv, f64, bool) {
-        let mut next = state.clone();
-        let step = next.step(action, rng);
-        (next, step.reward, step.terminated)
+    fn step(&self, state: &Self::State, action: usize, rng: &mut RunRng) -> (Self::State, f64, bool) {
+        let (mut next, mut stream) = state.clone();
+        let step = next.step(action, if self.foresight { &mut stream } else { rng });
+        ((next, stream), step.reward, step.terminated)
     }
 
-    fn key(&self, state: &GymEnv) -> u64 {
-        obs_key(&state.obs())
+    fn key(&self, state: &Self::State) -> u64 {
+        obs_key(&state.0.obs())
     }
 }
 
@@ -144,7 +161,7 @@ pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: 
     let mut tree = vec![StateNode {
         state: state.clone(),
         terminal: false,
-        visits: 0,
+        visits: u32::from(params.root_counted),
         actions: (0..model.actions()).map(|_| ActionNode::default()).collect(),
     }];
     for _ in 0..params.simulations {
@@ -164,19 +181,20 @@ pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: 
     weights.len() - 1
 }
 
-fn uct<S>(node: &StateNode<S>, params: &PlannerParams) -> usize {
+fn uct<S>(node: &StateNode<S>, params: &PlannerParams, rng: &mut RunRng) -> usize {
     let ln_n = f64::from(node.visits.max(1)).ln();
-    let score = |a: &ActionNode| {
-        let q = a.q().unwrap_or(params.unvisited_value);
-        q + params.exploration * (ln_n / (f64::from(a.visits) + params.visit_epsilon)).sqrt()
-    };
-    let mut best = 0;
-    for (i, a) in node.actions.iter().enumerate() {
-        if score(a) > score(&node.actions[best]) {
-            best = i;
-        }
-    }
-    best
+    let scores: Vec<f64> = node
+        .actions
+        .iter()
+        .map(|a| {
+            let q = a.q().unwrap_or(params.unvisited_value);
+            q + params.exploration * (ln_n / (f64::from(a.visits) + params.visit_epsilon)).sqrt()
+        })
+        .collect();
+    let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let best: Vec<usize> = (0..scores.len()).filter(|&a| scores[a] == top).collect();
+    // A draw only for a tie: one action is what the official `np.random.choice` of one returns.
+    if params.random_ties && best.len() > 1 { best[rng.random_range(0..best.len())] } else { best[0] }
 }
 
 /// One simulation from node `at`; its return, `r + γ·v`.
@@ -187,7 +205,7 @@ fn simulate<M: Model>(
     params: &PlannerParams,
     rng: &mut RunRng,
 ) -> f64 {
-    let action = uct(&tree[at], params);
+    let action = uct(&tree[at], params, rng);
     let (next, reward, done) = model.step(&tree[at].state, action, rng);
     let key = model.key(&next);
     let value = match tree[at].actions[action].children.get(&key).copied() {
@@ -265,23 +283,98 @@ mod tests {
         assert!(rights >= 110, "{rights} of 150 plans go right");
     }
 
+    fn root<S>(state: S, actions: usize, params: &PlannerParams) -> Vec<StateNode<S>> {
+        let actions = (0..actions).map(|_| ActionNode::default()).collect();
+        vec![StateNode { state, terminal: false, visits: u32::from(params.root_counted), actions }]
+    }
+
     #[test]
     fn one_simulation_backs_up_the_reward_and_the_rollout_by_hand() {
-        // From cell 3 the first simulation tries action 0 (UCT ties go to the first): to cell 2,
-        // reward 0, then a rollout; the second tries action 1: cell 4, reward 10, terminal (value 0).
-        let params = PlannerParams { simulations: 2, rollout_steps: 0, ..PlannerParams::default() };
-        let mut tree = vec![StateNode {
-            state: 3,
-            terminal: false,
-            visits: 0,
-            actions: vec![ActionNode::default(), ActionNode::default()],
-        }];
+        // With ties to the first (the earlier rule): from cell 3 the first simulation tries action
+        // 0: to cell 2, reward 0, then a rollout; the second tries action 1: cell 4, reward 10,
+        // terminal (value 0).
+        let params = PlannerParams { simulations: 2, rollout_steps: 0, random_ties: false, ..PlannerParams::default() };
+        let mut tree = root(3, 2, &params);
         let mut rng = RunRng::seed_from_u64(0);
         assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 0.0);
         assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 10.0);
         assert_eq!((tree[0].actions[0].q(), tree[0].actions[1].q()), (Some(0.0), Some(10.0)));
         // A third goes right again (Q 10 beats 0 plus the same exploration) and finds the terminal child.
         assert_eq!(simulate(&Corridor, &mut tree, 0, &params, &mut rng), 10.0);
-        assert_eq!((tree[0].visits, tree.len()), (3, 3));
+        assert_eq!((tree[0].visits, tree.len()), (4, 3), "the root's first visit is counted before any simulation");
+    }
+
+    /// Two actions that each pay 2 and end the episode.
+    struct TwoDoors;
+
+    impl Model for TwoDoors {
+        type State = u8;
+
+        fn actions(&self) -> usize {
+            2
+        }
+
+        fn step(&self, _: &u8, action: usize, _rng: &mut RunRng) -> (u8, f64, bool) {
+            (action as u8 + 1, 2.0, true)
+        }
+
+        fn key(&self, state: &u8) -> u64 {
+            u64::from(*state)
+        }
+    }
+
+    #[test]
+    fn the_root_counted_before_its_first_simulation_tries_the_other_door_second() {
+        // After one simulation the tried door has Q 2 > the unvisited value 1. By hand, official
+        // rule: N = 2, so the tried door scores 2 + √(ln 2 / 1.001) = 2.83 and the other
+        // 1 + √(ln 2 / 0.001) = 27.3: the second simulation opens the other door. Earlier rule:
+        // N = 1, ln 1 = 0, so 2 beats 1 and the same door is opened again.
+        for root_counted in [true, false] {
+            let params = PlannerParams { rollout_steps: 0, root_counted, ..PlannerParams::default() };
+            let mut tree = root(0, 2, &params);
+            let mut rng = RunRng::seed_from_u64(1);
+            simulate(&TwoDoors, &mut tree, 0, &params, &mut rng);
+            simulate(&TwoDoors, &mut tree, 0, &params, &mut rng);
+            let visits = [tree[0].actions[0].visits, tree[0].actions[1].visits];
+            if root_counted {
+                assert_eq!(visits, [1, 1]);
+            } else {
+                assert!(visits == [2, 0] || visits == [0, 2], "{visits:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn ties_are_broken_at_random_or_to_the_first_action() {
+        // A fresh root's actions all tie: the first simulation's door.
+        let first_door = |random_ties: bool, seed: u64| {
+            let params = PlannerParams { rollout_steps: 0, random_ties, ..PlannerParams::default() };
+            let mut tree = root(0, 2, &params);
+            simulate(&TwoDoors, &mut tree, 0, &params, &mut RunRng::seed_from_u64(seed));
+            usize::from(tree[0].actions[1].visits == 1)
+        };
+        let opened: usize = (0..200).map(|seed| first_door(true, seed)).sum();
+        assert!((70..130).contains(&opened), "the second door {opened} times in 200");
+        assert!((0..200).all(|seed| first_door(false, seed) == 0));
+    }
+
+    #[test]
+    fn an_oracle_with_foresight_draws_the_card_the_real_step_will_draw() {
+        use crate::gym::GymId;
+        let mut env_rng = RunRng::seed_from_u64(7);
+        let env = GymId::Blackjack.make(&mut env_rng);
+        let mut real = env.clone();
+        let real_step = real.step(1, &mut env_rng.clone());
+        let mut planner_rng = RunRng::seed_from_u64(99);
+        for foresight in [true, false] {
+            let oracle = TrueEnvironment { actions: 2, foresight };
+            let hits: Vec<GymObs> =
+                (0..20).map(|_| oracle.step(&(env.clone(), env_rng.clone()), 1, &mut planner_rng).0.0.obs()).collect();
+            if foresight {
+                assert!(hits.iter().all(|obs| *obs == real_step.obs), "every hit draws the real card");
+            } else {
+                assert!(hits.iter().any(|obs| *obs != real_step.obs), "its own cards: {hits:?}");
+            }
+        }
     }
 }
