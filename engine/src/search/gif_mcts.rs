@@ -61,6 +61,13 @@ pub struct GifMctsParams {
     /// The official code's quirk: the value model learns from the local value computed with the new
     /// child already counted, at value 0 (it has no visit yet). Off: the other children only.
     pub quirk_local_value_counts_new_child: bool,
+    /// The official code's quirk: a selected terminal node is expanded again (the paper calls
+    /// this discouraged) and its children are rebuilt from its `initial_actions`, which are fix only
+    /// for a node that was ever buggy: a fresh fix replaces the old one, even when the new program
+    /// is healthy. Off: the re-expanded node is offered what a fresh expansion of its new program
+    /// would be (generate and improve for a healthy one), beside its old children (this project's
+    /// earlier rule).
+    pub quirk_reexpansion_reoffers_initial_actions: bool,
 }
 
 impl Default for GifMctsParams {
@@ -81,6 +88,7 @@ impl Default for GifMctsParams {
             allow_improve: true,
             quirk_state_newline: true,
             quirk_local_value_counts_new_child: true,
+            quirk_reexpansion_reoffers_initial_actions: true,
         }
     }
 }
@@ -107,6 +115,21 @@ pub struct Node {
     pub evaluation: Option<Evaluation>,
     /// Which expansion made it, in the search's order (the latest, for a re-expanded terminal).
     pub expansion: Option<usize>,
+    /// The actions its expansions offer (the official code's `initial_actions`).
+    #[serde(default)]
+    pub initial_actions: InitialActions,
+}
+
+/// A node's `initial_actions` in the official code: generate and improve (as the ablations allow)
+/// until an expansion of it is a bug that is not terminal, then fix only while fixes are left,
+/// else nothing. Once changed it stays.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InitialActions {
+    #[default]
+    GenerateImprove,
+    FixOnly,
+    Nothing,
 }
 
 impl Node {
@@ -126,6 +149,7 @@ impl Node {
             program: String::new(),
             evaluation: None,
             expansion: None,
+            initial_actions: InitialActions::GenerateImprove,
         }
     }
 
@@ -349,6 +373,8 @@ impl Method for GifMcts {
             if bug && kind == ActionKind::Fix { self.nodes[parent].fixes_left.saturating_sub(1) } else { p.fix_chain };
         let bug_value = self.bug_values[fixes_left as usize];
         let (allow_generate, allow_improve) = (p.allow_generate, p.allow_improve);
+        let official_reexpansion = p.quirk_reexpansion_reoffers_initial_actions;
+        let reexpanded = self.nodes[child].expanded;
         {
             let node = &mut self.nodes[child];
             node.expanded = true;
@@ -361,20 +387,41 @@ impl Method for GifMcts {
             node.bug = bug;
             node.fixes_left = fixes_left;
             node.reward = if terminal { score } else { 0.0 };
+            if bug && !terminal {
+                node.initial_actions = if bug_value > 0.0 { InitialActions::FixOnly } else { InitialActions::Nothing };
+            }
         }
         if !terminal {
-            if bug {
-                if bug_value > 0.0 {
-                    self.nodes[child].value_sum += bug_value;
-                    self.offer(child, ActionKind::Fix, 1);
-                }
+            if bug && bug_value > 0.0 {
+                self.nodes[child].value_sum += bug_value;
+            }
+            let offered = if official_reexpansion {
+                self.nodes[child].initial_actions
+            } else if bug {
+                if bug_value > 0.0 { InitialActions::FixOnly } else { InitialActions::Nothing }
             } else {
-                if allow_generate {
-                    self.offer(child, ActionKind::Generate, 1);
+                InitialActions::GenerateImprove
+            };
+            let kinds: Vec<ActionKind> = match offered {
+                InitialActions::GenerateImprove => {
+                    [(allow_generate, ActionKind::Generate), (allow_improve, ActionKind::Improve)]
+                        .into_iter()
+                        .filter_map(|(allowed, kind)| allowed.then_some(kind))
+                        .collect()
                 }
-                if allow_improve {
-                    self.offer(child, ActionKind::Improve, 1);
-                }
+                InitialActions::FixOnly => vec![ActionKind::Fix],
+                InitialActions::Nothing => Vec::new(),
+            };
+            if reexpanded && official_reexpansion {
+                // The official `children[action] = CodeStateNode()`: the old child of each first
+                // action is replaced (it stays in the tree's record, detached).
+                let nodes = &self.nodes;
+                let replaced = |c: &usize| kinds.iter().any(|&k| nodes[*c].action == Some((k, 1)));
+                let kept: Vec<usize> = self.nodes[child].children.iter().copied().filter(|c| !replaced(c)).collect();
+                self.nodes[child].children = kept;
+            }
+            for kind in kinds {
+                self.offer(child, kind, 1);
             }
         }
 

@@ -167,3 +167,34 @@ fn the_ablations_remove_their_action() {
     // It is passed over: the next call generates again from the root.
     step(&mut no_fix, &mut rng, ActionKind::Generate, 10, 0.5, false);
 }
+
+#[test]
+fn a_reexpanded_terminal_node_is_offered_its_initial_actions_afresh_or_beside_the_old_children() {
+    // One fix allowed and no generate beyond the root's: g1 is a bug, its fix fails, so the chain
+    // ends (g1 terminal, value 0) and g1, the root's only child, is selected and expanded again.
+    let reexpanded = |official: bool| {
+        let mut rng = RunRng::seed_from_u64(1);
+        let params = GifMctsParams {
+            fix_chain: 1,
+            allow_generate: false,
+            quirk_reexpansion_reoffers_initial_actions: official,
+            ..GifMctsParams::default()
+        };
+        let mut search = GifMcts::new(params);
+        step(&mut search, &mut rng, ActionKind::Generate, 10, 0.0, true);
+        step(&mut search, &mut rng, ActionKind::Fix, 10, 0.0, true);
+        let old_fix = search.nodes()[1].children[0];
+        assert!(search.nodes()[1].terminal);
+        assert_eq!(search.nodes()[1].initial_actions, InitialActions::FixOnly);
+        // The re-expansion writes a healthy program.
+        let again = step(&mut search, &mut rng, ActionKind::Generate, 10, 0.7, false);
+        assert_eq!(again.code, "", "g1 is expanded again from the root's state");
+        let g1 = &search.nodes()[1];
+        assert!(!g1.terminal && !g1.bug);
+        (children(&search, 1), g1.children.contains(&old_fix))
+    };
+    // Official: the fix-only `initial_actions` are rebuilt, a fresh fix in place of the old one.
+    assert_eq!(reexpanded(true), (vec![(ActionKind::Fix, 1)], false));
+    // Earlier rule: a healthy program's improve (generate is off), beside the old fix.
+    assert_eq!(reexpanded(false), (vec![(ActionKind::Fix, 1), (ActionKind::Improve, 1)], true));
+}
