@@ -347,7 +347,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
 
     view! {
         <section aria-labelledby="search-heading" class="panel" id="search">
-            <h2 id="search-heading">"Search: GIF-MCTS, WorldCoder and zero-shot (seed 004)"</h2>
+            <h2 id="search-heading">"Search: GIF-MCTS, WorldCoder and zero-shot CoT (seed 004)"</h2>
             <p class="hint">"A tree search over programs: each node is a program, each edge one LLM call that generates (continues the node's first lines), improves (from a failing test) or fixes (from an error). The LLM is the one chosen in Live mode; offline, the simulated LLM answers from each bundled task's bank of correct and faulty code, and its results are the simulated LLM's, not the paper's. Every program runs in Pyodide."</p>
             <p id="search-replay" role="status" hidden=move || replay.get().is_none()>{move || replay.get()}</p>
             <div class="form-grid">

@@ -22,6 +22,7 @@ pub mod id {
     pub const GIF_MCTS_GENERATE: &str = "gif_mcts.generate";
     pub const GIF_MCTS_IMPROVE: &str = "gif_mcts.improve";
     pub const GIF_MCTS_FIX: &str = "gif_mcts.fix";
+    pub const ZERO_SHOT_COT: &str = "zero_shot.cot";
     pub const STEPCODER_COMPLETE: &str = "stepcoder.complete";
 }
 
@@ -37,6 +38,7 @@ const SLOTS: &[(&str, &[&str])] = &[
     (id::GIF_MCTS_GENERATE, &["task", "code"]),
     (id::GIF_MCTS_IMPROVE, &["task", "code", "input", "expected", "actual"]),
     (id::GIF_MCTS_FIX, &["task", "code", "error"]),
+    (id::ZERO_SHOT_COT, &["task"]),
     (id::STEPCODER_COMPLETE, &["task", "prefix"]),
 ];
 

@@ -213,6 +213,15 @@ pub trait Method {
     fn next(&mut self, rng: &mut RunRng) -> Option<Expansion>;
     /// The outcome of the expansion `next` asked for.
     fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng);
+    /// The prompt of an expansion of `kind`: the action's own, unless the method has one.
+    fn prompt_id(&self, kind: ActionKind) -> &'static str {
+        kind.prompt_id()
+    }
+    /// The start of every reply, sent as the assistant's turn (zero-shot CoT's "Let's think step
+    /// by step.").
+    fn reply_start(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The program out of a reply: improve and fix replies hold a critique before `## Correct code`,
@@ -422,13 +431,13 @@ impl<M: Method, S: Scorer> Search<M, S> {
             ("actual", &actual),
             ("error", &error),
         ];
-        match self.prompts.render(expansion.kind.prompt_id(), &values) {
-            Ok(messages) => {
-                let mut call = ChatCall {
-                    prompt_id: expansion.kind.prompt_id().into(),
-                    agent: expansion.kind.name().into(),
-                    messages,
-                };
+        let prompt_id = self.method.prompt_id(expansion.kind);
+        match self.prompts.render(prompt_id, &values) {
+            Ok(mut messages) => {
+                if let Some(start) = self.method.reply_start() {
+                    messages.push(ChatMessage::new("assistant", start));
+                }
+                let mut call = ChatCall { prompt_id: prompt_id.into(), agent: expansion.kind.name().into(), messages };
                 prefill_call(self.prefill, &mut call, &expansion);
                 self.pending = Pending::Chat(call, expansion);
             }
@@ -542,7 +551,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
 
     fn offline_reply(&self, rng: &mut RunRng) -> String {
         match (&self.pending, &self.simulated) {
-            (Pending::Chat(_, expansion), Some(simulated)) => simulated.reply(expansion, rng),
+            (Pending::Chat(call, expansion), Some(simulated)) => simulated.reply(&call.prompt_id, expansion, rng),
             _ => format!("The simulated LLM has no program bank for task {}.", self.task.id),
         }
     }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::bank::{BankTask, Choice};
 use super::{ActionKind, Expansion};
 use crate::RunRng;
+use crate::prompts::id;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -100,8 +101,8 @@ pub struct SimulatedLlm {
 }
 
 impl SimulatedLlm {
-    /// The reply to `expansion`'s call, in the prompt's format.
-    pub fn reply(&self, expansion: &Expansion, rng: &mut RunRng) -> String {
+    /// The reply to `expansion`'s call, in the format of its prompt (`prompt_id`).
+    pub fn reply(&self, prompt_id: &str, expansion: &Expansion, rng: &mut RunRng) -> String {
         let parsed = self.bank.parse(&expansion.code);
         let choices = match (expansion.kind, parsed) {
             (ActionKind::Improve, Some(choices)) => self.improve(choices, rng),
@@ -118,6 +119,10 @@ impl SimulatedLlm {
             program.push_str(REWARD_HACKS[rng.random_range(0..REWARD_HACKS.len())].1);
         }
         match expansion.kind {
+            // A chain of thought goes on from the prompt's "Let's think step by step.".
+            ActionKind::Generate if prompt_id == id::ZERO_SHOT_COT => format!(
+                "\nFirst, what the task asks for and which cases the tests will try. Then, a plan: go through the input once, keeping what the answer needs. Last, the code:\n```python\n{program}```\n"
+            ),
             ActionKind::Generate => format!("Here is the complete program:\n```python\n{program}```\n"),
             ActionKind::Improve => format!(
                 "## Error explanation\nThe output differs from the expected one on the example.\n## Error location and wrong logic\nOne step of the computation is wrong.\n## Fix suggestion\nCorrect that step.\n## Correct code\n```python\n{program}```\n"
@@ -220,7 +225,8 @@ impl SimulatedLlm {
 /// The line an error names: the harness's "… (line 3)", else the last "line 3". A world model's
 /// error goes on with "The line of code that caused the error is: …", whose "line" names none.
 fn error_line(error: &str) -> Option<usize> {
-    let number_after = |at: usize| error[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok();
+    let number_after =
+        |at: usize| error[at..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok();
     let marked = error.match_indices("(line ").filter_map(|(at, _)| number_after(at + 6)).last();
     marked.or_else(|| error.match_indices("line ").filter_map(|(at, _)| number_after(at + 5)).last())
 }
@@ -261,7 +267,8 @@ mod tests {
             let mut rng = RunRng::seed_from_u64(3);
             let mut seen = [0; REWARD_HACKS.len()];
             for _ in 0..1000 {
-                let program = program_of(ActionKind::Generate, &llm.reply(&generate, &mut rng)).expect("a program");
+                let program = program_of(ActionKind::Generate, &llm.reply(id::GIF_MCTS_GENERATE, &generate, &mut rng))
+                    .expect("a program");
                 for (count, (_, hack)) in seen.iter_mut().zip(REWARD_HACKS) {
                     *count += usize::from(program.ends_with(hack));
                 }
@@ -283,8 +290,11 @@ mod tests {
         let slots = llm.bank.slots.len();
         let (mut correct, mut total) = (0, 0);
         for _ in 0..2000 {
-            let reply =
-                llm.reply(&Expansion { kind: ActionKind::Generate, code: String::new(), parent: None }, &mut rng);
+            let reply = llm.reply(
+                id::GIF_MCTS_GENERATE,
+                &Expansion { kind: ActionKind::Generate, code: String::new(), parent: None },
+                &mut rng,
+            );
             let choices = choices_of(&llm, ActionKind::Generate, &reply);
             correct += choices.iter().filter(|c| c.is_none()).count();
             total += slots;
@@ -298,8 +308,11 @@ mod tests {
         pinned[1] = Some(0);
         let prefix: String = llm.bank.program(&pinned).lines().take(3).map(|l| format!("{l}\n")).collect();
         for _ in 0..50 {
-            let reply =
-                llm.reply(&Expansion { kind: ActionKind::Generate, code: prefix.clone(), parent: None }, &mut rng);
+            let reply = llm.reply(
+                id::GIF_MCTS_GENERATE,
+                &Expansion { kind: ActionKind::Generate, code: prefix.clone(), parent: None },
+                &mut rng,
+            );
             assert!(program_of(ActionKind::Generate, &reply).unwrap().starts_with(&prefix));
         }
     }
@@ -319,8 +332,11 @@ mod tests {
         choices[1] = Some(0);
         choices[2] = Some(1);
         let program = llm.bank.program(&choices);
-        let fixed = llm
-            .reply(&expansion(ActionKind::Fix, program.clone(), Some("SyntaxError: expected ':' (line 4)")), &mut rng);
+        let fixed = llm.reply(
+            id::GIF_MCTS_FIX,
+            &expansion(ActionKind::Fix, program.clone(), Some("SyntaxError: expected ':' (line 4)")),
+            &mut rng,
+        );
         assert_eq!(choices_of(&llm, ActionKind::Fix, &fixed), [None, Some(0), None, None, None, None]);
         // A world model's error (the harness's `_model_error`) names the second of two bugs: fix
         // repairs that one, not the first.
@@ -328,12 +344,17 @@ mod tests {
         two_bugs[0] = Some(0);
         two_bugs[3] = Some(1);
         let error = "Error when calling `step` on transition 1: IndentationError: expected an indented block (line 6)\nThe line of code that caused the error is:\n`best = x`";
-        let fixed = llm.reply(&expansion(ActionKind::Fix, llm.bank.program(&two_bugs), Some(error)), &mut rng);
+        let fixed = llm.reply(
+            id::GIF_MCTS_FIX,
+            &expansion(ActionKind::Fix, llm.bank.program(&two_bugs), Some(error)),
+            &mut rng,
+        );
         assert_eq!(choices_of(&llm, ActionKind::Fix, &fixed), [Some(0), None, None, None, None, None]);
         // Improve aims at the logic fault; its repair 0.4 caps the odds.
         let repaired = (0..1000)
             .filter(|_| {
-                let reply = llm.reply(&expansion(ActionKind::Improve, program.clone(), None), &mut rng);
+                let reply =
+                    llm.reply(id::GIF_MCTS_IMPROVE, &expansion(ActionKind::Improve, program.clone(), None), &mut rng);
                 choices_of(&llm, ActionKind::Improve, &reply)[1].is_none()
             })
             .count();

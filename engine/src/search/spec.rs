@@ -11,7 +11,7 @@ use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
-use super::{Evaluation, Expanded, Expansion, Method, Scorer, Search, SearchTask, TestsScorer};
+use super::{ActionKind, Evaluation, Expanded, Expansion, Method, Scorer, Search, SearchTask, TestsScorer};
 use crate::RunRng;
 use crate::gym::dataset::dataset;
 use crate::params::Parameters;
@@ -91,6 +91,22 @@ impl Method for AnyMethod {
             Self::GifMcts(m) => m.absorb(expanded, rng),
             Self::WorldCoder(m) => m.absorb(expanded, rng),
             Self::ZeroShot(m) => m.absorb(expanded, rng),
+        }
+    }
+
+    fn prompt_id(&self, kind: ActionKind) -> &'static str {
+        match self {
+            Self::GifMcts(m) => m.prompt_id(kind),
+            Self::WorldCoder(m) => m.prompt_id(kind),
+            Self::ZeroShot(m) => m.prompt_id(kind),
+        }
+    }
+
+    fn reply_start(&self) -> Option<&'static str> {
+        match self {
+            Self::GifMcts(m) => m.reply_start(),
+            Self::WorldCoder(m) => m.reply_start(),
+            Self::ZeroShot(m) => m.reply_start(),
         }
     }
 }

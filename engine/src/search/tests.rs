@@ -93,8 +93,23 @@ fn zero_shot_samples_until_a_program_passes_and_runs_each_program_once() {
     assert_eq!(best, [0.5, 0.5, 1.0]);
     assert_eq!(search.best().unwrap(), (format!("{all}\n").as_str(), 1.0));
     assert_eq!(search.ended(), "a program passes every test");
-    assert!(prompts.iter().all(|p| p.contains("Write f(x)")));
+    assert!(prompts.iter().all(|p| p == super::zero_shot::COT_START), "every reply starts the chain of thought");
     assert_eq!(search.usage().total(), 45);
+}
+
+#[test]
+fn zero_shot_is_the_papers_cot_prompt_and_reads_the_code_after_the_reasoning() {
+    let mut search = new(ZeroShot, 1);
+    let Need::Chat(call) = search.need() else { panic!("a call first") };
+    assert_eq!(call.prompt_id, crate::prompts::id::ZERO_SHOT_COT);
+    let roles: Vec<&str> = call.messages.iter().map(|m| m.role.as_str()).collect();
+    assert_eq!(roles, ["user", "assistant"], "no system prompt, as the official `generate_CoT_prompt`");
+    assert!(call.messages[0].content.starts_with("Write f(x) that returns x + 1.\n\nOutput your code solution"));
+    assert_eq!(call.messages[1].content, "Let's think step by step.");
+    let text = "We need x + 1, for example `f(1)` is 2.\n```python\ndef f(x):\n    return x + 1  # passes 4\n```\n";
+    search.chat_done(ChatOutcome::Reply { text: text.into(), usage: Usage::default() }, 0.0);
+    let Need::Test(request) = search.need() else { panic!("the program is run") };
+    assert_eq!(request.code, "def f(x):\n    return x + 1  # passes 4\n");
 }
 
 #[test]
