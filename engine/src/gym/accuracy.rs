@@ -64,6 +64,9 @@ pub struct Scored {
     pub predicted: bool,
     /// Per element of the next state whether it matches (one entry for a scalar state).
     pub next_obs: Vec<bool>,
+    /// The predicted next state has more elements than the environment's (matched on its first).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub longer_state: bool,
     pub reward: bool,
     pub done: bool,
     /// The done label it was scored against.
@@ -74,7 +77,7 @@ pub struct Scored {
 
 impl Scored {
     pub fn next_obs_matches(&self) -> bool {
-        self.next_obs.iter().all(|&m| m)
+        !self.longer_state && self.next_obs.iter().all(|&m| m)
     }
 
     /// The official code's `valid` is false.
@@ -118,19 +121,34 @@ fn element_matches(continuous: bool, predicted: &Value, recorded: &Value) -> boo
     }
 }
 
-/// Per element of the recorded next state, whether the prediction matches it.
+/// Per element of the recorded next state, whether the prediction matches it. A longer prediction
+/// is matched on its first elements, as the official code indexes it; a shorter one matches in no
+/// element (the official code raises on it, see [`short_prediction`]).
 fn next_obs_matches(continuous: bool, predicted: &Value, recorded: &Value) -> Vec<bool> {
     match recorded {
         Value::Array(elements) => {
-            let guessed = predicted.as_array();
-            let at = |i: usize| guessed.and_then(|g| g.get(i));
-            let same_length = guessed.is_some_and(|g| g.len() == elements.len());
+            let guessed = predicted.as_array().filter(|g| g.len() >= elements.len());
             (0..elements.len())
-                .map(|i| same_length && at(i).is_some_and(|p| element_matches(continuous, p, &elements[i])))
+                .map(|i| guessed.and_then(|g| g.get(i)).is_some_and(|p| element_matches(continuous, p, &elements[i])))
                 .collect()
         }
         scalar => vec![element_matches(continuous, predicted, scalar)],
     }
+}
+
+/// The first transition (its index, the prediction's length and the recorded one) whose next state
+/// the official scoring reads past the prediction's end: the model predicted fewer elements than
+/// the state has, where the next state counts (not done). The official code raises an IndexError
+/// there, so the model is a bug.
+pub fn short_prediction(
+    transitions: &[Transition],
+    predictions: &[Prediction],
+    labelling: Labelling,
+) -> Option<(usize, usize, usize)> {
+    transitions.iter().zip(predictions).enumerate().find_map(|(i, (t, p))| {
+        let (recorded, predicted) = (t.next_obs.as_array()?.len(), p.next_obs.as_array().map_or(0, Vec::len));
+        (!labelling.done(t) && predicted < recorded).then_some((i, predicted, recorded))
+    })
 }
 
 /// One transition scored against the model's prediction (none: it was not predicted).
@@ -147,6 +165,7 @@ pub fn score_transition(
         return Scored {
             predicted: false,
             next_obs,
+            longer_state: false,
             reward: false,
             done: false,
             done_label,
@@ -159,11 +178,12 @@ pub fn score_transition(
     let done = number(&p.done) == Some(f64::from(u8::from(done_label)));
     let hit = |b: bool| f64::from(u8::from(b));
     let state_share = next_obs.iter().filter(|&&m| m).count() as f64 / next_obs.len().max(1) as f64;
-    let whole_state = next_obs.iter().all(|&m| m);
+    let longer_state = p.next_obs.as_array().map(Vec::len) > transition.next_obs.as_array().map(Vec::len);
+    let whole_state = !longer_state && next_obs.iter().all(|&m| m);
     let paper = (hit(whole_state) + hit(reward) + hit(done)) / 3.0;
     let official =
         if done_label { (hit(reward) + hit(done)) / 2.0 } else { (state_share + hit(reward) + hit(done)) / 3.0 };
-    Scored { predicted: true, next_obs, reward, done, done_label, paper, official }
+    Scored { predicted: true, next_obs, longer_state, reward, done, done_label, paper, official }
 }
 
 /// Both accuracies of a model's predictions on `transitions`, in order; transitions past the
@@ -251,9 +271,18 @@ mod tests {
         assert_eq!(s.next_obs, [true, true, false, true]);
         assert!((s.official - (0.75 + 1.0 + 1.0) / 3.0).abs() < 1e-12);
         assert!((s.paper - 2.0 / 3.0).abs() < 1e-12);
-        // A state of the wrong length matches in no element.
+        // A shorter state matches in no element (and is a bug, below); a longer one is matched on
+        // its first elements, as the official code indexes it, but is not the whole state.
         let short = prediction(json!([1.0, 2.0, 3.0]), json!(1), json!(false));
         assert_eq!(score_transition(GymId::CartPole, &t, Some(&short), Labelling::Terminated).next_obs, [false; 4]);
+        let long = prediction(json!([1.0, 2.0, 3.0, 100.0, 7.0]), json!(1), json!(false));
+        let s = score_transition(GymId::CartPole, &t, Some(&long), Labelling::Terminated);
+        assert_eq!(s.next_obs, [true; 4]);
+        assert_eq!((s.official, s.paper), (1.0, 2.0 / 3.0));
+        assert!(s.misclassified());
+        let (ts, ps) = ([t.clone(), t.clone()], [long, short]);
+        assert_eq!(short_prediction(&ts, &ps, Labelling::Terminated), Some((1, 3, 4)));
+        assert_eq!(short_prediction(&ts[..1], &ps[..1], Labelling::Terminated), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{Evaluation, FailingExample, Scorer};
 use crate::RunRng;
 use crate::gym::GymId;
-use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy};
+use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy, short_prediction};
 use crate::gym::transitions::Transition;
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
 
@@ -55,8 +55,16 @@ impl Scorer for WorldModelScorer {
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
             return Evaluation { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
         }
-        let accuracy = self.accuracy(verdict);
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
+        if let Some((i, predicted, recorded)) = short_prediction(&self.transitions, predictions, self.scoring.labelling)
+        {
+            let error = format!(
+                "Error when checking transition {}: IndexError: the predicted next state has {predicted} elements, the environment's {recorded}",
+                i + 1
+            );
+            return Evaluation { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
+        }
+        let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
             let (t, p) = (&self.transitions[i], &predictions[i]);
             let done = Value::Bool(self.scoring.labelling.done(t));
