@@ -3,11 +3,14 @@
 //! the page's harness.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use clap::Subcommand;
 use cli::python::NativePython;
 use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Evaluation, Policy, Protocol, Turn};
 use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
+use engine::env::EnvSpec;
+use engine::env::gym::GymParams;
 use engine::gym::GymId;
 use engine::gym::accuracy::{Labelling, Metric};
 use engine::gym::dataset::{dataset, from_json_lines};
@@ -17,6 +20,7 @@ use engine::rng::gym_rng;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
 use engine::search::world_model_tasks::world_model_task;
 use engine::search::{Evaluation as Scored, Scorer};
+use engine::{AgentId, EnvId, Run, RunSpec};
 use serde::Serialize;
 use serde_json::json;
 
@@ -75,6 +79,25 @@ pub enum CwmCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Train Q-learning inside a world model program (tabulated by running it in python3 over every
+    /// state and action; CliffWalking, Taxi, Blackjack) and, beside it, on the real environment;
+    /// both are evaluated greedily on the real environment.
+    Train {
+        #[arg(long)]
+        env: String,
+        #[arg(long)]
+        program: PathBuf,
+        /// Training episodes of each agent (default: the environment's).
+        #[arg(long)]
+        episodes: Option<u32>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Greedy evaluation episodes on the real environment.
+        #[arg(long, default_value_t = 100)]
+        eval_episodes: u32,
+        #[arg(long)]
+        json: bool,
+    },
     /// Print a program of the bundled bank: the correct world model, or one with a fault.
     Model {
         #[arg(long)]
@@ -95,6 +118,9 @@ pub fn run(command: &CwmCommand) -> Result<(), Failure> {
             let planner = params::apply(&base.planner, planner).map_err(|e| usage(format!("--planner: {e}")))?;
             let protocol = Protocol { episodes: *episodes, planner, oracle_foresight: !oracle_without_foresight };
             plan(env, program, protocol, *seed, *json)
+        }
+        CwmCommand::Train { env, program, episodes, seed, eval_episodes, json } => {
+            train_inside(env, program, *episodes, *seed, *eval_episodes, *json)
         }
         CwmCommand::Model { env, fault } => model(env, fault.as_deref()),
     }
@@ -241,6 +267,53 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
         Some(error) => Err(io_failure(format!("the model could not plan: {error}"))),
         None => Ok(()),
     }
+}
+
+fn train_inside(
+    env: &str,
+    program: &Path,
+    episodes: Option<u32>,
+    seed: u64,
+    eval_episodes: u32,
+    json: bool,
+) -> Result<(), Failure> {
+    let env = GymId::parse(env).map_err(usage)?;
+    if tabulated::states(env).is_none() {
+        return Err(usage(format!(
+            "{} cannot be tabulated, so no agent trains inside its model (CliffWalking-v0, Taxi-v3, Blackjack-v1 can)",
+            env.name()
+        )));
+    }
+    let code = read(program)?;
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let verdict = python.run(&tabulated::request(env, &code).map_err(usage)?, TABULATE_LIMIT_MS).map_err(io_failure)?;
+    let table = TabulatedModel::from_verdict(env, &verdict).map_err(usage)?;
+    let episodes = episodes.unwrap_or_else(|| EnvId::Gym(env).default_episodes(false));
+    let real = RunSpec::new(EnvId::Gym(env), AgentId::QLearning, seed, episodes);
+    let mut inside = real.clone();
+    inside.env = EnvSpec::Gym(GymParams { model: Some(Arc::new(table)), ..GymParams::new(env) });
+    // The model was written from the recorded dataset (seed 0's, as `rlcg cwm score` scores on):
+    // those are the real steps the agent inside it used.
+    let dataset_steps = dataset(env, &mut gym_rng(0)).len() as u64;
+    let mut rows = Vec::new();
+    for (label, spec) in [("inside the model", inside), ("on the real environment", real)] {
+        let mut run = Run::new(spec).map_err(usage)?;
+        let steps: u64 = run.by_ref().map(|record| u64::from(record.outcome.length)).sum();
+        let greedy = run.evaluate_greedy(eval_episodes);
+        let real_steps = if rows.is_empty() { dataset_steps } else { steps };
+        rows.push(json!({ "trained": label, "real_steps": real_steps, "greedy": greedy }));
+        if !json {
+            println!(
+                "Q-learning {label:<24} {real_steps:>7} real steps; greedy on the real environment: success {:.0}%, mean return {:.2}",
+                100.0 * greedy.success_rate,
+                greedy.mean_return
+            );
+        }
+    }
+    if json {
+        println!("{}", json!({ "env": env.name(), "episodes": episodes, "seed": seed, "runs": rows }));
+    }
+    Ok(())
 }
 
 fn model(env: &str, fault: Option<&str>) -> Result<(), Failure> {

@@ -211,6 +211,42 @@ fn blackjacks_oracle_foresees_the_real_cards_as_the_official_one_and_r_cwm_is_me
     assert_eq!(plan(&earlier), (-0.6, 0.0, 0.0, 1.0));
 }
 
+#[test]
+fn q_learning_trained_inside_a_world_model_program_walks_the_real_cliff_unless_the_program_lies() {
+    let train = |program: &TempProgram| {
+        let output = rlcg(&["cwm", "train", "--env", "CliffWalking-v0", "--program", program.path(), "--json"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let report = last_json_line(&output);
+        let run = |i: usize| {
+            let r = &report["runs"][i];
+            let greedy = |key: &str| r["greedy"][key].as_f64().unwrap();
+            (r["real_steps"].as_u64().unwrap(), greedy("success_rate"), greedy("mean_return"))
+        };
+        (run(0), run(1))
+    };
+    // The bank's correct program, tabulated by python3: inside it Q-learning learns the real
+    // optimal path (−13) from the dataset's 565 real steps, where training on the real environment
+    // takes 22,708 (seed 1, 500 episodes each).
+    let perfect = bank_program("CliffWalking-v0", None);
+    assert_eq!(train(&perfect), ((565, 1.0, -13.0), (22_708, 1.0, -13.0)));
+    // A program with a deliberate reward bug, written by hand: the goal costs as much as the cliff.
+    // Inside it the agent learns to stay away from the goal, and on the real environment it never
+    // arrives (every episode cut at 1000 steps).
+    let code = std::fs::read_to_string(perfect.path()).unwrap();
+    let correct_goal = "return self.position, -1, self.position == self.goal";
+    assert!(code.contains(correct_goal));
+    let lying = TempProgram::new(
+        "CliffWalking-v0-goal-costs-100",
+        &code.replace(
+            correct_goal,
+            "return self.position, -100 if self.position == self.goal else -1, self.position == self.goal",
+        ),
+    );
+    let (inside, real) = train(&lying);
+    assert_eq!(inside, (565, 0.0, -1000.0));
+    assert_eq!(real, (22_708, 1.0, -13.0), "the real run does not depend on the model");
+}
+
 fn plan_cart_pole(program: &TempProgram) -> (Option<i32>, serde_json::Value, String) {
     let output = rlcg(&[
         "cwm",
