@@ -8,7 +8,8 @@
 // and request 7 (a malformed stream); stub-escape-<name> answers with the sandbox escape <name> of
 // escapes.mjs, aimed at the red-team spec's beacon; stub-prefill answers as stub-coder, and
 // continues a last assistant message (a prefill) with one more line and the closing fence, as vLLM
-// does with continue_final_message. GET /last-authorization tells which Authorization header the
+// does with continue_final_message; stub-slip writes binary_search with an indentation slip (a
+// line indented one space too deep), which autopep8 repairs. GET /last-authorization tells which Authorization header the
 // last request carried, GET /last-prefill the last prefill a request carried, and POST
 // /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
 import { createServer } from 'node:http';
@@ -36,6 +37,8 @@ const SOLUTIONS = {
   // A search task (tasks/search.json), half right: an absent target gives 0, not -1.
   binary_search: 'def binary_search(nums, target):\n    for i, n in enumerate(nums):\n        if n == target:\n            return i\n    return 0\n',
 };
+// binary_search, right but for a line indented one space too deep: a SyntaxError as written.
+const SLIPPED = 'def binary_search(nums, target):\n    lo = 0\n     for i, n in enumerate(nums):\n        if n == target:\n            return i\n    return -1\n';
 // Coder calls so far, per stub-wrong-every-<n> model name.
 const coderCalls = new Map();
 // Requests so far for stub-faults.
@@ -128,6 +131,7 @@ createServer((req, res) => {
       }
     }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
+    if (model === 'stub-slip') return stream(res, `Here it is:\n\`\`\`python\n${SLIPPED}\`\`\`\n`);
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
     if (['stub-coder', 'stub-faults', 'stub-prefill'].includes(model) || known) {
       return stream(res, answer(request.messages ?? [], model));

@@ -89,7 +89,7 @@ test('a search is kept across reloads, exported and imported, and its link repla
   const link = await page.locator('#search-link').inputValue();
   // The fingerprint is the one `rlcg search --task binary_search --seed 1 --json` prints: python3
   // and Pyodide scored the same programs alike, and the wasm search is the native one.
-  expect(link).toMatch(/#v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=f3a896fa3301f051$/);
+  expect(link).toMatch(/#v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=e5240abb2b9ed189$/);
   const download = page.waitForEvent('download');
   await page.locator('#search-export').click();
   const exported = await (await download).path();
@@ -150,6 +150,33 @@ test('with the prefill ticked, generate starts the reply with the first lines an
   expect(errors).toEqual([]);
 });
 
+test('autopep8 repairs an indentation slip before the program is scored and the node shows what it changed; switched off, the slip is a bug', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-slip', 'sk-e2e-key');
+  await page.locator('#search-task').selectOption('binary_search');
+  await setInput(page, '#search-budget', '1');
+  await expect(page.locator('#search-autopep8')).toBeChecked();
+  await playground.search({}, 'Search over: a program passes every test.', 60_000);
+  await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000 · ');
+  await expect(page.locator('#search-summary')).toContainText('autopep8 changed 1 program(s)');
+  await page.locator('#search-tree .node').nth(1).click();
+  await expect(page.locator('#search-node-autopep8-diff')).toContainText('-     for i, n in enumerate(nums):');
+  await expect(page.locator('#search-node-autopep8-diff')).toContainText('+    for i, n in enumerate(nums):');
+  await expect(page.locator('#search-node-code')).toContainText('    lo = 0\n    for i, n in enumerate(nums):');
+  // The reply's program as written does not compile.
+  await page.locator('#search-autopep8').uncheck();
+  await playground.search({}, 'Search over: the budget of 1 LLM calls is spent.', 60_000);
+  await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 0.000');
+  await expect(page.locator('#search-summary')).toContainText('without autopep8');
+  await expect(page.locator('#search-link')).toHaveValue(/autopep8=0/);
+  await page.locator('#search-tree .node').nth(1).click();
+  await expect(page.locator('#search-node-feedback')).toContainText('bug: ');
+  await expect(page.locator('#search-node-autopep8')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('a removed search stays removed, and a link to a search a model answered is filled in, not replayed', async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto('/#v=1&search=worldcoder&task=flatten&budget=5&seed=3&llm=gpt-4o-mini');
@@ -189,13 +216,13 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
   await expect(page.locator('#search-node-code')).toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
 
   // The same search judged for real, with 20 calls: no hack passes, each is caught and named, and
-  // the best program is an honest one that passes 5 of 7 tests (as `rlcg search` finds).
+  // the best program is an honest one that passes 3 of 7 tests (as `rlcg search` finds).
   await page.locator('#search-naive').uncheck();
   await setInput(page, '#search-budget', '20');
   await playground.search({}, 'Search over: the budget of 20 LLM calls is spent.');
   await expect(page.locator('#search-tree .node.hacked')).toHaveCount(0);
   await expect(page.locator('#search-summary')).not.toContainText('hacked');
-  await expect(page.locator('#search-summary')).toContainText('best score 0.714');
+  await expect(page.locator('#search-summary')).toContainText('best score 0.429');
   await expect(page.locator('#search-best')).not.toContainText(/_Equal|_naive_test|SystemExit\(0\)/);
   const nodes = page.locator('#search-tree .node');
   const feedback = [];

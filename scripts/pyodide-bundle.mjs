@@ -1,7 +1,9 @@
 // Copies Pyodide's runtime files from the npm package into build/pyodide/ (served with the page, no
 // CDN) and replaces its standard library zip with one precompiled to bytecode inside Pyodide itself:
 // loading then skips compiling the stdlib from source, which is most of Pyodide's start-up time.
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+// The pure-Python modules of a second folder (build/python-lib: autopep8, pycodestyle) join the
+// standard library, precompiled the same way, with their licences.
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -9,6 +11,7 @@ const require = createRequire(import.meta.url);
 const packageDir = path.dirname(require.resolve('pyodide/package.json'));
 const { version } = JSON.parse(await readFile(path.join(packageDir, 'package.json'), 'utf8'));
 const outDir = path.resolve(process.argv[2] ?? 'build/pyodide');
+const libDir = path.resolve(process.argv[3] ?? 'build/python-lib');
 const runtimeFiles = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'pyodide-lock.json'];
 
 await mkdir(outDir, { recursive: true });
@@ -16,9 +19,18 @@ for (const file of runtimeFiles) await copyFile(path.join(packageDir, file), pat
 
 const { loadPyodide } = await import(path.join(packageDir, 'pyodide.mjs'));
 const pyodide = await loadPyodide({ indexURL: packageDir + '/' });
+// The extra modules (top-level .py files) and their dist-info folders go to /extra in Pyodide's FS.
+pyodide.FS.mkdirTree('/extra');
+for (const entry of await readdir(libDir, { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || entry.name.startsWith('.')) continue;
+  const relative = path.relative(libDir, path.join(entry.parentPath ?? entry.path, entry.name));
+  pyodide.FS.mkdirTree(path.posix.dirname(path.posix.join('/extra', relative)));
+  pyodide.FS.writeFile(path.posix.join('/extra', relative), await readFile(path.join(libDir, relative)));
+}
 const stats = pyodide.runPython(`
 import importlib._bootstrap_external as bootstrap
 import importlib.util
+import os
 import sys
 import zipfile
 
@@ -35,6 +47,18 @@ with zipfile.ZipFile(source_zip) as source, zipfile.ZipFile("/tmp/stdlib.zip", "
         pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
         out.writestr(entry.filename[:-3] + ".pyc", bytes(pyc))
         compiled += 1
+    for root, _, files in os.walk("/extra"):
+        for name in files:
+            member = os.path.relpath(os.path.join(root, name), "/extra")
+            with open(os.path.join(root, name), "rb") as f:
+                data = f.read()
+            if not name.endswith(".py") or "/" in member:
+                out.writestr(member, data)
+                continue
+            code = compile(data, f"{source_zip}/{member}", "exec", dont_inherit=True)
+            pyc = bootstrap._code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
+            out.writestr(member[:-3] + ".pyc", bytes(pyc))
+            compiled += 1
 compiled
 `);
 await writeFile(path.join(outDir, 'python_stdlib.zip'), pyodide.FS.readFile('/tmp/stdlib.zip'));

@@ -93,6 +93,12 @@ fn summary(record: &SearchRecord) -> String {
         (true, 0) => " · naive verdicts".to_owned(),
         (true, n) => format!(" · naive verdicts: {n} hacked program(s) passed that the real verdict refuses"),
     };
+    let reformatted = record.expansions.iter().filter(|e| e.unformatted.is_some()).count();
+    let verdicts = match (record.spec.autopep8, reformatted) {
+        (false, _) => format!("{verdicts} · without autopep8"),
+        (true, 0) => verdicts,
+        (true, n) => format!("{verdicts} · autopep8 changed {n} program(s)"),
+    };
     format!(
         "{} LLM calls · best score {:.3} · {} tokens{cost}{verdicts}",
         record.llm_calls(),
@@ -126,6 +132,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
     let odds_fields = Memo::new(|_| params::fields(&SimulatedLlmParams::default().params_schema()));
     let odds_texts = RwSignal::new(params::texts(&defaults.simulated_llm, &odds_fields.get_untracked()));
     let naive = RwSignal::new(defaults.naive_verdicts);
+    let autopep8 = RwSignal::new(defaults.autopep8);
     let problem = RwSignal::new(None::<String>);
     let (status, stream) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
     let searches = Searches { list: RwSignal::new(Vec::new()), shown: RwSignal::new(None) };
@@ -150,6 +157,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             params::build(&SimulatedLlmParams::default(), &odds_fields.get_untracked(), &odds_texts.get_untracked());
         spec.simulated_llm = odds.map_err(|e| format!("simulated LLM: {e}"))?;
         spec.naive_verdicts = naive.get_untracked();
+        spec.autopep8 = autopep8.get_untracked();
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -369,6 +377,10 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                 <label title="The tests run in the program's own interpreter and an exit with status 0 is a pass, as in common graders: reward hacks pass, and the tree crosses each one the real verdict refuses (About: reward hacking)">
                     <input type="checkbox" id="search-naive" prop:checked=move || naive.get() on:change=move |ev| naive.set(event_target_checked(&ev)) />
                     " Naive verdicts"
+                </label>
+                <label title="Each program runs through autopep8.fix_code before it is scored, as seed 004's official code does: indentation slips are repaired and long lines reflowed; the node view shows what it changed">
+                    <input type="checkbox" id="search-autopep8" prop:checked=move || autopep8.get() on:change=move |ev| autopep8.set(event_target_checked(&ev)) />
+                    " autopep8"
                 </label>
             </div>
             <WorldModelInfo task=task imported=dataset />

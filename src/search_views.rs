@@ -104,6 +104,16 @@ pub fn NodeDetails(record: Signal<Option<SearchRecord>>, selected: RwSignal<Opti
                     <p id="search-node-prefix" class="hint">"This reply did not keep the first lines it was asked to continue: a chat API cannot be made to (seed 004 spec §1.3), and the official code does not check."</p>
                 })}
                 <details open><summary>"Code"</summary><pre id="search-node-code">{e.program.clone()}</pre></details>
+                {e.unformatted.as_ref().map(|before| {
+                    let changes = similar::TextDiff::from_lines(before, &e.program).unified_diff().context_radius(1).to_string();
+                    view! {
+                        <details open id="search-node-autopep8"><summary>"What autopep8 changed before it was scored"</summary>
+                            <p class="hint">"As seed 004's official code does, the reply's program ran through autopep8.fix_code first; the code above is what came out."</p>
+                            <pre id="search-node-autopep8-diff">{changes}</pre>
+                            <details><summary>"The reply's program, before"</summary><pre id="search-node-unformatted">{before.clone()}</pre></details>
+                        </details>
+                    }
+                })}
                 <details><summary>"Diff to the program it came from"</summary><pre id="search-node-diff">{diff}</pre></details>
                 <details><summary>"Prompt"</summary><pre>{call.prompt}</pre></details>
                 <details><summary>"Raw reply"</summary><pre>{call.reply}</pre></details>

@@ -44,6 +44,16 @@ struct Found {
     processes: bool,
 }
 
+/// The packages `scripts/setup` installs for the judge (autopep8, pycodestyle):
+/// `$RLCG_PYTHON_LIB` when set, else the clone's `build/python-lib`; none when neither exists (an
+/// interpreter that has autopep8 in its own site-packages needs none).
+fn python_lib() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("RLCG_PYTHON_LIB")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../build/python-lib").into());
+    path.canonicalize().ok().filter(|p| p.is_dir())
+}
+
 /// The interpreter `python3` names on the user's PATH (through pyenv or any shim) and what it reads,
 /// found once with the user's environment, so that the harness can then start with none.
 fn interpreter() -> Result<&'static Interpreter, String> {
@@ -60,7 +70,9 @@ fn interpreter() -> Result<&'static Interpreter, String> {
             let text = String::from_utf8_lossy(&output.stdout);
             let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(std::path::PathBuf::from);
             match lines.next() {
-                Some(executable) if output.status.success() => Ok(Interpreter { executable, read: lines.collect() }),
+                Some(executable) if output.status.success() => {
+                    Ok(Interpreter { executable, read: lines.chain(python_lib()).collect() })
+                }
                 _ => Err("python3 did not say where its interpreter is".to_owned()),
             }
         })
@@ -71,7 +83,7 @@ fn interpreter() -> Result<&'static Interpreter, String> {
 impl NativePython {
     /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it) in
     /// the sandbox (`sandbox.rs`): a process group of its own, no environment but the harness's
-    /// memory limit, a scratch folder as its working directory.
+    /// memory limit and where its packages are, a scratch folder as its working directory.
     pub fn start() -> Result<Self, String> {
         let interpreter = interpreter()?;
         let scratch = Scratch::new()?;
@@ -79,6 +91,9 @@ impl NativePython {
         command.env_clear();
         if let Ok(limit) = std::env::var("RLCG_MEMORY_LIMIT_BYTES") {
             command.env("RLCG_MEMORY_LIMIT_BYTES", limit);
+        }
+        if let Some(lib) = python_lib() {
+            command.env("RLCG_PYTHON_LIB", lib);
         }
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);

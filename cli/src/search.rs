@@ -55,6 +55,10 @@ pub struct SearchArgs {
     /// hack_share=0.3`, the simulated LLM writes some.
     #[arg(long)]
     naive_verdicts: bool,
+    /// Score each program as written, not through `autopep8.fix_code` as seed 004's official code
+    /// does (on by default).
+    #[arg(long)]
+    no_autopep8: bool,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -75,6 +79,8 @@ struct SearchReport {
     nodes: usize,
     /// Programs that passed only because verdicts were naive (`--naive-verdicts`): reward hacks.
     hacked: usize,
+    /// Programs that autopep8 changed before they were scored.
+    reformatted: usize,
     tokens: u64,
     cost: f64,
     ended: String,
@@ -92,6 +98,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     spec.naive_verdicts = args.naive_verdicts;
+    spec.autopep8 = !args.no_autopep8;
     let mut python = NativePython::start().map_err(io_failure)?;
     let search = match &args.tasks {
         None => {
@@ -146,6 +153,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         llm_calls: search.llm_calls(),
         nodes: search.expansions().len(),
         hacked: search.expansions().iter().filter(|e| e.evaluation.hacked).count(),
+        reformatted: search.expansions().iter().filter(|e| e.unformatted.is_some()).count(),
         tokens: search.usage().total(),
         cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
         ended: search.ended().to_owned(),
@@ -167,7 +175,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     for (i, e) in search.expansions().iter().enumerate() {
         let bug = if e.evaluation.bug { " · bug" } else { "" };
         let hacked = if e.evaluation.hacked { " · hacked: the real verdict refuses it" } else { "" };
-        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}", i + 1, e.kind.name(), e.evaluation.score);
+        let reformatted = if e.unformatted.is_some() { " · reformatted by autopep8" } else { "" };
+        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}{reformatted}", i + 1, e.kind.name(), e.evaluation.score);
     }
     println!(
         "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",
@@ -205,6 +214,10 @@ pub struct SearchBenchArgs {
     /// Searches run in parallel (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
+    /// Score each program as written, not through `autopep8.fix_code` as seed 004's official code
+    /// does (on by default).
+    #[arg(long)]
+    no_autopep8: bool,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -316,6 +329,7 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
             for &seed in &seeds {
                 let mut spec = SearchSpec::new(method.clone(), task, max_budget, seed);
                 spec.simulated_llm = odds.clone();
+                spec.autopep8 = !args.no_autopep8;
                 spec.build(PromptSet::default()).map_err(usage)?;
                 jobs.push((m, spec));
             }

@@ -57,23 +57,29 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
     let tasks = search_tasks();
     let mut requests = Vec::new();
     let mut labels = Vec::new();
+    let mut fails = Vec::new();
     for task in tasks.iter() {
         let correct = vec![None; task.slots.len()];
         requests.push(ProgramRequest::new(task.program(&correct), task.tests.clone()));
         labels.push((task.id.clone(), None));
+        fails.push(Vec::new());
         for (slot, f, choices) in task.single_faults() {
             requests.push(ProgramRequest::new(task.program(&choices), task.tests.clone()));
             labels.push((format!("{} slot {slot} fault {f}", task.id), Some(task.slots[slot].faults[f].kind)));
+            fails.push(task.slots[slot].faults[f].fails.clone());
         }
     }
     let verdicts = run_all(&requests, 5_000, 2, |_| {});
-    for ((label, kind), verdict) in labels.iter().zip(verdicts) {
+    for (((label, kind), verdict), fails) in labels.iter().zip(verdicts).zip(fails) {
         let verdict = verdict.expect("python3 runs the harness");
         match kind {
             None => assert!(verdict.passed, "{label}: {verdict:?}"),
             Some(FaultKind::Syntax) => assert_eq!(verdict.outcome, Outcome::CompileError, "{label}"),
             Some(FaultKind::Crash) => assert_eq!(verdict.outcome, Outcome::RuntimeError, "{label}"),
             Some(FaultKind::Logic) => {
+                // The tests a logic fault alone fails are what its `fails` records.
+                let failed: Vec<usize> = (0..verdict.tests.len()).filter(|&i| !verdict.tests[i].passed).collect();
+                assert_eq!(failed, fails, "{label}");
                 assert!(
                     !verdict.passed && verdict.number_passed > 0,
                     "{label}: a logic fault fails some tests, not all"
@@ -114,10 +120,10 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
                 choices[slot] = Some(f);
                 assert_eq!(bank.parse(&bank.program(&choices)), Some(choices.clone()), "{} reads back", task.id);
                 requests.push(ProgramRequest::new(bank.program(&choices), task.tests.clone()).verdict_only());
-                kinds.push((slot, fault.kind));
+                kinds.push((slot, fault.kind, fault.fails.clone()));
             }
         }
-        for ((slot, kind), verdict) in kinds.into_iter().zip(run_all(&requests, 5_000, 2, |_| {})) {
+        for ((slot, kind, fails), verdict) in kinds.into_iter().zip(run_all(&requests, 5_000, 2, |_| {})) {
             let verdict = verdict.unwrap();
             let label = format!("{} slot {slot}", task.id);
             match kind {
@@ -128,6 +134,8 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
                 FaultKind::Logic => {
                     logic += 1;
                     assert!(!verdict.passed, "{label}: a logic fault fails a test");
+                    let failed: Vec<usize> = (0..verdict.tests.len()).filter(|&i| !verdict.tests[i].passed).collect();
+                    assert_eq!(failed, fails, "{label}: the tests its bank says it fails");
                     assert!(!matches!(verdict.outcome, Outcome::CompileError | Outcome::Timeout), "{label}");
                 }
                 FaultKind::Crash => panic!("{label}: mutation makes no crash faults, only logic and syntax ones"),
@@ -137,4 +145,56 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
     // 16 sample tasks; every one has faults of both kinds between them.
     assert_eq!(tasks.len(), 16);
     assert!(logic >= 16 && syntax >= 16, "{logic} logic and {syntax} syntax faults");
+}
+
+#[test]
+fn autopep8_repairs_an_indentation_slip_before_the_program_is_scored_as_the_official_code_does() {
+    // An over-indented line: a SyntaxError as written, a passing program once autopep8 has fixed it.
+    let slipped = "def inc(x):\n    y = x + 1\n     return y\n";
+    let tests = ["assert inc(1) == 2".to_owned(), "assert inc(-1) == 0".to_owned()];
+    let plain = ProgramRequest::with_statements(slipped, &tests);
+    let formatted = ProgramRequest { autopep8: true, ..plain.clone() };
+    let tidy =
+        ProgramRequest { autopep8: true, ..ProgramRequest::with_statements("def inc(x):\n    return x + 1\n", &tests) };
+    let verdicts: Vec<_> =
+        run_all(&[plain, formatted, tidy], 5_000, 2, |_| {}).into_iter().map(|v| v.expect("python3 runs")).collect();
+    assert_eq!(verdicts[0].outcome, engine::python::Outcome::CompileError);
+    assert!(verdicts[0].formatted.is_none());
+    assert!(verdicts[1].passed, "{:?}", verdicts[1]);
+    assert_eq!(verdicts[1].formatted.as_deref(), Some("def inc(x):\n    y = x + 1\n    return y\n"));
+    // A program autopep8 leaves as it is carries no `formatted`.
+    assert!(verdicts[2].passed && verdicts[2].formatted.is_none());
+}
+
+#[test]
+fn every_bank_program_reads_back_after_autopep8_formats_it() {
+    // The simulated LLM reads the programs it is shown, which autopep8 formatted, back into the slot
+    // choices it wrote: for every program with at most one fault of every bundled bank.
+    use engine::search::bank::search_tasks;
+    use engine::search::world_model_tasks::world_model_tasks;
+    let (mut requests, mut expected) = (Vec::new(), Vec::new());
+    for task in search_tasks().iter().chain(world_model_tasks().iter()) {
+        let correct = vec![None; task.slots.len()];
+        let programs = std::iter::once(correct).chain(task.single_faults().map(|(_, _, choices)| choices));
+        for choices in programs {
+            let request = ProgramRequest { autopep8: true, ..ProgramRequest::new(task.program(&choices), Vec::new()) };
+            requests.push(request.verdict_only());
+            expected.push((task.clone(), choices));
+        }
+    }
+    let (mut reformatted, mut unread) = (0, Vec::new());
+    for ((task, choices), verdict) in expected.into_iter().zip(run_all(&requests, 20_000, 2, |_| {})) {
+        let Some(formatted) = verdict.expect("python3 runs the harness").formatted else { continue };
+        reformatted += 1;
+        if task.parse(&formatted).as_ref() != Some(&choices) {
+            unread.push(format!("{} {choices:?}:\n{formatted}", task.id));
+        }
+    }
+    assert!(
+        unread.is_empty(),
+        "{} of {reformatted} formatted programs do not read back:\n{}",
+        unread.len(),
+        unread.join("\n")
+    );
+    assert!(reformatted > 50, "{reformatted}");
 }

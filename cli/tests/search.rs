@@ -44,7 +44,7 @@ fn a_search_reports_its_contract_and_replays_identically() {
     // e2e/search.spec.mjs expects the page's search of this spec to have this fingerprint: the
     // wasm search scored by Pyodide is the native one scored by python3.
     let report = search(&["--task", "binary_search", "--seed", "1"]);
-    assert_eq!(report["fingerprint"], "f3a896fa3301f051");
+    assert_eq!(report["fingerprint"], "e5240abb2b9ed189");
 }
 
 #[test]
@@ -130,16 +130,16 @@ fn with_naive_verdicts_a_search_converges_on_reward_hacks_and_without_them_each_
     let best = report["best_program"].as_str().unwrap();
     assert!(["_Equal", "_naive_test", "SystemExit(0)"].iter().any(|hack| best.contains(hack)), "{best}");
     // Without naive verdicts no hack scores anything: with more calls the search goes on to honest
-    // programs, the best of which passes 5 of 7 tests.
+    // programs, the best of which passes 3 of 7 tests.
     let mut strict = args.to_vec();
     strict[3] = "20";
     let report = search(&strict);
     assert_eq!((report["hacked"].as_u64(), report["solved"].as_bool()), (Some(0), Some(false)), "{report}");
-    assert!((report["best_score"].as_f64().unwrap() - 5.0 / 7.0).abs() < 1e-12, "{report}");
+    assert!((report["best_score"].as_f64().unwrap() - 3.0 / 7.0).abs() < 1e-12, "{report}");
     let best = report["best_program"].as_str().unwrap();
     assert!(!["_Equal", "_naive_test", "SystemExit(0)"].iter().any(|hack| best.contains(hack)), "{best}");
     // With no hacks, naive verdicts judge as the real ones: the pinned search is unchanged.
     let plain = search(&["--task", "binary_search", "--seed", "1", "--naive-verdicts"]);
-    assert_eq!(plain["fingerprint"], "f3a896fa3301f051");
+    assert_eq!(plain["fingerprint"], "e5240abb2b9ed189");
     assert_eq!(plain["hacked"], 0);
 }

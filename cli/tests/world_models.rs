@@ -11,7 +11,7 @@ use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, PlanRequest, PlayedEpisod
 use engine::cwm::planner::PlannerParams;
 use engine::gym::GymId;
 use engine::gym::dataset::dataset;
-use engine::python::{FaultKind, Outcome, ProgramRequest};
+use engine::python::{FaultKind, Outcome, PredictionPart, ProgramRequest};
 use engine::rng::gym_rng;
 use engine::search::Scorer;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
@@ -19,7 +19,7 @@ use engine::search::world_model_tasks::{world_model_task, world_model_tasks};
 
 #[test]
 fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as_labelled() {
-    let mut lower_blackjack = Vec::new();
+    let (mut lower_blackjack, mut mislabelled) = (Vec::new(), Vec::new());
     for task in world_model_tasks().iter() {
         let env = task.world_model.unwrap();
         let scorer =
@@ -27,9 +27,11 @@ fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as
         let correct = vec![None; task.slots.len()];
         let mut requests = vec![scorer.request(&task.program(&correct))];
         let mut labels = vec![(String::from("correct"), None)];
+        let mut faults = Vec::new();
         for (slot, f, choices) in task.single_faults() {
             requests.push(scorer.request(&task.program(&choices)));
             labels.push((format!("slot {slot} fault {f}"), Some(task.slots[slot].faults[f].kind)));
+            faults.push((slot, f));
         }
         let verdicts: Vec<_> = run_all(&requests, 20_000, 2, |_| {}).into_iter().map(|v| v.unwrap()).collect();
         let accuracy = |i: usize| scorer.accuracy(&verdicts[i]);
@@ -41,8 +43,30 @@ fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as
         } else {
             assert_eq!((best.official, best.paper), (1.0, 1.0), "{}: first miss {:?}", task.id, best.first_miss);
         }
+        // What a logic fault alone gets wrong where the correct model is right: its label's parts.
+        let wrong = |i: usize| -> Vec<PredictionPart> {
+            let (fault, right) = (accuracy(i), &best);
+            let seen = |part: PredictionPart| {
+                fault.transitions.iter().zip(&right.transitions).any(|(f, r)| match part {
+                    PredictionPart::NextState => !r.done_label && r.next_obs_matches() && !f.next_obs_matches(),
+                    PredictionPart::Reward => r.reward && !f.reward,
+                    PredictionPart::Done => r.done && !f.done,
+                })
+            };
+            [PredictionPart::NextState, PredictionPart::Reward, PredictionPart::Done]
+                .into_iter()
+                .filter(|&p| seen(p))
+                .collect()
+        };
         for (i, (label, kind)) in labels.iter().enumerate().skip(1) {
             let (verdict, label) = (&verdicts[i], format!("{} {label}", task.id));
+            if *kind == Some(FaultKind::Logic) {
+                let (slot, f) = faults[i - 1];
+                let labelled = &task.slots[slot].faults[f].wrong;
+                if *labelled != wrong(i) {
+                    mislabelled.push(format!("{label}: labelled {labelled:?}, gets {:?} wrong", wrong(i)));
+                }
+            }
             match kind.unwrap() {
                 FaultKind::Syntax => assert_eq!(verdict.outcome, Outcome::CompileError, "{label}"),
                 FaultKind::Crash => assert_eq!(verdict.outcome, Outcome::RuntimeError, "{label}: {:?}", verdict.error),
@@ -60,6 +84,7 @@ fn each_world_model_bank_is_right_where_correct_and_each_fault_costs_accuracy_as
             }
         }
     }
+    assert!(mislabelled.is_empty(), "the banks' `wrong=` labels:\n{}", mislabelled.join("\n"));
     let seen = lower_blackjack.iter().filter(|&&lower| lower).count();
     assert!(
         seen * 2 > lower_blackjack.len(),

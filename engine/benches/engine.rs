@@ -125,7 +125,14 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
                 let program = programs[rng.random_range(0..programs.len())].clone();
                 let evaluation = Evaluation { score, bug, error: None, example: None, hacked: false };
                 search.absorb(
-                    &Expanded { kind: expansion.kind, program, evaluation, kept_prefix: None, llm_calls: 0 },
+                    &Expanded {
+                        kind: expansion.kind,
+                        program,
+                        unformatted: None,
+                        evaluation,
+                        kept_prefix: None,
+                        llm_calls: 0,
+                    },
                     &mut rng,
                 );
             }

@@ -62,6 +62,10 @@ pub struct ProgramRequest {
     /// "naive verdicts" switch, which shows reward hacking succeed. Statement tests only.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub naive: bool,
+    /// Run `code` through `autopep8.fix_code` first and run what comes out (the verdict's
+    /// `formatted`), as seed 004's official code does before it scores a program.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub autopep8: bool,
 }
 
 impl ProgramRequest {
@@ -77,6 +81,7 @@ impl ProgramRequest {
             batch: None,
             plan: None,
             naive: false,
+            autopep8: false,
         }
     }
 
@@ -321,6 +326,30 @@ pub struct ProgramVerdict {
     /// For a `plan` request: the episode as far as it was played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub episode: Option<PlayedEpisode>,
+    /// For an `autopep8` request: the program autopep8 made of the code, which is what ran, when
+    /// it differs from the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formatted: Option<String>,
+}
+
+/// A part of a world model's prediction, as scoring tells it right or wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PredictionPart {
+    NextState,
+    Reward,
+    Done,
+}
+
+impl PredictionPart {
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "next_state" => Ok(Self::NextState),
+            "reward" => Ok(Self::Reward),
+            "done" => Ok(Self::Done),
+            other => Err(format!("'{other}' is not a part of a prediction (next_state, reward, done)")),
+        }
+    }
 }
 
 /// What a code world model's `step` returned, as JSON: a value of any type, which scoring compares
@@ -367,6 +396,7 @@ impl ProgramVerdict {
             predictions: None,
             batch: None,
             episode: None,
+            formatted: None,
         }
     }
 
@@ -419,6 +449,12 @@ pub struct Fault {
     pub kind: FaultKind,
     /// How readily an improve or fix aimed at it repairs it: 1 normal, lower for hard faults.
     pub repair: f64,
+    /// A logic fault of a task with tests: the tests (by index) it alone makes fail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fails: Vec<usize>,
+    /// A logic fault of a world model: what it alone gets wrong in a transition.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrong: Vec<PredictionPart>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -54,6 +54,10 @@ observations, and a model's exception ends it as a `runtime_error` with the line
 A request with `"naive": true` (statement tests only) is judged as common graders judge, in the
 program's own interpreter, for the search's teaching switch (see `_naively`).
 
+A request with `"autopep8": true` runs the code through `autopep8.fix_code` first, as seed 004's
+official code does before it scores a program, and runs what comes out; the verdict's `formatted`
+holds it when it differs from the code (see `_autopep8`).
+
 As a script it first prints what it found confining it (`{"sandbox": ...}`), then reads one JSON
 request per line on stdin and prints one verdict per line.
 """
@@ -2039,8 +2043,9 @@ def _syntax_fault(text):
 def mutant_bank(code, tests, link):
     """The code cut into slots (one per statement line, see `_slot_starts`), each with its correct
     text and up to LOGIC_FAULTS_PER_SLOT logic faults and one syntax fault. A logic fault is kept only
-    when some test fails with it and it ends within MUTANT_STEPS lines; a syntax fault only when the
-    program no longer compiles. Faults come in source order, so a bank is the same every time."""
+    when some test fails with it and it ends within MUTANT_STEPS lines, with the tests it fails
+    (`fails`, by index: what a failing example implicates); a syntax fault only when the program no
+    longer compiles. Faults come in source order, so a bank is the same every time."""
     tree = ast.parse(code)
     lines = code.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
@@ -2052,16 +2057,18 @@ def mutant_bank(code, tests, link):
     def program_with(slot, text):
         return "".join(texts[:slot] + [text] + texts[slot + 1 :])
 
-    def fails_in_time(program):
-        """Whether some test fails with `program`, every test ending within MUTANT_STEPS lines. One
-        test at a time: Python drops a trace function that raised, so each test gets its own."""
-        failed = False
-        for test in tests:
+    def failing_tests(program):
+        """The tests (by index) that fail with `program`, every test ending within MUTANT_STEPS
+        lines (none when one does not). One test at a time: Python drops a trace function that
+        raised, so each test gets its own."""
+        failed = []
+        for index, test in enumerate(tests):
             link.exceeded = False
             verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS)
             if link.exceeded:
-                return False
-            failed = failed or verdict["outcome"] in ("failed_test", "runtime_error")
+                return []
+            if verdict["outcome"] in ("failed_test", "runtime_error"):
+                failed.append(index)
         return failed
 
     # Every single-line mutation, misspelt names (crashes) after the others, then in source order.
@@ -2097,8 +2104,10 @@ def mutant_bank(code, tests, link):
         offset = line - spans[slot][0]
         slot_lines[offset] = _replace_segment(slot_lines[offset], target, ast.unparse(replacement))
         text = "".join(slot_lines)
-        if all(f["text"] != text for f in faults) and fails_in_time(program_with(slot, text)):
-            faults.append({"text": text, "kind": "logic", "repair": 0.5 if hard else 1.0})
+        if all(f["text"] != text for f in faults):
+            fails = failing_tests(program_with(slot, text))
+            if fails:
+                faults.append({"text": text, "kind": "logic", "repair": 0.5 if hard else 1.0, "fails": fails})
     for slot, text in enumerate(texts):
         broken = _syntax_fault(text)
         if text.strip() and not text.lstrip().startswith("#"):
@@ -2141,12 +2150,34 @@ def handle(request, connect):
             link.retire()
 
 
+def _autopep8(code):
+    """The code as seed 004's official code scores it: through `autopep8.fix_code` (which repairs
+    indentation slips and reflows the layout; it reads the text, it runs nothing), or as it is when
+    autopep8 fails on it, the official code's fallback. Imported on first use, by the judge only:
+    candidates are forked before it, and never see it."""
+    import autopep8  # noqa: PLC0415  (bundled: the page's standard library, build/python-lib natively)
+
+    try:
+        return autopep8.fix_code(code)
+    except Exception:  # noqa: BLE001  (whatever autopep8 trips on, the program is scored as written)
+        return code
+
+
 def _handle(request, connect):
     """One request object to one verdict, or a clear error for a malformed request. `connect()` gives
     a link to a fresh candidate interpreter; a batch and a bank share one (the playground's own
     programs), every other request has one of its own."""
     if not isinstance(request, dict) or not isinstance(request.get("code"), str):
         return {"request_error": "a request needs a string `code`"}
+    if request.get("autopep8"):
+        try:
+            formatted = _autopep8(request["code"])
+        except ImportError:
+            return {"request_error": "autopep8 is not installed for this Python (scripts/setup installs it into build/python-lib), or turn autopep8 off"}
+        verdict = _handle(dict(request, code=formatted, autopep8=False), connect)
+        if formatted != request["code"] and "request_error" not in verdict:
+            verdict["formatted"] = formatted
+        return verdict
     tests = request.get("tests", [])
     if not isinstance(tests, list) or not all(isinstance(t, (str, dict)) for t in tests):
         return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
@@ -2227,6 +2258,10 @@ def main():
     except (ImportError, ValueError, OSError):
         pass
     sys.setrecursionlimit(3000)
+    # Packages the host installed for the judge (autopep8), after the standard library; the
+    # variable goes, so that programs find only the sandbox's own.
+    if os.environ.get("RLCG_PYTHON_LIB"):
+        sys.path.append(os.environ.pop("RLCG_PYTHON_LIB"))
     zygote = _Zygote()
     protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")

@@ -16,7 +16,7 @@ class Environment:
         self.max_speed_2 = 9 * math.pi
         self.torques = [-1.0, 0.0, 1.0]
         self.state = [0.0, 0.0, 0.0, 0.0]
-#| logic 0.5 the torques in the wrong order
+#| logic 0.5 wrong=next_state the torques in the wrong order
 import math
 
 
@@ -34,7 +34,7 @@ class Environment:
         self.max_speed_2 = 9 * math.pi
         self.torques = [1.0, 0.0, -1.0]
         self.state = [0.0, 0.0, 0.0, 0.0]
-#| logic 0.5 a time step of 0.1 s
+#| logic 0.5 wrong=next_state,reward,done a time step of 0.1 s
 import math
 
 
@@ -57,7 +57,7 @@ class Environment:
     def set_state(self, state):
         cos_1, sin_1, cos_2, sin_2, speed_1, speed_2 = state
         self.state = [math.atan2(sin_1, cos_1), math.atan2(sin_2, cos_2), speed_1, speed_2]
-#| logic the angles recovered from their cosines alone
+#| logic wrong=next_state,reward,done the angles recovered from their cosines alone
 
     def set_state(self, state):
         cos_1, sin_1, cos_2, sin_2, speed_1, speed_2 = state
@@ -87,7 +87,7 @@ class Environment:
         )
         ddtheta_1 = -(d2 * ddtheta_2 + phi_1) / d1
         return [dtheta_1, dtheta_2, ddtheta_1, ddtheta_2]
-#| logic 0.5 the NIPS paper's dynamics instead of the book's
+#| logic 0.5 wrong=next_state the NIPS paper's dynamics instead of the book's
 
     def derivatives(self, s, torque):
         m1, m2, l1 = self.mass_1, self.mass_2, self.length_1
@@ -134,7 +134,7 @@ class Environment:
         k3 = self.derivatives([v + dt / 2 * k for v, k in zip(s, k2)], torque)
         k4 = self.derivatives([v + dt * k for v, k in zip(s, k3)], torque)
         s = [v + dt / 6 * (a + 2 * b + 2 * c + d) for v, a, b, c, d in zip(s, k1, k2, k3, k4)]
-#| logic 0.5 one Euler step instead of Runge-Kutta
+#| logic 0.5 wrong=next_state,reward,done one Euler step instead of Runge-Kutta
 
     def step(self, action):
         torque = self.torques[action]
@@ -152,14 +152,14 @@ class Environment:
         k4 = self.derivatives([v + dt * k for v, k in zip(s, k3)], torque)
         s = [v + dt / 6 * (a + 2 * b + 2 * c + d) for v, a, b, c, d in zip(s, k1, k2, k3, k4)]
 #| slot limits
-        wrap = lambda angle: (angle + math.pi) % (2 * math.pi) - math.pi
-        theta_1, theta_2 = wrap(s[0]), wrap(s[1])
+        theta_1 = (s[0] + math.pi) % (2 * math.pi) - math.pi
+        theta_2 = (s[1] + math.pi) % (2 * math.pi) - math.pi
         speed_1 = min(max(s[2], -self.max_speed_1), self.max_speed_1)
         speed_2 = min(max(s[3], -self.max_speed_2), self.max_speed_2)
         self.state = [theta_1, theta_2, speed_1, speed_2]
 #| crash a misspelt attribute
-        wrap = lambda angle: (angle + math.pi) % (2 * math.pi) - math.pi
-        theta_1, theta_2 = wrap(s[0]), wrap(s[1])
+        theta_1 = (s[0] + math.pi) % (2 * math.pi) - math.pi
+        theta_2 = (s[1] + math.pi) % (2 * math.pi) - math.pi
         speed_1 = min(max(s[2], -self.max_speed_1), self.max_speed)
         speed_2 = min(max(s[3], -self.max_speed_2), self.max_speed_2)
         self.state = [theta_1, theta_2, speed_1, speed_2]
@@ -167,11 +167,11 @@ class Environment:
         done = -math.cos(theta_1) - math.cos(theta_1 + theta_2) > 1.0
         observation = [math.cos(theta_1), math.sin(theta_1), math.cos(theta_2), math.sin(theta_2), speed_1, speed_2]
         return observation, 0.0 if done else -1.0, done
-#| logic the free end measured from the wrong side
+#| logic wrong=reward,done the free end measured from the wrong side
         done = math.cos(theta_1) + math.cos(theta_1 + theta_2) > 1.0
         observation = [math.cos(theta_1), math.sin(theta_1), math.cos(theta_2), math.sin(theta_2), speed_1, speed_2]
         return observation, 0.0 if done else -1.0, done
-#| logic the observation gives the angles instead of their cosines and sines
+#| logic wrong=next_state the observation gives the angles instead of their cosines and sines
         done = -math.cos(theta_1) - math.cos(theta_1 + theta_2) > 1.0
         observation = [theta_1, theta_2, speed_1, speed_2]
         return observation, 0.0 if done else -1.0, done

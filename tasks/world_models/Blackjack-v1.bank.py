@@ -2,7 +2,7 @@
 import random
 
 CARDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10]
-#| logic 0.5 a deck where every card value is equally likely
+#| logic 0.5 wrong=next_state,reward a deck where every card value is equally likely
 import random
 
 CARDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
@@ -66,7 +66,7 @@ class Environment:
             if self.player_sum > 21:
                 return state, -1.0, True
             return state, 0.0, False
-#| logic a bust does not end the episode
+#| logic wrong=done a bust does not end the episode
 
     def step(self, action):
         if action == 1:
@@ -88,7 +88,7 @@ class Environment:
         if dealer_score > 21 or self.player_sum > dealer_score:
             return state, 1.0, True
         return state, 0.0 if self.player_sum == dealer_score else -1.0, True
-#| logic 0.5 the dealer stops drawing at 16
+#| logic 0.5 wrong=next_state,reward,done the dealer stops drawing at 16
         dealer = [self.dealer_card, random.choice(CARDS)]
         while hand_value(dealer) < 16:
             dealer.append(random.choice(CARDS))
@@ -97,7 +97,7 @@ class Environment:
         if dealer_score > 21 or self.player_sum > dealer_score:
             return state, 1.0, True
         return state, 0.0 if self.player_sum == dealer_score else -1.0, True
-#| logic sticking does not end the episode
+#| logic wrong=done sticking does not end the episode
         dealer = [self.dealer_card, random.choice(CARDS)]
         while hand_value(dealer) < 17:
             dealer.append(random.choice(CARDS))

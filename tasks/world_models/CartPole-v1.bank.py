@@ -15,7 +15,7 @@ class Environment:
         self.theta_limit = 12 * 2 * math.pi / 360
         self.x_limit = 2.4
         self.state = [0.0, 0.0, 0.0, 0.0]
-#| logic 0.5 the pole weighs as much as the cart
+#| logic 0.5 wrong=next_state the pole weighs as much as the cart
 import math
 
 
@@ -32,7 +32,7 @@ class Environment:
         self.theta_limit = 12 * 2 * math.pi / 360
         self.x_limit = 2.4
         self.state = [0.0, 0.0, 0.0, 0.0]
-#| logic the angle limit in degrees instead of radians
+#| logic wrong=done the angle limit in degrees instead of radians
 import math
 
 
@@ -76,7 +76,7 @@ class Environment:
     def step(self, action):
         x, x_dot, theta, theta_dot = self.state
         force = self.force_mag if action == 1 else -self.force_mag
-#| logic the push goes the wrong way
+#| logic wrong=next_state the push goes the wrong way
 
     def step(self, action):
         x, x_dot, theta, theta_dot = self.state
@@ -88,7 +88,7 @@ class Environment:
             self.half_length * (4.0 / 3.0 - self.mass_pole * cos_theta**2 / self.total_mass)
         )
         x_acc = temp - self.pole_moment * theta_acc * cos_theta / self.total_mass
-#| logic 0.5 the cart's acceleration leaves out the pole's swing
+#| logic 0.5 wrong=next_state the cart's acceleration leaves out the pole's swing
         cos_theta, sin_theta = math.cos(theta), math.sin(theta)
         temp = (force + self.pole_moment * theta_dot**2 * sin_theta) / self.total_mass
         theta_acc = (self.gravity * sin_theta - cos_theta * temp) / (
@@ -107,7 +107,7 @@ class Environment:
         theta = theta + self.tau * theta_dot
         theta_dot = theta_dot + self.tau * theta_acc
         self.state = [x, x_dot, theta, theta_dot]
-#| logic 0.5 semi-implicit Euler: positions from the new velocities
+#| logic 0.5 wrong=next_state semi-implicit Euler: positions from the new velocities
         x_dot = x_dot + self.tau * x_acc
         x = x + self.tau * x_dot
         theta_dot = theta_dot + self.tau * theta_acc
@@ -116,9 +116,9 @@ class Environment:
 #| slot termination
         done = abs(x) > self.x_limit or abs(theta) > self.theta_limit
         return list(self.state), 1.0, done
-#| logic the episode ends only when both limits are crossed
+#| logic wrong=done the episode ends only when both limits are crossed
         done = abs(x) > self.x_limit and abs(theta) > self.theta_limit
         return list(self.state), 1.0, done
-#| logic the last step earns nothing
+#| logic wrong=reward the last step earns nothing
         done = abs(x) > self.x_limit or abs(theta) > self.theta_limit
         return list(self.state), 0.0 if done else 1.0, done

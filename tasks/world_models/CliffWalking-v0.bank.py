@@ -6,7 +6,7 @@ class Environment:
         self.start = 36
         self.goal = 47
         self.position = self.start
-#| logic the cliff sends the agent to the top-left corner
+#| logic wrong=next_state the cliff sends the agent to the top-left corner
 class Environment:
     def __init__(self):
         self.rows = 4
@@ -42,7 +42,7 @@ class Environment:
             row = min(row + 1, self.rows - 1)
         else:
             col = max(col - 1, 0)
-#| logic up and down swapped
+#| logic wrong=next_state,reward,done up and down swapped
 
     def step(self, action):
         row, col = divmod(self.position, self.cols)
@@ -54,7 +54,7 @@ class Environment:
             row = min(row + 1, self.rows - 1)
         else:
             col = max(col - 1, 0)
-#| logic 0.5 moves are not kept inside the grid
+#| logic 0.5 wrong=next_state moves are not kept inside the grid
 
     def step(self, action):
         row, col = divmod(self.position, self.cols)
@@ -86,16 +86,16 @@ class Environment:
         if row == self.rows - 1 and 0 < col < self.cols - 1:
             self.position = self.start
             return self.position, -100, False
-#| logic 0.5 the cliff does not send the agent back to the start
+#| logic 0.5 wrong=next_state the cliff does not send the agent back to the start
         if row == self.rows - 1 and 0 < col < self.cols - 1:
             return self.position, -100, False
-#| logic the cliff ends the episode
+#| logic wrong=done the cliff ends the episode
         if row == self.rows - 1 and 0 < col < self.cols - 1:
             self.position = self.start
             return self.position, -100, True
 #| slot goal
         return self.position, -1, self.position == self.goal
-#| logic the goal does not end the episode
+#| logic wrong=done the goal does not end the episode
         return self.position, -1, False
-#| logic 0.5 reaching the goal is rewarded
+#| logic 0.5 wrong=reward reaching the goal is rewarded
         return self.position, 0 if self.position == self.goal else -1, self.position == self.goal

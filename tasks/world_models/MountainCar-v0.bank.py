@@ -11,7 +11,7 @@ class Environment:
         self.force = 0.001
         self.gravity = 0.0025
         self.state = [0.0, 0.0]
-#| logic 0.5 the goal is at 0.45
+#| logic 0.5 wrong=done the goal is at 0.45
 import math
 
 
@@ -24,7 +24,7 @@ class Environment:
         self.force = 0.001
         self.gravity = 0.0025
         self.state = [0.0, 0.0]
-#| logic the engine ten times too strong
+#| logic wrong=next_state,done the engine ten times too strong
 import math
 
 
@@ -51,13 +51,13 @@ class Environment:
         position, velocity = self.state
         velocity += (action - 1) * self.force + math.cos(3 * position) * (-self.gravity)
         velocity = min(max(velocity, -self.max_speed), self.max_speed)
-#| logic the actions' directions swapped
+#| logic wrong=next_state,done the actions' directions swapped
 
     def step(self, action):
         position, velocity = self.state
         velocity += (1 - action) * self.force + math.cos(3 * position) * (-self.gravity)
         velocity = min(max(velocity, -self.max_speed), self.max_speed)
-#| logic 0.5 gravity pulls the wrong way
+#| logic 0.5 wrong=next_state gravity pulls the wrong way
 
     def step(self, action):
         position, velocity = self.state
@@ -88,10 +88,10 @@ class Environment:
         self.state = [position, velocity]
         done = position >= self.goal_position and velocity >= 0
         return [position, velocity], -1.0, done
-#| logic the episode never ends
+#| logic wrong=done the episode never ends
         self.state = [position, velocity]
         return [position, velocity], -1.0, False
-#| logic reaching the goal earns 0
+#| logic wrong=reward reaching the goal earns 0
         self.state = [position, velocity]
         done = position >= self.goal_position and velocity >= 0
         return [position, velocity], 0.0 if done else -1.0, done

@@ -9,7 +9,7 @@ MAP = [
     "+---------+",
 ]
 LOCATIONS = [(0, 0), (0, 4), (4, 0), (4, 3)]
-#| logic 0.5 the wall below G's row is missing from the map
+#| logic 0.5 wrong=next_state the wall below G's row is missing from the map
 MAP = [
     "+---------+",
     "|R: : : :G|",
@@ -20,7 +20,7 @@ MAP = [
     "+---------+",
 ]
 LOCATIONS = [(0, 0), (0, 4), (4, 0), (4, 3)]
-#| logic the landmarks Y and B swapped
+#| logic wrong=next_state,reward,done the landmarks Y and B swapped
 MAP = [
     "+---------+",
     "|R: | : :G|",
@@ -41,7 +41,7 @@ class Environment:
         state, self.destination = divmod(int(state), 4)
         state, self.passenger = divmod(state, 5)
         self.row, self.col = divmod(state, 5)
-#| logic the passenger and the destination decoded in the wrong order
+#| logic wrong=next_state,reward,done the passenger and the destination decoded in the wrong order
 
 class Environment:
     def __init__(self):
@@ -73,7 +73,7 @@ class Environment:
             self.col = min(self.col + 1, 4)
         elif action == 3 and MAP[1 + self.row][2 * self.col] == ":":
             self.col = max(self.col - 1, 0)
-#| logic south and north swapped
+#| logic wrong=next_state south and north swapped
 
     def step(self, action):
         reward, done = -1, False
@@ -85,7 +85,7 @@ class Environment:
             self.col = min(self.col + 1, 4)
         elif action == 3 and MAP[1 + self.row][2 * self.col] == ":":
             self.col = max(self.col - 1, 0)
-#| logic 0.5 the walls are ignored
+#| logic 0.5 wrong=next_state the walls are ignored
 
     def step(self, action):
         reward, done = -1, False
@@ -115,7 +115,7 @@ class Environment:
                 self.passenger = 4
             else:
                 reward = -10
-#| logic a failed pickup costs only the step
+#| logic wrong=reward a failed pickup costs only the step
         elif action == 4:
             if self.passenger < 4 and (self.row, self.col) == LOCATIONS[self.passenger]:
                 self.passenger = 4
@@ -135,7 +135,7 @@ class Environment:
                 self.passenger = LOCATIONS.index(taxi)
             else:
                 reward = -10
-#| logic 0.5 a delivery neither pays +20 nor ends the episode
+#| logic 0.5 wrong=reward,done a delivery neither pays +20 nor ends the episode
         elif action == 5:
             taxi = (self.row, self.col)
             if self.passenger == 4 and taxi == LOCATIONS[self.destination]:
@@ -144,7 +144,7 @@ class Environment:
                 self.passenger = LOCATIONS.index(taxi)
             else:
                 reward = -10
-#| logic a dropoff at the destination pays +20 with no passenger in the taxi
+#| logic wrong=next_state,reward,done a dropoff at the destination pays +20 with no passenger in the taxi
         elif action == 5:
             taxi = (self.row, self.col)
             if taxi == LOCATIONS[self.destination]:
@@ -157,7 +157,7 @@ class Environment:
 #| slot encode
         state = ((self.row * 5 + self.col) * 5 + self.passenger) * 4 + self.destination
         return state, reward, done
-#| logic the state encoded with the wrong strides
+#| logic wrong=next_state the state encoded with the wrong strides
         state = ((self.row * 5 + self.col) * 4 + self.passenger) * 5 + self.destination
         return state, reward, done
 #| crash step returns two values

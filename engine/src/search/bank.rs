@@ -111,39 +111,62 @@ impl BankTask {
     }
 
     /// Reads a program back into its choices, slot by slot; `None` when it is not one of the bank's.
+    /// A program that autopep8 reflowed (seed 004's official code formats each program before it is
+    /// scored) is read with whitespace and line-continuing backslashes ignored when it does not read
+    /// as it is (a native test reads back every bank program autopep8 formats); variants that differ
+    /// only in whitespace (an indentation slip) then read as the first of them, the correct text,
+    /// since autopep8 repairs most such slips.
     pub fn parse(&self, program: &str) -> Option<Vec<Choice>> {
-        let mut rest = without_leading_blank_lines(program);
-        let mut choices = Vec::with_capacity(self.slots.len());
-        for slot in 0..self.slots.len() {
-            let choice = self.variants(slot).find(|&c| rest.starts_with(self.read_text(slot, c)))?;
-            rest = &rest[self.read_text(slot, choice).len()..];
-            choices.push(choice);
-        }
-        rest.trim().is_empty().then_some(choices)
+        [false, true].into_iter().find_map(|blind| {
+            let (choices, _, whole) = self.read(program, blind);
+            (whole && choices.len() == self.slots.len()).then_some(choices)
+        })
     }
 
     /// The choices a prefix pins: each slot it covers whole, then, for the slot it ends in, the
-    /// variants it is consistent with (all of them when it ends between slots).
+    /// variants it is consistent with (all of them when it ends between slots). Read as
+    /// [`Self::parse`] reads, whitespace ignored when the prefix does not read as it is.
     pub fn pinned(&self, prefix: &str) -> (Vec<Choice>, Vec<Choice>) {
-        let mut rest = without_leading_blank_lines(prefix);
-        let mut pinned = Vec::new();
+        let lost =
+            |(pinned, open, _): &(Vec<Choice>, Vec<Choice>, bool)| pinned.len() < self.slots.len() && open.is_empty();
+        let exact = self.read(prefix, false);
+        let read = if lost(&exact) {
+            Some(self.read(prefix, true)).filter(|blind| !lost(blind)).unwrap_or(exact)
+        } else {
+            exact
+        };
+        (read.0, read.1)
+    }
+
+    /// `text` read slot by slot (`blind`: with all whitespace removed): the choices of the slots it
+    /// holds whole; the variants of the slot it ends in that it is consistent with (all of them
+    /// when it ends between slots, none when it is not the bank's); whether nothing follows.
+    fn read(&self, text: &str, blind: bool) -> (Vec<Choice>, Vec<Choice>, bool) {
+        // Blind: autopep8 changes whitespace, and continues a long line with a backslash.
+        let form = |t: &str| -> String {
+            if blind { t.replace("\\\n", "").chars().filter(|c| !c.is_whitespace()).collect() } else { t.to_owned() }
+        };
+        let text = form(without_leading_blank_lines(text));
+        let mut rest = text.as_str();
+        let mut pinned = Vec::with_capacity(self.slots.len());
         for slot in 0..self.slots.len() {
             if rest.trim().is_empty() {
-                return (pinned, self.variants(slot).collect());
+                return (pinned, self.variants(slot).collect(), true);
             }
-            match self.variants(slot).find(|&c| rest.starts_with(self.read_text(slot, c))) {
-                Some(choice) => {
-                    rest = &rest[self.read_text(slot, choice).len()..];
-                    pinned.push(choice);
+            let texts: Vec<(Choice, String)> =
+                self.variants(slot).map(|c| (c, form(self.read_text(slot, c)))).collect();
+            match texts.iter().find(|(_, t)| rest.starts_with(t.as_str())) {
+                Some((choice, t)) => {
+                    rest = &rest[t.len()..];
+                    pinned.push(*choice);
                 }
                 None => {
-                    let open: Vec<Choice> =
-                        self.variants(slot).filter(|&c| self.read_text(slot, c).starts_with(rest)).collect();
-                    return (pinned, open);
+                    let open = texts.iter().filter(|(_, t)| t.starts_with(rest)).map(|(c, _)| *c).collect();
+                    return (pinned, open, false);
                 }
             }
         }
-        (pinned, Vec::new())
+        (pinned, Vec::new(), rest.trim().is_empty())
     }
 
     /// Every program with exactly one fault: its slot, the fault's index and the choices.
@@ -240,6 +263,24 @@ pub(crate) mod tests {
         assert_eq!(task.slot_of_line(&correct, 1), Some(0));
         assert_eq!(task.slot_of_line(&correct, 2), Some(1));
         assert_eq!(without_leading_blank_lines(" \n\t\n x\n\n"), " x\n\n");
+    }
+
+    #[test]
+    fn a_program_autopep8_reflowed_reads_back_as_the_choices_it_was_made_of() {
+        let task = running_max();
+        let mut choices = vec![None; task.slots.len()];
+        choices[1] = Some(0); // best = 0, a logic fault
+        let program = task.program(&choices);
+        // What autopep8 makes of a program: spacing and indentation changed, lines wrapped and added.
+        let reflowed = program.replace("    result = []\n", "    result = [\n    ]\n\n").replace("if best", "if  best");
+        assert_eq!(task.parse(&reflowed), Some(choices.clone()));
+        let prefix: String = reflowed.lines().take(5).map(|l| format!("{l}\n")).collect();
+        assert_eq!(task.pinned(&prefix).0, [None, Some(0)]);
+        // A program that reads as it is keeps its exact reading: the indentation slip of slot 3
+        // differs from the correct text in whitespace only.
+        let mut slip = vec![None; task.slots.len()];
+        slip[3] = Some(1);
+        assert_eq!(task.parse(&task.program(&slip)), Some(slip));
     }
 
     #[test]

@@ -19,7 +19,7 @@ fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
         example: None,
         hacked: false,
     };
-    Expanded { kind, program: program(lines), evaluation, kept_prefix: None, llm_calls: 0 }
+    Expanded { kind, program: program(lines), unformatted: None, evaluation, kept_prefix: None, llm_calls: 0 }
 }
 
 /// `next`, checked to be `kind`, then `absorb` of a program with `lines` lines and `score`.

@@ -22,7 +22,7 @@ use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
 use crate::gym::GymId;
 use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
-use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase};
+use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::search_rng;
 use crate::task_import::ImportedTask;
 use simulated_llm::SimulatedLlm;
@@ -100,6 +100,12 @@ pub struct FailingExample {
     pub input: String,
     pub expected: String,
     pub actual: String,
+    /// Which of the task's tests it is (by index), for a task with tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<usize>,
+    /// What the model got wrong in it, for a world model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrong: Vec<PredictionPart>,
 }
 
 /// What a program is worth.
@@ -171,14 +177,16 @@ impl Scorer for TestsScorer {
         let bug = verdict.outcome == Outcome::CompileError;
         let score = if bug { 0.0 } else { f64::from(verdict.number_passed) / f64::from(total) };
         let shown = if self.example_from_first_half { verdict.tests.len() / 2 } else { verdict.tests.len() };
-        let failing: Vec<_> = verdict.tests[..shown].iter().filter(|t| !t.passed).collect();
+        let failing: Vec<_> = verdict.tests[..shown].iter().enumerate().filter(|(_, t)| !t.passed).collect();
         let example = (!bug && score < 1.0 && !failing.is_empty()).then(|| {
-            let test = failing[rng.random_range(0..failing.len())];
+            let (index, test) = failing[rng.random_range(0..failing.len())];
             let error = test.error.clone().unwrap_or_else(|| "the test failed".into());
             FailingExample {
                 input: test.input.clone().unwrap_or_else(|| test.test.clone()),
                 expected: test.expected.clone().unwrap_or_else(|| "the assertion holds".into()),
                 actual: test.actual.clone().unwrap_or(error),
+                test: Some(index),
+                wrong: Vec::new(),
             }
         });
         Evaluation { score, bug, error: verdict.error.clone(), example, hacked: verdict.hacked() }
@@ -198,8 +206,12 @@ pub struct Expansion {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Expanded {
     pub kind: ActionKind,
-    /// The program the reply held (empty when it held none).
+    /// The program the reply held (empty when it held none), as autopep8 made it when the search
+    /// runs it (the program that was scored).
     pub program: String,
+    /// The reply's program before autopep8, when autopep8 changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unformatted: Option<String>,
     pub evaluation: Evaluation,
     /// For generate: whether the reply kept the prefix it was asked to continue.
     pub kept_prefix: Option<bool>,
@@ -296,6 +308,8 @@ pub struct Search<M, S> {
     /// Generate sends its prefix as the start of the assistant's reply (an endpoint that continues
     /// it: `ProviderSettings::assistant_prefill`).
     prefill: bool,
+    /// Each program is run through `autopep8.fix_code` before it is scored (`ProgramRequest::autopep8`).
+    autopep8: bool,
 }
 
 impl<M: Method, S: Scorer> Search<M, S> {
@@ -329,9 +343,17 @@ impl<M: Method, S: Scorer> Search<M, S> {
             ended: String::new(),
             simulated: None,
             prefill: false,
+            autopep8: false,
         };
         search.ask();
         Ok(search)
+    }
+
+    /// With `autopep8`, every program is run through `autopep8.fix_code` and scored as it comes
+    /// out, which is then the node's program, as in seed 004's official code.
+    pub fn with_autopep8(mut self, autopep8: bool) -> Self {
+        self.autopep8 = autopep8;
+        self
     }
 
     /// Offline, `simulated` answers the calls.
@@ -446,17 +468,24 @@ impl<M: Method, S: Scorer> Search<M, S> {
         }
     }
 
+    /// The expansion's outcome: `program` as it was scored (autopep8's, when `formatted`).
     fn settle(
         &mut self,
         expansion: Expansion,
         program: String,
+        formatted: Option<String>,
         evaluation: Evaluation,
         kept_prefix: Option<bool>,
         record: CallRecord,
     ) {
         self.calls.push(record);
         let score = evaluation.score;
-        let expanded = Expanded { kind: expansion.kind, program, evaluation, kept_prefix, llm_calls: self.llm_calls };
+        let (program, unformatted) = match formatted {
+            Some(formatted) => (formatted, Some(program)),
+            None => (program, None),
+        };
+        let expanded =
+            Expanded { kind: expansion.kind, program, unformatted, evaluation, kept_prefix, llm_calls: self.llm_calls };
         self.method.absorb(&expanded, &mut self.rng);
         if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
             self.best = Some((expanded.program.clone(), score));
@@ -519,15 +548,18 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         let record = CallRecord { prompt, reply };
         let program = match program {
             Ok(program) => program,
-            Err(why) => return self.settle(expansion, String::new(), Evaluation::no_program(why), None, record),
+            Err(why) => return self.settle(expansion, String::new(), None, Evaluation::no_program(why), None, record),
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program) {
             Some(verdict) => {
-                let evaluation = self.scorer.evaluate(verdict, &mut self.rng);
-                self.settle(expansion, program, evaluation, kept_prefix, record);
+                let (evaluation, formatted) = (self.scorer.evaluate(verdict, &mut self.rng), verdict.formatted.clone());
+                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
             }
-            None => self.pending = Pending::Test(self.scorer.request(&program), expansion, kept_prefix, record),
+            None => {
+                let request = ProgramRequest { autopep8: self.autopep8, ..self.scorer.request(&program) };
+                self.pending = Pending::Test(request, expansion, kept_prefix, record);
+            }
         }
     }
 
@@ -538,8 +570,9 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             return;
         };
         let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
+        let formatted = verdict.formatted.clone();
         self.verdicts.insert(request.code.clone(), verdict);
-        self.settle(expansion, request.code, evaluation, kept_prefix, record);
+        self.settle(expansion, request.code, formatted, evaluation, kept_prefix, record);
     }
 
     /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.

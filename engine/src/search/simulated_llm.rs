@@ -3,8 +3,10 @@
 //! asked, from the task's program bank ([`super::bank`]):
 //! - **generate** keeps the slots the prefix pins and writes the rest, each correct with
 //!   `generate_correct`, else faulty (a syntax fault with `syntax_share`, else a logic fault);
-//! - **improve** aims at one of the program's logic faults and repairs it with `improve_repairs`
-//!   times the fault's own `repair` (hard faults resist), sometimes breaking another slot;
+//! - **improve** aims at one of the program's logic faults that the failing example implicates
+//!   (one that alone fails the test shown, or gets the shown part of a transition wrong; any, when
+//!   none does) and repairs it with `improve_repairs` times the fault's own `repair` (hard faults
+//!   resist), sometimes breaking another slot;
 //! - **fix** aims at the bug (a syntax fault, or a crash where the scorer counts one) on the
 //!   error's line, else the first, and repairs it with `fix_repairs` times its `repair`, else
 //!   writes another bug there.
@@ -20,8 +22,8 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::bank::{BankTask, Choice};
-use super::{ActionKind, Expansion};
+use super::bank::{BankTask, Choice, Fault};
+use super::{ActionKind, Expansion, FailingExample};
 use crate::RunRng;
 use crate::prompts::id;
 
@@ -35,6 +37,9 @@ pub struct SimulatedLlmParams {
     pub syntax_share: f64,
     /// Improve repairs the logic fault it aims at with this probability, times the fault's repair.
     pub improve_repairs: f64,
+    /// Improve aims at a logic fault that the failing example it is shown implicates (seed 004
+    /// spec §6); off, at any logic fault, as if the example located it perfectly.
+    pub improve_localises: bool,
     /// Fix repairs the syntax fault it aims at with this probability, times the fault's repair.
     pub fix_repairs: f64,
     /// Improve and fix break another, correct slot with this probability.
@@ -69,6 +74,7 @@ impl Default for SimulatedLlmParams {
             generate_correct: 0.5,
             syntax_share: 0.25,
             improve_repairs: 0.6,
+            improve_localises: true,
             fix_repairs: 0.8,
             regress: 0.1,
             hack_share: 0.0,
@@ -104,11 +110,12 @@ impl SimulatedLlm {
     /// The reply to `expansion`'s call, in the format of its prompt (`prompt_id`).
     pub fn reply(&self, prompt_id: &str, expansion: &Expansion, rng: &mut RunRng) -> String {
         let parsed = self.bank.parse(&expansion.code);
+        let example = expansion.parent.as_ref().and_then(|e| e.example.as_ref());
         let choices = match (expansion.kind, parsed) {
-            (ActionKind::Improve, Some(choices)) => self.improve(choices, rng),
+            (ActionKind::Improve, Some(choices)) => self.improve(choices, example, rng),
             (ActionKind::Fix, Some(choices)) => {
                 let line = expansion.parent.as_ref().and_then(|e| e.error.as_deref()).and_then(error_line);
-                self.fix(choices, line, rng)
+                self.fix(choices, line, example, rng)
             }
             // A program that is not the bank's is rewritten from its prefix, as generate does.
             _ => self.generate(&expansion.code, rng),
@@ -189,8 +196,20 @@ impl SimulatedLlm {
         }
     }
 
-    fn improve(&self, mut choices: Vec<Choice>, rng: &mut RunRng) -> Vec<Choice> {
+    /// Aims at a logic fault that `example` implicates (one that alone fails the test it shows, or
+    /// gets the part of the transition wrong that it shows), else at any, as an LLM that cannot
+    /// tell which is to blame guesses.
+    fn improve(&self, mut choices: Vec<Choice>, example: Option<&FailingExample>, rng: &mut RunRng) -> Vec<Choice> {
         let logic = self.faulty(&choices, false);
+        let implicated: Vec<usize> = logic
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let fault = &self.bank.slots[s].faults[choices[s].expect("a faulty slot holds a fault")];
+                self.params.improve_localises && example.is_some_and(|x| implicates(x, fault))
+            })
+            .collect();
+        let logic = if implicated.is_empty() { logic } else { implicated };
         if let Some(&slot) = logic.get(rng.random_range(0..logic.len().max(1)))
             && self.repaired(&choices, slot, self.params.improve_repairs, rng)
         {
@@ -200,11 +219,17 @@ impl SimulatedLlm {
         choices
     }
 
-    fn fix(&self, mut choices: Vec<Choice>, line: Option<usize>, rng: &mut RunRng) -> Vec<Choice> {
+    fn fix(
+        &self,
+        mut choices: Vec<Choice>,
+        line: Option<usize>,
+        example: Option<&FailingExample>,
+        rng: &mut RunRng,
+    ) -> Vec<Choice> {
         let bugs = self.faulty(&choices, true);
         let at_line = line.and_then(|l| self.bank.slot_of_line(&choices, l)).filter(|s| bugs.contains(s));
         let Some(slot) = at_line.or(bugs.first().copied()) else {
-            return self.improve(choices, rng);
+            return self.improve(choices, example, rng);
         };
         if self.repaired(&choices, slot, self.params.fix_repairs, rng) {
             choices[slot] = None;
@@ -219,6 +244,19 @@ impl SimulatedLlm {
         }
         self.regress(&mut choices, rng);
         choices
+    }
+}
+
+/// Whether a failing example implicates `fault`: the fault alone fails the test it shows, or gets a
+/// part of the transition wrong that it shows. A fault without that record, or an example without
+/// it, cannot be told apart: every fault is a suspect.
+fn implicates(example: &FailingExample, fault: &Fault) -> bool {
+    match example.test {
+        Some(test) if !fault.fails.is_empty() => fault.fails.contains(&test),
+        _ if !example.wrong.is_empty() && !fault.wrong.is_empty() => {
+            example.wrong.iter().any(|part| fault.wrong.contains(part))
+        }
+        _ => true,
     }
 }
 
@@ -359,6 +397,82 @@ mod tests {
             })
             .count();
         assert!((360..440).contains(&repaired), "{repaired}");
+    }
+
+    #[test]
+    fn improve_aims_at_a_logic_fault_that_the_failing_example_implicates() {
+        let certain = SimulatedLlmParams { improve_repairs: 1.0, regress: 0.0, ..SimulatedLlmParams::default() };
+        let llm = llm(certain);
+        let mut rng = RunRng::seed_from_u64(9);
+        // best = 0 fails test 3 only; return result[:-1] fails tests 1 to 5.
+        assert_eq!(
+            (llm.bank.slots[1].faults[0].fails.as_slice(), llm.bank.slots[5].faults[0].fails.as_slice()),
+            (&[3][..], &[1, 2, 3, 4, 5][..])
+        );
+        let mut choices = vec![None; llm.bank.slots.len()];
+        choices[1] = Some(0);
+        choices[5] = Some(0);
+        let program = llm.bank.program(&choices);
+        let improved = |test: usize, rng: &mut RunRng| {
+            let example = FailingExample {
+                input: String::new(),
+                expected: String::new(),
+                actual: String::new(),
+                test: Some(test),
+                wrong: Vec::new(),
+            };
+            let parent = Evaluation { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+            let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
+            choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, rng))
+        };
+        // Test 1 implicates only the slicing: improve always aims there (its repair is 1).
+        assert!((0..100).all(|_| improved(1, &mut rng) == [None, Some(0), None, None, None, None]));
+        // Test 3 implicates both: improve aims at either, and `best = 0` resists (repair 0.4).
+        let outcomes: Vec<Vec<Choice>> = (0..400).map(|_| improved(3, &mut rng)).collect();
+        let slicing = outcomes.iter().filter(|c| c[5].is_none()).count();
+        let best = outcomes.iter().filter(|c| c[1].is_none()).count();
+        assert!((160..240).contains(&slicing), "{slicing}");
+        assert!((50..110).contains(&best), "{best}");
+        // Without localisation, test 1 leaves the slicing in place whenever improve aims at `best = 0`.
+        let llm = SimulatedLlm {
+            params: SimulatedLlmParams { improve_localises: false, ..llm.params.clone() },
+            bank: llm.bank.clone(),
+        };
+        let example = FailingExample {
+            input: String::new(),
+            expected: String::new(),
+            actual: String::new(),
+            test: Some(1),
+            wrong: Vec::new(),
+        };
+        let parent = Evaluation { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+        let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
+        let missed = (0..100)
+            .filter(|_| {
+                choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, &mut rng))[5]
+                    .is_some()
+            })
+            .count();
+        assert!((30..70).contains(&missed), "{missed}");
+    }
+
+    #[test]
+    fn a_world_models_failing_example_implicates_the_faults_that_get_its_wrong_part_wrong() {
+        use crate::python::{FaultKind, PredictionPart::*};
+        let fault =
+            |wrong| Fault { text: String::new(), kind: FaultKind::Logic, repair: 1.0, fails: Vec::new(), wrong };
+        let example = |wrong| FailingExample {
+            input: String::new(),
+            expected: String::new(),
+            actual: String::new(),
+            test: None,
+            wrong,
+        };
+        assert!(implicates(&example(vec![Reward, Done]), &fault(vec![Reward])));
+        assert!(!implicates(&example(vec![Done]), &fault(vec![Reward, NextState])));
+        // Without a record on either side, every fault is a suspect.
+        assert!(implicates(&example(vec![Done]), &fault(Vec::new())));
+        assert!(implicates(&example(Vec::new()), &fault(vec![Reward])));
     }
 
     #[test]

@@ -189,6 +189,15 @@ pub struct SearchSpec {
     /// marks each one the real verdict refuses. A teaching switch; off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub naive_verdicts: bool,
+    /// Each program is run through `autopep8.fix_code` before it is scored, and the node keeps
+    /// what came out, as seed 004's official code does (it repairs indentation slips and reflows
+    /// long lines). On by default.
+    #[serde(default = "on")]
+    pub autopep8: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -207,6 +216,7 @@ impl SearchSpec {
             simulated_llm: SimulatedLlmParams::default(),
             world_model: WorldModelSpec::default(),
             naive_verdicts: false,
+            autopep8: true,
         }
     }
 
@@ -247,7 +257,8 @@ impl SearchSpec {
                 AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) })
             }
         };
-        Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)
+        Ok(Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)?
+            .with_autopep8(self.autopep8))
     }
 }
 

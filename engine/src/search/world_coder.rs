@@ -112,7 +112,14 @@ mod tests {
     fn expanded(kind: ActionKind, score: f64, bug: bool) -> Expanded {
         let evaluation =
             Evaluation { score, bug, error: bug.then(|| "SyntaxError (line 1)".into()), example: None, hacked: false };
-        Expanded { kind, program: format!("x = {score}\n"), evaluation, kept_prefix: None, llm_calls: 1 }
+        Expanded {
+            kind,
+            program: format!("x = {score}\n"),
+            unformatted: None,
+            evaluation,
+            kept_prefix: None,
+            llm_calls: 1,
+        }
     }
 
     #[test]

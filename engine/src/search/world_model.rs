@@ -14,7 +14,7 @@ use crate::RunRng;
 use crate::gym::GymId;
 use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy, short_prediction};
 use crate::gym::transitions::Transition;
-use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
+use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict};
 
 /// How a world-model search scores: which accuracy it maximises and what "done" means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -66,12 +66,20 @@ impl Scorer for WorldModelScorer {
         }
         let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
-            let (t, p) = (&self.transitions[i], &predictions[i]);
+            let (t, p, scored) = (&self.transitions[i], &predictions[i], &accuracy.transitions[i]);
             let done = Value::Bool(self.scoring.labelling.done(t));
+            // The parts the official rule counts: a done transition's next state does not.
+            let wrong = [
+                (PredictionPart::NextState, scored.done_label || scored.next_obs_matches()),
+                (PredictionPart::Reward, scored.reward),
+                (PredictionPart::Done, scored.done),
+            ];
             FailingExample {
                 input: format!("Initial state:\n{}\nAction: {}", python_repr(&t.obs), t.action),
                 expected: outcome_text(&t.next_obs, &Value::from(t.reward), &done),
                 actual: outcome_text(&p.next_obs, &p.reward, &p.done),
+                test: None,
+                wrong: wrong.into_iter().filter(|(_, right)| !right).map(|(part, _)| part).collect(),
             }
         });
         Evaluation { score: accuracy.of(self.scoring.metric), bug: false, error: None, example, hacked: false }

@@ -5,14 +5,16 @@
 //!   descriptions (App. J.3: description, actions, observations, rewards, start state, episode
 //!   end), then `interface.md`, the class to write (§3.4) and the notes every prompt carries;
 //! - `<id>.bank.py`, a correct world model cut into slots, each followed by its real faults. A line
-//!   `#| slot <name>` opens a slot; `#| logic|syntax|crash [repair] <what it does>` opens a fault of
-//!   the slot above. A native test runs every variant on the environment's dataset in python3.
+//!   `#| slot <name>` opens a slot; `#| logic|syntax|crash [repair] [wrong=<parts>] <what it does>`
+//!   opens a fault of the slot above, where a logic fault's parts (`next_state`, `reward`, `done`,
+//!   comma-separated) are what it alone gets wrong in the dataset's transitions. A native test runs
+//!   every variant on the environment's dataset in python3, and checks those parts.
 
 use std::sync::{Arc, OnceLock};
 
 use super::bank::BankTask;
 use crate::gym::GymId;
-use crate::python::{Fault, FaultKind, Slot};
+use crate::python::{Fault, FaultKind, PredictionPart, Slot};
 
 const INTERFACE: &str = include_str!("../../../tasks/world_models/interface.md");
 
@@ -74,9 +76,18 @@ pub fn parse_bank(text: &str) -> Result<Vec<Slot>, String> {
             Some("crash") => FaultKind::Crash,
             other => return Err(format!("line {}: unknown marker {other:?}", index + 1)),
         };
-        let repair = words.next().and_then(|w| w.parse::<f64>().ok()).unwrap_or(1.0);
+        let mut words = words.peekable();
+        let repair = words.next_if(|w| w.parse::<f64>().is_ok()).map_or(1.0, |w| w.parse().unwrap_or(1.0));
+        let wrong = match words.next_if(|w| w.starts_with("wrong=")) {
+            Some(parts) => parts["wrong=".len()..]
+                .split(',')
+                .map(PredictionPart::parse)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("line {}: {e}", index + 1))?,
+            None => Vec::new(),
+        };
         let slot = slots.last_mut().ok_or_else(|| format!("line {}: a fault before the first `#| slot`", index + 1))?;
-        slot.faults.push(Fault { text: String::new(), kind, repair });
+        slot.faults.push(Fault { text: String::new(), kind, repair, fails: Vec::new(), wrong });
     }
     Ok(slots)
 }
@@ -111,11 +122,17 @@ mod tests {
 
     #[test]
     fn a_bank_file_reads_into_slots_and_faults_and_names_a_bad_line() {
-        let text = "#| slot a\nx = 1\n#| logic 0.5 off by one\nx = 2\n#| slot b\nprint(x)\n#| crash\nprint(y)\n";
+        let text = "#| slot a\nx = 1\n#| logic 0.5 wrong=reward,done off by one\nx = 2\n#| slot b\nprint(x)\n#| crash\nprint(y)\n";
         let slots = parse_bank(text).unwrap();
         assert_eq!(slots.len(), 2);
         assert_eq!(slots[0].correct, "x = 1\n");
-        assert_eq!(slots[0].faults, [Fault { text: "x = 2\n".into(), kind: FaultKind::Logic, repair: 0.5 }]);
+        let wrong = vec![PredictionPart::Reward, PredictionPart::Done];
+        let off_by_one =
+            Fault { text: "x = 2\n".into(), kind: FaultKind::Logic, repair: 0.5, fails: Vec::new(), wrong };
+        assert_eq!(slots[0].faults, [off_by_one]);
+        assert!(
+            parse_bank("#| slot a\n#| logic wrong=score\n").unwrap_err().starts_with("line 2: 'score' is not a part")
+        );
         assert_eq!((slots[1].faults[0].kind, slots[1].faults[0].repair), (FaultKind::Crash, 1.0));
         assert_eq!(parse_bank("x = 1\n").unwrap_err(), "line 1: code before the first `#| slot`");
         assert!(parse_bank("#| slot a\n#| oops\n").unwrap_err().starts_with("line 2: unknown marker"));

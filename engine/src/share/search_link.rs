@@ -5,7 +5,8 @@
 //! that one is replayed on opening. The sender's results may ride along (`r.best`, `r.calls`,
 //! `r.fp`), for the recipient's page to say whether its replay is the same search. A world-model
 //! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
-//! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`.
+//! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
+//! run its programs through autopep8 is `autopep8=0`.
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
@@ -38,9 +39,9 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 13] = [
-        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "r.best", "r.calls",
-        "r.fp",
+    const FIELDS: [&str; 14] = [
+        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "autopep8", "r.best",
+        "r.calls", "r.fp",
     ];
 
     /// Whether a fragment is a search link rather than a run link.
@@ -89,6 +90,9 @@ impl SearchLink {
         }
         if spec.naive_verdicts {
             out.append_pair("naive", "1");
+        }
+        if !spec.autopep8 {
+            out.append_pair("autopep8", "0");
         }
         if let Some(results) = &self.results {
             out.append_pair("r.best", &format!("{:.3}", results.best_score))
@@ -158,12 +162,14 @@ impl SearchLink {
                 labelling: read(&mut problems, "w.done", get("w.done"), default.scoring.labelling, of_name),
             },
         };
-        let naive_verdicts = read(&mut problems, "naive", get("naive"), false, |v| match v {
+        let switch = |v: &str| match v {
             "1" => Ok(true),
             "0" => Ok(false),
             _ => Err("must be 1 or 0".to_owned()),
-        });
-        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts };
+        };
+        let naive_verdicts = read(&mut problems, "naive", get("naive"), false, switch);
+        let autopep8 = read(&mut problems, "autopep8", get("autopep8"), true, switch);
+        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts, autopep8 };
         (SearchLink { spec, llm, results }, problems)
     }
 }
@@ -189,6 +195,20 @@ mod tests {
         assert!(SearchLink::is_search_fragment(&format!("#{fragment}")));
         assert!(!SearchLink::is_search_fragment("#v=1&env=orchestrator"));
         assert_eq!(SearchLink::decode(&fragment), (link(), vec![]));
+    }
+
+    #[test]
+    fn autopep8_off_rides_along_and_on_is_the_default() {
+        let mut spec = link().spec;
+        spec.autopep8 = false;
+        let encoded = SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None }.encode();
+        assert!(encoded.ends_with("&autopep8=0"), "{encoded}");
+        assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
+        let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1");
+        assert!(decoded.spec.autopep8 && problems.is_empty());
+        let (_, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&autopep8=no");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("autopep8"), "{problems:?}");
     }
 
     #[test]
