@@ -163,6 +163,11 @@ pub fn apply<P: Parameters>(template: &P, settings: &[String]) -> Result<P, Stri
     build(template, &fields, &texts)
 }
 
+/// Serde's default for a switch that is on unless a saved value says otherwise.
+pub(crate) fn on() -> bool {
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,12 +42,8 @@ pub struct Protocol {
     /// The oracle plans on a copy of the real environment that carries its random stream, so it
     /// foresees Blackjack's cards, as the official oracle does (see [`TrueEnvironment`]). false: it
     /// draws its own cards, a fair planner that cannot see the future (this project's earlier rule).
-    #[serde(default = "foresees")]
+    #[serde(default = "crate::params::on")]
     pub oracle_foresight: bool,
-}
-
-fn foresees() -> bool {
-    true
 }
 
 impl Protocol {

@@ -192,12 +192,8 @@ pub struct SearchSpec {
     /// Each program is run through `autopep8.fix_code` before it is scored, and the node keeps
     /// what came out, as seed 004's official code does (it repairs indentation slips and reflows
     /// long lines). On by default.
-    #[serde(default = "on")]
+    #[serde(default = "crate::params::on")]
     pub autopep8: bool,
-}
-
-fn on() -> bool {
-    true
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
