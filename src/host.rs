@@ -1,17 +1,26 @@
-//! The page's host for the engine's effectful tasks ([`engine::effects::Effectful`]): it performs
-//! each need — a policy's decision, an LLM call (streamed from an endpoint, or the offline LLM),
-//! a run of Python tests in Pyodide — and resumes the task with the outcome, until the task is
-//! done or the user cancels. Live mode drives its episodes through [`drive`], and so will every
-//! later LLM-driven loop; no component holds a loop of its own.
+//! The page's host for the engine's effectful tasks ([`engine::effects::Effectful`]), the page's
+//! one loop: it performs each need — a policy's decision, an LLM call (streamed from an endpoint,
+//! or the offline LLM), a batch of programs in Pyodide, a slice of the task's own work after the
+//! page has drawn — and resumes the task with the outcome, until the task is done or the user
+//! cancels. Live episodes, searches, StepCoder's completion runs and ablations, and world models'
+//! planning runs all go through [`drive`]; no component holds a loop of its own.
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Need, OfflineLlm};
+use engine::effects::{ChatOutcome, Effectful, LiveState, Need, OfflineLlm, PythonBatch};
 use engine::llm::ProviderSettings;
-use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
+use engine::python::{Author, ProgramRequest, ProgramVerdict};
 use futures_channel::oneshot;
+use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
 use crate::llm_client::{self, CancelToken, ClientEvent};
-use crate::python::{Author, Python};
+use crate::python::Python;
+
+/// The playground's own programs go to one interpreter in chunks of this many (the harness's
+/// `batch` requests), each chunk on one clock of [`CHUNK_BASE_MS`] and [`CHUNK_MS_PER_PROGRAM`]
+/// per program: the line banks' programs take well under that each.
+const CHUNK: usize = 400;
+const CHUNK_BASE_MS: u32 = 2_000;
+const CHUNK_MS_PER_PROGRAM: u32 = 50;
 
 /// Which LLM answers the task's calls.
 pub enum Llm {
@@ -32,7 +41,8 @@ pub struct HostView {
 }
 
 /// Performs `task`'s needs until it is done or `cancel` is set; `decide` answers a policy
-/// decision, and `show` runs after every resumed step.
+/// decision, and `show` runs after every resumed step. The error is why the host ended the task
+/// early: Pyodide could not run a batch (the task keeps the same reason).
 pub async fn drive<T: Effectful>(
     task: &mut T,
     llm: &mut Llm,
@@ -41,7 +51,7 @@ pub async fn drive<T: Effectful>(
     mut decide: impl AsyncFnMut(LiveState) -> Result<usize, String>,
     view: HostView,
     mut show: impl FnMut(&T),
-) {
+) -> Result<(), String> {
     let start = js_sys::Date::now();
     let now = move || js_sys::Date::now() - start;
     loop {
@@ -84,21 +94,62 @@ pub async fn drive<T: Effectful>(
                 };
                 task.chat_done(outcome, now());
             }
-            Need::Test(request) => {
-                view.status.set("Pyodide is running the tests…".into());
-                match run_python(python, Author::Untrusted, request.clone(), DEFAULT_TIME_LIMIT_MS).await {
-                    Ok(verdict) => task.test_done(verdict, now()),
-                    Err(message) => task.end(&format!("Python could not run the tests: {message}"), now()),
+            Need::Python(batch) => {
+                let batch = batch.clone();
+                if batch.requests.len() == 1 {
+                    view.status.set("Pyodide is running the program…".into());
+                } else {
+                    view.status.set(format!("Pyodide is running {} programs…", batch.requests.len()));
                 }
+                match run_batch(python, batch, cancel).await {
+                    Ok(verdicts) => task.python_done(verdicts, now()),
+                    Err(message) => {
+                        let why = format!("Python could not run the programs: {message}");
+                        task.end(&why, now());
+                        show(task);
+                        return Err(why);
+                    }
+                }
+            }
+            Need::Compute => {
+                // The page draws what the last slice changed before the next one runs.
+                TimeoutFuture::new(0).await;
+                task.compute(now());
             }
         }
         show(task);
     }
     show(task);
+    Ok(())
+}
+
+/// The verdicts of `batch`, in order: a person's or an LLM's programs one at a time, each in a
+/// fresh interpreter; the playground's own in chunks, in one.
+async fn run_batch(python: &Python, batch: PythonBatch, cancel: &CancelToken) -> Result<Vec<ProgramVerdict>, String> {
+    let PythonBatch { requests, limit_ms, author } = batch;
+    let mut verdicts = Vec::with_capacity(requests.len());
+    if author == Author::Untrusted || requests.len() == 1 {
+        for request in requests {
+            verdicts.push(run_python(python, author, request, limit_ms).await?);
+        }
+        return Ok(verdicts);
+    }
+    for chunk in requests.chunks(CHUNK).map(<[ProgramRequest]>::to_vec) {
+        if cancel.is_cancelled() {
+            return Err("cancelled".into());
+        }
+        let limit = CHUNK_BASE_MS + CHUNK_MS_PER_PROGRAM * chunk.len() as u32;
+        let verdict = run_python(python, author, ProgramRequest::batch(chunk), limit).await?;
+        match verdict.batch {
+            Some(batch) => verdicts.extend(batch),
+            None => return Err(verdict.error.unwrap_or_else(|| "Python returned no verdicts".into())),
+        }
+    }
+    Ok(verdicts)
 }
 
 /// One program's verdict from Pyodide, awaited.
-pub async fn run_python(
+async fn run_python(
     python: &Python,
     author: Author,
     request: ProgramRequest,

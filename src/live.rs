@@ -242,7 +242,8 @@ impl LiveView {
             bridge.decide(run_id, state).await
         };
         let view = HostView { status: self.status, stream: self.stream };
-        host::drive(task, &mut llm, python, token, decide, view, show).await;
+        // An episode Python failed ends with the reason, which its summary shows.
+        let _ = host::drive(task, &mut llm, python, token, decide, view, show).await;
     }
 }
 

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use engine::python::{Outcome, ProgramRequest, ProgramVerdict, parse_reply};
+use engine::python::{Author, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
 use gloo_timers::callback::Timeout;
 use js_sys::{Atomics, Int32Array, Object, Reflect, SharedArrayBuffer};
 use leptos::prelude::*;
@@ -45,16 +45,6 @@ pub enum PythonState {
 }
 
 type Done = Box<dyn FnOnce(Result<ProgramVerdict, String>)>;
-
-/// Who wrote a program, which decides whether its interpreter may serve the next one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Author {
-    /// A person or an LLM: the interpreter is thrown away after the program.
-    Untrusted,
-    /// The playground itself (the line banks' programs): the interpreter is kept for the next one,
-    /// unless the program was stopped at its limit or crashed it.
-    Playground,
-}
 
 struct Job {
     request: ProgramRequest,

@@ -12,8 +12,7 @@ use engine::effects::OfflineLlm;
 use engine::llm::ProviderSettings;
 use engine::params::{self, Parameters};
 use engine::prompts::PromptSet;
-use engine::search::SearchTask;
-use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
+use engine::search::bank::search_tasks;
 use engine::search::record::SearchRecord;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
@@ -202,7 +201,9 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         leptos::task::spawn_local(async move {
             let decide = async |_| Err("a search takes no policy decisions".to_owned());
             let view = HostView { status, stream };
-            host::drive(&mut search, &mut llm, &python, &token, decide, view, |s| searches.put(id, record(s))).await;
+            // A search Python failed ends with the reason, which its status line shows.
+            let _ = host::drive(&mut search, &mut llm, &python, &token, decide, view, |s| searches.put(id, record(s)))
+                .await;
             status.set(format!("Search over: {}.", search.ended()));
             let kept = record(&search);
             if let Some(sent) = sent {
@@ -236,34 +237,14 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             problem.set(Some(message));
             running.set(false);
         };
-        match (imported_task, &llm) {
-            (None, _) => match spec.build(prompts) {
-                Ok(search) => launch(search, spec, llm, settings, sent),
-                Err(message) => fail(message),
-            },
-            (Some(task), Llm::Remote { .. }) => match spec.build_on(SearchTask::from(&task), prompts) {
-                Ok(search) => launch(search, spec, llm, settings, sent),
-                Err(message) => fail(message),
-            },
-            (Some(task), Llm::Offline(_)) => {
-                let request = match BankTask::mutants_request(&task) {
-                    Ok(request) => request,
-                    Err(message) => return fail(message),
-                };
-                status
-                    .set(format!("Making the simulated LLM's bank for {}: mutating its reference solution…", task.id));
-                python.with_value(|python| {
-                    python.run(request, MUTANTS_LIMIT_MS, move |verdict| {
-                        let built = verdict
-                            .and_then(|verdict| BankTask::from_mutants(&task, &verdict))
-                            .and_then(|bank| spec.build_with_bank(bank, prompts));
-                        match built {
-                            Ok(search) => launch(search, spec, llm, settings, sent),
-                            Err(message) => fail(message),
-                        }
-                    })
-                });
-            }
+        // An imported task offline first has its bank made by mutating its reference in Pyodide:
+        // the search's first need.
+        if imported_task.is_some() && matches!(llm, Llm::Offline(_)) {
+            status.set("Making the simulated LLM's bank: mutating the task's reference solution…".into());
+        }
+        match spec.start(imported_task.as_ref(), matches!(llm, Llm::Offline(_)), prompts) {
+            Ok(search) => launch(search, spec, llm, settings, sent),
+            Err(message) => fail(message),
         }
     };
 

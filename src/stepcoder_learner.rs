@@ -1,24 +1,23 @@
 //! The StepCoder pane's learner: Table 1's ablation (vanilla, +CCCS, +FGO, StepCoder) on the
 //! line-bank learner, every program run in Pyodide, sampled pass@1 at the full task plotted against
-//! executions with its 95% interval over seeds. The bank's programs go to Pyodide in batches, all in
-//! one interpreter: they are the playground's own programs, not an LLM's.
+//! executions with its 95% interval over seeds. The ablation is driven by the page's host, which
+//! sends the bank's programs to Pyodide in batches, all in one interpreter: they are the
+//! playground's own programs, not an LLM's.
 
-use engine::python::{Outcome, ProgramRequest, ProgramVerdict};
+use engine::effects::OfflineLlm;
+use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
-use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationReport, AblationSpec, ArmSummary};
+use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary};
 use engine::stepcoder::learner::{self, Arm, LearnerParams};
 use leptos::prelude::*;
 
-use crate::host::run_python;
+use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
 use crate::persist::{self, setting};
-use crate::python::{Author, Python};
+use crate::python::Python;
 use crate::stepcoder_pane::MaskedProgram;
 use crate::{download, upload};
 
-/// Programs per Pyodide batch, and the time each may take in it.
-const BATCH: usize = 400;
-const MS_PER_PROGRAM: u32 = 50;
 /// The plot's size, in SVG units, and each arm's colour.
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
@@ -32,32 +31,6 @@ fn table_1(arm: Arm) -> f64 {
         Arm::Fgo => 34.6,
         Arm::StepCoder => 36.1,
     }
-}
-
-/// Runs the ablation's programs until it is done, `progress` updated after each batch.
-async fn drive(
-    ablation: &mut Ablation,
-    python: &Python,
-    cancel: &CancelToken,
-    progress: RwSignal<(u64, u64)>,
-) -> Result<(), String> {
-    while let AblationNeed::Run(requests) = ablation.need() {
-        let mut verdicts: Vec<ProgramVerdict> = Vec::with_capacity(requests.len());
-        for chunk in requests.chunks(BATCH).map(<[ProgramRequest]>::to_vec) {
-            if cancel.is_cancelled() {
-                return Err("cancelled".into());
-            }
-            let limit = 2_000 + MS_PER_PROGRAM * chunk.len() as u32;
-            let verdict = run_python(python, Author::Playground, ProgramRequest::batch(chunk), limit).await?;
-            match verdict.batch {
-                Some(batch) => verdicts.extend(batch),
-                None => return Err(verdict.error.unwrap_or_else(|| "Python returned no verdicts".into())),
-            }
-        }
-        ablation.supply(verdicts)?;
-        progress.set(ablation.progress());
-    }
-    Ok(())
 }
 
 /// The most ablation reports kept in this browser; the oldest goes first.
@@ -138,7 +111,12 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         let python = python.get_value();
         let started = js_sys::Date::now();
         leptos::task::spawn_local(async move {
-            match drive(&mut ablation, &python, &token, progress).await {
+            let mut llm = Llm::Offline(Box::new(OfflineLlm::new(0)));
+            let view = HostView { status, stream: RwSignal::new(String::new()) };
+            let decide = async |_| Err("an ablation takes no policy decisions".to_owned());
+            let show = |a: &Ablation| progress.set(a.progress());
+            let driven = host::drive(&mut ablation, &mut llm, &python, &token, decide, view, show).await;
+            match driven.and_then(|()| ablation.error.clone().map_or(Ok(()), Err)) {
                 Ok(()) => {
                     let report = ablation.report((js_sys::Date::now() - started) / 1000.0);
                     let compared = match sent {

@@ -101,7 +101,9 @@ pub fn StepcoderPane(
         leptos::task::spawn_local(async move {
             let decide = async |_| Err("a completion run takes no policy decisions".to_owned());
             let view = HostView { status, stream };
-            host::drive(&mut run, &mut llm, &python, &token, decide, view, |r| shown.set(Some(r.clone()))).await;
+            // A run Python failed ends with the reason, which its status shows.
+            let _ =
+                host::drive(&mut run, &mut llm, &python, &token, decide, view, |r| shown.set(Some(r.clone()))).await;
             status.set(format!("Done: {}.", run.ended));
             running.set(false);
         });

@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
-use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Episode, Evaluation, PlanningSummary, Policy, Protocol, Turn};
-use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
+use engine::cwm::normalised_return::{Episode, PlanningPolicy, PlanningRun, PlanningSummary, Protocol};
+use engine::cwm::tabulated::TabulatedModel;
+use engine::effects::OfflineLlm;
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
 use engine::gym::GymId;
@@ -25,8 +26,9 @@ use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::gym_canvas::GymCanvas;
-use crate::host::run_python;
-use crate::python::{Author, Python};
+use crate::host::{self, HostView, Llm};
+use crate::llm_client::CancelToken;
+use crate::python::Python;
 use crate::run_book::RunBook;
 use crate::{download, upload};
 
@@ -244,24 +246,10 @@ pub fn WorldModelTools(
         busy.set(true);
         problem.set(None);
         leptos::task::spawn_local(async move {
-            let evaluation = if Evaluation::plans_in_python(env) {
-                Ok(Evaluation::in_python(env, code, Protocol::quick(), 1))
-            } else {
-                status.set("Tabulating the model over every state and action in Pyodide…".into());
-                match tabulated::request(env, &code) {
-                    Err(message) => Err(message),
-                    Ok(request) => run_python(&python, Author::Untrusted, request, TABULATE_LIMIT_MS)
-                        .await
-                        .and_then(|verdict| TabulatedModel::from_verdict(env, &verdict))
-                        .map(|table| {
-                            model.set(Some(Arc::new(table.clone())));
-                            Evaluation::new(table, Protocol::quick(), 1)
-                        }),
-                }
-            };
-            match evaluation {
-                Ok(evaluation) => {
-                    let summary = play(evaluation, &python, plan, played, status, problem).await;
+            let reference = world_model_task(env).reference();
+            match PlanningRun::new(env, code, reference, Protocol::quick(), 1) {
+                Ok(run) => {
+                    let summary = play(run, &python, plan, played, model, status, problem).await;
                     if let Some(summary) = summary.filter(|_| best) {
                         on_planned.run(summary);
                     }
@@ -375,7 +363,7 @@ pub fn WorldModelTools(
                     "N/A until every episode is played, or when the oracle does no better than random".to_owned(),
                     |r| format!("{r:.3}"),
                 );
-                let python = if env.get().is_some_and(Evaluation::plans_in_python) {
+                let python = if env.get().is_some_and(PlanningRun::plans_in_python) {
                     format!(" The model was stepped {} times in Pyodide.", summary.model_steps)
                 } else {
                     String::new()
@@ -391,7 +379,7 @@ pub fn WorldModelTools(
             })
         })
     };
-    let in_python = move || env.get().is_some_and(Evaluation::plans_in_python);
+    let in_python = move || env.get().is_some_and(PlanningRun::plans_in_python);
 
     view! {
         <div id="cwm-tools" hidden=move || env.get().is_none() || program.get().is_none()>
@@ -428,56 +416,55 @@ pub fn WorldModelTools(
     }
 }
 
-/// Plays `evaluation` to its end: episodes of a tabulated model here, with a pause between them so
-/// that the page draws; those planned in Python one run each (the model's with a fresh
-/// interpreter, the playground's own random and oracle episodes in a kept one). Its summary, or
-/// none when Python could not run.
+/// Plays `run` to its end through the page's host: a small environment's model is tabulated in
+/// Pyodide, then its episodes are played here with a pause between them so that the page draws;
+/// a continuous one's episodes are one run in Pyodide each (the model's with a fresh interpreter,
+/// the playground's own random and oracle episodes in a kept one). Its summary, or none when
+/// Python could not run.
 async fn play(
-    mut evaluation: Evaluation,
+    mut run: PlanningRun,
     python: &Python,
     plan: RwSignal<Option<PlanningSummary>>,
     played: RwSignal<Vec<Episode>>,
+    model: RwSignal<Option<Arc<TabulatedModel>>>,
     status: RwSignal<String>,
     problem: RwSignal<Option<String>>,
 ) -> Option<PlanningSummary> {
-    let total = 3 * evaluation.protocol.episodes;
-    loop {
-        plan.set(Some(evaluation.summary()));
-        let next = evaluation.episodes.len() as u32 + 1;
-        match evaluation.step() {
-            Turn::Done => break,
-            Turn::Played => {
-                status.set(format!("Planning: {} of {total} episodes played…", evaluation.episodes.len()));
-                gloo_timers::future::TimeoutFuture::new(0).await;
-            }
-            Turn::Python { policy, request } => {
-                status.set(format!(
-                    "Planning in Pyodide: episode {next} of {total} ({}; the planner and the real environment run there)…",
-                    policy.label()
-                ));
-                let author = if policy == Policy::Model { Author::Untrusted } else { Author::Playground };
-                match run_python(python, author, request, EPISODE_LIMIT_MS).await {
-                    Ok(verdict) => evaluation.resume(&verdict),
-                    Err(message) => {
-                        problem.set(Some(message));
-                        return None;
-                    }
-                }
-            }
+    let total = 3 * run.protocol.episodes;
+    let in_python = PlanningRun::plans_in_python(run.env);
+    let mut llm = Llm::Offline(Box::new(OfflineLlm::new(0)));
+    let view = HostView { status, stream: RwSignal::new(String::new()) };
+    let decide = async |_| Err("planning takes no policy decisions".to_owned());
+    let show = |run: &PlanningRun| {
+        plan.set(Some(run.summary()));
+        if in_python {
+            status.set(format!(
+                "Planning in Pyodide: {} of {total} episodes played (the planner and the real environment run there)…",
+                run.episodes.len()
+            ));
+        } else if run.table().is_some() {
+            status.set(format!("Planning: {} of {total} episodes played…", run.episodes.len()));
         }
+    };
+    if !in_python {
+        status.set("Tabulating the model over every state and action in Pyodide…".into());
     }
-    let summary = evaluation.summary();
+    let driven = host::drive(&mut run, &mut llm, python, &CancelToken::default(), decide, view, show).await;
+    model.set(run.table().cloned().map(Arc::new));
+    let summary = run.summary();
     plan.set(Some(summary.clone()));
-    problem.set(evaluation.error.clone().map(|e| format!("The model could not plan: {e}")));
-    played.set(evaluation.episodes);
-    Some(summary)
+    if let Some(error) = &run.error {
+        problem.set(Some(format!("The model could not plan: {error}")));
+    }
+    played.set(run.episodes);
+    driven.ok().map(|()| summary)
 }
 
 /// One planned episode on the real environment, step by step on its canvas: random, the planner
 /// with the true environment (oracle), or the planner with the world model.
 #[component]
 fn PlannedEpisode(env: GymId, played: RwSignal<Vec<Episode>>) -> impl IntoView {
-    let policy = RwSignal::new(Policy::Model);
+    let policy = RwSignal::new(PlanningPolicy::Model);
     let index = RwSignal::new(0u32);
     let step = RwSignal::new(0usize);
     let episode = Memo::new(move |_| {
@@ -489,10 +476,10 @@ fn PlannedEpisode(env: GymId, played: RwSignal<Vec<Episode>>) -> impl IntoView {
     let observation = Signal::derive(move || {
         episode.with(|e| e.as_ref().and_then(|e| e.observations.get(step.get()).cloned()).unwrap_or_default())
     });
-    let name = |p: Policy| match p {
-        Policy::Random => "random",
-        Policy::Oracle => "the planner with the true environment (oracle)",
-        Policy::Model => "the planner with this model",
+    let name = |p: PlanningPolicy| match p {
+        PlanningPolicy::Random => "random",
+        PlanningPolicy::Oracle => "the planner with the true environment (oracle)",
+        PlanningPolicy::Model => "the planner with this model",
     };
     let summary = move || {
         episode.with(|e| {
@@ -512,13 +499,13 @@ fn PlannedEpisode(env: GymId, played: RwSignal<Vec<Episode>>) -> impl IntoView {
             <h4>"Watch a planned episode"</h4>
             <div class="row">
                 <label>"Who acts "<select id="cwm-watch-policy" on:change=move |ev| {
-                    policy.set(match event_target_value(&ev).as_str() { "random" => Policy::Random, "oracle" => Policy::Oracle, _ => Policy::Model });
+                    policy.set(match event_target_value(&ev).as_str() { "random" => PlanningPolicy::Random, "oracle" => PlanningPolicy::Oracle, _ => PlanningPolicy::Model });
                     index.set(0);
                     step.set(0);
                 }>
-                    <option value="model" selected>{name(Policy::Model)}</option>
-                    <option value="oracle">{name(Policy::Oracle)}</option>
-                    <option value="random">{name(Policy::Random)}</option>
+                    <option value="model" selected>{name(PlanningPolicy::Model)}</option>
+                    <option value="oracle">{name(PlanningPolicy::Oracle)}</option>
+                    <option value="random">{name(PlanningPolicy::Random)}</option>
                 </select></label>
                 <label>"Episode "<select id="cwm-watch-episode" on:change=move |ev| {
                     index.set(event_target_value(&ev).parse().unwrap_or(0));

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
+use cli::host::Host;
 use cli::python::NativePython;
-use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, Evaluation, Policy, Protocol, Turn};
+use engine::cwm::normalised_return::{PlanningPolicy, PlanningRun, Protocol};
 use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
@@ -213,25 +214,12 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
         return Err(usage("--episodes must be at least 1"));
     }
     let code = read(program)?;
+    let reference = world_model_task(env).reference();
+    let mut evaluation = PlanningRun::new(env, code, reference, protocol, seed).map_err(usage)?;
     let mut python = NativePython::start().map_err(io_failure)?;
-    let mut evaluation = if Evaluation::plans_in_python(env) {
-        Evaluation::in_python(env, code, protocol, seed)
-    } else {
-        let verdict =
-            python.run(&tabulated::request(env, &code).map_err(usage)?, TABULATE_LIMIT_MS).map_err(io_failure)?;
-        Evaluation::new(TabulatedModel::from_verdict(env, &verdict).map_err(io_failure)?, protocol, seed)
-    };
     let bar = crate::progress_bar(u64::from(3 * episodes), "episodes");
-    loop {
-        match evaluation.step() {
-            Turn::Done => break,
-            Turn::Played => {}
-            Turn::Python { request, .. } => {
-                evaluation.resume(&python.run(&request, EPISODE_LIMIT_MS).map_err(io_failure)?);
-            }
-        }
-        bar.inc(1);
-    }
+    let driven = Host::without_llm(&mut python).drive(&mut evaluation, |e| bar.set_position(e.episodes.len() as u64));
+    driven.map_err(io_failure)?;
     bar.finish_and_clear();
     let returns =
         |policy| evaluation.episodes.iter().filter(|e| e.policy == policy).map(|e| e.reward).collect::<Vec<_>>();
@@ -239,12 +227,12 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
         "env": env.name(),
         "episodes": episodes,
         "protocol": evaluation.protocol,
-        "planned_in": if Evaluation::plans_in_python(env) { "python" } else { "rust" },
-        "random": evaluation.mean_return(Policy::Random),
-        "oracle": evaluation.mean_return(Policy::Oracle),
-        "model": evaluation.mean_return(Policy::Model),
+        "planned_in": if PlanningRun::plans_in_python(env) { "python" } else { "rust" },
+        "random": evaluation.mean_return(PlanningPolicy::Random),
+        "oracle": evaluation.mean_return(PlanningPolicy::Oracle),
+        "model": evaluation.mean_return(PlanningPolicy::Model),
         "normalised": evaluation.normalised(),
-        "returns": {"random": returns(Policy::Random), "oracle": returns(Policy::Oracle), "model": returns(Policy::Model)},
+        "returns": {"random": returns(PlanningPolicy::Random), "oracle": returns(PlanningPolicy::Oracle), "model": returns(PlanningPolicy::Model)},
         "model_steps": evaluation.episodes.iter().map(|e| e.model_steps).sum::<u64>(),
         "error": evaluation.error,
     });
@@ -256,9 +244,9 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
         println!(
             "{}: mean return over {episodes} episodes: random {:.2}, oracle {:.2}, model {:.2}; R(CWM) = {}",
             env.name(),
-            evaluation.mean_return(Policy::Random).unwrap_or_default(),
-            evaluation.mean_return(Policy::Oracle).unwrap_or_default(),
-            evaluation.mean_return(Policy::Model).unwrap_or_default(),
+            evaluation.mean_return(PlanningPolicy::Random).unwrap_or_default(),
+            evaluation.mean_return(PlanningPolicy::Oracle).unwrap_or_default(),
+            evaluation.mean_return(PlanningPolicy::Model).unwrap_or_default(),
             shown(evaluation.normalised())
         );
     }

@@ -4,10 +4,9 @@
 //! `--tasks seed003`) the policy and the pipeline each play every task: seed 003 §5.2's table,
 //! and the simulator's odds calibrated from those episodes (§6.2).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use cli::host::{self, Llm};
+use cli::host::{Host, Llm};
 use cli::python::NativePython;
 use engine::calibration::Calibration;
 use engine::effects::{Effectful, LiveState};
@@ -79,19 +78,14 @@ fn trained_label(run: &Run) -> String {
 }
 
 /// Performs `task`'s needs with python3, `trained` answering the policy's decisions.
-fn perform<T: Effectful>(task: &mut T, llm: &mut Llm, trained: Option<&Run>, quiet: bool) -> Result<(), Failure> {
+fn perform<T: Effectful>(task: &mut T, llm: Llm, trained: Option<&Run>, quiet: bool) -> Result<(), Failure> {
     let mut python = NativePython::start().map_err(io_failure)?;
     let decide = |state: LiveState| match trained {
         Some(run) => live::decide(run, &state),
         None => Err("the fixed pipeline decides for itself".to_owned()),
     };
-    let mut on_text = |piece: &str| {
-        if !quiet {
-            eprint!("{piece}");
-            let _ = std::io::stderr().flush();
-        }
-    };
-    host::drive(task, llm, &mut python, decide, &mut on_text);
+    // An episode that Python failed ends with the reason, which its summary gives.
+    let _ = Host::new(llm, &mut python).with_decide(decide).streaming(quiet).drive(task, |_| {});
     Ok(())
 }
 
@@ -102,12 +96,12 @@ pub fn run(args: &LiveArgs) -> Result<(), Failure> {
     }
     let env = args.train.env;
     let task = choose_task(args)?;
-    let (mut llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
+    let (llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
     let driver = if args.pipeline { Driver::Pipeline } else { Driver::Policy };
     let mut episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
     let trained = if args.pipeline { None } else { Some(run_training(&args.train, false)?.0) };
     let driver_label = trained.as_ref().map_or_else(|| "fixed pipeline".to_owned(), trained_label);
-    perform(&mut episode, &mut llm, trained.as_ref(), args.train.json)?;
+    perform(&mut episode, llm, trained.as_ref(), args.train.json)?;
 
     let names = env.action_names();
     let summary = episode.summary().clone();
@@ -188,10 +182,10 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         Some(_) => vec![choose_task(args)?],
         None => task_set(args)?,
     };
-    let (mut llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
+    let (llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
     let mut validation = Validation::new(&env, tasks, &PromptSet::default()).map_err(usage)?;
     let trained = run_training(&args.train, false)?.0;
-    perform(&mut validation, &mut llm, Some(&trained), args.train.json)?;
+    perform(&mut validation, llm, Some(&trained), args.train.json)?;
 
     let table = validation.table();
     let trials: Vec<_> = validation.finished().iter().flat_map(LiveEpisode::trials).collect();

@@ -4,20 +4,17 @@
 //! LLM, on all cores, and reports each method's mean best score as seed 004's Table 1 does.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use cli::host;
+use cli::host::{Host, Llm, VerdictMemo};
 use cli::python::NativePython;
-use engine::effects::{Effectful, Need, OfflineLlm};
+use engine::effects::OfflineLlm;
 use engine::params;
 use engine::prompts::PromptSet;
-use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramVerdict};
-use engine::search::SearchTask;
-use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS, search_tasks};
+use engine::search::bank::search_tasks;
 use engine::search::simulated_llm::SimulatedLlmParams;
-use engine::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use engine::search::spec::{MethodSpec, SearchSpec};
 use engine::share::search_link::{SIMULATED, SearchLink};
 use serde::Serialize;
 
@@ -99,47 +96,30 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     spec.naive_verdicts = args.naive_verdicts;
     spec.autopep8 = !args.no_autopep8;
-    let mut python = NativePython::start().map_err(io_failure)?;
-    let search = match &args.tasks {
+    let imported = match &args.tasks {
         None => {
-            spec.task = match &args.task {
-                Some(id) => id.clone(),
-                None => search_tasks()[0].id.clone(),
-            };
-            spec.build(PromptSet::default()).map_err(usage)?
+            spec.task = args.task.clone().unwrap_or_else(|| search_tasks()[0].id.clone());
+            None
         }
         Some(path) => {
             let tasks = read_tasks(path)?;
             let task = match &args.task {
-                None => tasks.first(),
-                Some(id) => tasks.iter().find(|t| &t.id == id),
+                None => tasks.into_iter().next(),
+                Some(id) => tasks.into_iter().find(|t| &t.id == id),
             }
             .ok_or_else(|| {
                 usage(format!("no task {} in {}", args.task.as_deref().unwrap_or("at all"), path.display()))
             })?;
             spec.task = task.id.clone();
-            if args.llm.is_simulated() {
-                // The simulated LLM answers from a bank that the harness makes by mutating the reference.
-                let request = BankTask::mutants_request(task).map_err(usage)?;
-                let verdict = python.run(&request, MUTANTS_LIMIT_MS).map_err(io_failure)?;
-                let bank = BankTask::from_mutants(task, &verdict).map_err(usage)?;
-                spec.build_with_bank(bank, PromptSet::default()).map_err(usage)?
-            } else {
-                spec.build_on(SearchTask::from(task), PromptSet::default()).map_err(usage)?
-            }
+            Some(task)
         }
     };
-    let (mut llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
+    let search = spec.start(imported.as_ref(), args.llm.is_simulated(), PromptSet::default()).map_err(usage)?;
+    let (llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
     let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
-    let quiet = args.json;
-    let mut on_text = |piece: &str| {
-        if !quiet {
-            eprint!("{piece}");
-            let _ = std::io::stderr().flush();
-        }
-    };
-    let decide = |_| Err("a search takes no policy decisions".to_owned());
-    host::drive(&mut search, &mut llm, &mut python, decide, &mut on_text);
+    let mut python = NativePython::start().map_err(io_failure)?;
+    // A search that Python failed ends with the reason, which its report gives.
+    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut search, |_| {});
 
     let (best_program, best_score) = search.best().map_or((String::new(), 0.0), |(p, s)| (p.to_owned(), s));
     let report = SearchReport {
@@ -275,40 +255,6 @@ struct Outcome {
     progress: Vec<f64>,
 }
 
-/// Runs `search` on the simulated LLM; verdicts are shared by program text across the searches of
-/// a task (`memo`), since the harness gives a program the same verdict every time.
-fn run_simulated(
-    search: &mut ProgramSearch,
-    seed: u64,
-    python: &mut NativePython,
-    memo: &Mutex<HashMap<(String, String), ProgramVerdict>>,
-) -> Result<(), String> {
-    let mut llm = OfflineLlm::new(seed);
-    loop {
-        match search.need() {
-            Need::Done => return Ok(()),
-            Need::Chat(_) => {
-                let outcome = llm.reply(search);
-                search.chat_done(outcome, 0.0);
-            }
-            Need::Test(request) => {
-                let key = (search.task().id.clone(), request.code.clone());
-                let known = memo.lock().expect("no thread panics holding the memo").get(&key).cloned();
-                let verdict = match known {
-                    Some(verdict) => verdict,
-                    None => {
-                        let verdict = python.run(request, DEFAULT_TIME_LIMIT_MS)?;
-                        memo.lock().expect("no thread panics holding the memo").insert(key, verdict.clone());
-                        verdict
-                    }
-                };
-                search.test_done(verdict, 0.0);
-            }
-            Need::Decide(_) => search.end("a search takes no policy decisions", 0.0),
-        }
-    }
-}
-
 pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     let methods: Vec<MethodSpec> =
         args.methods.split(',').map(|m| MethodSpec::parse(m.trim())).collect::<Result<_, _>>().map_err(usage)?;
@@ -330,7 +276,7 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
                 let mut spec = SearchSpec::new(method.clone(), task, max_budget, seed);
                 spec.simulated_llm = odds.clone();
                 spec.autopep8 = !args.no_autopep8;
-                spec.build(PromptSet::default()).map_err(usage)?;
+                spec.start(None, true, PromptSet::default()).map_err(usage)?;
                 jobs.push((m, spec));
             }
         }
@@ -339,7 +285,9 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     let bar = progress_bar(jobs.len() as u64, "searches");
     let started = std::time::Instant::now();
     let queue = Mutex::new(jobs.into_iter());
-    let memo = Mutex::new(HashMap::new());
+    // Verdicts are shared by program across the searches, as the harness gives a program the same
+    // verdict every time.
+    let memo: VerdictMemo = Mutex::new(HashMap::new());
     let outcomes = Mutex::new(Vec::new());
     let failure = Mutex::new(None::<String>);
     std::thread::scope(|scope| {
@@ -351,8 +299,9 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
                 };
                 loop {
                     let Some((method, spec)) = queue.lock().expect("unpoisoned").next() else { return };
-                    let mut search = spec.build(PromptSet::default()).expect("built once already");
-                    if let Err(e) = run_simulated(&mut search, spec.seed, &mut python, &memo) {
+                    let mut search = spec.start(None, true, PromptSet::default()).expect("built once already");
+                    let llm = Llm::Offline(Box::new(OfflineLlm::new(spec.seed)));
+                    if let Err(e) = Host::new(llm, &mut python).with_memo(&memo).drive(&mut search, |_| {}) {
                         return *failure.lock().expect("unpoisoned") = Some(e);
                     }
                     let progress = search.progress().iter().map(|p| p.best_score).collect();

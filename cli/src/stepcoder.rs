@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cli::host::{self, Llm};
+use cli::host::{Host, Llm};
 use cli::python::{self, NativePython};
 use engine::params;
 use engine::prompts::{PromptSet, id};
-use engine::python::{ProgramRequest, Scope};
-use engine::stepcoder::ablation::{Ablation, AblationNeed, AblationSpec};
+use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};
+use engine::stepcoder::ablation::{Ablation, AblationSpec};
 use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
@@ -20,10 +20,6 @@ use serde_json::json;
 
 use crate::llm_args::LlmArgs;
 use crate::{Failure, io_failure, progress_bar, read_tasks, usage};
-
-/// Wall-clock limit for one program of the learner: its banks never loop, so a program that takes
-/// this long is broken.
-const LEARNER_LIMIT_MS: u32 = 2_000;
 
 #[derive(clap::Subcommand)]
 pub enum StepcoderCommand {
@@ -209,7 +205,7 @@ fn curriculum(path: &Path, only: Option<&str>, kinds: ScopeKinds, json: bool) ->
         .map(|t| ProgramRequest::new(t.solution.clone(), Vec::new()))
         .collect();
     let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut analysed = python::run_all(&unscoped, LEARNER_LIMIT_MS, jobs, |_| {}).into_iter();
+    let mut analysed = python::run_all(&unscoped, DEFAULT_TIME_LIMIT_MS, jobs, |_| {}).into_iter();
     let prompts = PromptSet::default();
     let params = CurriculumParams { kinds, ..CurriculumParams::default() };
     let mut reports = Vec::new();
@@ -273,13 +269,14 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
     let (_, total) = ablation.progress();
     let bar = progress_bar(total, "executions");
     let started = Instant::now();
-    while let AblationNeed::Run(requests) = ablation.need() {
-        let verdicts = python::run_all(requests, LEARNER_LIMIT_MS, jobs, |_| {});
-        let verdicts = verdicts.into_iter().collect::<Result<Vec<_>, _>>().map_err(io_failure)?;
-        ablation.supply(verdicts).map_err(usage)?;
-        bar.set_position(ablation.progress().0);
-    }
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let driven =
+        Host::without_llm(&mut python).with_jobs(jobs).drive(&mut ablation, |a| bar.set_position(a.progress().0));
     bar.finish_and_clear();
+    driven.map_err(io_failure)?;
+    if let Some(error) = &ablation.error {
+        return Err(usage(error.clone()));
+    }
     let report = ablation.report(started.elapsed().as_secs_f64());
     if json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
@@ -369,14 +366,8 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         settings.top_p = params.top_p;
     }
     let mut python = NativePython::start().map_err(io_failure)?;
-    let quiet = args.json;
-    let mut on_text = |piece: &str| {
-        if !quiet {
-            eprint!("{piece}");
-        }
-    };
-    let decide = |_| Err("a completion run takes no policy decisions".to_owned());
-    host::drive(&mut run, &mut llm, &mut python, decide, &mut on_text);
+    // A run that Python failed ends with the reason, which its report gives.
+    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {});
 
     let mut outcomes: Vec<OutcomeShare> = Vec::new();
     for outcome in engine::python::Outcome::ALL {

@@ -7,11 +7,11 @@ mod common;
 use common::{last_json_line, rlcg};
 
 use cli::python::{NativePython, run_all};
-use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, PlanRequest, PlayedEpisode, Policy};
+use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, PlanRequest, PlanningPolicy, PlayedEpisode};
 use engine::cwm::planner::PlannerParams;
 use engine::gym::GymId;
 use engine::gym::dataset::dataset;
-use engine::python::{FaultKind, Outcome, PredictionPart, ProgramRequest};
+use engine::python::{FaultKind, Outcome, PredictionPart};
 use engine::rng::gym_rng;
 use engine::search::Scorer;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
@@ -316,7 +316,7 @@ fn cwm_plan_in_python_for_cart_pole_a_perfect_model_is_the_oracle_a_wrong_push_i
 fn planned(
     environment: &str,
     start: Vec<f64>,
-    policy: Policy,
+    policy: PlanningPolicy,
     actions: usize,
     seed: u32,
     float32: bool,
@@ -331,10 +331,10 @@ fn planned(
         float32,
         planner: PlannerParams::default(),
     };
-    let request = ProgramRequest::planning_episode(environment, plan);
+    let request = plan.into_request(environment.to_owned());
     let verdict = NativePython::start().unwrap().run(&request, EPISODE_LIMIT_MS).unwrap();
     assert_eq!(verdict.outcome, Outcome::Pass, "{:?}", verdict.error);
-    verdict.episode.unwrap()
+    PlayedEpisode::of(&verdict).unwrap()
 }
 
 /// planner.rs's corridor: 5 cells, action 1 moves right, 0 left; reaching cell 4 pays 10 and ends.
@@ -344,7 +344,7 @@ const CORRIDOR: &str = "class Environment:\n    def set_state(self, state):\n   
 fn the_harness_planner_walks_planner_rs_corridor_as_the_rust_planner_does() {
     // Next to the reward, right is worth 10 and left at most 0.99² · 10: one step, every seed.
     for seed in 0..10 {
-        let episode = planned(CORRIDOR, vec![3.0], Policy::Oracle, 2, seed, false);
+        let episode = planned(CORRIDOR, vec![3.0], PlanningPolicy::Oracle, 2, seed, false);
         assert_eq!((episode.actions, episode.rewards, episode.terminated), (vec![1], vec![10.0], true));
     }
     // From the far end, the planner reaches the reward within the episode; at random it takes longer.
@@ -362,8 +362,8 @@ fn the_harness_planner_walks_planner_rs_corridor_as_the_rust_planner_does() {
             assert!(episode.terminated && episode.rewards.last() == Some(&10.0));
             episode.actions.len()
         };
-        planned_steps += walk(Policy::Oracle);
-        random_steps += walk(Policy::Random);
+        planned_steps += walk(PlanningPolicy::Oracle);
+        random_steps += walk(PlanningPolicy::Random);
     }
     assert!(planned_steps >= 40 && planned_steps < random_steps, "{planned_steps} planned, {random_steps} random");
 }
@@ -374,9 +374,9 @@ fn the_harness_real_environment_steps_as_the_engine_environment() {
     // the engine's f64 start, follows the engine's episode for the same actions.
     for (env, close_for) in [(GymId::CartPole, 100), (GymId::MountainCar, 100), (GymId::Acrobot, 100)] {
         let task = world_model_task(env);
-        let reference = task.program(&vec![None; task.slots.len()]);
+        let reference = task.reference();
         let mut real = env.make(&mut gym_rng(3));
-        let episode = planned(&reference, real.unrounded_obs(), Policy::Random, env.actions(), 3, true);
+        let episode = planned(&reference, real.unrounded_obs(), PlanningPolicy::Random, env.actions(), 3, true);
         let mut rng = gym_rng(0);
         for (step, (&action, observation)) in
             episode.actions.iter().zip(&episode.observations).enumerate().take(close_for)

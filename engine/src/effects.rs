@@ -1,18 +1,20 @@
-//! The sans-IO vocabulary of every task that needs the outside world: a policy's decision, an LLM
-//! call or a run of Python tests. A task says which [`Need`] it has next; a host (the page, the
-//! CLI, a test with recorded outcomes) performs it and resumes the task with the outcome. The task
-//! never waits, never reads a clock (the host passes the time) and never draws from an ambient RNG,
-//! so with recorded outcomes it is deterministic.
+//! The one sans-IO vocabulary of every task that needs the outside world: a policy's decision, an
+//! LLM call, a batch of Python programs, or a slice of its own work that the host schedules so that
+//! a page stays responsive. A task says which [`Need`] it has next; a host (the page, the CLI, a
+//! test with recorded outcomes) performs it and resumes the task with the outcome. The task never
+//! waits, never reads a clock (the host passes the time) and never draws from an ambient RNG, so
+//! with recorded outcomes it is deterministic.
 //!
-//! Live mode's episodes implement [`Effectful`]; so does every later LLM-driven loop, which then
-//! runs in the same hosts unchanged.
+//! Live episodes, validations, program searches (whose bank, for an imported task, is their first
+//! need), StepCoder's completion runs and ablations, and the planning evaluation of a world model
+//! implement [`Effectful`]; each side has one host loop that drives them all.
 
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
 use crate::llm::{ChatMessage, FailureKind, LlmFailure, Usage};
-use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
+use crate::rng::RunRng;
 
 /// What a task needs next.
 #[derive(Debug, PartialEq)]
@@ -21,10 +23,46 @@ pub enum Need<'a> {
     Decide(LiveState),
     /// An LLM call.
     Chat(&'a ChatCall),
-    /// A run of a program against its tests.
-    Test(&'a ProgramRequest),
+    /// Programs to run, each against its tests or in the harness mode its request names; the
+    /// verdicts go back in the same order.
+    Python(&'a PythonBatch),
+    /// Work the task does itself (a planning episode played in Rust): the host lets its page draw
+    /// first, then calls [`Effectful::compute`].
+    Compute,
     /// Nothing more: the task is over.
     Done,
+}
+
+/// Programs a task needs run, the time each may take, and who wrote them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PythonBatch {
+    pub requests: Vec<ProgramRequest>,
+    /// The most one program may take, in milliseconds.
+    pub limit_ms: u32,
+    /// Whether the programs may share an interpreter (the playground's own) or each needs a fresh
+    /// one (a person's or an LLM's).
+    pub author: Author,
+}
+
+impl PythonBatch {
+    /// One program of a person or an LLM, with the default time limit.
+    pub fn untrusted(request: ProgramRequest) -> Self {
+        Self { requests: vec![request], limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted }
+    }
+
+    pub fn with_limit(self, limit_ms: u32) -> Self {
+        Self { limit_ms, ..self }
+    }
+}
+
+/// The one verdict that a batch of one program gets back, or why there is none.
+pub fn only_verdict(verdicts: Vec<ProgramVerdict>) -> Result<ProgramVerdict, String> {
+    let count = verdicts.len();
+    let mut verdicts = verdicts.into_iter();
+    match (verdicts.next(), verdicts.next()) {
+        (Some(verdict), None) => Ok(verdict),
+        _ => Err(format!("the host returned {count} verdicts for one program")),
+    }
 }
 
 /// A state as a trained policy reads it: the index, the mask, the texts a neural policy embeds and
@@ -58,20 +96,31 @@ pub enum ChatOutcome {
     Failed(LlmFailure),
 }
 
-/// A task that is driven by a host, one [`Need`] at a time.
+/// A task that is driven by a host, one [`Need`] at a time. A task resumed with an outcome of a
+/// need it never states (a host's bug) ends, saying so: the defaults below.
 pub trait Effectful {
     fn need(&self) -> Need<'_>;
     /// Resumes after [`Need::Decide`] with the policy's action.
-    fn decided(&mut self, action: usize, now_ms: f64);
+    fn decided(&mut self, _action: usize, now_ms: f64) {
+        self.end("this task takes no policy decisions", now_ms);
+    }
     /// Resumes after [`Need::Chat`].
-    fn chat_done(&mut self, outcome: ChatOutcome, now_ms: f64);
-    /// Resumes after [`Need::Test`].
-    fn test_done(&mut self, verdict: ProgramVerdict, now_ms: f64);
+    fn chat_done(&mut self, _outcome: ChatOutcome, now_ms: f64) {
+        self.end("this task makes no LLM calls", now_ms);
+    }
+    /// Resumes after [`Need::Python`] with the verdicts, in the batch's order.
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64);
+    /// Does the work that [`Need::Compute`] announced.
+    fn compute(&mut self, now_ms: f64) {
+        self.end("this task has no work of its own", now_ms);
+    }
     /// Ends the task now: the user cancelled, or the host cannot perform a need (`reason` says why).
     fn end(&mut self, reason: &str, now_ms: f64);
     /// What the offline LLM answers to the pending chat call: the task knows its recorded programs
     /// and the odds to write them with; `rng` is the offline LLM's own.
-    fn offline_reply(&self, rng: &mut RunRng) -> String;
+    fn offline_reply(&self, _rng: &mut RunRng) -> String {
+        "This task makes no LLM calls.".into()
+    }
 }
 
 /// The LLM of a host without an endpoint: each reply is the task's own [`Effectful::offline_reply`],

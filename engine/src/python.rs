@@ -5,7 +5,16 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::cwm::normalised_return::{PlanRequest, PlayedEpisode};
+/// Who wrote a program, which decides whether its interpreter may serve the next one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Author {
+    /// A person or an LLM: the interpreter is thrown away after the program.
+    Untrusted,
+    /// The playground itself (the line banks' programs, the reference models): none of them
+    /// changes its interpreter, so one may serve the next, unless the program was stopped at its
+    /// limit or crashed it.
+    Playground,
+}
 
 /// Wall-clock limit for one program when the user sets none.
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
@@ -53,10 +62,11 @@ pub struct ProgramRequest {
     /// never their verdicts, which the judge decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<Vec<ProgramRequest>>,
-    /// Play one real episode with `code` as the planner's model instead (the verdict's `episode`,
-    /// see `cwm::normalised_return`).
+    /// Play one real episode with `code` as the planner's model instead (the verdict's
+    /// `episode`). Its form is the planner's (`cwm::normalised_return::PlanRequest`), above this
+    /// protocol, which carries it as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan: Option<Box<PlanRequest>>,
+    pub plan: Option<Value>,
     /// Judge as common graders do (the tests in the program's own interpreter; an exit with
     /// status 0 a pass), keeping the real outcome as the verdict's `strict_outcome`: the search's
     /// "naive verdicts" switch, which shows reward hacking succeed. Statement tests only.
@@ -93,11 +103,6 @@ impl ProgramRequest {
     /// `code` as a code world model predicting the next state, reward and done of each pair.
     pub fn world_model(code: impl Into<String>, pairs: Vec<(Value, usize)>) -> Self {
         Self { predict: Some(pairs), ..Self::new(code, Vec::new()).verdict_only() }
-    }
-
-    /// One planning episode with `code` as the model (see [`PlanRequest`]).
-    pub fn planning_episode(code: impl Into<String>, plan: PlanRequest) -> Self {
-        Self { plan: Some(Box::new(plan)), ..Self::new(code, Vec::new()).verdict_only() }
     }
 
     /// Only the verdict: no coverage and no analysis, for checks of many programs.
@@ -323,9 +328,10 @@ pub struct ProgramVerdict {
     /// For a `batch` request: each request's verdict, in order.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<Vec<ProgramVerdict>>,
-    /// For a `plan` request: the episode as far as it was played.
+    /// For a `plan` request: the episode as far as it was played (read by
+    /// `cwm::normalised_return::PlayedEpisode::of`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub episode: Option<PlayedEpisode>,
+    pub episode: Option<Value>,
     /// For an `autopep8` request: the program autopep8 made of the code, which is what ran, when
     /// it differs from the code.
     #[serde(default, skip_serializing_if = "Option::is_none")]

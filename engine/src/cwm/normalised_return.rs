@@ -14,18 +14,18 @@
 //! of the simulated LLM's bank, which the Gymnasium fixture checks. All three policies play there,
 //! so that they meet the same real environment.
 //!
-//! An evaluation is sans-IO: [`Evaluation::step`] plays one episode, or hands back the request
-//! that plays it, whose verdict [`Evaluation::resume`] takes. A page can show it grow.
+//! An evaluation is sans-IO, a [`PlanningRun`] that a host drives like any [`Effectful`] task, and
+//! a page can show it grow.
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::planner::{PlannerParams, TrueEnvironment, plan};
-use super::tabulated::{self, TabulatedModel};
+use super::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
+use crate::effects::{Effectful, Need, PythonBatch, only_verdict};
 use crate::gym::GymId;
-use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
+use crate::python::{Author, Outcome, ProgramRequest, ProgramVerdict};
 use crate::rng::planning_rngs;
-use crate::search::world_model_tasks::world_model_task;
 
 /// Steps an episode may take in an environment without a time limit.
 pub const STEPS_WITHOUT_LIMIT: u32 = 100;
@@ -59,7 +59,7 @@ impl Protocol {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Policy {
+pub enum PlanningPolicy {
     Random,
     /// The planner with the true environment.
     Oracle,
@@ -67,14 +67,14 @@ pub enum Policy {
     Model,
 }
 
-impl Policy {
-    pub const ALL: [Policy; 3] = [Policy::Random, Policy::Oracle, Policy::Model];
+impl PlanningPolicy {
+    pub const ALL: [PlanningPolicy; 3] = [PlanningPolicy::Random, PlanningPolicy::Oracle, PlanningPolicy::Model];
 
     pub fn label(self) -> &'static str {
         match self {
-            Policy::Random => "random",
-            Policy::Oracle => "oracle",
-            Policy::Model => "model",
+            PlanningPolicy::Random => "random",
+            PlanningPolicy::Oracle => "oracle",
+            PlanningPolicy::Model => "model",
         }
     }
 }
@@ -82,7 +82,7 @@ impl Policy {
 /// One episode played: its return and length.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Episode {
-    pub policy: Policy,
+    pub policy: PlanningPolicy,
     pub index: u32,
     pub reward: f64,
     pub steps: u32,
@@ -120,7 +120,7 @@ pub struct PlanRequest {
     pub environment: String,
     /// The start observation, before Gymnasium's float32 cast.
     pub start: Vec<f64>,
-    pub policy: Policy,
+    pub policy: PlanningPolicy,
     pub actions: usize,
     pub max_steps: u32,
     /// The seed of the episode's `random.Random` (the planner's draws and random actions).
@@ -128,6 +128,15 @@ pub struct PlanRequest {
     /// Round each observation the planner and the episode see to float32, as Gymnasium's spaces.
     pub float32: bool,
     pub planner: PlannerParams,
+}
+
+impl PlanRequest {
+    /// The harness request that plays this episode, with `code` as the model (for the model's
+    /// episodes; empty otherwise).
+    pub fn into_request(self, code: String) -> ProgramRequest {
+        let plan = serde_json::to_value(self).expect("plan requests serialise");
+        ProgramRequest { plan: Some(plan), ..ProgramRequest::new(code, Vec::new()).verdict_only() }
+    }
 }
 
 /// An episode as the harness played it, as far as it got.
@@ -141,6 +150,18 @@ pub struct PlayedEpisode {
     pub model_steps: u64,
 }
 
+impl PlayedEpisode {
+    /// The episode in the harness's verdict on a [`PlanRequest`] (empty when the model failed
+    /// before the first step).
+    pub fn of(verdict: &ProgramVerdict) -> Result<Self, String> {
+        match &verdict.episode {
+            None => Ok(Self::default()),
+            Some(episode) => serde_json::from_value(episode.clone())
+                .map_err(|e| format!("the harness returned an episode this page cannot read: {e}")),
+        }
+    }
+}
+
 fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
     let (sum, n) = values.fold((0.0, 0u32), |(s, n), v| (s + v, n + 1));
     (n > 0).then(|| sum / f64::from(n))
@@ -149,53 +170,57 @@ fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
 /// How the model plans.
 #[derive(Clone, Debug)]
 enum Planning {
+    /// A model of a small environment, waiting for the harness to tabulate it.
+    Tabulating,
     /// Tabulated: every episode is played here.
     Table(TabulatedModel),
     /// Each episode is a harness request; `reference` is the real environment's program.
     Python { program: String, reference: String },
 }
 
-/// What playing the next episode takes.
-#[derive(Debug, PartialEq)]
-pub enum Turn {
-    /// It was played here.
-    Played,
-    /// The harness plays it: run `request` (only the model's episodes run a program from outside
-    /// the playground) and pass the verdict to [`Evaluation::resume`].
-    Python { policy: Policy, request: ProgramRequest },
-    /// Every episode is played, or the model failed (see [`Evaluation::error`]).
-    Done,
-}
-
-/// The evaluation of one model, episode by episode.
+/// The evaluation of one model, episode by episode: an [`Effectful`] task. A small environment's
+/// model is first tabulated by the harness (its first need), then each episode is played here
+/// ([`Need::Compute`]); a continuous environment's episodes are each one harness request.
 #[derive(Clone, Debug)]
-pub struct Evaluation {
+pub struct PlanningRun {
     pub env: GymId,
     pub protocol: Protocol,
     pub seed: u64,
     planning: Planning,
+    /// The request that tabulates the model or plays the next episode, while one is needed.
+    pending: Option<PythonBatch>,
     pub episodes: Vec<Episode>,
     /// Why the evaluation stopped before its end: the model raised or ran out of time.
     pub error: Option<String>,
 }
 
-impl Evaluation {
-    /// Planning with a tabulated model, here.
-    pub fn new(model: TabulatedModel, protocol: Protocol, seed: u64) -> Self {
-        Self { env: model.env, protocol, seed, planning: Planning::Table(model), episodes: Vec::new(), error: None }
+impl PlanningRun {
+    /// The evaluation of `program`, a model of `env`: tabulated and planned here where `env` is
+    /// small, otherwise planned in the harness an episode per request against `reference`, the
+    /// program that plays the real environment (the bank's reference model).
+    pub fn new(env: GymId, program: String, reference: String, protocol: Protocol, seed: u64) -> Result<Self, String> {
+        let (planning, pending) = if Self::plans_in_python(env) {
+            (Planning::Python { program, reference }, None)
+        } else {
+            let batch = PythonBatch::untrusted(tabulated::request(env, &program)?).with_limit(TABULATE_LIMIT_MS);
+            (Planning::Tabulating, Some(batch))
+        };
+        let mut run = Self { env, protocol, seed, planning, pending, episodes: Vec::new(), error: None };
+        run.ask();
+        Ok(run)
     }
 
-    /// Planning with `program` in the harness, an episode per request (continuous environments).
-    pub fn in_python(env: GymId, program: String, protocol: Protocol, seed: u64) -> Self {
-        let task = world_model_task(env);
-        let reference = task.program(&vec![None; task.slots.len()]);
-        Self {
-            env,
-            protocol,
-            seed,
-            planning: Planning::Python { program, reference },
-            episodes: Vec::new(),
-            error: None,
+    /// Planning with a model tabulated already.
+    pub fn with_table(model: TabulatedModel, protocol: Protocol, seed: u64) -> Self {
+        let env = model.env;
+        Self { env, protocol, seed, planning: Planning::Table(model), pending: None, episodes: Vec::new(), error: None }
+    }
+
+    /// The model as a table, once the harness has tabulated it (agents can train inside it).
+    pub fn table(&self) -> Option<&TabulatedModel> {
+        match &self.planning {
+            Planning::Table(model) => Some(model),
+            _ => None,
         }
     }
 
@@ -209,46 +234,58 @@ impl Evaluation {
     }
 
     /// The next episode's policy and index: random ones first, then the oracle's, then the model's.
-    fn next_episode(&self) -> (Policy, u32) {
+    fn next_episode(&self) -> (PlanningPolicy, u32) {
         let played = self.episodes.len() as u32;
-        (Policy::ALL[(played / self.protocol.episodes) as usize], played % self.protocol.episodes)
+        (PlanningPolicy::ALL[(played / self.protocol.episodes) as usize], played % self.protocol.episodes)
     }
 
-    /// Plays the next episode here, or says which request plays it.
-    pub fn step(&mut self) -> Turn {
+    /// The request that plays the next episode in the harness, where the model plans there.
+    fn ask(&mut self) {
+        let Planning::Python { program, reference } = &self.planning else { return };
         if self.is_done() {
-            return Turn::Done;
+            self.pending = None;
+            return;
         }
         let (policy, index) = self.next_episode();
-        match &self.planning {
-            Planning::Table(model) => {
-                let (reward, steps, observations) = self.play(model, policy, index);
-                self.episodes.push(Episode { policy, index, reward, steps, model_steps: 0, observations });
-                Turn::Played
-            }
-            Planning::Python { program, reference } => {
-                let (mut env_rng, mut rng) = planning_rngs(self.seed, index);
-                let plan = PlanRequest {
-                    environment: reference.clone(),
-                    start: self.env.make(&mut env_rng).unrounded_obs(),
-                    policy,
-                    actions: self.env.actions(),
-                    max_steps: self.env.max_episode_steps().unwrap_or(STEPS_WITHOUT_LIMIT),
-                    seed: rng.random(),
-                    float32: self.env.continuous(),
-                    planner: self.protocol.planner.clone(),
-                };
-                let code = if policy == Policy::Model { program.clone() } else { String::new() };
-                Turn::Python { policy, request: ProgramRequest::planning_episode(code, plan) }
-            }
+        let (mut env_rng, mut rng) = planning_rngs(self.seed, index);
+        let plan = PlanRequest {
+            environment: reference.clone(),
+            start: self.env.make(&mut env_rng).unrounded_obs(),
+            policy,
+            actions: self.env.actions(),
+            max_steps: self.env.max_episode_steps().unwrap_or(STEPS_WITHOUT_LIMIT),
+            seed: rng.random(),
+            float32: self.env.continuous(),
+            planner: self.protocol.planner.clone(),
+        };
+        // Only the model's episodes run a program from outside the playground.
+        let (code, author) = match policy {
+            PlanningPolicy::Model => (program.clone(), Author::Untrusted),
+            _ => (String::new(), Author::Playground),
+        };
+        let requests = vec![plan.into_request(code)];
+        self.pending = Some(PythonBatch { requests, limit_ms: EPISODE_LIMIT_MS, author });
+    }
+
+    /// The harness's tabulation of the model.
+    fn tabulated(&mut self, verdict: &ProgramVerdict) {
+        match TabulatedModel::from_verdict(self.env, verdict) {
+            Ok(model) => self.planning = Planning::Table(model),
+            Err(why) => self.error = Some(why),
         }
     }
 
-    /// Takes the verdict of the request [`Evaluation::step`] gave. A model that raised or ran out
-    /// of time ends the evaluation with its error; the episode so far is kept, to be watched.
-    pub fn resume(&mut self, verdict: &ProgramVerdict) {
+    /// The episode the harness played. A model that raised or ran out of time ends the evaluation
+    /// with its error; the episode so far is kept, to be watched.
+    fn played(&mut self, verdict: &ProgramVerdict) {
         let (policy, index) = self.next_episode();
-        let played = verdict.episode.clone().unwrap_or_default();
+        let played = match PlayedEpisode::of(verdict) {
+            Ok(played) => played,
+            Err(why) => {
+                self.error = Some(why);
+                return;
+            }
+        };
         if verdict.outcome != Outcome::Pass {
             let why = verdict.error.clone().unwrap_or_else(|| verdict.outcome.label().to_owned());
             self.error = Some(format!("{} episode {} of {}: {why}", policy.label(), index + 1, self.protocol.episodes));
@@ -268,7 +305,7 @@ impl Evaluation {
         });
     }
 
-    fn play(&self, model: &TabulatedModel, policy: Policy, index: u32) -> (f64, u32, Vec<Vec<f64>>) {
+    fn play(&self, model: &TabulatedModel, policy: PlanningPolicy, index: u32) -> (f64, u32, Vec<Vec<f64>>) {
         let (mut env_rng, mut rng) = planning_rngs(self.seed, index);
         let mut env = self.env.make(&mut env_rng);
         let oracle = TrueEnvironment { actions: self.env.actions(), foresight: self.protocol.oracle_foresight };
@@ -277,9 +314,11 @@ impl Evaluation {
         let mut observations = vec![env.obs().values()];
         for step in 1..=limit {
             let action = match policy {
-                Policy::Random => rng.random_range(0..self.env.actions()),
-                Policy::Oracle => plan(&oracle, &(env.clone(), env_rng.clone()), &self.protocol.planner, &mut rng),
-                Policy::Model => plan(model, &env.obs(), &self.protocol.planner, &mut rng),
+                PlanningPolicy::Random => rng.random_range(0..self.env.actions()),
+                PlanningPolicy::Oracle => {
+                    plan(&oracle, &(env.clone(), env_rng.clone()), &self.protocol.planner, &mut rng)
+                }
+                PlanningPolicy::Model => plan(model, &env.obs(), &self.protocol.planner, &mut rng),
             };
             let outcome = env.step(action, &mut env_rng);
             total += outcome.reward;
@@ -293,7 +332,7 @@ impl Evaluation {
 
     /// The mean return of `policy` over its episodes played so far (with its whole budget of steps:
     /// an episode cut short by its model's error does not count).
-    pub fn mean_return(&self, policy: Policy) -> Option<f64> {
+    pub fn mean_return(&self, policy: PlanningPolicy) -> Option<f64> {
         let failed = self.error.is_some().then(|| self.episodes.len() - 1);
         mean(
             self.episodes
@@ -307,9 +346,9 @@ impl Evaluation {
     pub fn summary(&self) -> PlanningSummary {
         PlanningSummary {
             protocol: self.protocol.clone(),
-            random: self.mean_return(Policy::Random),
-            oracle: self.mean_return(Policy::Oracle),
-            model: self.mean_return(Policy::Model),
+            random: self.mean_return(PlanningPolicy::Random),
+            oracle: self.mean_return(PlanningPolicy::Oracle),
+            model: self.mean_return(PlanningPolicy::Model),
             normalised: self.normalised(),
             played: self.episodes.len() as u32,
             model_steps: self.episodes.iter().map(|e| e.model_steps).sum(),
@@ -320,9 +359,51 @@ impl Evaluation {
     /// R(CWM), once all three have played; `None` before, after an error, or when the oracle does
     /// no better than random (the ratio means nothing then: the paper's "N/A").
     pub fn normalised(&self) -> Option<f64> {
-        let (random, oracle, model) =
-            (self.mean_return(Policy::Random)?, self.mean_return(Policy::Oracle)?, self.mean_return(Policy::Model)?);
+        let (random, oracle, model) = (
+            self.mean_return(PlanningPolicy::Random)?,
+            self.mean_return(PlanningPolicy::Oracle)?,
+            self.mean_return(PlanningPolicy::Model)?,
+        );
         (self.is_done() && self.error.is_none() && oracle > random).then(|| (model - random) / (oracle - random))
+    }
+}
+
+impl Effectful for PlanningRun {
+    fn need(&self) -> Need<'_> {
+        match (&self.pending, &self.planning) {
+            _ if self.is_done() => Need::Done,
+            (Some(batch), _) => Need::Python(batch),
+            (None, Planning::Table(_)) => Need::Compute,
+            // Not reached: a tabulating or Python run always has its request pending.
+            (None, _) => Need::Done,
+        }
+    }
+
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        self.pending = None;
+        match only_verdict(verdicts) {
+            Ok(verdict) if matches!(self.planning, Planning::Tabulating) => self.tabulated(&verdict),
+            Ok(verdict) => self.played(&verdict),
+            Err(why) => return self.end(&why, now_ms),
+        }
+        self.ask();
+    }
+
+    /// Plays the next episode here, with the tabulated model.
+    fn compute(&mut self, now_ms: f64) {
+        let Planning::Table(model) = &self.planning else {
+            return self.end("this model plans in Python", now_ms);
+        };
+        let (policy, index) = self.next_episode();
+        let (reward, steps, observations) = self.play(model, policy, index);
+        self.episodes.push(Episode { policy, index, reward, steps, model_steps: 0, observations });
+    }
+
+    fn end(&mut self, reason: &str, _now_ms: f64) {
+        if !self.is_done() {
+            self.error = Some(reason.to_owned());
+            self.pending = None;
+        }
     }
 }
 
@@ -331,11 +412,37 @@ mod tests {
     use super::*;
     use crate::cwm::tabulated::tests::perfect_verdict;
 
-    fn evaluate(env: GymId, protocol: Protocol, seed: u64) -> Evaluation {
+    fn evaluate(env: GymId, protocol: Protocol, seed: u64) -> PlanningRun {
         let model = TabulatedModel::from_verdict(env, &perfect_verdict(env)).unwrap();
-        let mut evaluation = Evaluation::new(model, protocol, seed);
-        while evaluation.step() == Turn::Played {}
+        let mut evaluation = PlanningRun::with_table(model, protocol, seed);
+        while evaluation.need() == Need::Compute {
+            evaluation.compute(0.0);
+        }
+        assert_eq!(evaluation.need(), Need::Done);
         evaluation
+    }
+
+    #[test]
+    fn a_small_environments_model_is_first_tabulated_by_the_harness_then_planned_here() {
+        let mut run =
+            PlanningRun::new(GymId::Taxi, "class Environment: ...".into(), String::new(), Protocol::quick(), 4)
+                .unwrap();
+        let Need::Python(batch) = run.need() else { panic!("the tabulation first") };
+        assert_eq!((batch.requests.len(), batch.limit_ms, batch.author), (1, TABULATE_LIMIT_MS, Author::Untrusted));
+        run.python_done(vec![perfect_verdict(GymId::Taxi)], 0.0);
+        let mut played = 0;
+        while run.need() == Need::Compute {
+            run.compute(0.0);
+            played += 1;
+        }
+        assert_eq!((played, run.normalised()), (9, evaluate(GymId::Taxi, Protocol::quick(), 4).normalised()));
+        // A model the harness could not tabulate ends the run with the reason.
+        let mut broken =
+            PlanningRun::new(GymId::Taxi, "raise ValueError".into(), String::new(), Protocol::quick(), 4).unwrap();
+        let request = ProgramRequest::new("", Vec::new());
+        broken.python_done(vec![ProgramVerdict::from_host(&request, Outcome::RuntimeError, "no".into(), 1.0)], 0.0);
+        assert_eq!(broken.need(), Need::Done);
+        assert!(broken.error.is_some());
     }
 
     #[test]
@@ -350,7 +457,7 @@ mod tests {
                     .map(|e| (e.reward, e.steps))
                     .collect::<Vec<_>>()
             };
-            assert_eq!(returns(Policy::Model), returns(Policy::Oracle), "{}", env.name());
+            assert_eq!(returns(PlanningPolicy::Model), returns(PlanningPolicy::Oracle), "{}", env.name());
             assert_eq!(evaluation.normalised(), Some(1.0), "{}", env.name());
         }
     }
@@ -366,40 +473,48 @@ mod tests {
         };
         let request = ProgramRequest::new("", Vec::new());
         ProgramVerdict {
-            episode: Some(episode),
+            episode: Some(serde_json::to_value(episode).unwrap()),
             ..ProgramVerdict::from_host(&request, Outcome::Pass, String::new(), 1.0)
         }
     }
 
     #[test]
     fn a_continuous_model_plans_in_python_an_episode_per_request_from_the_rust_start() {
-        assert!(Evaluation::plans_in_python(GymId::CartPole) && !Evaluation::plans_in_python(GymId::Taxi));
+        assert!(PlanningRun::plans_in_python(GymId::CartPole) && !PlanningRun::plans_in_python(GymId::Taxi));
+        let (model, reference) = ("class Environment: ...", "class Environment: # the real one");
         let mut evaluation =
-            Evaluation::in_python(GymId::CartPole, "class Environment: ...".into(), Protocol::quick(), 5);
+            PlanningRun::new(GymId::CartPole, model.into(), reference.into(), Protocol::quick(), 5).unwrap();
         let mut asked = Vec::new();
-        while let Turn::Python { policy, request } = evaluation.step() {
-            let plan = request.plan.as_ref().unwrap();
+        while let Need::Python(batch) = evaluation.need() {
+            let request = &batch.requests[0];
+            let plan: PlanRequest = serde_json::from_value(request.plan.clone().unwrap()).unwrap();
+            let policy = plan.policy;
             let index = evaluation.episodes.len() as u32 % 3;
             let start = GymId::CartPole.make(&mut planning_rngs(5, index).0);
             assert_eq!(plan.start, start.unrounded_obs(), "the start is the Rust episode's, to the last bit");
             assert_eq!((plan.policy, plan.actions, plan.max_steps, plan.float32), (policy, 2, 500, true));
             assert_eq!(plan.planner.rollout_steps, 20);
-            assert!(plan.environment.contains("class Environment"), "the real environment is the reference model");
+            assert_eq!(plan.environment, reference, "the real environment is the reference model");
             // Only the model's episodes carry a program from outside the playground.
-            assert_eq!(request.code.is_empty(), policy != Policy::Model);
+            assert_eq!(request.code.is_empty(), policy != PlanningPolicy::Model);
+            assert_eq!(batch.author == Author::Untrusted, policy == PlanningPolicy::Model);
             asked.push(policy);
             let steps = match policy {
-                Policy::Random => 10,
-                Policy::Oracle => 100,
-                Policy::Model => 150,
+                PlanningPolicy::Random => 10,
+                PlanningPolicy::Oracle => 100,
+                PlanningPolicy::Model => 150,
             };
-            evaluation.resume(&played(steps));
+            evaluation.python_done(vec![played(steps)], 0.0);
         }
         assert_eq!(
             asked,
-            [Policy::Random; 3].into_iter().chain([Policy::Oracle; 3]).chain([Policy::Model; 3]).collect::<Vec<_>>()
+            [PlanningPolicy::Random; 3]
+                .into_iter()
+                .chain([PlanningPolicy::Oracle; 3])
+                .chain([PlanningPolicy::Model; 3])
+                .collect::<Vec<_>>()
         );
-        assert_eq!(evaluation.step(), Turn::Done);
+        assert_eq!(evaluation.need(), Need::Done);
         // By hand: (150 − 10) / (100 − 10) = 14/9, above 1 as the paper's CartPole can be.
         assert_eq!(evaluation.normalised(), Some(14.0 / 9.0));
         let first = &evaluation.episodes[0];
@@ -409,14 +524,22 @@ mod tests {
 
     #[test]
     fn a_model_that_raises_while_planning_ends_the_evaluation_with_its_error() {
-        let mut evaluation = Evaluation::in_python(GymId::Acrobot, String::new(), Protocol::quick(), 1);
+        let mut evaluation =
+            PlanningRun::new(GymId::Acrobot, String::new(), String::new(), Protocol::quick(), 1).unwrap();
         for _ in 0..7 {
-            assert!(matches!(evaluation.step(), Turn::Python { .. }));
-            evaluation.resume(&played(40));
+            assert!(matches!(evaluation.need(), Need::Python(_)));
+            evaluation.python_done(vec![played(40)], 0.0);
         }
         let request = ProgramRequest::new("", Vec::new());
         let raised = ProgramVerdict {
-            episode: Some(PlayedEpisode { actions: vec![1; 3], rewards: vec![-1.0; 3], ..PlayedEpisode::default() }),
+            episode: Some(
+                serde_json::to_value(PlayedEpisode {
+                    actions: vec![1; 3],
+                    rewards: vec![-1.0; 3],
+                    ..PlayedEpisode::default()
+                })
+                .unwrap(),
+            ),
             ..ProgramVerdict::from_host(
                 &request,
                 Outcome::RuntimeError,
@@ -424,8 +547,8 @@ mod tests {
                 1.0,
             )
         };
-        evaluation.resume(&raised);
-        assert_eq!(evaluation.step(), Turn::Done);
+        evaluation.python_done(vec![raised], 0.0);
+        assert_eq!(evaluation.need(), Need::Done);
         assert_eq!(
             evaluation.error.as_deref(),
             Some(
@@ -434,7 +557,7 @@ mod tests {
         );
         // The cut episode is kept to be watched, but counts in no mean, and there is no R(CWM).
         assert_eq!(evaluation.episodes.last().unwrap().steps, 3);
-        assert_eq!(evaluation.mean_return(Policy::Model), Some(40.0));
+        assert_eq!(evaluation.mean_return(PlanningPolicy::Model), Some(40.0));
         assert_eq!(evaluation.normalised(), None);
     }
 
@@ -448,7 +571,7 @@ mod tests {
         // An oracle's episode that ends before the time limit ends at the goal (state 47), in no
         // fewer than the shortest path's 13 steps.
         let ended: Vec<&Episode> =
-            evaluation.episodes.iter().filter(|e| e.policy == Policy::Oracle && e.steps < 100).collect();
+            evaluation.episodes.iter().filter(|e| e.policy == PlanningPolicy::Oracle && e.steps < 100).collect();
         assert!(!ended.is_empty());
         for oracle in ended {
             assert_eq!(oracle.observations.last().unwrap(), &[47.0]);

@@ -16,13 +16,17 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::env::live::{LiveTask, OfflineAnswers, Trial};
 
-use crate::effects::{Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need};
+use crate::effects::{
+    Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need, PythonBatch,
+    only_verdict,
+};
 use crate::env::live::{Answer, AnyLiveRules, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
 use crate::env::{ActionMask, EnvId, EnvSpec, Environment, Observation};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
-use crate::{Run, RunRng};
+use crate::rng::RunRng;
+use crate::run::Run;
 
 #[cfg(test)]
 mod tests;
@@ -80,7 +84,7 @@ pub struct LiveSummary {
 enum Pending {
     Decide,
     Chat(ChatCall, Answer),
-    Test(ProgramRequest),
+    Test(PythonBatch),
     Done,
 }
 
@@ -210,7 +214,10 @@ impl LiveEpisode {
     fn follow(&mut self, next: Move, now_ms: f64) {
         match next {
             Move::Call(spec) => self.call(spec),
-            Move::Test => self.pending = Pending::Test(ProgramRequest::new(self.code.clone(), self.task.tests.clone())),
+            Move::Test => {
+                let request = ProgramRequest::new(self.code.clone(), self.task.tests.clone());
+                self.pending = Pending::Test(PythonBatch::untrusted(request));
+            }
             Move::Settled(settled) => self.settle(settled, now_ms),
         }
     }
@@ -301,7 +308,7 @@ impl Effectful for LiveEpisode {
         match &self.pending {
             Pending::Decide => Need::Decide(self.live_state()),
             Pending::Chat(call, _) => Need::Chat(call),
-            Pending::Test(request) => Need::Test(request),
+            Pending::Test(batch) => Need::Python(batch),
             Pending::Done => Need::Done,
         }
     }
@@ -368,8 +375,16 @@ impl Effectful for LiveEpisode {
         self.follow(next, now_ms);
     }
 
-    fn test_done(&mut self, verdict: ProgramVerdict, now_ms: f64) {
-        assert!(matches!(self.pending, Pending::Test(_)), "test_done() while the episode waits for {:?}", self.pending);
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        assert!(
+            matches!(self.pending, Pending::Test(_)),
+            "python_done() while the episode waits for {:?}",
+            self.pending
+        );
+        let verdict = match only_verdict(verdicts) {
+            Ok(verdict) => verdict,
+            Err(why) => return self.end(&why, now_ms),
+        };
         self.pending = Pending::Decide;
         self.summary.test_runs += 1;
         self.feedback = format!("Tests {}/{}", verdict.number_passed, verdict.total);

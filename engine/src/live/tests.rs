@@ -52,7 +52,8 @@ fn play(
                 let outcome = replies(&call.clone());
                 episode.chat_done(outcome, now);
             }
-            Need::Test(_) => episode.test_done(verdict(tests.pop().expect("a verdict"), 5), now),
+            Need::Python(_) => episode.python_done(vec![verdict(tests.pop().expect("a verdict"), 5)], now),
+            Need::Compute => unreachable!("no work of its own"),
             Need::Done => return,
         }
     }
@@ -253,13 +254,15 @@ fn the_executive_earns_the_same_rewards_live_as_in_its_simulator() {
                     let outcome = llm.reply(&episode);
                     episode.chat_done(outcome, f64::from(t));
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     // The recorded verdict of the recorded program the offline LLM wrote.
                     let tasks = executive_tasks();
                     let task = tasks.iter().find(|t| t.task_id == live_task.id).unwrap();
                     let variant = task.code.iter().find(|(_, code)| code.trim() == request.code.trim()).unwrap().0;
-                    episode.test_done(verdict(task.verdict_of(variant).passed, 5), f64::from(t));
+                    episode.python_done(vec![verdict(task.verdict_of(variant).passed, 5)], f64::from(t));
                 }
+                Need::Compute => unreachable!("no work of its own"),
                 Need::Done => break,
             }
         }
@@ -319,11 +322,13 @@ fn the_offline_llm_answers_with_the_recorded_programs() {
                     assert!(matches!(&outcome, ChatOutcome::Reply { usage, .. } if usage.total() > 0));
                     episode.chat_done(outcome, f64::from(t));
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     // The recorded verdict of whichever recorded program was written.
                     let passed = request.code.trim() == task.reference().trim();
-                    episode.test_done(verdict(passed, 5), f64::from(t));
+                    episode.python_done(vec![verdict(passed, 5)], f64::from(t));
                 }
+                Need::Compute => unreachable!("no work of its own"),
                 Need::Decide(_) => unreachable!(),
                 Need::Done => break,
             }

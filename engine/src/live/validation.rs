@@ -11,11 +11,11 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::{Driver, LiveEpisode, LiveSummary, LiveTask};
-use crate::RunRng;
 use crate::effects::{ChatOutcome, Effectful, Need};
 use crate::env::EnvSpec;
 use crate::prompts::PromptSet;
 use crate::python::ProgramVerdict;
+use crate::rng::RunRng;
 
 /// The policy and the pipeline on every task of a set, one episode after the other.
 #[derive(Clone, Debug)]
@@ -154,8 +154,8 @@ impl Effectful for Validation {
         self.advance();
     }
 
-    fn test_done(&mut self, verdict: ProgramVerdict, now_ms: f64) {
-        self.current_mut().test_done(verdict, now_ms);
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        self.current_mut().python_done(verdicts, now_ms);
         self.advance();
     }
 
@@ -208,15 +208,17 @@ mod tests {
             let now = f64::from(t);
             let task = validation.current().unwrap().task().clone();
             match validation.need() {
+                Need::Compute => unreachable!("no work of its own"),
                 Need::Done => return,
                 Need::Decide(state) => validation.decided(code_then_test(state.state), now),
                 Need::Chat(call) => {
                     let text = reply(&task, &call.agent);
                     validation.chat_done(ChatOutcome::Reply { text, usage: Usage::default() }, now);
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     let verdict = verdict(request, &task);
-                    validation.test_done(verdict, now);
+                    validation.python_done(vec![verdict], now);
                 }
             }
         }
@@ -308,15 +310,17 @@ mod tests {
         for t in 0..100_000 {
             let now = f64::from(t);
             match validation.need() {
+                Need::Compute => unreachable!("no work of its own"),
                 Need::Done => break,
                 Need::Decide(state) => validation.decided(code_then_test(state.state), now),
                 Need::Chat(_) => {
                     let outcome = llm.reply(&validation);
                     validation.chat_done(outcome, now);
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     let verdict = verdict(request, validation.current().unwrap().task());
-                    validation.test_done(verdict, now);
+                    validation.python_done(vec![verdict], now);
                 }
             }
         }

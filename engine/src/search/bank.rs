@@ -100,6 +100,11 @@ impl BankTask {
         if slot == 0 { without_leading_blank_lines(text) } else { text }
     }
 
+    /// The reference program: the correct text of every slot.
+    pub fn reference(&self) -> String {
+        self.program(&vec![None; self.slots.len()])
+    }
+
     /// The program of `choices`, one per slot.
     pub fn program(&self, choices: &[Choice]) -> String {
         choices.iter().enumerate().map(|(slot, &c)| self.text(slot, c)).collect()

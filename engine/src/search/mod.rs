@@ -17,15 +17,15 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
-use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::gym::GymId;
 use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
-use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
-use crate::rng::search_rng;
+use crate::python::{Author, Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
+use crate::rng::{RunRng, search_rng};
 use crate::task_import::ImportedTask;
-use simulated_llm::SimulatedLlm;
+use bank::{BankTask, MUTANTS_LIMIT_MS};
+use simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 
 pub mod bank;
 pub mod gif_mcts;
@@ -278,8 +278,11 @@ pub struct CallRecord {
 
 #[derive(Clone, Debug, PartialEq)]
 enum Pending {
+    /// The simulated LLM's bank for an imported task: the harness mutates its reference (the
+    /// search's first need, offline).
+    Bank(PythonBatch, Box<ImportedTask>, SimulatedLlmParams),
     Chat(ChatCall, Expansion),
-    Test(ProgramRequest, Expansion, Option<bool>, CallRecord),
+    Test(PythonBatch, Expansion, Option<bool>, CallRecord),
     Done,
 }
 
@@ -321,11 +324,43 @@ impl<M: Method, S: Scorer> Search<M, S> {
         budget: u32,
         seed: u64,
     ) -> Result<Self, String> {
+        let mut search = Self::assemble(method, scorer, task, prompts, budget, seed)?;
+        search.ask();
+        Ok(search)
+    }
+
+    /// A search on an imported task that the simulated LLM answers, from a bank that the harness
+    /// makes by mutating `task`'s reference: that is the search's first need, and its first call
+    /// follows.
+    pub fn after_bank(
+        method: M,
+        scorer: S,
+        task: &ImportedTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+        simulated: SimulatedLlmParams,
+    ) -> Result<Self, String> {
+        let request = BankTask::mutants_request(task)?;
+        let mut search = Self::assemble(method, scorer, SearchTask::from(task), prompts, budget, seed)?;
+        let batch = PythonBatch { requests: vec![request], limit_ms: MUTANTS_LIMIT_MS, author: Author::Playground };
+        search.pending = Pending::Bank(batch, Box::new(task.clone()), simulated);
+        Ok(search)
+    }
+
+    fn assemble(
+        method: M,
+        scorer: S,
+        task: SearchTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+    ) -> Result<Self, String> {
         prompts.check()?;
         if budget == 0 {
             return Err("the budget must allow at least one LLM call".into());
         }
-        let mut search = Self {
+        Ok(Self {
             method,
             scorer,
             task,
@@ -344,9 +379,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             simulated: None,
             prefill: false,
             autopep8: false,
-        };
-        search.ask();
-        Ok(search)
+        })
     }
 
     /// With `autopep8`, every program is run through `autopep8.fix_code` and scored as it comes
@@ -503,15 +536,10 @@ impl<M: Method, S: Scorer> Search<M, S> {
 impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn need(&self) -> Need<'_> {
         match &self.pending {
+            Pending::Bank(batch, ..) | Pending::Test(batch, ..) => Need::Python(batch),
             Pending::Chat(call, _) => Need::Chat(call),
-            Pending::Test(request, ..) => Need::Test(request),
             Pending::Done => Need::Done,
         }
-    }
-
-    /// A search asks for no policy decisions; a host that sends one ends it.
-    fn decided(&mut self, _action: usize, now_ms: f64) {
-        self.end("a search takes no policy decisions", now_ms);
     }
 
     fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
@@ -558,21 +586,33 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             }
             None => {
                 let request = ProgramRequest { autopep8: self.autopep8, ..self.scorer.request(&program) };
-                self.pending = Pending::Test(request, expansion, kept_prefix, record);
+                self.pending = Pending::Test(PythonBatch::untrusted(request), expansion, kept_prefix, record);
             }
         }
     }
 
-    fn test_done(&mut self, verdict: ProgramVerdict, _now_ms: f64) {
-        let Pending::Test(request, expansion, kept_prefix, record) =
-            std::mem::replace(&mut self.pending, Pending::Done)
-        else {
-            return;
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, _now_ms: f64) {
+        let verdict = match only_verdict(verdicts) {
+            Ok(verdict) => verdict,
+            Err(why) => return self.finish(why),
         };
-        let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
-        let formatted = verdict.formatted.clone();
-        self.verdicts.insert(request.code.clone(), verdict);
-        self.settle(expansion, request.code, formatted, evaluation, kept_prefix, record);
+        match std::mem::replace(&mut self.pending, Pending::Done) {
+            Pending::Bank(_, task, params) => match BankTask::from_mutants(&task, &verdict) {
+                Ok(bank) => {
+                    self.simulated = Some(SimulatedLlm { params, bank });
+                    self.ask();
+                }
+                Err(why) => self.finish(why),
+            },
+            Pending::Test(mut batch, expansion, kept_prefix, record) => {
+                let program = batch.requests.remove(0).code;
+                let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
+                let formatted = verdict.formatted.clone();
+                self.verdicts.insert(program.clone(), verdict);
+                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
+            }
+            other => self.pending = other,
+        }
     }
 
     /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.

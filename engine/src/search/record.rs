@@ -146,12 +146,14 @@ mod tests {
         // its file; one planned with keeps its returns through an export.
         assert!(!text.contains("\"planned\""));
         let mut planned = record.clone();
-        let evaluation = crate::cwm::normalised_return::Evaluation::in_python(
+        let evaluation = crate::cwm::normalised_return::PlanningRun::new(
             crate::gym::GymId::CartPole,
+            String::new(),
             String::new(),
             crate::cwm::normalised_return::Protocol::quick(),
             1,
-        );
+        )
+        .unwrap();
         planned.planned = Some(evaluation.summary());
         let text = SearchRecord::export(std::slice::from_ref(&planned));
         assert_eq!(SearchRecord::import(&text).unwrap(), vec![planned]);

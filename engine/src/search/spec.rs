@@ -18,6 +18,7 @@ use crate::params::Parameters;
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::gym_rng;
+use crate::task_import::ImportedTask;
 
 /// A method and its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -216,29 +217,42 @@ impl SearchSpec {
         }
     }
 
-    /// The search of this spec on its bundled task, answered offline by the simulated LLM with the
-    /// task's bank.
-    pub fn build(&self, prompts: PromptSet) -> Result<ProgramSearch, String> {
-        let (tasks, models) = (search_tasks(), world_model_tasks());
-        let bank = tasks.iter().chain(models.iter()).find(|t| t.id == self.task).ok_or_else(|| {
-            let ids: Vec<&str> = tasks.iter().chain(models.iter()).map(|t| t.id.as_str()).collect();
-            format!("unknown search task '{}'; valid: {}", self.task, ids.join(", "))
-        })?;
-        self.build_with_bank(bank.clone(), prompts)
+    /// The search of this spec, the one place that chooses how it is built: on its bundled task
+    /// (`imported` is `None`), answered offline by the simulated LLM from the task's bank; or on
+    /// an imported task (whose id replaces the spec's), answered by an endpoint, or offline
+    /// (`offline`) by the simulated LLM from a bank that the harness makes by mutating the task's
+    /// reference, the search's first need.
+    pub fn start(
+        &self,
+        imported: Option<&ImportedTask>,
+        offline: bool,
+        prompts: PromptSet,
+    ) -> Result<ProgramSearch, String> {
+        let search = match imported {
+            None => {
+                let bank = bundled_bank(&self.task)?;
+                let task = bank.search_task();
+                let (method, scorer) = self.parts(&task)?;
+                let simulated = SimulatedLlm { params: self.simulated_llm.clone(), bank };
+                Search::new(method, scorer, task, prompts, self.budget, self.seed)?.with_simulated_llm(simulated)
+            }
+            Some(task) if offline => {
+                let (method, scorer) = self.parts(&SearchTask::from(task))?;
+                let params = self.simulated_llm.clone();
+                Search::after_bank(method, scorer, task, prompts, self.budget, self.seed, params)?
+            }
+            Some(task) => {
+                let task = SearchTask::from(task);
+                let (method, scorer) = self.parts(&task)?;
+                Search::new(method, scorer, task, prompts, self.budget, self.seed)?
+            }
+        };
+        Ok(search.with_autopep8(self.autopep8))
     }
 
-    /// The search of this spec on `bank`'s task (an imported one's, made by mutation), answered
-    /// offline by the simulated LLM from `bank`.
-    pub fn build_with_bank(&self, bank: BankTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
-        let task = bank.search_task();
-        let simulated = SimulatedLlm { params: self.simulated_llm.clone(), bank };
-        Ok(self.build_on(task, prompts)?.with_simulated_llm(simulated))
-    }
-
-    /// The search of this spec on `task` (whose id replaces the spec's), without a simulated LLM:
-    /// an endpoint must answer it. A world model's task is scored on the dataset made from
-    /// `world_model.dataset_seed`.
-    pub fn build_on(&self, task: SearchTask, prompts: PromptSet) -> Result<ProgramSearch, String> {
+    /// The method and the scorer of this spec on `task`: a world model's task is scored on the
+    /// dataset made from `world_model.dataset_seed`.
+    fn parts(&self, task: &SearchTask) -> Result<(AnyMethod, AnyScorer), String> {
         if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
             return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
         }
@@ -253,9 +267,18 @@ impl SearchSpec {
                 AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) })
             }
         };
-        Ok(Search::new(self.method.build(), scorer, task, prompts, self.budget, self.seed)?
-            .with_autopep8(self.autopep8))
+        Ok((self.method.build(), scorer))
     }
+}
+
+/// The bundled task `id`'s bank: a search task's or a world model's.
+fn bundled_bank(id: &str) -> Result<BankTask, String> {
+    let (tasks, models) = (search_tasks(), world_model_tasks());
+    let all = || tasks.iter().chain(models.iter());
+    all().find(|t| t.id == id).cloned().ok_or_else(|| {
+        let ids: Vec<&str> = all().map(|t| t.id.as_str()).collect();
+        format!("unknown search task '{id}'; valid: {}", ids.join(", "))
+    })
 }
 
 impl ProgramSearch {

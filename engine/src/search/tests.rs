@@ -67,11 +67,13 @@ fn drive<M: Method>(search: &mut Search<M, TestsScorer>, replies: Vec<ChatOutcom
                 let Some(outcome) = replies.next() else { return (prompts, runs) };
                 search.chat_done(outcome, 0.0);
             }
-            Need::Test(request) => {
+            Need::Python(batch) => {
+                let request = &batch.requests[0];
                 runs += 1;
                 let verdict = harness(request);
-                search.test_done(verdict, 0.0);
+                search.python_done(vec![verdict], 0.0);
             }
+            Need::Compute => unreachable!("no work of its own"),
             Need::Decide(_) => unreachable!("searches take no policy decisions"),
             Need::Done => return (prompts, runs),
         }
@@ -108,7 +110,8 @@ fn zero_shot_is_the_papers_cot_prompt_and_reads_the_code_after_the_reasoning() {
     assert_eq!(call.messages[1].content, "Let's think step by step.");
     let text = "We need x + 1, for example `f(1)` is 2.\n```python\ndef f(x):\n    return x + 1  # passes 4\n```\n";
     search.chat_done(ChatOutcome::Reply { text: text.into(), usage: Usage::default() }, 0.0);
-    let Need::Test(request) = search.need() else { panic!("the program is run") };
+    let Need::Python(batch) = search.need() else { panic!("the program is run") };
+    let request = &batch.requests[0];
     assert_eq!(request.code, "def f(x):\n    return x + 1  # passes 4\n");
 }
 
@@ -222,7 +225,7 @@ pub(super) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
     use crate::effects::OfflineLlm;
     let spec = simulated_spec(method, seed);
     let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
-    let mut search = spec.build(PromptSet::default()).unwrap();
+    let mut search = spec.start(None, true, PromptSet::default()).unwrap();
     let mut llm = OfflineLlm::new(seed);
     loop {
         match search.need() {
@@ -230,7 +233,8 @@ pub(super) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
                 let outcome = llm.reply(&search);
                 search.chat_done(outcome, 0.0);
             }
-            Need::Test(request) => {
+            Need::Python(batch) => {
+                let request = &batch.requests[0];
                 let choices = bank.parse(&request.code).expect("the simulated LLM writes bank programs");
                 let faults = choices.iter().filter(|c| c.is_some()).count() as u32;
                 let syntax = choices
@@ -238,7 +242,7 @@ pub(super) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
                     .enumerate()
                     .any(|(s, c)| c.is_some_and(|f| bank.slots[s].faults[f].kind == bank::FaultKind::Syntax));
                 let v = verdict(request, 4u32.saturating_sub(faults), syntax);
-                search.test_done(v, 0.0);
+                search.python_done(vec![v], 0.0);
             }
             _ => return search,
         }

@@ -1,8 +1,8 @@
 //! Table 1's ablation on the line-bank learner: every arm on every task with every seed, run side
 //! by side, and summarised as sampled pass@1 at the full task against executions (the mean over
 //! seeds with its 95% interval), executions until the greedy program passes, and the share of
-//! gradient terms FGO removed. Sans-IO: [`Ablation::need`] names the programs to run, in batches
-//! across all learners; a host runs them and [`Ablation::supply`]s the verdicts.
+//! gradient terms FGO removed. Sans-IO and [`Effectful`]: it needs batches of programs across all
+//! learners (the playground's own, from the line banks), which a host runs.
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -12,8 +12,9 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::learner::{Arm, Learner, LearnerParams, TestSet, VerdictCache};
 use super::line_bank::{LineBankTask, line_bank_tasks};
+use crate::effects::{Effectful, Need, PythonBatch};
 use crate::params::Parameters;
-use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::python::{Author, ProgramRequest, ProgramVerdict};
 
 /// What to run: arms, seeds 1 to `seeds`, tasks (all bundled ones when empty) and the learner's
 /// settings.
@@ -35,13 +36,9 @@ impl Default for AblationSpec {
 /// The most seeds one ablation runs.
 pub const MAX_SEEDS: u32 = 100;
 
-/// What the ablation needs next.
-#[derive(Debug, PartialEq)]
-pub enum AblationNeed<'a> {
-    /// These programs run, verdicts in the same order (a run with coverage where asked).
-    Run(&'a [ProgramRequest]),
-    Done,
-}
+/// The most one line-bank program may take: the bank's programs are small functions, and one
+/// that runs this long loops for ever.
+pub const PROGRAM_LIMIT_MS: u32 = 2_000;
 
 #[derive(Clone, Debug)]
 struct Pending {
@@ -59,7 +56,10 @@ pub struct Ablation {
     learners: Vec<(usize, Learner)>,
     caches: Vec<VerdictCache>,
     pending: Vec<Pending>,
-    requests: Vec<ProgramRequest>,
+    /// The programs needed next (none once the ablation is over).
+    batch: PythonBatch,
+    /// Why the ablation ended before its end: cancelled, or a verdict it could not use.
+    pub error: Option<String>,
 }
 
 impl Ablation {
@@ -92,7 +92,7 @@ impl Ablation {
                 })
                 .collect::<Result<_, _>>()?
         };
-        let requests = tasks
+        let requests: Vec<ProgramRequest> = tasks
             .iter()
             .map(|task| {
                 let tests: Vec<String> = task.tests.iter().chain(&task.hidden_tests).cloned().collect();
@@ -100,17 +100,14 @@ impl Ablation {
             })
             .collect();
         let caches = vec![VerdictCache::default(); tasks.len()];
-        Ok(Self { spec, tasks, learners: Vec::new(), caches, pending: Vec::new(), requests })
+        let batch = PythonBatch { requests, limit_ms: PROGRAM_LIMIT_MS, author: Author::Playground };
+        Ok(Self { spec, tasks, learners: Vec::new(), caches, pending: Vec::new(), batch, error: None })
     }
 
-    pub fn need(&self) -> AblationNeed<'_> {
-        if self.requests.is_empty() { AblationNeed::Done } else { AblationNeed::Run(&self.requests) }
-    }
-
-    /// Resumes with the verdicts of the needed programs, in order.
-    pub fn supply(&mut self, verdicts: Vec<ProgramVerdict>) -> Result<(), String> {
-        if verdicts.len() != self.requests.len() {
-            return Err(format!("{} verdicts for {} programs", verdicts.len(), self.requests.len()));
+    /// Takes the verdicts of the needed programs, in order.
+    fn supply(&mut self, verdicts: Vec<ProgramVerdict>) -> Result<(), String> {
+        if verdicts.len() != self.batch.requests.len() {
+            return Err(format!("{} verdicts for {} programs", verdicts.len(), self.batch.requests.len()));
         }
         if self.learners.is_empty() {
             self.start(&verdicts)?;
@@ -169,7 +166,7 @@ impl Ablation {
                 break;
             }
         }
-        self.requests = self
+        self.batch.requests = self
             .pending
             .iter()
             .map(|p| match p.set {
@@ -283,6 +280,25 @@ impl Ablation {
                 runs.iter().filter(|l| l.trace.full_task_at.is_some() || l.curriculum.stages == 1).count() as u32
             }),
             masked_share: (arm.uses_fgo() && terms > 0).then(|| masked as f64 / terms as f64),
+        }
+    }
+}
+
+impl Effectful for Ablation {
+    fn need(&self) -> Need<'_> {
+        if self.error.is_some() || self.batch.requests.is_empty() { Need::Done } else { Need::Python(&self.batch) }
+    }
+
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        if let Err(why) = self.supply(verdicts) {
+            self.end(&why, now_ms);
+        }
+    }
+
+    /// Ends the ablation; what the learners learned so far stays.
+    fn end(&mut self, reason: &str, _now_ms: f64) {
+        if self.error.is_none() && !self.batch.requests.is_empty() {
+            self.error = Some(reason.to_owned());
         }
     }
 }
@@ -406,8 +422,9 @@ mod tests {
     #[test]
     fn it_first_asks_for_each_canonical_program_with_analysis() {
         let ablation = Ablation::new(AblationSpec::default()).unwrap();
-        let AblationNeed::Run(requests) = ablation.need() else { panic!("a first need") };
-        assert_eq!(requests.len(), ablation.tasks.len());
+        let Need::Python(batch) = ablation.need() else { panic!("a first need") };
+        let requests = &batch.requests;
+        assert_eq!((requests.len(), batch.author), (ablation.tasks.len(), Author::Playground));
         assert!(requests.iter().all(|r| r.analysis && r.coverage));
         assert_eq!(requests[0].code, ablation.tasks[0].canonical());
     }
@@ -448,8 +465,9 @@ mod tests {
     fn a_learner_is_found_by_task_arm_and_seed() {
         let spec = AblationSpec { arms: vec![Arm::Cccs, Arm::Fgo], seeds: 3, ..AblationSpec::default() };
         let mut ablation = Ablation::new(spec).unwrap();
-        let AblationNeed::Run(requests) = ablation.need() else { panic!("a first need") };
-        let canonical: Vec<ProgramVerdict> = requests
+        let Need::Python(batch) = ablation.need() else { panic!("a first need") };
+        let canonical: Vec<ProgramVerdict> = batch
+            .requests
             .iter()
             .map(|r| {
                 let mut verdict = ProgramVerdict::from_host(r, crate::python::Outcome::Pass, String::new(), 0.0);
@@ -458,7 +476,8 @@ mod tests {
             })
             .collect();
         assert!(ablation.learner(0, Arm::Fgo, 1).is_none(), "not before the start");
-        ablation.supply(canonical.clone()).unwrap();
+        ablation.python_done(canonical.clone(), 0.0);
+        assert_eq!(ablation.error, None);
         let found = ablation.learner(1, Arm::Fgo, 3).unwrap();
         let task = &ablation.tasks[1];
         let mut fresh = Learner::new(task, 1, &canonical[1], Arm::Fgo, 3, ablation.spec.params);

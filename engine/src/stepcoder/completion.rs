@@ -20,11 +20,11 @@ use serde::{Deserialize, Serialize};
 
 use super::curriculum::{Curriculum, CurriculumParams};
 use super::fgo::{CompileErrorRule, FgoMask};
-use crate::RunRng;
-use crate::effects::{ChatCall, ChatOutcome, Effectful, Need};
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, Scope, TestCase};
+use crate::rng::RunRng;
 use crate::task_import::ImportedTask;
 
 /// What a completion run asks for.
@@ -174,9 +174,9 @@ struct Unit {
 #[derive(Clone, Debug, PartialEq)]
 enum Pending {
     /// The harness's analysis of a task's canonical solution (its scope).
-    Analyse(usize, ProgramRequest),
+    Analyse(usize, PythonBatch),
     Chat(ChatCall),
-    Test(ProgramRequest),
+    Test(PythonBatch),
     Done,
 }
 
@@ -248,7 +248,7 @@ impl CompletionRun {
         match self.tasks.iter().position(|t| t.scope.is_none()) {
             Some(task) => {
                 let request = ProgramRequest::new(self.tasks[task].canonical.clone(), Vec::new());
-                self.pending = Pending::Analyse(task, request);
+                self.pending = Pending::Analyse(task, PythonBatch::untrusted(request));
             }
             None => self.start(),
         }
@@ -428,14 +428,10 @@ fn syntax_fault(header: &str) -> String {
 impl Effectful for CompletionRun {
     fn need(&self) -> Need<'_> {
         match &self.pending {
-            Pending::Analyse(_, request) | Pending::Test(request) => Need::Test(request),
+            Pending::Analyse(_, batch) | Pending::Test(batch) => Need::Python(batch),
             Pending::Chat(call) => Need::Chat(call),
             Pending::Done => Need::Done,
         }
-    }
-
-    fn decided(&mut self, _action: usize, _now_ms: f64) {
-        self.finish("a completion run takes no policy decisions");
     }
 
     fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
@@ -454,7 +450,7 @@ impl Effectful for CompletionRun {
                 };
                 let program = format!("{prefix}{continuation}");
                 let task = &self.tasks[self.units[self.unit].task];
-                self.pending = Pending::Test(ProgramRequest::new(program, task.tests.clone()));
+                self.pending = Pending::Test(PythonBatch::untrusted(ProgramRequest::new(program, task.tests.clone())));
                 self.reply = Some((text, trimmed));
             }
             ChatOutcome::Failed(failure) if failure.kind.is_fatal() => {
@@ -468,15 +464,19 @@ impl Effectful for CompletionRun {
         }
     }
 
-    fn test_done(&mut self, verdict: ProgramVerdict, _now_ms: f64) {
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        let verdict = match only_verdict(verdicts) {
+            Ok(verdict) => verdict,
+            Err(why) => return self.end(&why, now_ms),
+        };
         match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Analyse(task, _) => {
                 self.tasks[task].scope = Some(verdict.scope);
                 self.next_analysis();
             }
-            Pending::Test(request) => {
+            Pending::Test(mut batch) => {
                 let (reply, trimmed) = self.reply.take().unwrap_or_default();
-                let mut completion = self.completion(reply, trimmed, request.code);
+                let mut completion = self.completion(reply, trimmed, batch.requests.remove(0).code);
                 let mask = FgoMask::new(
                     &completion.program,
                     completion.prefix_lines,
@@ -541,11 +541,12 @@ mod tests {
                     let text = reply(run);
                     run.chat_done(ChatOutcome::Reply { text, usage: Usage::default() }, 0.0);
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     let verdict = verdict_of(request);
-                    run.test_done(verdict, 0.0);
+                    run.python_done(vec![verdict], 0.0);
                 }
-                Need::Decide(_) | Need::Done => unreachable!(),
+                Need::Decide(_) | Need::Compute | Need::Done => unreachable!(),
             }
         }
     }
@@ -597,11 +598,12 @@ mod tests {
                     let outcome = llm.reply(&run);
                     run.chat_done(outcome, 0.0);
                 }
-                Need::Test(request) => {
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
                     let verdict = verdict_of(request);
-                    run.test_done(verdict, 0.0);
+                    run.python_done(vec![verdict], 0.0);
                 }
-                Need::Decide(_) | Need::Done => unreachable!(),
+                Need::Decide(_) | Need::Compute | Need::Done => unreachable!(),
             }
         }
         let profile = run.profile();
@@ -642,11 +644,12 @@ mod tests {
             PromptSet::default(),
         )
         .unwrap();
-        let Need::Test(request) = run.need() else { panic!("an analysis first") };
+        let Need::Python(batch) = run.need() else { panic!("an analysis first") };
+        let request = &batch.requests[0];
         assert!(request.analysis && request.code == CANONICAL);
         let mut verdict = verdict_of(request);
         verdict.scope = task().scope.unwrap();
-        run.test_done(verdict, 0.0);
+        run.python_done(vec![verdict], 0.0);
         assert!(matches!(run.need(), Need::Chat(_)));
         assert_eq!(run.curricula[0].stages, 2);
     }
