@@ -13,6 +13,7 @@ mod js_error;
 mod live;
 mod llm_client;
 mod llm_settings;
+mod masked_program;
 mod model;
 mod nav;
 mod new_run;

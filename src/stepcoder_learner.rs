@@ -7,31 +7,21 @@
 use engine::effects::OfflineLlm;
 use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
-use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary};
-use engine::stepcoder::learner::{self, Arm, LearnerParams};
+use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary, table_1_pass_at_1};
+use engine::stepcoder::policy_gradient::{self, Arm, LearnerParams};
 use leptos::prelude::*;
 
 use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
+use crate::masked_program::MaskedProgram;
 use crate::persist::{self, setting};
 use crate::python::Python;
-use crate::stepcoder_pane::MaskedProgram;
 use crate::{download, upload};
 
 /// The plot's size, in SVG units, and each arm's colour.
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
 const COLOURS: [&str; 4] = ["#5f6368", "#1a73e8", "#e37400", "#188038"];
-
-/// Table 1's overall pass@1 (6.7B model, APPS+) for each arm's row, for the table beside ours.
-fn table_1(arm: Arm) -> f64 {
-    match arm {
-        Arm::Vanilla => 31.7,
-        Arm::Cccs => 35.5,
-        Arm::Fgo => 34.6,
-        Arm::StepCoder => 36.1,
-    }
-}
 
 /// The most ablation reports kept in this browser; the oldest goes first.
 const KEPT: usize = 20;
@@ -223,7 +213,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
                     let pass = last.map_or("-".into(), |p| format!("{:.3} [{:.3}, {:.3}]", p.mean, p.low, p.high));
                     let reached = row.full_task_reached.map_or("-".into(), |n| format!("{n} of {}", row.runs));
                     let masked = row.masked_share.map_or("-".into(), |m| format!("{:.1}%", 100.0 * m));
-                    view! { <tr><td>{row.arm.name()}</td><td>{pass}</td><td>{reached}</td><td>{masked}</td><td>{format!("{:.1}", table_1(row.arm))}</td></tr> }
+                    view! { <tr><td>{row.arm.name()}</td><td>{pass}</td><td>{reached}</td><td>{masked}</td><td>{format!("{:.1}", table_1_pass_at_1(row.arm))}</td></tr> }
                 }).collect_view()}</tbody>
             </table>
             {move || if live() {
@@ -320,7 +310,7 @@ fn Rollouts(ablation: StoredValue<Option<Ablation>, LocalStorage>, finished: RwS
 
 /// One update's rollouts with their outcomes, advantages and masks.
 #[component]
-fn UpdateView(arm: Arm, update: learner::Update) -> impl IntoView {
+fn UpdateView(arm: Arm, update: policy_gradient::Update) -> impl IntoView {
     let passed = update.rollouts.iter().filter(|r| r.outcome == Outcome::Pass).count();
     let stage = update.stage.map_or(String::new(), |stage| format!(", curriculum stage {stage}"));
     let fgo = if arm.uses_fgo() {

@@ -10,7 +10,7 @@ use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
 use engine::stepcoder::completion::{Completion, CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, ScopeKinds};
-use engine::stepcoder::fgo::{FgoMask, KeptByOutcome, LineRole};
+use engine::stepcoder::fgo::KeptByOutcome;
 use engine::task_import::{ImportedTask, parse_task_file};
 use leptos::prelude::*;
 
@@ -18,6 +18,7 @@ use crate::controls::ParamFields;
 use crate::host::{self, HostView, Llm};
 use crate::llm_client::CancelToken;
 use crate::llm_settings::LlmChoice;
+use crate::masked_program::MaskedProgram;
 use crate::python::Python;
 use crate::stepcoder_learner::LearnerPanel;
 
@@ -282,26 +283,6 @@ fn RunResults(run: RwSignal<Option<CompletionRun>>, picked: RwSignal<Option<usiz
             })}
         </div>
     }
-}
-
-/// A program line by line as its mask reads it: the curriculum's prefix grey, generated lines that
-/// ran (in the loss) green, generated lines that did not run (removed by FGO) struck through.
-#[component]
-pub fn MaskedProgram(program: String, mask: FgoMask) -> impl IntoView {
-    let lines = program
-        .lines()
-        .zip(&mask.lines)
-        .map(|(text, line)| {
-            let (class, title) = match line.role {
-                LineRole::Prefix => ("fgo-prefix", "given by the curriculum: masked by CCCS"),
-                LineRole::Kept => ("fgo-kept", "generated and run: in the loss"),
-                LineRole::Masked => ("fgo-masked", "generated and not run: masked by FGO"),
-                LineRole::NotCode => ("fgo-not-code", "no tokens"),
-            };
-            view! { <span class=class title=title>{format!("{text}\n")}</span> }
-        })
-        .collect_view();
-    view! { <pre class="fgo-mask">{lines}</pre> }
 }
 
 /// One completion: its stage, outcome and reward, and its program as the mask reads it.

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use engine::cwm::normalised_return::{Episode, PlanningPolicy, PlanningRun, PlanningSummary, Protocol};
+use engine::cwm::paper_results::{paper_environments, paper_results};
 use engine::cwm::tabulated::TabulatedModel;
 use engine::effects::OfflineLlm;
 use engine::env::EnvSpec;
@@ -34,20 +35,6 @@ use crate::{download, upload};
 
 /// Rows of the transition table shown before the first misclassified one.
 const ROWS_SHOWN: usize = 40;
-
-/// An accuracy and an R(CWM) of the paper (`None`: N/A).
-type PaperCell = (f64, Option<f64>);
-
-/// The paper's accuracy and R(CWM) (Tables 9 and 10; R is N/A where the oracle did no better than
-/// random): Llama 3 70B at 50 calls and GPT-4 Turbo at 10, each GIF-MCTS then WorldCoder.
-const PAPER: [(GymId, [PaperCell; 4]); 6] = [
-    (GymId::CartPole, [(1.00, Some(1.11)), (0.92, Some(1.09)), (1.00, Some(0.99)), (1.00, Some(1.00))]),
-    (GymId::CliffWalking, [(1.00, Some(1.01)), (1.00, Some(0.97)), (1.00, Some(0.98)), (1.00, Some(0.89))]),
-    (GymId::MountainCar, [(1.00, None), (0.83, None), (1.00, None), (1.00, None)]),
-    (GymId::Taxi, [(0.92, Some(0.67)), (0.44, Some(0.23)), (0.99, Some(0.87)), (0.99, Some(0.67))]),
-    (GymId::Blackjack, [(0.83, Some(0.53)), (0.85, Some(0.41)), (0.93, Some(0.41)), (0.79, Some(0.59))]),
-    (GymId::Acrobot, [(0.54, None), (0.73, None), (0.53, None), (0.42, None)]),
-];
 
 /// An accuracy and an R(CWM) as the comparison shows them.
 fn accuracy_and_return(accuracy: f64, normalised: Option<f64>) -> String {
@@ -564,9 +551,9 @@ pub fn PaperComparison(list: Signal<Vec<SearchRecord>>) -> impl IntoView {
             <p class="hint">"Accuracy / R(CWM): the mean best accuracy of the searches kept here, and the mean R(CWM) of those whose best model was planned with (the quick protocol; \"Plan with it\" on the best model records it), labelled by who answered them (simulated: the simulated LLM, not the paper's models), beside seed 004's Tables 9 (Llama 3 70B, 50 calls) and 10 (GPT-4 Turbo, 10 calls). N/A: the oracle did no better than random."</p>
             <table id="cwm-comparison">
                 <thead><tr><th>"environment"</th><th>"GIF-MCTS here"</th><th>"WorldCoder here"</th><th>"Llama GIF-MCTS"</th><th>"Llama WorldCoder"</th><th>"GPT-4 GIF-MCTS"</th><th>"GPT-4 WorldCoder"</th></tr></thead>
-                <tbody>{PAPER.iter().map(|&(env, paper)| view! {
+                <tbody>{paper_environments().map(|env| view! {
                     <tr><td>{env.name()}</td><td>{move || ours(env, "gif-mcts")}</td><td>{move || ours(env, "worldcoder")}</td>
-                    {paper.iter().map(|&(accuracy, r)| view! { <td>{accuracy_and_return(accuracy, r)}</td> }).collect_view()}</tr>
+                    {paper_results(env).iter().map(|p| view! { <td>{accuracy_and_return(p.accuracy, p.normalised)}</td> }).collect_view()}</tr>
                 }).collect_view()}</tbody>
             </table>
         </div>

@@ -9,6 +9,7 @@ use clap::Subcommand;
 use cli::host::Host;
 use cli::python::NativePython;
 use engine::cwm::normalised_return::{PlanningPolicy, PlanningRun, Protocol};
+use engine::cwm::paper_results::paper_results;
 use engine::cwm::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use engine::env::EnvSpec;
 use engine::env::gym::GymParams;
@@ -20,7 +21,7 @@ use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::rng::gym_rng;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
 use engine::search::world_model_tasks::world_model_task;
-use engine::search::{Evaluation as Scored, Scorer};
+use engine::search::{Score, Scorer};
 use engine::{AgentId, EnvId, Run, RunSpec};
 use serde::Serialize;
 use serde_json::json;
@@ -168,7 +169,7 @@ fn score(
     let mut python = NativePython::start().map_err(io_failure)?;
     let verdict = python.run(&scorer.request(&code), DEFAULT_TIME_LIMIT_MS).map_err(io_failure)?;
     let accuracy = scorer.accuracy(&verdict);
-    let Scored { bug, error, example, .. } = scorer.evaluate(&verdict, &mut gym_rng(0));
+    let Score { bug, error, example, .. } = scorer.evaluate(&verdict, &mut gym_rng(0));
     let report = ScoreReport {
         env: env.name(),
         transitions: scorer.transitions.len(),
@@ -235,6 +236,8 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
         "returns": {"random": returns(PlanningPolicy::Random), "oracle": returns(PlanningPolicy::Oracle), "model": returns(PlanningPolicy::Model)},
         "model_steps": evaluation.episodes.iter().map(|e| e.model_steps).sum::<u64>(),
         "error": evaluation.error,
+        // Seed 004's Tables 9 and 10 for this environment, under the paper's protocol.
+        "paper": paper_results(env),
     });
     if json {
         println!("{report}");

@@ -7,8 +7,8 @@ mod common;
 use common::{last_json_line, rlcg};
 
 use cli::python::{NativePython, run_all};
+use engine::cwm::mcts::PlannerParams;
 use engine::cwm::normalised_return::{EPISODE_LIMIT_MS, PlanRequest, PlanningPolicy, PlayedEpisode};
-use engine::cwm::planner::PlannerParams;
 use engine::gym::GymId;
 use engine::gym::dataset::dataset;
 use engine::python::{FaultKind, Outcome, PredictionPart};
@@ -195,6 +195,9 @@ fn cwm_plan_with_a_perfect_model_is_the_oracle_and_both_beat_random() {
     let report = last_json_line(&output);
     assert_eq!(report["returns"]["model"], report["returns"]["oracle"]);
     assert_eq!(report["normalised"], 1.0);
+    // The paper's figures for the environment come with ours (Table 10, GPT-4 Turbo's WorldCoder).
+    assert_eq!(report["paper"][3]["searched_by"], "GPT-4 Turbo, WorldCoder");
+    assert_eq!(report["paper"][3]["normalised"], 0.89);
     // Known values: no CliffWalking episode returns more than the shortest path's −13, and random
     // walks of 100 steps fall off the cliff again and again.
     let oracle: Vec<f64> =
@@ -337,11 +340,11 @@ fn planned(
     PlayedEpisode::of(&verdict).unwrap()
 }
 
-/// planner.rs's corridor: 5 cells, action 1 moves right, 0 left; reaching cell 4 pays 10 and ends.
+/// cwm/mcts.rs's corridor: 5 cells, action 1 moves right, 0 left; reaching cell 4 pays 10 and ends.
 const CORRIDOR: &str = "class Environment:\n    def set_state(self, state):\n        self.cell = int(state[0])\n\n    def step(self, action):\n        self.cell = self.cell + 1 if action == 1 else max(self.cell - 1, 0)\n        return [self.cell], 10.0 if self.cell == 4 else 0.0, self.cell == 4\n";
 
 #[test]
-fn the_harness_planner_walks_planner_rs_corridor_as_the_rust_planner_does() {
+fn the_harness_planner_walks_the_mcts_corridor_as_the_rust_planner_does() {
     // Next to the reward, right is worth 10 and left at most 0.99² · 10: one step, every seed.
     for seed in 0..10 {
         let episode = planned(CORRIDOR, vec![3.0], PlanningPolicy::Oracle, 2, seed, false);

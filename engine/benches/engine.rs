@@ -109,7 +109,7 @@ fn executive_dqn_to_99(c: &mut Criterion) {
 /// 3 to 40 lines (short ones are terminal).
 fn gif_mcts_1000_nodes(c: &mut Criterion) {
     use engine::search::gif_mcts::{GifMcts, GifMctsParams};
-    use engine::search::{Evaluation, Expanded, Method};
+    use engine::search::{Expanded, Method, Score};
     use rand::Rng;
     let programs: Vec<String> = (3..=40).map(|n| (0..n).map(|i| format!("x{i} = {i}\n")).collect()).collect();
     let mut group = c.benchmark_group("gif_mcts");
@@ -123,7 +123,7 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
                 let bug = rng.random_bool(0.2);
                 let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
                 let program = programs[rng.random_range(0..programs.len())].clone();
-                let evaluation = Evaluation { score, bug, error: None, example: None, hacked: false };
+                let evaluation = Score { score, bug, error: None, example: None, hacked: false };
                 search.absorb(
                     &Expanded {
                         kind: expansion.kind,
@@ -147,8 +147,8 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
 /// sampling; every program failing its tests with every line run.
 fn stepcoder_learner_update(c: &mut Criterion) {
     use engine::python::{LogicalLine, Outcome, ProgramRequest, ProgramVerdict, Scope, ScopeKind};
-    use engine::stepcoder::learner::{Arm, Learner, LearnerParams, VerdictCache};
     use engine::stepcoder::line_bank::line_bank_tasks;
+    use engine::stepcoder::policy_gradient::{Arm, Learner, LearnerParams, VerdictCache};
     let task = line_bank_tasks().remove(0);
     let program = task.canonical();
     let lines = program.lines().count() as u32;

@@ -7,13 +7,6 @@ use std::hash::Hasher;
 
 use crate::env::Environment;
 
-/// Turns a text into a fixed-length vector.
-pub trait TextEmbedder {
-    fn dim(&self) -> usize;
-    /// Writes the embedding of `text` into `out` (length [`dim`](Self::dim)).
-    fn embed(&self, text: &str, out: &mut [f32]);
-}
-
 /// Hashed character trigrams (the "hashing trick"): each trigram of the lower-cased text adds ±1 to
 /// one of `dim` buckets, chosen by its FNV-1a hash, and the vector is L2-normalised. Similar texts
 /// get similar vectors, there is nothing to download, and it is the same on every platform.
@@ -24,12 +17,9 @@ pub struct HashedNgrams {
 
 const NGRAM: usize = 3;
 
-impl TextEmbedder for HashedNgrams {
-    fn dim(&self) -> usize {
-        self.dim
-    }
-
-    fn embed(&self, text: &str, out: &mut [f32]) {
+impl HashedNgrams {
+    /// Writes the embedding of `text` into `out` (length `dim`).
+    pub fn embed(&self, text: &str, out: &mut [f32]) {
         out.fill(0.0);
         if self.dim == 0 {
             return;

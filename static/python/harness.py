@@ -1752,7 +1752,7 @@ def _run_model(verdict, started, output_limit, link, run):
 
 # ---- Planning with a code world model (seed 004 §3.5): one real episode per request ----
 #
-# The engine's planner (engine/src/cwm/planner.rs) line for line, in Python: the models of
+# The engine's planner (engine/src/cwm/mcts.rs) line for line, in Python: the models of
 # continuous environments cannot be tabulated, and one request per real step would cost a round trip
 # (and in the page a fresh interpreter) each time. The real environment is the reference model
 # (`plan.environment`, the bank's correct program), which the Gymnasium fixture checks. It runs in

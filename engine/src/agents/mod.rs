@@ -9,11 +9,11 @@ pub mod thompson_sampling;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
 use crate::device::Backend;
 use crate::env::{ActionMask, EnvId, Environment, Observation};
 use crate::features::Featurizer;
 use crate::params::Parameters;
+use crate::rng::RunRng;
 
 pub use dqn::{Dqn, DqnParams};
 pub use q_learning::{QLearning, QLearningParams};

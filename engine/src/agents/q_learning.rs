@@ -14,9 +14,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax, random_legal};
-use crate::RunRng;
 use crate::env::{ActionMask, Observation};
 use crate::params::check_range;
+use crate::rng::RunRng;
 
 /// Hyperparameters of seed 003 §4.3.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::{
     Agent, AgentId, Checkpoint, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition,
 };
-use crate::RunRng;
 use crate::env::Observation;
+use crate::rng::RunRng;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]

@@ -8,9 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax};
-use crate::RunRng;
 use crate::env::Observation;
 use crate::params::check_range;
+use crate::rng::RunRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]

@@ -20,7 +20,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::planner::{PlannerParams, TrueEnvironment, plan};
+use super::mcts::{PlannerParams, TrueEnvironment, plan};
 use super::tabulated::{self, TABULATE_LIMIT_MS, TabulatedModel};
 use crate::effects::{Effectful, Need, PythonBatch, only_verdict};
 use crate::gym::GymId;

@@ -15,11 +15,11 @@ use std::collections::HashMap;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::planner::{Model, obs_key};
-use crate::RunRng;
+use super::mcts::{Model, obs_key};
 use crate::gym::transitions::obs_of;
 use crate::gym::{GymId, GymObs};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
+use crate::rng::RunRng;
 
 /// How long tabulating a model may take: every state and action in one run.
 pub const TABULATE_LIMIT_MS: u32 = 60_000;

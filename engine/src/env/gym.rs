@@ -19,10 +19,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo};
-use crate::RunRng;
-use crate::cwm::planner::Model;
+use crate::cwm::mcts::Model;
 use crate::cwm::tabulated::TabulatedModel;
 use crate::gym::{GymEnv, GymId, GymObs, TimeLimit};
+use crate::rng::RunRng;
 
 /// Blackjack's state index: sums 0–31, cards 0–10, and the ace flag.
 const BLACKJACK_STATES: usize = 32 * 11 * 2;
@@ -142,7 +142,6 @@ impl Environment for GymEnvironment {
         let id = self.params.env;
         EnvInfo {
             id: EnvId::Gym(id),
-            gym_id: id.name(),
             action_names: action_names(id),
             n_states: n_states(id),
             feature_dim: feature_dim(id),

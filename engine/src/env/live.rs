@@ -11,9 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Observation, executive, orchestrator};
-use crate::RunRng;
 use crate::env::tasks::{executive_tasks, seed003_tasks};
 use crate::python::TestCase;
+use crate::rng::RunRng;
 use crate::task_import::{ImportedTask, TaskFormat};
 
 /// A task live mode can solve: what to ask for, the tests, and what the offline LLM writes.

@@ -125,8 +125,6 @@ impl StepCosts {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnvInfo {
     pub id: EnvId,
-    /// Gymnasium-style id, e.g. `rlcg/Executive-v0`.
-    pub gym_id: &'static str,
     pub action_names: &'static [&'static str],
     pub n_states: usize,
     pub feature_dim: usize,

@@ -214,7 +214,6 @@ impl Environment for PlannerEnv {
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: EnvId::Planner,
-            gym_id: "rlcg/Planner-v0",
             action_names: ACTION_NAMES,
             n_states: PlannerFlags::N_STATES,
             feature_dim: 6,

@@ -10,7 +10,7 @@ use crate::python::{ProgramRequest, Verdict};
 
 /// Which code variant the simulated LLM returns for each request (seed 000, Listing 5).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SimulatedLlm {
+pub struct ScriptedVariants {
     pub generate: String,
     /// Returned by `debug` before any `search`.
     pub debug: String,
@@ -25,7 +25,7 @@ pub struct ExecutiveTask {
     pub tests: Vec<String>,
     /// Code variants by name (`correct`, `incorrect`, `debugged`, ...).
     pub code: BTreeMap<String, String>,
-    pub simulated_llm: SimulatedLlm,
+    pub simulated_llm: ScriptedVariants,
     /// Success needs the search + double-debug episode (seed 000 §3.2, type 3).
     pub requires_search: bool,
     /// The verdict of each code variant, recorded so training needs no Python.
@@ -91,7 +91,7 @@ impl Subtask {
             prompt: self.prompt.clone(),
             tests: self.tests.clone(),
             code: BTreeMap::from([(VARIANT.to_owned(), self.code.clone())]),
-            simulated_llm: SimulatedLlm {
+            simulated_llm: ScriptedVariants {
                 generate: VARIANT.to_owned(),
                 debug: VARIANT.to_owned(),
                 debug_after_search: VARIANT.to_owned(),

@@ -8,7 +8,7 @@ use std::f64::consts::PI;
 use rand::Rng;
 
 use super::{GymObs, GymStep, floats};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 const DT: f64 = 0.2;
 const LINK_LENGTH_1: f64 = 1.0;

@@ -10,7 +10,7 @@
 use rand::Rng;
 
 use super::{GymObs, GymStep};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 const DECK: [i64; 13] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10];
 

@@ -4,7 +4,7 @@
 use rand::Rng;
 
 use super::{GymObs, GymStep, floats};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 const GRAVITY: f64 = 9.8;
 const MASS_CART: f64 = 1.0;

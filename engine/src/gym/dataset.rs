@@ -10,7 +10,7 @@ use rand::Rng;
 use super::taxi::Taxi;
 use super::transitions::{Transition, obs_of};
 use super::{GymEnv, GymId, GymObs, TimeLimit};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 /// Trajectories of each kind.
 pub const TRAJECTORIES: usize = 5;

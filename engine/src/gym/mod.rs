@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
+use crate::rng::RunRng;
 
 pub mod accuracy;
 pub mod acrobot;

@@ -4,7 +4,7 @@
 use rand::Rng;
 
 use super::{GymObs, GymStep, floats};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 const MIN_POSITION: f64 = -1.2;
 const MAX_POSITION: f64 = 0.6;

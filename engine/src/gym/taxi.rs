@@ -7,7 +7,7 @@
 use rand::Rng;
 
 use super::{GymObs, GymStep};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 /// Gymnasium's map: a `:` between two cells is open, a `|` a wall.
 const MAP: [&str; 7] =

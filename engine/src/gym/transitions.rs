@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::blackjack::Blackjack;
 use super::{GymEnv, GymId, GymObs, TimeLimit};
-use crate::RunRng;
+use crate::rng::RunRng;
 
 /// How far a float observation may be from Gymnasium's.
 pub const TOLERANCE: f64 = 1e-5;

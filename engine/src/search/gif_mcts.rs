@@ -21,8 +21,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::value_model::ValueModel;
-use super::{ActionKind, Evaluation, Expanded, Expansion, Method};
-use crate::RunRng;
+use super::{ActionKind, Expanded, Expansion, Method, Score};
+use crate::rng::RunRng;
 
 /// Seed 004's Table 4 and the official code's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -112,7 +112,7 @@ pub struct Node {
     pub state: String,
     /// The whole program, whose score is the node's value.
     pub program: String,
-    pub evaluation: Option<Evaluation>,
+    pub evaluation: Option<Score>,
     /// Which expansion made it, in the search's order (the latest, for a re-expanded terminal).
     pub expansion: Option<usize>,
     /// The actions its expansions offer (the official code's `initial_actions`).

@@ -12,7 +12,7 @@ fn program(lines: usize) -> String {
 }
 
 fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
-    let evaluation = Evaluation {
+    let evaluation = Score {
         score,
         bug,
         error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()),

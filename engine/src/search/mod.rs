@@ -33,7 +33,7 @@ pub mod record;
 pub mod simulated_llm;
 pub mod spec;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 pub mod value_model;
 pub mod world_coder;
 pub mod world_model;
@@ -110,7 +110,7 @@ pub struct FailingExample {
 
 /// What a program is worth.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Evaluation {
+pub struct Score {
     /// In [0, 1]: the fraction of tests passed (0 for a bug).
     pub score: f64,
     /// The program cannot be scored as it is and needs fixing (APPS: it does not compile).
@@ -124,7 +124,7 @@ pub struct Evaluation {
     pub hacked: bool,
 }
 
-impl Evaluation {
+impl Score {
     /// A reply that gave no program to score: a bug, so the next action fixes it.
     fn no_program(why: String) -> Self {
         Self { score: 0.0, bug: true, error: Some(why), example: None, hacked: false }
@@ -136,7 +136,7 @@ pub trait Scorer {
     fn request(&self, program: &str) -> ProgramRequest;
     /// The program's evaluation from its verdict; `rng` picks the failing example where the rule
     /// draws one.
-    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation;
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score;
     /// Why a search ends at a score of 1.
     fn perfect(&self) -> &'static str {
         "a program passes every test"
@@ -168,10 +168,10 @@ impl Scorer for TestsScorer {
         ProgramRequest { naive: self.naive, ..ProgramRequest::new(program, self.tests.clone()).verdict_only() }
     }
 
-    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation {
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score {
         if verdict.outcome == Outcome::Tampered {
             // Caught reaching for its verdict: worth nothing, whatever it passed.
-            return Evaluation { score: 0.0, bug: false, error: verdict.error.clone(), example: None, hacked: false };
+            return Score { score: 0.0, bug: false, error: verdict.error.clone(), example: None, hacked: false };
         }
         let total = verdict.total.max(1);
         let bug = verdict.outcome == Outcome::CompileError;
@@ -189,7 +189,7 @@ impl Scorer for TestsScorer {
                 wrong: Vec::new(),
             }
         });
-        Evaluation { score, bug, error: verdict.error.clone(), example, hacked: verdict.hacked() }
+        Score { score, bug, error: verdict.error.clone(), example, hacked: verdict.hacked() }
     }
 }
 
@@ -199,7 +199,7 @@ impl Scorer for TestsScorer {
 pub struct Expansion {
     pub kind: ActionKind,
     pub code: String,
-    pub parent: Option<Evaluation>,
+    pub parent: Option<Score>,
 }
 
 /// What came of an expansion.
@@ -212,7 +212,7 @@ pub struct Expanded {
     /// The reply's program before autopep8, when autopep8 changed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unformatted: Option<String>,
-    pub evaluation: Evaluation,
+    pub evaluation: Score,
     /// For generate: whether the reply kept the prefix it was asked to continue.
     pub kept_prefix: Option<bool>,
     /// LLM calls made so far, this one included.
@@ -507,7 +507,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         expansion: Expansion,
         program: String,
         formatted: Option<String>,
-        evaluation: Evaluation,
+        evaluation: Score,
         kept_prefix: Option<bool>,
         record: CallRecord,
     ) {
@@ -576,7 +576,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         let record = CallRecord { prompt, reply };
         let program = match program {
             Ok(program) => program,
-            Err(why) => return self.settle(expansion, String::new(), None, Evaluation::no_program(why), None, record),
+            Err(why) => return self.settle(expansion, String::new(), None, Score::no_program(why), None, record),
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program) {

@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, Choice, Fault};
 use super::{ActionKind, Expansion, FailingExample};
-use crate::RunRng;
 use crate::prompts::id;
+use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -274,7 +274,7 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::search::Evaluation;
+    use crate::search::Score;
     use crate::search::bank::search_tasks;
     use crate::search::program_of;
 
@@ -287,13 +287,8 @@ mod tests {
     }
 
     fn expansion(kind: ActionKind, code: String, error: Option<&str>) -> Expansion {
-        let parent = Evaluation {
-            score: 0.5,
-            bug: error.is_some(),
-            error: error.map(str::to_owned),
-            example: None,
-            hacked: false,
-        };
+        let parent =
+            Score { score: 0.5, bug: error.is_some(), error: error.map(str::to_owned), example: None, hacked: false };
         Expansion { kind, code, parent: Some(parent) }
     }
 
@@ -421,7 +416,7 @@ mod tests {
                 test: Some(test),
                 wrong: Vec::new(),
             };
-            let parent = Evaluation { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+            let parent = Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
             let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
             choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, rng))
         };
@@ -445,7 +440,7 @@ mod tests {
             test: Some(1),
             wrong: Vec::new(),
         };
-        let parent = Evaluation { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+        let parent = Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
         let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
         let missed = (0..100)
             .filter(|_| {

@@ -11,12 +11,12 @@ use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
-use super::{ActionKind, Evaluation, Expanded, Expansion, Method, Scorer, Search, SearchTask, TestsScorer};
-use crate::RunRng;
+use super::{ActionKind, Expanded, Expansion, Method, Score, Scorer, Search, SearchTask, TestsScorer};
 use crate::gym::dataset::dataset;
 use crate::params::Parameters;
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::rng::RunRng;
 use crate::rng::gym_rng;
 use crate::task_import::ImportedTask;
 
@@ -127,7 +127,7 @@ impl Scorer for AnyScorer {
         }
     }
 
-    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Evaluation {
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score {
         match self {
             Self::Tests(s) => s.evaluate(verdict, rng),
             Self::WorldModel(s) => s.evaluate(verdict, rng),

@@ -215,13 +215,13 @@ fn improve_and_fix_take_the_program_after_the_correct_code_heading() {
 }
 
 /// The spec of [`simulated`]'s search.
-pub(super) fn simulated_spec(method: &str, seed: u64) -> spec::SearchSpec {
+pub(crate) fn simulated_spec(method: &str, seed: u64) -> spec::SearchSpec {
     spec::SearchSpec::new(spec::MethodSpec::parse(method).unwrap(), "binary_search", 15, seed)
 }
 
 /// A bundled task's search on the simulated LLM, with verdicts from the bank: a program passes
 /// the tests its faults do not break (every fault breaks one test here: the first).
-pub(super) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
+pub(crate) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
     use crate::effects::OfflineLlm;
     let spec = simulated_spec(method, seed);
     let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();

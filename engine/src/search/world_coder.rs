@@ -10,8 +10,8 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionKind, Evaluation, Expanded, Expansion, Method};
-use crate::RunRng;
+use super::{ActionKind, Expanded, Expansion, Method, Score};
+use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -35,7 +35,7 @@ pub struct Candidate {
     /// The program this one refined (`None` for the first, generated one).
     pub parent: Option<usize>,
     pub program: String,
-    pub evaluation: Evaluation,
+    pub evaluation: Score,
     pub alpha: f64,
     pub beta: f64,
 }
@@ -111,7 +111,7 @@ mod tests {
 
     fn expanded(kind: ActionKind, score: f64, bug: bool) -> Expanded {
         let evaluation =
-            Evaluation { score, bug, error: bug.then(|| "SyntaxError (line 1)".into()), example: None, hacked: false };
+            Score { score, bug, error: bug.then(|| "SyntaxError (line 1)".into()), example: None, hacked: false };
         Expanded {
             kind,
             program: format!("x = {score}\n"),

@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Evaluation, FailingExample, Scorer};
-use crate::RunRng;
+use super::{FailingExample, Score, Scorer};
 use crate::gym::GymId;
 use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy, short_prediction};
 use crate::gym::transitions::Transition;
 use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict};
+use crate::rng::RunRng;
 
 /// How a world-model search scores: which accuracy it maximises and what "done" means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -47,13 +47,13 @@ impl Scorer for WorldModelScorer {
         ProgramRequest::world_model(program, pairs)
     }
 
-    fn evaluate(&self, verdict: &ProgramVerdict, _rng: &mut RunRng) -> Evaluation {
+    fn evaluate(&self, verdict: &ProgramVerdict, _rng: &mut RunRng) -> Score {
         if verdict.outcome != Outcome::Pass {
             let error = verdict
                 .error
                 .clone()
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
-            return Evaluation { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
+            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
         }
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
         if let Some((i, predicted, recorded)) = short_prediction(&self.transitions, predictions, self.scoring.labelling)
@@ -62,7 +62,7 @@ impl Scorer for WorldModelScorer {
                 "Error when checking transition {}: IndexError: the predicted next state has {predicted} elements, the environment's {recorded}",
                 i + 1
             );
-            return Evaluation { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
+            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
         }
         let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
@@ -82,7 +82,7 @@ impl Scorer for WorldModelScorer {
                 wrong: wrong.into_iter().filter(|(_, right)| !right).map(|(part, _)| part).collect(),
             }
         });
-        Evaluation { score: accuracy.of(self.scoring.metric), bug: false, error: None, example, hacked: false }
+        Score { score: accuracy.of(self.scoring.metric), bug: false, error: None, example, hacked: false }
     }
 
     fn perfect(&self) -> &'static str {

@@ -5,8 +5,8 @@
 //! of the B.
 
 use super::{ActionKind, Expanded, Expansion, Method};
-use crate::RunRng;
 use crate::prompts::id;
+use crate::rng::RunRng;
 
 /// The reply's start that makes a zero-shot prompt a chain of thought (seed 004 App. J: "the
 /// problem description followed by 'Let's think step by step'").

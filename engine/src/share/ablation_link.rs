@@ -9,7 +9,7 @@
 
 use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
-use crate::stepcoder::learner::{Arm, LearnerParams};
+use crate::stepcoder::policy_gradient::{Arm, LearnerParams};
 
 use super::{LINK_VERSION, link_pairs, name_of, of_name, read, read_params, whole};
 

@@ -265,6 +265,16 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_searchs_link_carries_its_results_and_replays_exactly() {
+        use crate::search::tests::{simulated, simulated_spec};
+        let record = simulated("gif-mcts", 3).record(&simulated_spec("gif-mcts", 3), "simulated");
+        let link = SearchLink::of(&record);
+        let results = link.results.as_ref().unwrap();
+        assert_eq!((results.best_score, results.llm_calls), (record.best_score(), record.llm_calls()));
+        assert!(link.replays_exactly());
+    }
+
+    #[test]
     fn a_search_answered_by_a_model_does_not_replay_exactly() {
         let (decoded, problems) = SearchLink::decode("v=1&search=worldcoder&task=t&budget=5&seed=2&llm=gpt-4o-mini");
         assert!(problems.is_empty());

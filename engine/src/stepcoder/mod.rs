@@ -1,6 +1,6 @@
 //! StepCoder (seed 002): the curriculum of code-completion subtasks (CCCS, [`curriculum`]), the
 //! fine-grained mask of code the tests never ran (FGO, [`fgo`]), and a small learner on which the
-//! effect of each is measured ([`learner`], [`line_bank`], [`ablation`]); [`completion`] runs the
+//! effect of each is measured ([`policy_gradient`], [`line_bank`], [`ablation`]); [`completion`] runs the
 //! curriculum against a real (or simulated) LLM, and its difficulty profile.
 //!
 //! The page cannot fine-tune an LLM, and nothing here claims to: run against an LLM, the curriculum
@@ -11,5 +11,5 @@ pub mod ablation;
 pub mod completion;
 pub mod curriculum;
 pub mod fgo;
-pub mod learner;
 pub mod line_bank;
+pub mod policy_gradient;

@@ -36,9 +36,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Agent, AgentId, Checkpoint, Progress, Transition, masked_argmax, random_legal};
-use crate::RunRng;
 use crate::device::{Backend, f32_values, resolved};
 use crate::params::check_range;
+use crate::rng::RunRng;
 
 mod network;
 mod replay;

@@ -7,7 +7,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor, TensorData, Transaction};
 use rand::Rng;
 
-use crate::RunRng;
+use crate::rng::RunRng;
 
 /// The dueling Q-network of seed 000 Listing 6.
 #[derive(Module, Debug)]

@@ -3,9 +3,9 @@
 
 use rand::seq::index;
 
-use crate::RunRng;
 use crate::agents::{Transition, effective_mask};
 use crate::env::ActionMask;
+use crate::rng::RunRng;
 
 /// Replay memory of transitions with their features, as flat arrays.
 #[derive(Clone, Debug, Default)]

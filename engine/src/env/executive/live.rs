@@ -3,10 +3,10 @@
 //! ([`ExecutiveFlags::allows`], [`ExecutiveFlags::apply`], [`ExecutiveFlags::settle`]).
 
 use super::{ACTION_NAMES, DEBUG, ExecutiveFlags, ExecutiveOutcome, ExecutiveRewards, GENERATE, SEARCH, STOP, TEST};
-use crate::RunRng;
 use crate::env::Observation;
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, fenced};
 use crate::prompts::id;
+use crate::rng::RunRng;
 
 /// The executive's LLM calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

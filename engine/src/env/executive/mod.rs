@@ -402,7 +402,6 @@ impl Environment for ExecutiveEnv {
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: EnvId::Executive,
-            gym_id: "rlcg/Executive-v0",
             action_names: ACTION_NAMES,
             n_states: ExecutiveFlags::N_STATES,
             feature_dim: 6,

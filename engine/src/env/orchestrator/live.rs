@@ -16,10 +16,10 @@ use super::{
     OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, PLANNER_SUCCESS, TESTER,
     TESTER_FINDS_ERROR,
 };
-use crate::RunRng;
 use crate::env::Observation;
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, Trial, fenced};
 use crate::prompts::id;
+use crate::rng::RunRng;
 
 /// The orchestrator's LLM calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

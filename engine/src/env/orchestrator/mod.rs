@@ -366,7 +366,6 @@ impl Environment for OrchestratorEnv {
     fn info(&self) -> EnvInfo {
         EnvInfo {
             id: EnvId::Orchestrator,
-            gym_id: "rlcg/Orchestrator-v0",
             action_names: ACTION_NAMES,
             n_states: OrchestratorState::N_STATES,
             feature_dim: OrchestratorState::FEATURE_DIM,

@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 use super::curriculum::{Curriculum, CurriculumParams};
 use super::fgo::{CompileErrorRule, Coverage, FgoMask};
 use super::line_bank::LineBankTask;
-use crate::RunRng;
 use crate::python::{LogicalLine, Outcome, ProgramVerdict};
+use crate::rng::RunRng;
 
 /// Table 1's ablation rows: which of CCCS and FGO an arm uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

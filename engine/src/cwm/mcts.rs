@@ -22,8 +22,8 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::RunRng;
 use crate::gym::{GymEnv, GymObs};
+use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
