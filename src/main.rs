@@ -2,39 +2,15 @@
 //! exchanges protocol messages with it, so the page never waits on a run.
 
 mod about;
-mod calibration;
-mod controls;
-mod download;
-mod editor;
-mod frame;
-mod gym_canvas;
-mod host;
-mod js_error;
 mod live;
-mod llm_client;
-mod llm_settings;
-mod masked_program;
-mod model;
 mod nav;
-mod new_run;
-mod offline;
-mod persist;
-mod plot;
-mod policy;
 mod python;
-mod run_book;
-mod runs_table;
-mod search_pane;
-mod search_views;
-mod share_panel;
-mod shared_results;
-mod stepcoder_learner;
-mod stepcoder_pane;
-mod task_files;
-mod teacher;
-mod tree_view;
-mod upload;
-mod worker_bridge;
+mod results;
+mod search;
+mod services;
+mod stepcoder;
+mod train;
+mod widgets;
 mod world_models;
 
 use engine::protocol::FromWorker;
@@ -45,23 +21,24 @@ use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
 use crate::about::About;
-use crate::editor::PythonPane;
 use crate::live::LivePanel;
-use crate::llm_settings::LlmChoice;
-use crate::model::RunData;
 use crate::nav::{PaneNav, is_share_fragment};
-use crate::new_run::NewRunPanel;
-use crate::plot::MetricsPlot;
-use crate::policy::PolicyPanel;
-use crate::python::Python;
-use crate::run_book::RunBook;
-use crate::runs_table::RunsTable;
-use crate::search_pane::SearchPane;
-use crate::share_panel::{SharePanel, Sharing};
-use crate::shared_results::SharedResultsPanel;
-use crate::stepcoder_pane::StepcoderPane;
-use crate::tree_view::TreeView;
-use crate::worker_bridge::WorkerBridge;
+use crate::python::PythonPane;
+use crate::results::plot::MetricsPlot;
+use crate::results::policy::PolicyPanel;
+use crate::results::shared_results::SharedResultsPanel;
+use crate::results::tree_view::TreeView;
+use crate::search::SearchPane;
+use crate::services::model::RunData;
+use crate::services::python_pool::Python;
+use crate::services::run_book::RunBook;
+use crate::services::worker_bridge::WorkerBridge;
+use crate::services::{offline, storage};
+use crate::stepcoder::StepcoderPane;
+use crate::train::new_run::NewRunPanel;
+use crate::train::runs_table::RunsTable;
+use crate::train::share_panel::{SharePanel, Sharing};
+use crate::widgets::llm_settings::LlmChoice;
 
 fn main() {
     console_error_panic_hook::set_once();
@@ -127,7 +104,7 @@ fn App() -> impl IntoView {
     let python = Python::new();
     let imported_tasks = RwSignal::new(Vec::<ImportedTask>::new());
     leptos::task::spawn_local(async move {
-        match persist::load_tasks().await {
+        match storage::load_tasks().await {
             Ok(tasks) => imported_tasks.set(tasks),
             Err(problem) => error.set(Some(problem)),
         }

@@ -13,7 +13,7 @@
 
 // Browser failures in words: the app's module, compiled into the worker too.
 #[cfg(not(feature = "wgpu"))]
-#[path = "../src/js_error.rs"]
+#[path = "../src/services/js_error.rs"]
 mod js_error;
 #[cfg(not(feature = "wgpu"))]
 mod relay;

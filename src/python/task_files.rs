@@ -6,9 +6,9 @@ use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::task_import::{ImportedTask, parse_task_file};
 use leptos::prelude::*;
 
-use crate::persist;
-use crate::python::Python;
-use crate::upload;
+use crate::services::python_pool::Python;
+use crate::services::storage;
+use crate::widgets::upload;
 
 #[component]
 pub fn TaskImport(
@@ -37,7 +37,7 @@ pub fn TaskImport(
                     all.retain(|t| !tasks.iter().any(|n| n.id == t.id));
                     all.extend(tasks);
                     leptos::task::spawn_local(async move {
-                        match persist::save_tasks(&all).await {
+                        match storage::save_tasks(&all).await {
                             Ok(()) => {
                                 imported.set(all);
                                 import_message.set(Some(format!(
@@ -98,7 +98,7 @@ pub fn TaskImport(
             <button type="button" id="forget-tasks" on:click=move |_| {
                 // The count drops once the browser has forgotten them, so that they never come back on a reload.
                 leptos::task::spawn_local(async move {
-                    match persist::save_tasks(&[]).await {
+                    match storage::save_tasks(&[]).await {
                         Ok(()) => imported.set(Vec::new()),
                         Err(e) => problem.set(Some(e)),
                     }

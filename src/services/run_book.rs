@@ -8,9 +8,9 @@ use engine::protocol::ToWorker;
 use engine::run::Resume;
 use leptos::prelude::*;
 
-use crate::model::{RunData, Status, parse_runs_json};
-use crate::persist;
-use crate::worker_bridge::WorkerBridge;
+use crate::services::model::{RunData, Status, parse_runs_json};
+use crate::services::storage;
+use crate::services::worker_bridge::WorkerBridge;
 
 #[derive(Clone, Copy)]
 pub struct RunBook {
@@ -41,7 +41,7 @@ impl RunBook {
         provide_context(book);
         leptos::task::spawn_local(async move {
             let mut kept = HashMap::new();
-            match persist::restore().await {
+            match storage::restore().await {
                 Ok((stored, problems)) => {
                     runs.update(|runs| {
                         for mut stored in stored {
@@ -62,7 +62,7 @@ impl RunBook {
                 Err(problem) => error.set(Some(problem)),
             }
             book.restored.set(true);
-            persist::keep_saving(runs, kept, move |problem| error.set(Some(problem)));
+            storage::keep_saving(runs, kept, move |problem| error.set(Some(problem)));
         });
         book
     }

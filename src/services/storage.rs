@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::js_error::describe;
-use crate::model::{RunData, Status};
+use crate::services::js_error::describe;
+use crate::services::model::{RunData, Status};
 
 #[wasm_bindgen(module = "/static/store.js")]
 extern "C" {

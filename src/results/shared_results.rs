@@ -7,7 +7,7 @@ use engine::share::SharedResults;
 use engine::{Environment, RunSpec};
 use leptos::prelude::*;
 
-use crate::model::{RunData, Status};
+use crate::services::model::{RunData, Status};
 
 /// SVG polyline points of a success curve in a 100 × 100 box (percent up).
 fn curve_points(curve: &[u8]) -> String {

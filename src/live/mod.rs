@@ -7,6 +7,8 @@
 //! feed the calibration below (`calibration.rs`). The LLM, its settings and the prompts are
 //! `llm_settings`'s, shared with every pane that drives an LLM.
 
+pub mod calibration;
+
 use engine::effects::{BlackboardMessage, Effectful, LiveState};
 use engine::env::EnvSpec;
 use engine::live::validation::{Validation, ValidationTable};
@@ -18,13 +20,13 @@ use engine::task_import::ImportedTask;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::calibration::CalibrationPanel;
-use crate::host::{self, HostView, Llm};
-use crate::llm_client::CancelToken;
-use crate::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
-use crate::model::{RunData, Status};
-use crate::python::Python;
-use crate::worker_bridge::WorkerBridge;
+use crate::live::calibration::CalibrationPanel;
+use crate::services::host::{self, HostView, Llm};
+use crate::services::llm_client::CancelToken;
+use crate::services::model::{RunData, Status};
+use crate::services::python_pool::Python;
+use crate::services::worker_bridge::WorkerBridge;
+use crate::widgets::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
 
 /// Episode ids of live episodes in a run's tree start here, apart from training's.
 pub const LIVE_EPISODE_BASE: u32 = 1_000_000;

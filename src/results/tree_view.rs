@@ -10,9 +10,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::frame::redraw_on_change;
 use crate::live::LIVE_EPISODE_BASE;
-use crate::model::RunData;
+use crate::services::model::RunData;
+use crate::widgets::frame::redraw_on_change;
 
 const COLUMN: f64 = 120.0;
 const ROW: f64 = 34.0;

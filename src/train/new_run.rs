@@ -8,11 +8,11 @@ use engine::share::ShareLink;
 use engine::{EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::controls::Controls;
-use crate::persist;
-use crate::python::Python;
-use crate::run_book::RunBook;
-use crate::teacher::TeacherOptions;
+use crate::services::python_pool::Python;
+use crate::services::run_book::RunBook;
+use crate::services::storage;
+use crate::train::controls::Controls;
+use crate::train::teacher::TeacherOptions;
 
 #[component]
 pub fn NewRunPanel(
@@ -29,7 +29,7 @@ pub fn NewRunPanel(
     if link.is_none() {
         leptos::task::spawn_local(async move {
             let stored =
-                persist::load_setting(persist::setting::FORM).await.map(|fragment| ShareLink::decode(&fragment).0);
+                storage::load_setting(storage::setting::FORM).await.map(|fragment| ShareLink::decode(&fragment).0);
             form.set(Some(stored.unwrap_or_default()));
         });
     }
@@ -37,7 +37,7 @@ pub fn NewRunPanel(
     // Callbacks are `Send`; the Python host is not, so it is held in a local store.
     let python = StoredValue::new_local(python);
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
-        persist::save_setting(persist::setting::FORM, Some(ShareLink::of(spec.clone()).encode()));
+        storage::save_setting(storage::setting::FORM, Some(ShareLink::of(spec.clone()).encode()));
         if !real_python {
             book.start(spec);
             return;

@@ -12,8 +12,8 @@ use futures_channel::oneshot;
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
-use crate::llm_client::{self, CancelToken, ClientEvent};
-use crate::python::Python;
+use crate::services::llm_client::{self, CancelToken, ClientEvent};
+use crate::services::python_pool::Python;
 
 /// The playground's own programs go to one interpreter in chunks of this many (the harness's
 /// `batch` requests), each chunk on one clock of [`CHUNK_BASE_MS`] and [`CHUNK_MS_PER_PROGRAM`]

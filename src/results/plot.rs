@@ -7,9 +7,9 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use crate::download;
-use crate::frame::redraw_on_change;
-use crate::model::{Metric, RunData, metrics_csv, metrics_json, series};
+use crate::services::model::{Metric, RunData, metrics_csv, metrics_json, series};
+use crate::widgets::download;
+use crate::widgets::frame::redraw_on_change;
 
 /// Points per series at most; more would not show on a canvas this wide.
 const MAX_POINTS: usize = 900;
@@ -99,7 +99,7 @@ pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<Strin
         report(on_error, json.and_then(|json| download::text("rlcg-metrics.json", "application/json", &json)));
     };
     let export_png = move |_| {
-        let url = canvas.get_untracked().map(|c| c.to_data_url().map_err(|e| crate::js_error::describe(&e)));
+        let url = canvas.get_untracked().map(|c| c.to_data_url().map_err(|e| crate::services::js_error::describe(&e)));
         let result = match url {
             Some(Ok(url)) => download::url("rlcg-plot.png", &url),
             Some(Err(e)) => Err(format!("the plot could not be turned into a PNG: {e}")),

@@ -8,7 +8,7 @@ use engine::env::EnvSpec;
 use engine::live::Trial;
 use leptos::prelude::*;
 
-use crate::run_book::RunBook;
+use crate::services::run_book::RunBook;
 
 #[component]
 pub fn CalibrationPanel(

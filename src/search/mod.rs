@@ -7,6 +7,8 @@
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
 //! The six code-world-model tasks are searched here too, with their tools (`world_models`).
 
+pub mod views;
+
 use engine::cwm::normalised_return::PlanningSummary;
 use engine::effects::OfflineLlm;
 use engine::llm::ProviderSettings;
@@ -21,15 +23,15 @@ use engine::share::search_link::{SIMULATED, SearchLink, SearchResults};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
-use crate::controls::ParamFields;
-use crate::host::{self, HostView, Llm};
-use crate::llm_client::CancelToken;
-use crate::llm_settings::LlmChoice;
-use crate::persist;
-use crate::python::Python;
-use crate::search_views::{NodeDetails, ScorePlot, SearchTree};
+use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
+use crate::services::host::{self, HostView, Llm};
+use crate::services::llm_client::CancelToken;
+use crate::services::python_pool::Python;
+use crate::services::storage;
+use crate::train::controls::ParamFields;
+use crate::widgets::llm_settings::LlmChoice;
 use crate::world_models::{ImportedDataset, PaperComparison, WorldModelInfo, WorldModelTools};
-use crate::{download, upload};
+use crate::{widgets::download, widgets::upload};
 
 /// Imported tasks are offered under this prefix, apart from the bundled ones.
 const IMPORTED: &str = "imported:";
@@ -212,7 +214,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             searches.put(id, kept.clone());
             running.set(false);
             in_flight.set(None);
-            if let Err(refused) = persist::save_search(id, &kept).await {
+            if let Err(refused) = storage::save_search(id, &kept).await {
                 problem.set(Some(refused));
             }
         });
@@ -264,7 +266,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             return;
         };
         leptos::task::spawn_local(async move {
-            if let Err(refused) = persist::save_search(id, &record).await {
+            if let Err(refused) = storage::save_search(id, &record).await {
                 problem.set(Some(refused));
             }
         });
@@ -278,7 +280,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
         )));
     }
     leptos::task::spawn_local(async move {
-        let (kept, problems) = persist::load_searches().await;
+        let (kept, problems) = storage::load_searches().await;
         searches.list.set(kept);
         if !problems.is_empty() {
             problem.set(Some(problems.join("; ")));
@@ -303,7 +305,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                         searches.put(id, record.clone());
                         searches.shown.set(Some(id));
                         leptos::task::spawn_local(async move {
-                            if let Err(refused) = persist::save_search(id, &record).await {
+                            if let Err(refused) = storage::save_search(id, &record).await {
                                 problem.set(Some(refused));
                             }
                         });
@@ -396,7 +398,7 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
                             <button type="button" class="search-remove" disabled=move || in_flight.get() == Some(id) on:click=move |_| {
                                 // The row goes once the browser has forgotten it, so that it never comes back on a reload.
                                 leptos::task::spawn_local(async move {
-                                    match persist::forget_search(id).await {
+                                    match storage::forget_search(id).await {
                                         Ok(()) => searches.list.update(|l| l.retain(|(i, _)| *i != id)),
                                         Err(message) => problem.set(Some(message)),
                                     }

@@ -20,7 +20,7 @@ pub fn read_text(file: File, on_text: impl FnOnce(String, Result<String, String>
         let text = JsFuture::from(file.text())
             .await
             .map(|text| text.as_string().unwrap_or_default())
-            .map_err(|e| format!("{name} could not be read: {}.", crate::js_error::describe(&e)));
+            .map_err(|e| format!("{name} could not be read: {}.", crate::services::js_error::describe(&e)));
         on_text(name, text);
     });
 }

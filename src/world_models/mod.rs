@@ -26,12 +26,12 @@ use engine::search::world_model_tasks::world_model_task;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::gym_canvas::GymCanvas;
-use crate::host::{self, HostView, Llm};
-use crate::llm_client::CancelToken;
-use crate::python::Python;
-use crate::run_book::RunBook;
-use crate::{download, upload};
+use crate::services::host::{self, HostView, Llm};
+use crate::services::llm_client::CancelToken;
+use crate::services::python_pool::Python;
+use crate::services::run_book::RunBook;
+use crate::widgets::gym_canvas::GymCanvas;
+use crate::{widgets::download, widgets::upload};
 
 /// Rows of the transition table shown before the first misclassified one.
 const ROWS_SHOWN: usize = 40;

@@ -5,7 +5,7 @@ use engine::share::{Control, ShareLink, SharedResults};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use crate::run_book::RunBook;
+use crate::services::run_book::RunBook;
 
 /// What the next link hides and locks, and the last link made; a context service.
 #[derive(Clone, Copy)]

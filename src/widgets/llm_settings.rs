@@ -2,10 +2,10 @@
 //! LLM offline, or an OpenAI-compatible endpoint with its settings and key; and the prompts, as
 //! data the user can edit.
 //!
-//! Settings and prompts are kept with the page's other settings ([`crate::persist`]). The API key
+//! Settings and prompts are kept with the page's other settings ([`crate::services::storage`]). The API key
 //! is held in a signal, and in `localStorage` only while the user ticks "remember": unlike the
 //! IndexedDB that keeps everything else, `localStorage` is out of every worker's reach, the Python
-//! workers' included. The key goes to [`crate::llm_client::chat`] (through [`crate::host::Llm`])
+//! workers' included. The key goes to [`crate::services::llm_client::chat`] (through [`crate::services::host::Llm`])
 //! and nowhere else: not to the training worker, the Python worker, the runs, the share link or
 //! the exports.
 
@@ -14,8 +14,8 @@ use engine::llm::{PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
 use leptos::prelude::*;
 
-use crate::host::Llm;
-use crate::persist::{self, setting};
+use crate::services::host::Llm;
+use crate::services::storage::{self, setting};
 
 /// The LLM select's value for the offline stand-in.
 const SIMULATED: &str = "simulated";
@@ -89,11 +89,11 @@ fn remember_key(key: Option<&str>) {
 }
 
 async fn stored<T: serde::de::DeserializeOwned>(name: &'static str) -> Option<T> {
-    persist::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
+    storage::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
 }
 
 fn store(name: &'static str, value: &impl serde::Serialize) {
-    persist::save_setting(name, serde_json::to_string(value).ok());
+    storage::save_setting(name, serde_json::to_string(value).ok());
 }
 
 /// The LLM select: the simulated LLM, or a provider preset.
@@ -225,7 +225,7 @@ pub fn PromptEditor() -> impl IntoView {
         prompts.set(set);
         message.set(Some("Keeping it in this browser…".into()));
         leptos::task::spawn_local(async move {
-            message.set(Some(match persist::keep_setting(setting::PROMPTS, edits).await {
+            message.set(Some(match storage::keep_setting(setting::PROMPTS, edits).await {
                 Ok(()) => done.into(),
                 Err(problem) => format!("In use on this page, but not kept: {problem}."),
             }));

@@ -11,12 +11,12 @@ use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSum
 use engine::stepcoder::policy_gradient::{self, Arm, LearnerParams};
 use leptos::prelude::*;
 
-use crate::host::{self, HostView, Llm};
-use crate::llm_client::CancelToken;
-use crate::masked_program::MaskedProgram;
-use crate::persist::{self, setting};
-use crate::python::Python;
-use crate::{download, upload};
+use crate::services::host::{self, HostView, Llm};
+use crate::services::llm_client::CancelToken;
+use crate::services::python_pool::Python;
+use crate::services::storage::{self, setting};
+use crate::stepcoder::masked_program::MaskedProgram;
+use crate::{widgets::download, widgets::upload};
 
 /// The plot's size, in SVG units, and each arm's colour.
 const WIDTH: f64 = 560.0;
@@ -44,7 +44,7 @@ fn described(report: &AblationReport) -> String {
 /// Keeps `reports` in this browser (losing them costs a rerun, so a refusal is not shown).
 fn keep(reports: &[AblationReport]) {
     if let Ok(json) = serde_json::to_string(reports) {
-        persist::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
+        storage::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
     }
 }
 
@@ -130,7 +130,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     };
 
     leptos::task::spawn_local(async move {
-        let stored = persist::load_setting(setting::STEPCODER_ABLATIONS).await;
+        let stored = storage::load_setting(setting::STEPCODER_ABLATIONS).await;
         let reports = match stored.map(|text| AblationReport::parse(&text)) {
             None => Vec::new(),
             Some(Ok(reports)) => reports,

@@ -3,13 +3,15 @@
 //! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported from HumanEval
 //! JSONL and APPS JSON files, which are kept in the browser's IndexedDB.
 
+pub mod task_files;
+
 use engine::EnvId;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
-use crate::python::{Python, PythonState};
-use crate::task_files::TaskImport;
+use crate::python::task_files::TaskImport;
+use crate::services::python_pool::{Python, PythonState};
 
 /// A program and tests the editor can load.
 #[derive(Clone, Debug, PartialEq)]

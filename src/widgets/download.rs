@@ -4,7 +4,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Url};
 
 fn failed(what: &str, error: wasm_bindgen::JsValue) -> String {
-    format!("{what} could not be saved: {}.", crate::js_error::describe(&error))
+    format!("{what} could not be saved: {}.", crate::services::js_error::describe(&error))
 }
 
 /// Saves `contents` as a file named `filename`.

@@ -9,8 +9,8 @@ use engine::protocol::Finished;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::gym_canvas::GymCanvas;
-use crate::model::RunData;
+use crate::services::model::RunData;
+use crate::widgets::gym_canvas::GymCanvas;
 
 pub fn percent(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)

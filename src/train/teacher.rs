@@ -3,7 +3,7 @@
 use engine::share::Control;
 use leptos::prelude::*;
 
-use crate::share_panel::Sharing;
+use crate::train::share_panel::Sharing;
 
 /// What a shared link hides or locks: for handing out a reduced demo.
 #[component]

@@ -4,12 +4,12 @@
 use engine::protocol::ToWorker;
 use leptos::prelude::*;
 
-use crate::model::{Status, css_colour};
-use crate::policy::percent;
-use crate::run_book::RunBook;
-use crate::share_panel::Sharing;
-use crate::upload;
-use crate::worker_bridge::WorkerBridge;
+use crate::results::policy::percent;
+use crate::services::model::{Status, css_colour};
+use crate::services::run_book::RunBook;
+use crate::services::worker_bridge::WorkerBridge;
+use crate::train::share_panel::Sharing;
+use crate::widgets::upload;
 
 #[component]
 pub fn RunsTable() -> impl IntoView {

@@ -3,6 +3,9 @@
 //! chosen in live mode or to the simulated one, and the FGO mask of every completion. The model
 //! does not learn here, and the pane says so.
 
+pub mod learner_panel;
+pub mod masked_program;
+
 use engine::effects::OfflineLlm;
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
@@ -14,16 +17,16 @@ use engine::stepcoder::fgo::KeptByOutcome;
 use engine::task_import::{ImportedTask, parse_task_file};
 use leptos::prelude::*;
 
-use crate::controls::ParamFields;
-use crate::host::{self, HostView, Llm};
-use crate::llm_client::CancelToken;
-use crate::llm_settings::LlmChoice;
-use crate::masked_program::MaskedProgram;
-use crate::python::Python;
-use crate::stepcoder_learner::LearnerPanel;
+use crate::services::host::{self, HostView, Llm};
+use crate::services::llm_client::CancelToken;
+use crate::services::python_pool::Python;
+use crate::stepcoder::learner_panel::LearnerPanel;
+use crate::stepcoder::masked_program::MaskedProgram;
+use crate::train::controls::ParamFields;
+use crate::widgets::llm_settings::LlmChoice;
 
 /// The APPS+-format sample the repository bundles (`tasks/samples/apps_plus.json`).
-const APPS_PLUS_SAMPLE: &str = include_str!("../tasks/samples/apps_plus.json");
+const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
 const IMPORTED: &str = "imported:";
 
 fn bundled_tasks() -> Vec<ImportedTask> {

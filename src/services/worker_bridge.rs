@@ -15,8 +15,8 @@ use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
-use crate::js_error;
-use crate::model::{RunData, Status};
+use crate::services::js_error;
+use crate::services::model::{RunData, Status};
 
 /// The training worker, shared by every component that talks to it.
 #[derive(Clone, Copy)]

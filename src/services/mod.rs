@@ -1,0 +1,13 @@
+//! What the panes share, through leptos context or as plain functions: the training worker's
+//! bridge, the runs, the Python worker pool, the LLM client, the host that drives effectful tasks,
+//! storage (IndexedDB), the service worker, and what the page knows about each run.
+
+pub mod host;
+pub mod js_error;
+pub mod llm_client;
+pub mod model;
+pub mod offline;
+pub mod python_pool;
+pub mod run_book;
+pub mod storage;
+pub mod worker_bridge;
