@@ -14,7 +14,7 @@ use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
 use engine::search::simulated_llm::SimulatedLlmParams;
-use engine::search::spec::{MethodSpec, SearchSpec};
+use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use engine::share::search_link::{SIMULATED, SearchLink};
 use serde::Serialize;
 
@@ -36,16 +36,16 @@ pub struct SearchArgs {
     #[command(flatten)]
     llm: LlmArgs,
     /// LLM calls allowed.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = SearchSpec::default().budget)]
     budget: u32,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = SearchSpec::default().seed)]
     seed: u64,
     /// Sets one of the simulated LLM's odds, e.g. `--simulated-llm generate_correct=0.5`
     /// (repeatable).
     #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
     simulated_llm: Vec<String>,
     /// The endpoint's sampling temperature (seed 004: 1.0; lower starves the search of diversity).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = TEMPERATURE)]
     temperature: f64,
     /// Judge as common graders do (the tests in the program's own interpreter), so that reward
     /// hacks pass; each is marked, since the real verdict refuses it. With `--simulated-llm
@@ -98,7 +98,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     spec.autopep8 = !args.no_autopep8;
     let imported = match &args.tasks {
         None => {
-            spec.task = args.task.clone().unwrap_or_else(|| search_tasks()[0].id.clone());
+            spec.task = args.task.clone().unwrap_or_else(|| SearchSpec::default().task);
             None
         }
         Some(path) => {

@@ -15,16 +15,13 @@ use crate::services::host::{self, HostView, Llm};
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
+use crate::stepcoder::kept_reports::{KeptReports, Reports, described};
 use crate::stepcoder::masked_program::MaskedProgram;
-use crate::{widgets::download, widgets::upload};
 
 /// The plot's size, in SVG units, and each arm's colour.
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
 const COLOURS: [&str; 4] = ["#5f6368", "#1a73e8", "#e37400", "#188038"];
-
-/// The most ablation reports kept in this browser; the oldest goes first.
-const KEPT: usize = 20;
 
 /// The page's address with `link` as its fragment.
 fn link_to(report: &AblationReport) -> String {
@@ -34,23 +31,9 @@ fn link_to(report: &AblationReport) -> String {
     format!("{base}#{}", link.encode())
 }
 
-/// What a report ran, in a few words.
-fn described(report: &AblationReport) -> String {
-    let arms: Vec<&str> = report.spec.arms.iter().map(|a| a.name()).collect();
-    let tasks = if report.spec.tasks.is_empty() { "all tasks".to_owned() } else { report.spec.tasks.join(", ") };
-    format!("{} × {} seeds × {} executions on {tasks}", arms.join(", "), report.spec.seeds, report.spec.params.budget)
-}
-
-/// Keeps `reports` in this browser (losing them costs a rerun, so a refusal is not shown).
-fn keep(reports: &[AblationReport]) {
-    if let Ok(json) = serde_json::to_string(reports) {
-        storage::save_setting(setting::STEPCODER_ABLATIONS, Some(json));
-    }
-}
-
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
 /// compared with the one the page gets. Finished ablations are kept in this browser (the last
-/// [`KEPT`]), exported and imported as the reports `rlcg stepcoder learn --json` prints.
+/// `kept_reports::KEPT`), exported and imported as the reports `rlcg stepcoder learn --json` prints.
 #[component]
 pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<AblationLink>) -> impl IntoView {
     // The spec the form edits: seeds and executions here, the rest as the link (or the defaults) set it.
@@ -64,21 +47,12 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     let status = RwSignal::new(String::new());
     // The report whose table, plot and link are shown, and the reports kept, newest first.
     let shown = RwSignal::new(None::<AblationReport>);
-    let kept = RwSignal::new(Vec::<AblationReport>::new());
+    let reports = Reports { kept: RwSignal::new(Vec::new()), shown, status, problem };
+    let kept = reports.kept;
     let cancel = StoredValue::new_local(CancelToken::default());
     // The ablation run on this visit, whose learners' rollouts can be opened; `finished` counts them.
     let ablation_done = StoredValue::new_local(None::<Ablation>);
     let finished = RwSignal::new(0u32);
-
-    let add = move |reports: Vec<AblationReport>| {
-        kept.update(|kept| {
-            for report in reports.into_iter().rev() {
-                kept.insert(0, report);
-            }
-            kept.truncate(KEPT);
-        });
-        kept.with_untracked(|kept| keep(kept));
-    };
 
     let start = move |sent: Option<String>| {
         let seeds = seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number".to_owned());
@@ -119,7 +93,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
                         report.wall_seconds, report.distinct_programs, report.fingerprint,
                     ));
                     shown.set(Some(report.clone()));
-                    add(vec![report]);
+                    reports.add(vec![report]);
                     ablation_done.set_value(Some(ablation));
                     finished.update(|n| *n += 1);
                 }
@@ -153,29 +127,6 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         }
     });
 
-    let import = move |ev: leptos::ev::Event| {
-        let Some(file) = upload::picked(&ev) else { return };
-        upload::read_text(file, move |name, text| {
-            match text.and_then(|text| AblationReport::parse(&text).map_err(|e| format!("{name}: {e}"))) {
-                Err(message) => problem.set(Some(message)),
-                Ok(reports) => {
-                    problem.set(None);
-                    status.set(format!("Imported {} ablation report(s) from {name}.", reports.len()));
-                    shown.set(reports.first().cloned());
-                    add(reports);
-                }
-            }
-        });
-    };
-    let export = move |_| {
-        let saved = kept
-            .with_untracked(serde_json::to_string_pretty)
-            .map_err(|e| format!("the kept ablations could not be written: {e}"))
-            .and_then(|json| download::text("stepcoder-ablations.json", "application/json", &json));
-        if let Err(message) = saved {
-            problem.set(Some(message));
-        }
-    };
     let overall = move || {
         shown.with(|s| s.iter().flat_map(|r| &r.rows).filter(|r| r.task.is_none()).cloned().collect::<Vec<_>>())
     };
@@ -222,33 +173,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
                 view! { <p id="stepcoder-rollouts-summary" class="hint">"The rollouts behind an ablation are there on the visit that ran it: run it again (or open its link) to see them."</p> }.into_any()
             }}
         </div>
-        <h4>"Ablations kept in this browser"</h4>
-        <table id="stepcoder-kept" hidden=move || kept.with(Vec::is_empty)>
-            <thead><tr><th>"What ran"</th><th>"Fingerprint"</th><th>"Time"</th><th></th></tr></thead>
-            <tbody>{move || kept.get().into_iter().enumerate().map(|(index, report)| {
-                let what = described(&report);
-                let (fingerprint, seconds) = (report.fingerprint.clone(), report.wall_seconds);
-                let show = move |_| {
-                    status.set(format!("Kept: {}, fingerprint {}.", described(&report), report.fingerprint));
-                    shown.set(Some(report.clone()));
-                };
-                let forget = move |_| {
-                    kept.update(|k| { k.remove(index); });
-                    kept.with_untracked(|k| keep(k));
-                };
-                view! {
-                    <tr>
-                        <td>{what}</td><td><code>{fingerprint}</code></td><td>{format!("{seconds:.1} s")}</td>
-                        <td><button type="button" class="kept-show" on:click=show>"Show"</button>" "<button type="button" class="kept-forget" on:click=forget>"Forget"</button></td>
-                    </tr>
-                }
-            }).collect_view()}</tbody>
-        </table>
-        <p class="actions">
-            <button type="button" id="stepcoder-learn-export" disabled=move || kept.with(Vec::is_empty) on:click=export>"Export the kept ablations"</button>
-            <label>"Import ablation reports "<input type="file" id="stepcoder-learn-import" accept=".json,application/json" on:change=import /></label>
-        </p>
-        <p class="hint">"A report is the JSON that "<code>"rlcg stepcoder learn --json"</code>" prints: import one to see the CLI's 20 seeds here."</p>
+        <KeptReports reports=reports />
     }
 }
 

@@ -201,6 +201,19 @@ fn is_default(spec: &WorldModelSpec) -> bool {
     *spec == WorldModelSpec::default()
 }
 
+/// The temperature an endpoint samples a search's programs at: seed 004's 1.0 (lower starves the
+/// search of diversity).
+pub const TEMPERATURE: f64 = 1.0;
+
+impl Default for SearchSpec {
+    /// The first method (GIF-MCTS) on the first bundled task, 20 LLM calls, seed 1: the page's
+    /// form, a link's missing fields and `rlcg search` start from it.
+    fn default() -> Self {
+        let method = MethodSpec::parse(MethodSpec::NAMES[0]).expect("a known method");
+        Self::new(method, &search_tasks()[0].id, 20, 1)
+    }
+}
+
 impl SearchSpec {
     pub const MAX_BUDGET: u32 = 1_000;
 

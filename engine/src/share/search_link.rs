@@ -105,11 +105,7 @@ impl SearchLink {
     /// Reads a fragment (with or without `#`); returns a valid link and what had to be replaced.
     pub fn decode(fragment: &str) -> (SearchLink, Vec<String>) {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        let defaults = SearchLink {
-            spec: SearchSpec::new(MethodSpec::parse(MethodSpec::NAMES[0]).expect("a known method"), "", 20, 1),
-            llm: SIMULATED.into(),
-            results: None,
-        };
+        let defaults = SearchLink { spec: SearchSpec::default(), llm: SIMULATED.into(), results: None };
         let mut problems = Vec::new();
         let Some(pairs) = link_pairs(fragment, &Self::FIELDS, "o.", "search", &mut problems) else {
             return (defaults, problems);

@@ -1,0 +1,105 @@
+//! The Search pane's form: the task (bundled, a world model's or imported), the method, the budget,
+//! the seed, the verdict switches and the simulated LLM's odds, read back into a `SearchSpec`.
+
+use engine::params::{self, Field, Parameters};
+use engine::search::bank::search_tasks;
+use engine::search::simulated_llm::SimulatedLlmParams;
+use engine::search::spec::{MethodSpec, SearchSpec};
+use engine::search::world_model_tasks::world_model_tasks;
+use engine::task_import::ImportedTask;
+use leptos::prelude::*;
+
+use crate::train::controls::ParamFields;
+
+/// Imported tasks are offered under this prefix, apart from the bundled ones.
+const IMPORTED: &str = "imported:";
+
+/// What the form holds, as the user edits it.
+#[derive(Clone, Copy)]
+pub struct SearchForm {
+    pub task: RwSignal<String>,
+    method: RwSignal<String>,
+    budget: RwSignal<String>,
+    seed: RwSignal<String>,
+    odds_fields: Memo<Vec<Field>>,
+    odds_texts: RwSignal<Vec<String>>,
+    naive: RwSignal<bool>,
+    autopep8: RwSignal<bool>,
+    imported: RwSignal<Vec<ImportedTask>>,
+}
+
+impl SearchForm {
+    /// The form filled with `spec` (a link's, or [`SearchSpec::default`]).
+    pub fn new(spec: &SearchSpec, imported: RwSignal<Vec<ImportedTask>>) -> Self {
+        let odds_fields = Memo::new(|_| params::fields(&SimulatedLlmParams::default().params_schema()));
+        Self {
+            task: RwSignal::new(spec.task.clone()),
+            method: RwSignal::new(spec.method.name().to_owned()),
+            budget: RwSignal::new(spec.budget.to_string()),
+            seed: RwSignal::new(spec.seed.to_string()),
+            odds_fields,
+            odds_texts: RwSignal::new(params::texts(&spec.simulated_llm, &odds_fields.get_untracked())),
+            naive: RwSignal::new(spec.naive_verdicts),
+            autopep8: RwSignal::new(spec.autopep8),
+            imported,
+        }
+    }
+
+    /// The spec in the form, and the imported task it names (none for a bundled one), or what is
+    /// wrong with it.
+    pub fn read(self) -> Result<(SearchSpec, Option<ImportedTask>), String> {
+        let method = MethodSpec::parse(&self.method.get_untracked())?;
+        let budget = self.budget.get_untracked().trim().parse().map_err(|_| "budget: a whole number of LLM calls")?;
+        let seed = self.seed.get_untracked().trim().parse().map_err(|_| "seed: a whole number")?;
+        let task_id = self.task.get_untracked();
+        let mut spec = SearchSpec::new(method, &task_id, budget, seed);
+        let fields = self.odds_fields.get_untracked();
+        let odds = params::build(&SimulatedLlmParams::default(), &fields, &self.odds_texts.get_untracked());
+        spec.simulated_llm = odds.map_err(|e| format!("simulated LLM: {e}"))?;
+        spec.naive_verdicts = self.naive.get_untracked();
+        spec.autopep8 = self.autopep8.get_untracked();
+        let imported_task = match task_id.strip_prefix(IMPORTED) {
+            None => None,
+            Some(id) => {
+                let found = self.imported.with_untracked(|tasks| tasks.iter().find(|t| t.id == id).cloned());
+                Some(found.ok_or_else(|| format!("task: no imported task '{id}' in this browser"))?)
+            }
+        };
+        Ok((spec, imported_task))
+    }
+}
+
+/// The form's fields.
+#[component]
+pub fn SearchFormFields(form: SearchForm) -> impl IntoView {
+    let SearchForm { task, method, budget, seed, odds_fields, odds_texts, naive, autopep8, imported } = form;
+    view! {
+        <div class="form-grid">
+            <label>"Task"<select id="search-task" prop:value=move || task.get() on:change=move |ev| task.set(event_target_value(&ev))>
+                {search_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
+                <optgroup label="World models (seed 004's CWMB)">
+                    {world_model_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
+                </optgroup>
+                {move || imported.with(|tasks| tasks.iter().map(|t| {
+                    let value = format!("{IMPORTED}{}", t.id);
+                    view! { <option value=value.clone()>{value.clone()}</option> }
+                }).collect_view())}
+            </select></label>
+            <label>"Method"<select id="search-method" prop:value=move || method.get() on:change=move |ev| method.set(event_target_value(&ev))>
+                {MethodSpec::NAMES.iter().map(|m| view! { <option value=*m>{*m}</option> }).collect_view()}
+            </select></label>
+            <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
+            <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
+            <label title="The tests run in the program's own interpreter and an exit with status 0 is a pass, as in common graders: reward hacks pass, and the tree crosses each one the real verdict refuses (About: reward hacking)">
+                <input type="checkbox" id="search-naive" prop:checked=move || naive.get() on:change=move |ev| naive.set(event_target_checked(&ev)) />
+                " Naive verdicts"
+            </label>
+            <label title="Each program runs through autopep8.fix_code before it is scored, as seed 004's official code does: indentation slips are repaired and long lines reflowed; the node view shows what it changed">
+                <input type="checkbox" id="search-autopep8" prop:checked=move || autopep8.get() on:change=move |ev| autopep8.set(event_target_checked(&ev)) />
+                " autopep8"
+            </label>
+        </div>
+        <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
+            fields=odds_fields texts=odds_texts hidden=false locked=false />
+    }
+}
