@@ -14,26 +14,25 @@ mod widgets;
 mod world_models;
 
 use engine::protocol::FromWorker;
-use engine::share::ShareLink;
-use engine::share::ablation_link::AblationLink;
-use engine::share::search_link::SearchLink;
-use engine::task_import::ImportedTask;
+use engine::share::is_link_fragment;
 use leptos::prelude::*;
 
 use crate::about::About;
 use crate::live::LivePanel;
-use crate::nav::{PaneNav, is_share_fragment};
+use crate::nav::PaneNav;
 use crate::python::PythonPane;
 use crate::results::plot::MetricsPlot;
 use crate::results::policy::PolicyPanel;
 use crate::results::shared_results::SharedResultsPanel;
 use crate::results::tree_view::TreeView;
 use crate::search::SearchPane;
+use crate::services::links::OpenedLink;
 use crate::services::model::RunData;
+use crate::services::offline;
 use crate::services::python_pool::Python;
 use crate::services::run_book::RunBook;
+use crate::services::storage::ImportedTasks;
 use crate::services::worker_bridge::WorkerBridge;
-use crate::services::{offline, storage};
 use crate::stepcoder::StepcoderPane;
 use crate::train::new_run::NewRunPanel;
 use crate::train::runs_table::RunsTable;
@@ -51,36 +50,10 @@ fn App() -> impl IntoView {
     // The worker's WebGPU adapter, or why it has none; `None` while it is being brought up.
     let (webgpu, set_webgpu) = signal(None::<Result<String, String>>);
     let error = RwSignal::new(None::<String>);
-    let fragment = window().location().hash().unwrap_or_default();
-    let search_link = SearchLink::is_search_fragment(&fragment).then(|| {
-        let (link, problems) = SearchLink::decode(&fragment);
-        if !problems.is_empty() {
-            let problems = problems.join("; ");
-            error.set(Some(format!("This search link was not entirely valid, so defaults stand in for: {problems}.")));
-        }
-        link
-    });
-    let ablation_link = AblationLink::is_ablation_fragment(&fragment).then(|| {
-        let (link, problems) = AblationLink::decode(&fragment);
-        if !problems.is_empty() {
-            let problems = problems.join("; ");
-            error.set(Some(format!(
-                "This StepCoder link was not entirely valid, so defaults stand in for: {problems}."
-            )));
-        }
-        link
-    });
-    let link = (is_share_fragment(&fragment) && search_link.is_none() && ablation_link.is_none()).then(|| {
-        let (link, problems) = ShareLink::decode(&fragment);
-        if !problems.is_empty() {
-            let problems = problems.join("; ");
-            error.set(Some(format!("This link was not entirely valid, so defaults stand in for: {problems}.")));
-        }
-        link
-    });
+    let OpenedLink { run: link, search: search_link, ablation: ablation_link } = OpenedLink::read(error);
     // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
     window_event_listener(leptos::ev::hashchange, |_| {
-        if is_share_fragment(&window().location().hash().unwrap_or_default()) {
+        if is_link_fragment(&window().location().hash().unwrap_or_default()) {
             drop(window().location().reload())
         }
     });
@@ -101,14 +74,8 @@ fn App() -> impl IntoView {
 
     let update_ready = RwSignal::new(false);
     offline::register(update_ready);
-    let python = Python::new();
-    let imported_tasks = RwSignal::new(Vec::<ImportedTask>::new());
-    leptos::task::spawn_local(async move {
-        match storage::load_tasks().await {
-            Ok(tasks) => imported_tasks.set(tasks),
-            Err(problem) => error.set(Some(problem)),
-        }
-    });
+    Python::provide();
+    ImportedTasks::provide(error);
     let shared_results = link.as_ref().and_then(|l| Some((l.spec.clone(), l.results.clone()?)));
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
 
@@ -126,7 +93,7 @@ fn App() -> impl IntoView {
             <PaneNav />
         </header>
         <main>
-            <NewRunPanel link=link ready=ready webgpu=webgpu python=python.clone() error=error />
+            <NewRunPanel link=link ready=ready webgpu=webgpu error=error />
             <RunsTable />
             <SharePanel />
             {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results runs=runs /> })}
@@ -135,10 +102,10 @@ fn App() -> impl IntoView {
                 <TreeView runs=runs selected_run=book.selected />
                 <PolicyPanel runs=runs selected_run=book.selected />
             </div>
-            <PythonPane python=python.clone() imported=imported_tasks />
-            <LivePanel runs=runs imported=imported_tasks python=python.clone() />
-            <SearchPane python=python.clone() imported=imported_tasks link=search_link />
-            <StepcoderPane python=python imported=imported_tasks link=ablation_link />
+            <PythonPane />
+            <LivePanel runs=runs />
+            <SearchPane link=search_link />
+            <StepcoderPane link=ablation_link />
             <About />
         </main>
     }

@@ -2,6 +2,7 @@
 //! scroll to their pane without replacing it, so a reload of the address still reopens the shared
 //! run; otherwise they are ordinary anchors.
 
+use engine::share::is_link_fragment;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -16,17 +17,12 @@ const PANES: [(&str, &str); 7] = [
     ("about", "About"),
 ];
 
-/// A share link's fragment holds `key=value` pairs; one without is an in-page anchor (`#seed-000`).
-pub fn is_share_fragment(fragment: &str) -> bool {
-    fragment.contains('=')
-}
-
 /// The links to the panes; it also makes every in-page link (`#seed-000`) keep a share link in the
 /// address.
 #[component]
 pub fn PaneNav() -> impl IntoView {
     window_event_listener(leptos::ev::click, |ev| {
-        if !is_share_fragment(&window().location().hash().unwrap_or_default()) {
+        if !is_link_fragment(&window().location().hash().unwrap_or_default()) {
             return;
         }
         let Some(link) = ev

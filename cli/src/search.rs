@@ -268,25 +268,55 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     };
     let odds = simulated_llm(&args.simulated_llm)?;
     let max_budget = *budgets.last().ok_or_else(|| usage("--budgets: give at least one"))?;
-    // Every job's spec is built first, so a bad task or budget is reported before anything runs.
+    let template = SearchSpec { simulated_llm: odds.clone(), autopep8: !args.no_autopep8, ..SearchSpec::default() };
+    let jobs = bench_jobs(&methods, &tasks, &seeds, max_budget, &template)?;
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let started = std::time::Instant::now();
+    let outcomes = run_bench(jobs, workers).map_err(|e| io_failure(format!("python3: {e}")))?;
+    let report = BenchReport {
+        llm: "simulated LLM",
+        simulated_llm: odds,
+        tasks,
+        seeds: seeds.len(),
+        rows: bench_rows(&methods, &budgets, &outcomes),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+    } else {
+        print_bench(&report);
+    }
+    Ok(())
+}
+
+/// Every search of the bench, by method index, each built once here so that a bad task or budget
+/// is reported before anything runs.
+fn bench_jobs(
+    methods: &[MethodSpec],
+    tasks: &[String],
+    seeds: &[u64],
+    budget: u32,
+    template: &SearchSpec,
+) -> Result<Vec<(usize, SearchSpec)>, Failure> {
     let mut jobs = Vec::new();
     for (m, method) in methods.iter().enumerate() {
-        for task in &tasks {
-            for &seed in &seeds {
-                let mut spec = SearchSpec::new(method.clone(), task, max_budget, seed);
-                spec.simulated_llm = odds.clone();
-                spec.autopep8 = !args.no_autopep8;
+        for task in tasks {
+            for &seed in seeds {
+                let spec = SearchSpec { method: method.clone(), task: task.clone(), budget, seed, ..template.clone() };
                 spec.start(None, true, PromptSet::default()).map_err(usage)?;
                 jobs.push((m, spec));
             }
         }
     }
-    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    Ok(jobs)
+}
+
+/// Runs the searches on the simulated LLM, `workers` at a time, each thread with its own host and
+/// python3; verdicts are shared by program across the searches, as the harness gives a program the
+/// same verdict every time.
+fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Outcome>, String> {
     let bar = progress_bar(jobs.len() as u64, "searches");
-    let started = std::time::Instant::now();
     let queue = Mutex::new(jobs.into_iter());
-    // Verdicts are shared by program across the searches, as the harness gives a program the same
-    // verdict every time.
     let memo: VerdictMemo = Mutex::new(HashMap::new());
     let outcomes = Mutex::new(Vec::new());
     let failure = Mutex::new(None::<String>);
@@ -312,16 +342,19 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         }
     });
     bar.finish_and_clear();
-    if let Some(e) = failure.into_inner().expect("unpoisoned") {
-        return Err(io_failure(format!("python3: {e}")));
+    match failure.into_inner().expect("unpoisoned") {
+        Some(e) => Err(e),
+        None => Ok(outcomes.into_inner().expect("unpoisoned")),
     }
-    let outcomes = outcomes.into_inner().expect("unpoisoned");
+}
+
+/// Each method at each budget: the mean best score after that many calls (a search that stopped
+/// earlier, solved, keeps its last), its standard error, the share solved and the calls made.
+fn bench_rows(methods: &[MethodSpec], budgets: &[u32], outcomes: &[Outcome]) -> Vec<BenchRow> {
     let mut rows = Vec::new();
     for (m, method) in methods.iter().enumerate() {
-        for &budget in &budgets {
+        for &budget in budgets {
             let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.method == m).collect();
-            // The best score after `budget` calls; a search that stopped earlier (solved) keeps
-            // its last.
             let at_budget = |o: &Outcome| {
                 o.progress.get((budget as usize).min(o.progress.len()).saturating_sub(1)).copied().unwrap_or(0.0)
             };
@@ -342,18 +375,10 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
             });
         }
     }
-    let report = BenchReport {
-        llm: "simulated LLM",
-        simulated_llm: odds,
-        tasks,
-        seeds: seeds.len(),
-        rows,
-        wall_seconds: started.elapsed().as_secs_f64(),
-    };
-    if args.json {
-        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
-        return Ok(());
-    }
+    rows
+}
+
+fn print_bench(report: &BenchReport) {
     println!("{} tasks × {} seeds, simulated LLM ({:.0} s)", report.tasks.len(), report.seeds, report.wall_seconds);
     println!("{:<22} {:>6} {:>18} {:>8} {:>10}", "method", "budget", "mean best score", "solved", "LLM calls");
     for r in &report.rows {
@@ -367,5 +392,4 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
             r.mean_llm_calls
         );
     }
-    Ok(())
 }

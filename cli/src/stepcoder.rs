@@ -350,6 +350,41 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         ..CompletionParams::default()
     };
     let params = params::apply(&template, &args.params).map_err(|e| usage(format!("--param: {e}")))?;
+    let tasks = completion_tasks(args)?;
+    let mut run = CompletionRun::new(mode, tasks, params, PromptSet::default()).map_err(usage)?;
+    let (mut llm, label, settings) = args.llm.choose(args.seed, Some(params.temperature))?;
+    if let Llm::Remote { settings, .. } = &mut llm {
+        settings.top_p = params.top_p;
+    }
+    let mut python = NativePython::start().map_err(io_failure)?;
+    // A run that Python failed ends with the reason, which its report gives.
+    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {});
+    let report = CompletionReport {
+        mode,
+        llm: label,
+        params: &run.params,
+        tasks: run.tasks.iter().map(|t| t.id.as_str()).collect(),
+        rounds: &run.rounds,
+        profile: run.profile(),
+        outcomes: outcome_shares(&run),
+        completions: run.completions.len(),
+        trimmed: run.completions.iter().filter(|c| c.trimmed).count(),
+        failed_calls: run.completions.iter().filter(|c| c.outcome.is_none()).count(),
+        tokens: run.usage.total(),
+        cost: settings.as_ref().map_or(0.0, |s| run.usage.cost(s)),
+        ended: &run.ended,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+    } else {
+        eprintln!();
+        print_completion(&report);
+    }
+    Ok(())
+}
+
+/// The tasks to complete: the file's (or the bundled APPS+ sample's), only those `--task` names.
+fn completion_tasks(args: &CompletionArgs) -> Result<Vec<CompletionTask>, Failure> {
     let mut tasks = match &args.tasks {
         Some(path) => read_tasks(path)?,
         None => engine::task_import::parse_task_file("apps_plus.json", APPS_PLUS_SAMPLE)
@@ -362,17 +397,12 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
             return Err(usage(format!("no task {ids} in the task file")));
         }
     }
-    let tasks: Vec<CompletionTask> = tasks.iter().map(CompletionTask::from).collect();
-    let mut run = CompletionRun::new(mode, tasks, params, PromptSet::default()).map_err(usage)?;
-    let (mut llm, label, settings) = args.llm.choose(args.seed, Some(params.temperature))?;
-    if let Llm::Remote { settings, .. } = &mut llm {
-        settings.top_p = params.top_p;
-    }
-    let mut python = NativePython::start().map_err(io_failure)?;
-    // A run that Python failed ends with the reason, which its report gives.
-    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {});
+    Ok(tasks.iter().map(CompletionTask::from).collect())
+}
 
-    let mut outcomes: Vec<OutcomeShare> = Vec::new();
+/// Per outcome class: the completions, and the share of their generated tokens FGO kept.
+fn outcome_shares(run: &CompletionRun) -> Vec<OutcomeShare> {
+    let mut outcomes = Vec::new();
     for outcome in engine::python::Outcome::ALL {
         let of: Vec<_> = run.completions.iter().filter(|c| c.outcome == Some(outcome)).collect();
         if of.is_empty() {
@@ -383,29 +413,13 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         let kept_share = kept.0.get(&outcome).and_then(|counts| counts.share());
         outcomes.push(OutcomeShare { outcome, completions: of.len(), kept_share });
     }
-    let report = CompletionReport {
-        mode,
-        llm: label,
-        params: &run.params,
-        tasks: run.tasks.iter().map(|t| t.id.as_str()).collect(),
-        rounds: &run.rounds,
-        profile: run.profile(),
-        outcomes,
-        completions: run.completions.len(),
-        trimmed: run.completions.iter().filter(|c| c.trimmed).count(),
-        failed_calls: run.completions.iter().filter(|c| c.outcome.is_none()).count(),
-        tokens: run.usage.total(),
-        cost: settings.as_ref().map_or(0.0, |s| run.usage.cost(s)),
-        ended: &run.ended,
-    };
-    if args.json {
-        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
-        return Ok(());
-    }
-    eprintln!();
+    outcomes
+}
+
+fn print_completion(report: &CompletionReport) {
     println!(
         "{} with {}: the model does not learn; ρ and the stages measure how hard each stage is for it",
-        match mode {
+        match report.mode {
             CompletionMode::Curriculum => "curriculum",
             CompletionMode::Profile => "difficulty profile",
         },
@@ -443,5 +457,4 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         );
     }
     println!("{} replies repeated the prefix and were trimmed; {}", report.trimmed, report.ended);
-    Ok(())
 }

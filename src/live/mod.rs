@@ -16,7 +16,6 @@ use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask, Trial};
 use engine::llm::ProviderSettings;
 use engine::prompts::PromptSet;
 use engine::run::Restoration;
-use engine::task_import::ImportedTask;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
@@ -25,6 +24,7 @@ use crate::services::host::{self, HostView, Llm};
 use crate::services::llm_client::CancelToken;
 use crate::services::model::{RunData, Status};
 use crate::services::python_pool::Python;
+use crate::services::storage::ImportedTasks;
 use crate::services::worker_bridge::WorkerBridge;
 use crate::widgets::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
 
@@ -265,13 +265,14 @@ fn cost(endpoint: Option<&ProviderSettings>, episode: &LiveEpisode) -> f64 {
 }
 
 #[component]
-pub fn LivePanel(runs: RwSignal<Vec<RunData>>, imported: RwSignal<Vec<ImportedTask>>, python: Python) -> impl IntoView {
+pub fn LivePanel(runs: RwSignal<Vec<RunData>>) -> impl IntoView {
+    let imported = ImportedTasks::from_context();
     let task_id = RwSignal::new(String::new());
     let choice_value = RwSignal::new(String::new());
     let view = LiveView {
         bridge: expect_context::<WorkerBridge>(),
         llm_choice: expect_context::<LlmChoice>(),
-        python: StoredValue::new_local(python),
+        python: Python::from_context(),
         runs,
         problem: RwSignal::new(None),
         running: RwSignal::new(false),

@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use crate::python::task_files::TaskImport;
 use crate::services::python_pool::{Python, PythonState};
+use crate::services::storage::ImportedTasks;
 
 /// A program and tests the editor can load.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,11 +85,10 @@ fn parse_limit(text: &str) -> Result<u32, String> {
 }
 
 #[component]
-pub fn PythonPane(
-    python: Python,
-    /// Tasks imported from files (kept in IndexedDB; live mode offers them too).
-    imported: RwSignal<Vec<ImportedTask>>,
-) -> impl IntoView {
+pub fn PythonPane() -> impl IntoView {
+    // The tasks imported from files (kept in IndexedDB; live mode offers them too).
+    let (python, imported) = (Python::from_context(), ImportedTasks::from_context());
+    let state = python.with_value(|p| p.state);
     let bundled = bundled_examples();
     let first = bundled[0].clone();
 
@@ -116,7 +116,6 @@ pub fn PythonPane(
     };
 
     let run = {
-        let python = python.clone();
         move |_| {
             let limit_ms = match parse_limit(&limit.get_untracked()) {
                 Ok(ms) => ms,
@@ -127,16 +126,17 @@ pub fn PythonPane(
             let source = code.get_untracked();
             let mut tests = parse_tests(&tests_edit.get_untracked());
             tests.extend(io_tests.get_untracked());
-            python.run(ProgramRequest::new(source.clone(), tests), limit_ms, move |result| match result {
-                Ok(v) => verdict.set(Some((v, source))),
-                Err(message) => problem.set(Some(message)),
+            python.with_value(|python| {
+                python.run(ProgramRequest::new(source.clone(), tests), limit_ms, move |result| match result {
+                    Ok(v) => verdict.set(Some((v, source))),
+                    Err(message) => problem.set(Some(message)),
+                })
             });
         }
     };
 
     let state_text = {
-        let python = python.clone();
-        move || match python.state.get() {
+        move || match state.get() {
             PythonState::Idle => "Python loads when you first run a program.".to_owned(),
             PythonState::Loading => "Loading Python (Pyodide)…".to_owned(),
             PythonState::Ready { load_ms } => format!("Python ready (loaded in {:.1} s).", load_ms / 1000.0),
@@ -144,10 +144,7 @@ pub fn PythonPane(
             PythonState::Failed(message) => message,
         }
     };
-    let busy = {
-        let python = python.clone();
-        move || matches!(python.state.get(), PythonState::Loading | PythonState::Running)
-    };
+    let busy = move || matches!(state.get(), PythonState::Loading | PythonState::Running);
     let isolation = if Python::cross_origin_isolated() {
         "Runaway programs are interrupted (the page is cross-origin isolated); ones that ignore it are stopped by restarting Python."
     } else {
@@ -193,7 +190,7 @@ pub fn PythonPane(
                 </div>
             </div>
             {move || verdict.get().map(|(v, source)| view! { <VerdictView verdict=v source=source /> })}
-            <TaskImport imported=imported python=python.clone() problem=problem />
+            <TaskImport problem=problem />
         </section>
     }
 }

@@ -7,17 +7,15 @@ use engine::task_import::{ImportedTask, parse_task_file};
 use leptos::prelude::*;
 
 use crate::services::python_pool::Python;
-use crate::services::storage;
+use crate::services::storage::{self, ImportedTasks};
 use crate::widgets::upload;
 
 #[component]
 pub fn TaskImport(
-    /// Tasks imported from files (kept in IndexedDB; live mode offers them too).
-    imported: RwSignal<Vec<ImportedTask>>,
-    python: Python,
     /// The pane's error line.
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView {
+    let (python, imported) = (Python::from_context(), ImportedTasks::from_context());
     let import_message = RwSignal::new(None::<String>);
     let import_errors = RwSignal::new(Vec::<String>::new());
     let check_summary = RwSignal::new(None::<String>);
@@ -75,14 +73,16 @@ pub fn TaskImport(
         let started = js_sys::Date::now();
         check_summary.set(Some(format!("Checking {total} reference solutions…")));
         let requests = tasks.iter().map(ImportedTask::reference_request).collect();
-        python.run_all(requests, DEFAULT_TIME_LIMIT_MS, move |results| {
-            let verdicts: Vec<_> = results.into_iter().flatten().collect();
-            let passed = verdicts.iter().filter(|v| v.passed).count();
-            let python_ms: f64 = verdicts.iter().map(|v| v.duration_ms).sum();
-            let wall = (js_sys::Date::now() - started) / 1000.0;
-            check_summary.set(Some(format!(
-                "{passed}/{total} reference solutions pass; {wall:.2} s in all, {python_ms:.1} ms inside Python."
-            )));
+        python.with_value(|python| {
+            python.run_all(requests, DEFAULT_TIME_LIMIT_MS, move |results| {
+                let verdicts: Vec<_> = results.into_iter().flatten().collect();
+                let passed = verdicts.iter().filter(|v| v.passed).count();
+                let python_ms: f64 = verdicts.iter().map(|v| v.duration_ms).sum();
+                let wall = (js_sys::Date::now() - started) / 1000.0;
+                check_summary.set(Some(format!(
+                    "{passed}/{total} reference solutions pass; {wall:.2} s in all, {python_ms:.1} ms inside Python."
+                )));
+            })
         });
     };
 

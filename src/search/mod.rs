@@ -18,7 +18,6 @@ use engine::prompts::PromptSet;
 use engine::search::record::SearchRecord;
 use engine::search::spec::SearchSpec;
 use engine::share::search_link::{SearchLink, SearchResults};
-use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
 use crate::search::form::{SearchForm, SearchFormFields};
@@ -26,9 +25,10 @@ use crate::search::history::{SearchHistory, Searches};
 use crate::search::runner::Runner;
 use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
 use crate::services::host::Llm;
+use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
-use crate::services::storage;
+use crate::services::storage::{self, ImportedTasks};
 use crate::widgets::llm_settings::LlmChoice;
 use crate::world_models::WorldModelTools;
 use crate::world_models::info::{ImportedDataset, WorldModelInfo};
@@ -57,18 +57,14 @@ fn summary(record: &SearchRecord) -> String {
     )
 }
 
-/// The page's address with a search link's fragment.
-fn link_to(record: &SearchRecord) -> Option<String> {
-    let location = window().location();
-    let base = format!("{}{}", location.origin().ok()?, location.pathname().ok()?);
-    Some(format!("{base}#{}", SearchLink::of(record).encode()))
-}
-
 #[component]
-pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: Option<SearchLink>) -> impl IntoView {
+pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
-    let python = StoredValue::new_local(python);
-    let form = SearchForm::new(&link.as_ref().map_or_else(SearchSpec::default, |l| l.spec.clone()), imported);
+    let python = Python::from_context();
+    let form = SearchForm::new(
+        &link.as_ref().map_or_else(SearchSpec::default, |l| l.spec.clone()),
+        ImportedTasks::from_context(),
+    );
     // A dataset of transitions imported for the world-model tools, instead of the generated one.
     let dataset = RwSignal::new(None::<ImportedDataset>);
     let problem = RwSignal::new(None::<String>);
@@ -140,7 +136,8 @@ pub fn SearchPane(python: Python, imported: RwSignal<Vec<ImportedTask>>, link: O
             start(true, sent);
         }
     });
-    let share_url = move || shown.with(|r| r.as_ref().filter(|r| !r.ended.is_empty()).and_then(link_to));
+    let share_url =
+        move || shown.with(|r| r.as_ref().filter(|r| !r.ended.is_empty()).map(|r| address_of(&SearchLink::of(r))));
     let curves = Signal::derive(move || {
         searches.list.with(|l| {
             l.iter()

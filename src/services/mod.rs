@@ -1,9 +1,10 @@
 //! What the panes share, through leptos context or as plain functions: the training worker's
 //! bridge, the runs, the Python worker pool, the LLM client, the host that drives effectful tasks,
-//! storage (IndexedDB), the service worker, and what the page knows about each run.
+//! storage (IndexedDB), the page's links, the service worker, and what the page knows about each run.
 
 pub mod host;
 pub mod js_error;
+pub mod links;
 pub mod llm_client;
 pub mod model;
 pub mod offline;

@@ -109,6 +109,16 @@ pub struct Python {
 }
 
 impl Python {
+    /// Starts the page's one pool and gives it to every pane (leptos context).
+    pub fn provide() {
+        provide_context(StoredValue::new_local(Self::new()));
+    }
+
+    /// The page's pool, from context.
+    pub fn from_context() -> StoredValue<Python, LocalStorage> {
+        expect_context()
+    }
+
     pub fn new() -> Self {
         let host =
             Host { current: None, spare: None, queue: VecDeque::new(), running: None, next_id: 1, next_serial: 1 };

@@ -103,6 +103,29 @@ pub fn save_setting(name: &'static str, text: Option<String>) {
 }
 
 /// The imported tasks kept in this browser (none before the first import).
+/// The tasks imported into this browser, for every pane (leptos context).
+#[derive(Clone, Copy)]
+pub struct ImportedTasks(pub RwSignal<Vec<ImportedTask>>);
+
+impl ImportedTasks {
+    /// Reads the kept tasks back and gives them to every pane; a refusal goes to `error`.
+    pub fn provide(error: RwSignal<Option<String>>) {
+        let imported = RwSignal::new(Vec::new());
+        leptos::task::spawn_local(async move {
+            match load_tasks().await {
+                Ok(tasks) => imported.set(tasks),
+                Err(problem) => error.set(Some(problem)),
+            }
+        });
+        provide_context(Self(imported));
+    }
+
+    /// The imported tasks, from context.
+    pub fn from_context() -> RwSignal<Vec<ImportedTask>> {
+        expect_context::<Self>().0
+    }
+}
+
 pub async fn load_tasks() -> Result<Vec<ImportedTask>, String> {
     let stored = JsFuture::from(get_tasks())
         .await

@@ -12,6 +12,7 @@ use engine::stepcoder::policy_gradient::{self, Arm, LearnerParams};
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView, Llm};
+use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
@@ -23,12 +24,9 @@ const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
 const COLOURS: [&str; 4] = ["#5f6368", "#1a73e8", "#e37400", "#188038"];
 
-/// The page's address with `link` as its fragment.
+/// The page's address with `report`'s link.
 fn link_to(report: &AblationReport) -> String {
-    let link = AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()) };
-    let location = window().location();
-    let base = format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
-    format!("{base}#{}", link.encode())
+    address_of(&AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()) })
 }
 
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is

@@ -21,6 +21,7 @@ use leptos::prelude::*;
 use crate::services::host::{self, HostView, Llm};
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
+use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
 use crate::train::controls::ParamFields;
@@ -39,13 +40,9 @@ fn parse_kinds(text: &str) -> ScopeKinds {
 }
 
 #[component]
-pub fn StepcoderPane(
-    python: Python,
-    imported: RwSignal<Vec<ImportedTask>>,
-    link: Option<AblationLink>,
-) -> impl IntoView {
+pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
-    let python = StoredValue::new_local(python);
+    let (python, imported) = (Python::from_context(), ImportedTasks::from_context());
     let bundled = StoredValue::new(bundled_tasks());
     let task_id = RwSignal::new(bundled.with_value(|t| t.first().map(|t| t.id.clone()).unwrap_or_default()));
     let kinds = RwSignal::new("all".to_owned());

@@ -20,7 +20,6 @@ pub fn NewRunPanel(
     link: Option<ShareLink>,
     ready: ReadSignal<bool>,
     webgpu: ReadSignal<Option<Result<String, String>>>,
-    python: Python,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let book = expect_context::<RunBook>();
@@ -35,7 +34,7 @@ pub fn NewRunPanel(
     }
     let python_note = RwSignal::new(None::<String>);
     // Callbacks are `Send`; the Python host is not, so it is held in a local store.
-    let python = StoredValue::new_local(python);
+    let python = Python::from_context();
     let on_start = Callback::new(move |(spec, real_python): (RunSpec, bool)| {
         storage::save_setting(storage::setting::FORM, Some(ShareLink::of(spec.clone()).encode()));
         if !real_python {

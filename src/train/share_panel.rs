@@ -5,6 +5,7 @@ use engine::share::{Control, ShareLink, SharedResults};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
+use crate::services::links::address_with;
 use crate::services::run_book::RunBook;
 
 /// What the next link hides and locks, and the last link made; a context service.
@@ -55,9 +56,7 @@ impl Sharing {
             ..ShareLink::of(spec)
         };
         let (fragment, left_out) = link.encode_within_budget();
-        let location = window().location();
-        let base = format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
-        let url = format!("{base}#{fragment}");
+        let url = address_with(&fragment);
         copy_to_clipboard(&url);
         self.url.set(Some(url));
         self.note.set(left_out);

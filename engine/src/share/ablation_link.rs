@@ -11,7 +11,7 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::policy_gradient::{Arm, LearnerParams};
 
-use super::{LINK_VERSION, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, Link, link_pairs, name_of, of_name, read, read_params, whole};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {
@@ -22,12 +22,6 @@ pub struct AblationLink {
 
 impl AblationLink {
     const FIELDS: [&str; 10] = ["v", "stepcoder", "seeds", "arms", "tasks", "update", "fgo", "kinds", "rho", "r.fp"];
-
-    /// Whether a fragment is an ablation link.
-    pub fn is_ablation_fragment(fragment: &str) -> bool {
-        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "stepcoder")
-    }
 
     /// The fragment (without `#`).
     pub fn encode(&self) -> String {
@@ -94,6 +88,24 @@ impl AblationLink {
     }
 }
 
+impl Link for AblationLink {
+    const KIND: &'static str = "StepCoder";
+
+    /// Whether a fragment is an ablation link.
+    fn is_fragment(fragment: &str) -> bool {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "stepcoder")
+    }
+
+    fn read(fragment: &str) -> (Self, Vec<String>) {
+        Self::decode(fragment)
+    }
+
+    fn fragment(&self) -> String {
+        self.encode()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,7 +118,7 @@ mod tests {
         let link = AblationLink { spec, fingerprint: Some("64a64325430366b3".into()) };
         let fragment = link.encode();
         assert_eq!(fragment, "v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=64a64325430366b3");
-        assert!(AblationLink::is_ablation_fragment(&format!("#{fragment}")));
+        assert!(AblationLink::is_fragment(&format!("#{fragment}")));
         assert_eq!(AblationLink::decode(&fragment), (link, vec![]));
 
         let mut spec = AblationSpec {

@@ -494,6 +494,44 @@ impl ShareLink {
 
 pub mod ablation_link;
 pub mod search_link;
+
+/// Whether a fragment is a link of some kind (`key=value` pairs) rather than an in-page anchor
+/// (`#seed-000`).
+pub fn is_link_fragment(fragment: &str) -> bool {
+    fragment.contains('=')
+}
+
+/// A kind of link that the page reads from its address: a run's, a search's or a StepCoder
+/// ablation's. The page reads and writes every kind through this one trait.
+pub trait Link: Sized {
+    /// What the link shares, for messages: "run", "search", "StepCoder".
+    const KIND: &'static str;
+    /// Whether `fragment` (with or without `#`) is a link of this kind.
+    fn is_fragment(fragment: &str) -> bool;
+    /// A valid link, and what had to be replaced by defaults.
+    fn read(fragment: &str) -> (Self, Vec<String>);
+    /// The fragment, without `#`.
+    fn fragment(&self) -> String;
+}
+
+impl Link for ShareLink {
+    const KIND: &'static str = "run";
+
+    /// Any link that is not a search's or an ablation's.
+    fn is_fragment(fragment: &str) -> bool {
+        is_link_fragment(fragment)
+            && !search_link::SearchLink::is_fragment(fragment)
+            && !ablation_link::AblationLink::is_fragment(fragment)
+    }
+
+    fn read(fragment: &str) -> (Self, Vec<String>) {
+        Self::decode(fragment)
+    }
+
+    fn fragment(&self) -> String {
+        self.encode()
+    }
+}
 #[cfg(test)]
 mod tests;
 

@@ -16,7 +16,7 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, Link, link_pairs, name_of, of_name, read, read_params, whole};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";
@@ -43,12 +43,6 @@ impl SearchLink {
         "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "autopep8", "r.best",
         "r.calls", "r.fp",
     ];
-
-    /// Whether a fragment is a search link rather than a run link.
-    pub fn is_search_fragment(fragment: &str) -> bool {
-        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
-    }
 
     /// The link that shares `record`; a finished search's results ride along.
     pub fn of(record: &SearchRecord) -> Self {
@@ -170,6 +164,24 @@ impl SearchLink {
     }
 }
 
+impl Link for SearchLink {
+    const KIND: &'static str = "search";
+
+    /// Whether a fragment is a search link rather than a run link.
+    fn is_fragment(fragment: &str) -> bool {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
+    }
+
+    fn read(fragment: &str) -> (Self, Vec<String>) {
+        Self::decode(fragment)
+    }
+
+    fn fragment(&self) -> String {
+        self.encode()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,8 +200,8 @@ mod tests {
             fragment,
             "v=1&search=gif-mcts-no-fix&task=binary_search&budget=12&seed=7&llm=simulated&o.regress=0.25&r.best=0.750&r.calls=12&r.fp=00ff"
         );
-        assert!(SearchLink::is_search_fragment(&format!("#{fragment}")));
-        assert!(!SearchLink::is_search_fragment("#v=1&env=orchestrator"));
+        assert!(SearchLink::is_fragment(&format!("#{fragment}")));
+        assert!(!SearchLink::is_fragment("#v=1&env=orchestrator"));
         assert_eq!(SearchLink::decode(&fragment), (link(), vec![]));
     }
 
