@@ -21,12 +21,14 @@ mod relay;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use engine::agents::Checkpoint;
 use engine::device::{Backend, completed};
+use engine::effects::LiveState;
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
-use engine::{EpisodeRecord, Run};
+use engine::{EpisodeRecord, Run, RunSpec};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent, MessagePort};
 
@@ -186,132 +188,160 @@ impl Trainer {
     }
 
     fn handle(&mut self, request: ToWorker) {
-        #[cfg(not(feature = "wgpu"))]
-        if matches!(self.webgpu, WebGpu::Ready) && self.relay.claims(&request) {
-            return self.relay.send(request, &self.scope);
-        }
-        if requested_backend(&request) == Some(Backend::Wgpu) {
-            match &self.webgpu {
-                WebGpu::Pending => return self.waiting_for_webgpu.push(request),
-                WebGpu::Ready => {}
-                WebGpu::Unavailable(why) => {
-                    let why = format!("this run is on the WebGPU backend, which this browser cannot offer ({why})");
-                    return match request {
-                        // A checkpoint loads on the CPU; only training the records again needs WebGPU.
-                        ToWorker::Restore { run_id, spec, checkpoint, .. } => {
-                            let result = match checkpoint {
-                                Some(checkpoint) => Run::from_checkpoint(spec, &checkpoint)
-                                    .map(|run| (run, Restoration::Checkpoint))
-                                    .map_err(|problem| format!("{why}, and its checkpoint does not load: {problem}")),
-                                None => Err(format!("{why}, and it has no checkpoint")),
-                            };
-                            self.restored(run_id, result);
-                        }
-                        ToWorker::Start { run_id, .. } => {
-                            let message = format!("{why}; choose the CPU backend (ndarray) to train it here");
-                            self.post(FromWorker::Failed { run_id: Some(run_id), message });
-                        }
-                        _ => {}
-                    };
-                }
-            }
-        }
+        let Some(request) = self.gate(request) else { return };
         match request {
-            ToWorker::Start { run_id, spec, resume } => {
-                match Run::new(spec) {
-                    Ok(run) if run.spec().backend == Backend::Wgpu => {
-                        let mut slot = Slot::new(run_id, run);
-                        let run = slot.run.take().expect("a new slot holds its run");
-                        self.slots.push(slot);
-                        self.spawn_gpu_task(run_id, run, resume);
-                    }
-                    // The replay blocks this worker for as long as those episodes took to train.
-                    Ok(run) => match resume {
-                        Some(resume) => match completed(run.resume(&resume)) {
-                            Ok(run) => self.slots.push(Slot::new(run_id, run)),
-                            Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
-                        },
-                        None => self.slots.push(Slot::new(run_id, run)),
-                    },
-                    Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
-                }
-            }
-            ToWorker::Pause { run_id } => {
-                if let Some(slot) = self.slot(run_id) {
-                    slot.paused = true;
-                    // A WebGPU run in flight reports its pause when its episode ends.
-                    if slot.run.is_some() {
-                        self.send_progress();
-                        self.post_paused(run_id);
-                    }
-                }
-            }
-            ToWorker::Resume { run_id } => {
-                if let Some(slot) = self.slot(run_id) {
-                    slot.paused = false;
-                    self.post(FromWorker::Resumed { run_id });
-                    self.wake_gpu_run(run_id);
-                }
-            }
-            ToWorker::Step { run_id } => {
-                let scope = self.scope.clone();
-                match self.slot(run_id).filter(|s| s.paused && s.run.is_some()) {
-                    Some(slot) if slot.on_gpu => {
-                        slot.steps += 1;
-                        self.wake_gpu_run(run_id);
-                    }
-                    Some(slot) => {
-                        let start = now(&scope);
-                        slot.unsent.extend(slot.run.as_mut().and_then(Iterator::next));
-                        slot.train_ms += now(&scope) - start;
-                        self.send_progress();
-                        self.post_paused(run_id);
-                        self.finish_done_runs();
-                    }
-                    None => {}
-                }
-            }
-            ToWorker::Stop { run_id } => match self.slots.iter().position(|s| s.id == run_id) {
-                Some(index) if self.slots[index].on_gpu => {
-                    self.slots[index].stopping = true;
-                    self.wake_gpu_run(run_id);
-                }
-                Some(index) => {
-                    self.send_progress();
-                    let slot = self.slots.remove(index);
-                    self.finish(slot);
-                }
-                None => {}
-            },
+            ToWorker::Start { run_id, spec, resume } => self.start(run_id, spec, resume),
+            ToWorker::Pause { run_id } => self.pause(run_id),
+            ToWorker::Resume { run_id } => self.resume(run_id),
+            ToWorker::Step { run_id } => self.step(run_id),
+            ToWorker::Stop { run_id } => self.stop(run_id),
             ToWorker::Discard { run_id } => {
                 self.slots.retain(|s| s.id != run_id);
                 self.trained.retain(|(id, _)| *id != run_id);
             }
-            ToWorker::Restore { run_id, spec, resume, checkpoint } => {
-                let this = self.this.clone();
-                // Training the records again on WebGPU awaits the GPU; on the CPU it completes at once.
-                wasm_bindgen_futures::spawn_local(async move {
-                    let result = Run::rebuild(spec, &resume, checkpoint.as_ref()).await;
-                    if let Some(trainer) = this.upgrade() {
-                        trainer.borrow_mut().restored(run_id, result);
-                    }
-                });
-            }
-            ToWorker::Decide { request_id, run_id, state } => {
-                let in_slot = self.slots.iter().find(|s| s.id == run_id).map(|s| s.run.as_ref());
-                let trained = || self.trained.iter().find(|(id, _)| *id == run_id).map(|(_, run)| run);
-                let result = match in_slot {
-                    Some(Some(run)) => live::decide(run, &state),
-                    Some(None) => Err(format!("run #{run_id} is training on WebGPU; pause it to ask its policy")),
-                    None => match trained() {
-                        Some(run) => live::decide(run, &state),
-                        None => Err(format!("run #{run_id} is not in the training worker")),
-                    },
-                };
-                self.post(FromWorker::Decision { request_id, result });
-            }
+            ToWorker::Restore { run_id, spec, resume, checkpoint } => self.restore(run_id, spec, resume, checkpoint),
+            ToWorker::Decide { request_id, run_id, state } => self.decide(request_id, run_id, &state),
         }
         self.schedule();
+    }
+
+    /// The request, unless it went elsewhere: to the WebGPU worker, to wait for WebGPU to come up,
+    /// or answered here because this browser has no WebGPU.
+    fn gate(&mut self, request: ToWorker) -> Option<ToWorker> {
+        #[cfg(not(feature = "wgpu"))]
+        if matches!(self.webgpu, WebGpu::Ready) && self.relay.claims(&request) {
+            self.relay.send(request, &self.scope);
+            return None;
+        }
+        if requested_backend(&request) != Some(Backend::Wgpu) {
+            return Some(request);
+        }
+        match &self.webgpu {
+            WebGpu::Pending => self.waiting_for_webgpu.push(request),
+            WebGpu::Ready => return Some(request),
+            WebGpu::Unavailable(why) => {
+                let why = format!("this run is on the WebGPU backend, which this browser cannot offer ({why})");
+                match request {
+                    // A checkpoint loads on the CPU; only training the records again needs WebGPU.
+                    ToWorker::Restore { run_id, spec, checkpoint, .. } => {
+                        let result = match checkpoint {
+                            Some(checkpoint) => Run::from_checkpoint(spec, &checkpoint)
+                                .map(|run| (run, Restoration::Checkpoint))
+                                .map_err(|problem| format!("{why}, and its checkpoint does not load: {problem}")),
+                            None => Err(format!("{why}, and it has no checkpoint")),
+                        };
+                        self.restored(run_id, result);
+                    }
+                    ToWorker::Start { run_id, .. } => {
+                        let message = format!("{why}; choose the CPU backend (ndarray) to train it here");
+                        self.post(FromWorker::Failed { run_id: Some(run_id), message });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    fn start(&mut self, run_id: u32, spec: RunSpec, resume: Option<Resume>) {
+        match Run::new(spec) {
+            Ok(run) if run.spec().backend == Backend::Wgpu => {
+                let mut slot = Slot::new(run_id, run);
+                let run = slot.run.take().expect("a new slot holds its run");
+                self.slots.push(slot);
+                self.spawn_gpu_task(run_id, run, resume);
+            }
+            // The replay blocks this worker for as long as those episodes took to train.
+            Ok(run) => match resume {
+                Some(resume) => match completed(run.resume(&resume)) {
+                    Ok(run) => self.slots.push(Slot::new(run_id, run)),
+                    Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
+                },
+                None => self.slots.push(Slot::new(run_id, run)),
+            },
+            Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
+        }
+    }
+
+    fn pause(&mut self, run_id: u32) {
+        if let Some(slot) = self.slot(run_id) {
+            slot.paused = true;
+            // A WebGPU run in flight reports its pause when its episode ends.
+            if slot.run.is_some() {
+                self.send_progress();
+                self.post_paused(run_id);
+            }
+        }
+    }
+
+    fn resume(&mut self, run_id: u32) {
+        if let Some(slot) = self.slot(run_id) {
+            slot.paused = false;
+            self.post(FromWorker::Resumed { run_id });
+            self.wake_gpu_run(run_id);
+        }
+    }
+
+    /// One episode of a paused run.
+    fn step(&mut self, run_id: u32) {
+        let scope = self.scope.clone();
+        match self.slot(run_id).filter(|s| s.paused && s.run.is_some()) {
+            Some(slot) if slot.on_gpu => {
+                slot.steps += 1;
+                self.wake_gpu_run(run_id);
+            }
+            Some(slot) => {
+                let start = now(&scope);
+                slot.unsent.extend(slot.run.as_mut().and_then(Iterator::next));
+                slot.train_ms += now(&scope) - start;
+                self.send_progress();
+                self.post_paused(run_id);
+                self.finish_done_runs();
+            }
+            None => {}
+        }
+    }
+
+    fn stop(&mut self, run_id: u32) {
+        match self.slots.iter().position(|s| s.id == run_id) {
+            Some(index) if self.slots[index].on_gpu => {
+                self.slots[index].stopping = true;
+                self.wake_gpu_run(run_id);
+            }
+            Some(index) => {
+                self.send_progress();
+                let slot = self.slots.remove(index);
+                self.finish(slot);
+            }
+            None => {}
+        }
+    }
+
+    /// A run rebuilt from its records or checkpoint, to answer its policy's decisions.
+    fn restore(&mut self, run_id: u32, spec: RunSpec, resume: Resume, checkpoint: Option<Checkpoint>) {
+        let this = self.this.clone();
+        // Training the records again on WebGPU awaits the GPU; on the CPU it completes at once.
+        wasm_bindgen_futures::spawn_local(async move {
+            let result = Run::rebuild(spec, &resume, checkpoint.as_ref()).await;
+            if let Some(trainer) = this.upgrade() {
+                trainer.borrow_mut().restored(run_id, result);
+            }
+        });
+    }
+
+    /// A live episode's next action, from the run's greedy policy.
+    fn decide(&mut self, request_id: u32, run_id: u32, state: &LiveState) {
+        let in_slot = self.slots.iter().find(|s| s.id == run_id).map(|s| s.run.as_ref());
+        let trained = || self.trained.iter().find(|(id, _)| *id == run_id).map(|(_, run)| run);
+        let result = match in_slot {
+            Some(Some(run)) => live::decide(run, state),
+            Some(None) => Err(format!("run #{run_id} is training on WebGPU; pause it to ask its policy")),
+            None => match trained() {
+                Some(run) => live::decide(run, state),
+                None => Err(format!("run #{run_id} is not in the training worker")),
+            },
+        };
+        self.post(FromWorker::Decision { request_id, result });
     }
 
     fn restored(&mut self, run_id: u32, result: Result<(Run, Restoration), String>) {

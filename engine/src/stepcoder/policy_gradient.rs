@@ -457,34 +457,8 @@ impl Learner {
         let rewards: Vec<f64> = runs.iter().map(|r| r.outcome.reward()).collect();
         let baseline = rewards.iter().sum::<f64>() / rewards.len() as f64;
         let advantages: Vec<f64> = rewards.iter().map(|r| r - baseline).collect();
-        let prefix_lines = batch.start_line.map_or(0, |line| line as usize - 1);
-        let masks: Vec<FgoMask> = batch
-            .programs
-            .iter()
-            .zip(runs)
-            .map(|(program, run)| {
-                let coverage = Coverage {
-                    outcome: run.outcome,
-                    executed_lines: &run.executed_lines,
-                    statements: &self.statements,
-                    line_tokens: &[],
-                };
-                FgoMask::new(program, prefix_lines, coverage, self.params.compile_errors)
-            })
-            .collect();
-        // kept[i][j]: rollout i's line in slot j is in the loss.
-        let kept: Vec<Vec<bool>> = masks
-            .iter()
-            .map(|mask| {
-                self.slot_lines
-                    .iter()
-                    .map(|&line| {
-                        let sampled = batch.start_line.is_none_or(|start| line >= start);
-                        sampled && (!self.arm.uses_fgo() || mask.keeps(line))
-                    })
-                    .collect()
-            })
-            .collect();
+        let masks = self.masks(&batch, runs);
+        let kept = self.kept_terms(&batch, &masks);
         for (run, row) in runs.iter().zip(&kept) {
             *self.trace.outcomes.entry(run.outcome).or_default() += 1;
             for (&line, &keep) in self.slot_lines.iter().zip(row) {
@@ -499,49 +473,99 @@ impl Learner {
             UpdateRule::Reinforce => 1,
             UpdateRule::PpoClip => self.params.ppo_epochs,
         };
-        let rollouts = runs.len() as f64;
         for _ in 0..epochs {
-            for slot in 0..self.logits.len() {
-                let policy = softmax(&self.logits[slot]);
-                let mut gradient = vec![0.0; policy.len()];
-                let mut sampled = false;
-                for (i, advantage) in advantages.iter().enumerate() {
-                    if !kept[i][slot] {
-                        continue;
-                    }
-                    sampled = true;
-                    let action = batch.choices[i][slot];
-                    let weight = match self.params.update {
-                        UpdateRule::Reinforce => *advantage,
-                        UpdateRule::PpoClip => {
-                            // The clipped surrogate's gradient: ratio × advantage, or nothing where
-                            // the clip holds the ratio.
-                            let ratio = policy[action] / old[slot][action];
-                            let clip = self.params.ppo_clip;
-                            let clipped =
-                                (*advantage > 0.0 && ratio > 1.0 + clip) || (*advantage < 0.0 && ratio < 1.0 - clip);
-                            if clipped { 0.0 } else { ratio * advantage }
-                        }
-                    };
-                    // ∇ log π(a) = onehot(a) − π for a softmax.
-                    for (option, g) in gradient.iter_mut().enumerate() {
-                        *g += weight * (f64::from(u8::from(option == action)) - policy[option]) / rollouts;
-                    }
-                }
-                if self.params.update == UpdateRule::PpoClip && sampled {
-                    // −β ∇ KL(π ‖ π₀): ∂/∂θ_k = π_k (log(π_k / π₀_k) − KL).
-                    let reference = softmax(&self.initial_logits[slot]);
-                    let kl: f64 = policy.iter().zip(&reference).map(|(p, q)| p * (p / q).ln()).sum();
-                    for (k, g) in gradient.iter_mut().enumerate() {
-                        *g -= self.params.kl_coefficient * policy[k] * ((policy[k] / reference[k]).ln() - kl);
-                    }
-                }
+            for (slot, old) in old.iter().enumerate() {
+                let gradient = self.gradient(slot, &batch.choices, &advantages, &kept, old);
                 for (logit, g) in self.logits[slot].iter_mut().zip(&gradient) {
                     *logit += self.params.learning_rate * g;
                 }
             }
         }
         self.keep_update(batch.programs, runs, &advantages, masks);
+    }
+
+    /// Each rollout's FGO mask, from the lines its run executed.
+    fn masks(&self, batch: &Batch, runs: &[&TrainingRun]) -> Vec<FgoMask> {
+        let prefix_lines = batch.start_line.map_or(0, |line| line as usize - 1);
+        batch
+            .programs
+            .iter()
+            .zip(runs)
+            .map(|(program, run)| {
+                let coverage = Coverage {
+                    outcome: run.outcome,
+                    executed_lines: &run.executed_lines,
+                    statements: &self.statements,
+                    line_tokens: &[],
+                };
+                FgoMask::new(program, prefix_lines, coverage, self.params.compile_errors)
+            })
+            .collect()
+    }
+
+    /// `kept[i][j]`: rollout i's line in slot j is in the loss: it was sampled (after the
+    /// curriculum's prefix), and, with FGO, it ran.
+    fn kept_terms(&self, batch: &Batch, masks: &[FgoMask]) -> Vec<Vec<bool>> {
+        masks
+            .iter()
+            .map(|mask| {
+                self.slot_lines
+                    .iter()
+                    .map(|&line| {
+                        let sampled = batch.start_line.is_none_or(|start| line >= start);
+                        sampled && (!self.arm.uses_fgo() || mask.keeps(line))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The ascent direction of `slot`'s logits over the rollouts whose term is kept: REINFORCE's
+    /// advantage-weighted score, or PPO-clip's surrogate with its KL penalty to the initial policy
+    /// (`old` is the slot's policy before this update's epochs).
+    fn gradient(
+        &self,
+        slot: usize,
+        choices: &[Vec<usize>],
+        advantages: &[f64],
+        kept: &[Vec<bool>],
+        old: &[f64],
+    ) -> Vec<f64> {
+        let policy = softmax(&self.logits[slot]);
+        let mut gradient = vec![0.0; policy.len()];
+        let mut sampled = false;
+        let rollouts = advantages.len() as f64;
+        for (i, advantage) in advantages.iter().enumerate() {
+            if !kept[i][slot] {
+                continue;
+            }
+            sampled = true;
+            let action = choices[i][slot];
+            let weight = match self.params.update {
+                UpdateRule::Reinforce => *advantage,
+                UpdateRule::PpoClip => {
+                    // The clipped surrogate's gradient: ratio × advantage, or nothing where the
+                    // clip holds the ratio.
+                    let ratio = policy[action] / old[action];
+                    let clip = self.params.ppo_clip;
+                    let clipped = (*advantage > 0.0 && ratio > 1.0 + clip) || (*advantage < 0.0 && ratio < 1.0 - clip);
+                    if clipped { 0.0 } else { ratio * advantage }
+                }
+            };
+            // ∇ log π(a) = onehot(a) − π for a softmax.
+            for (option, g) in gradient.iter_mut().enumerate() {
+                *g += weight * (f64::from(u8::from(option == action)) - policy[option]) / rollouts;
+            }
+        }
+        if self.params.update == UpdateRule::PpoClip && sampled {
+            // −β ∇ KL(π ‖ π₀): ∂/∂θ_k = π_k (log(π_k / π₀_k) − KL).
+            let reference = softmax(&self.initial_logits[slot]);
+            let kl: f64 = policy.iter().zip(&reference).map(|(p, q)| p * (p / q).ln()).sum();
+            for (k, g) in gradient.iter_mut().enumerate() {
+                *g -= self.params.kl_coefficient * policy[k] * ((policy[k] / reference[k]).ln() - kl);
+            }
+        }
+        gradient
     }
 
     /// Keeps the rollouts of the update just made, as the first update's and the latest.
