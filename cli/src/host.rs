@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use engine::effects::{ChatOutcome, Effectful, LiveState, Need, OfflineLlm, PythonBatch};
-use engine::llm::ProviderSettings;
+use engine::llm::{ChatMessage, ProviderSettings};
 use engine::python::ProgramVerdict;
 
 use crate::llm::chat;
@@ -91,8 +91,8 @@ impl<'a> Host<'a> {
                     Ok(action) => task.decided(action, now()),
                     Err(message) => task.end(&format!("the policy could not decide: {message}"), now()),
                 },
-                Need::Chat(_) => {
-                    let outcome = self.chat(task);
+                Need::Chat(call) => {
+                    let outcome = self.chat(task, &call.messages);
                     task.chat_done(outcome, now());
                 }
                 Need::Python(batch) => match self.run(batch) {
@@ -109,7 +109,8 @@ impl<'a> Host<'a> {
         }
     }
 
-    fn chat<T: Effectful>(&mut self, task: &T) -> ChatOutcome {
+    /// The reply to `messages`, the call `task` waits for.
+    fn chat<T: Effectful>(&mut self, task: &T, messages: &[ChatMessage]) -> ChatOutcome {
         let stream = self.stream;
         let mut on_text = |piece: &str| {
             if stream {
@@ -118,13 +119,10 @@ impl<'a> Host<'a> {
             }
         };
         match &mut self.llm {
-            Llm::Remote { settings, key } => {
-                let Need::Chat(call) = task.need() else { unreachable!("chat() is called for a chat need") };
-                match chat(settings, key, &call.messages, &mut on_text) {
-                    Ok((text, usage)) => ChatOutcome::Reply { text, usage },
-                    Err(failure) => ChatOutcome::Failed(failure),
-                }
-            }
+            Llm::Remote { settings, key } => match chat(settings, key, messages, &mut on_text) {
+                Ok((text, usage)) => ChatOutcome::Reply { text, usage },
+                Err(failure) => ChatOutcome::Failed(failure),
+            },
             Llm::Offline(offline) => {
                 let outcome = offline.reply(task);
                 if let ChatOutcome::Reply { text, .. } = &outcome {
