@@ -1,6 +1,6 @@
 // Offline use: after one visit, the service worker serves the page, both wasm modules, the harness
 // and Pyodide, so training, Python and program searches work; a new build is offered as an update
-// and replaces the old cache. The page is served here from a copy of dist/ by a server this test
+// and replaces the old cache. The page is served here from a copy of the built page by a server this test
 // starts and stops, so "offline" is real.
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
@@ -8,10 +8,11 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Playground } from './helpers.mjs';
+import { pageFolder } from './page-folder.mjs';
 
 const port = 8767;
 const url = `http://127.0.0.1:${port}/`;
-const dist = new URL('../dist/', import.meta.url).pathname;
+const dist = pageFolder;
 const serveScript = new URL('../scripts/serve-dist.py', import.meta.url).pathname;
 
 async function serve(directory) {

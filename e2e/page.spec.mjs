@@ -1,6 +1,8 @@
 import { test, expect } from '@playwright/test';
 import { Playground, freshPage, untilKept, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pageFolder } from './page-folder.mjs';
 
 /** Orchestrator Q-learning, seed 7, 300 episodes: the native engine pins its fingerprint (engine/src/run.rs). */
 const REFERENCE = { env: 'orchestrator', agent: 'q-learning', episodes: 300, seed: 7, fingerprint: '5e91bdbdb8c1afe8' };
@@ -52,7 +54,7 @@ test('the page explains every environment and agent before any run, with sources
   await page.locator('#env').selectOption('orchestrator');
   await page.locator('#agent').selectOption('q-learning');
   // The build names itself: its commit, and the content hash that versions the offline cache.
-  const sw = await readFile(new URL('../dist/sw.js', import.meta.url), 'utf8');
+  const sw = await readFile(path.join(pageFolder, 'sw.js'), 'utf8');
   const cacheVersion = sw.match(/"version":"([0-9a-f]{16})"/)[1];
   await expect(page.locator('#build-version')).toHaveText(new RegExp(`^commit [0-9a-f]{7,}(-dirty)?, content ${cacheVersion}$`));
   // Hyperparameters come with their explanation; the DQN-only controls are hidden for Q-learning.

@@ -1,13 +1,15 @@
-// Drives the built page (dist/, made by `trunk build`) in Debian's Chromium; no browser download.
+// Drives the built page (made by scripts/test's `trunk build` into its own folder, see
+// page-folder.mjs) in Debian's Chromium; no browser download.
 // The page is served as it should be hosted (cross-origin isolated, scripts/serve-dist.py), and a
 // second time without the isolation headers, to test the fallbacks of a plain static host.
 import { defineConfig } from '@playwright/test';
+import { pageFolder } from './page-folder.mjs';
 
 const port = 8765;
 const plainPort = 8766;
 const serve = (port, flags = '') =>
   ({
-    command: `python3 ../scripts/serve-dist.py --port ${port} --directory ../dist ${flags}`,
+    command: `python3 ../scripts/serve-dist.py --port ${port} --directory ${pageFolder} ${flags}`,
     url: `http://127.0.0.1:${port}/`,
     reuseExistingServer: false,
     stderr: 'ignore',

@@ -15,6 +15,11 @@ if [ "$(df --output=avail -BG "$CARGO_TARGET_DIR" | tail -1 | tr -dc 0-9)" -lt 2
   mkdir -p "$CARGO_TARGET_DIR"
 fi
 
+# The page the end-to-end tests drive is built into a folder of its own, not dist/, which
+# `trunk serve` (scripts/serve) writes with its live-reload script: the tests pass while the page is
+# being served from the same clone. e2e/page-folder.mjs reads it.
+export TEST_PAGE_DIR="build/test-page"
+
 # The page's wasm builds go to a folder of their own inside it: cargo locks its whole build folder
 # while it compiles, and the native tests must be able to run while Trunk builds the page.
 export WASM_TARGET_DIR="$CARGO_TARGET_DIR/wasm"

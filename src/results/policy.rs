@@ -40,7 +40,7 @@ fn results_view(spec: &RunSpec, finished: &Finished, fingerprint: String) -> imp
             <table id="comparison">
                 <caption>"Learned policy vs seed 003's fixed pipeline (planner → coder → tester → debugger → tester) on the same "
                     {greedy.episodes} " episodes"</caption>
-                <thead><tr><th></th><th scope="col">"Success"</th><th scope="col">"Agent calls per task"</th><th scope="col">"Fewer calls"</th></tr></thead>
+                <thead><tr><th scope="col">"Policy"</th><th scope="col">"Success"</th><th scope="col">"Agent calls per task"</th><th scope="col">"Fewer calls"</th></tr></thead>
                 <tbody>
                     <tr><th scope="row">"Learned (this run)"</th><td id="learned-success">{percent(greedy.success_rate)}</td>
                         <td id="learned-calls">{format!("{:.2}", greedy.mean_agent_calls)}</td><td id="call-reduction">{percent(reduction)}</td></tr>

@@ -100,7 +100,7 @@ pub fn SearchHistory(searches: Searches, selected: RwSignal<Option<usize>>) -> i
     view! {
         <h3>"Searches kept in this browser"</h3>
         <table id="search-history">
-            <thead><tr><th>"#"</th><th>"Search"</th><th>"Best score"</th><th>"LLM calls"</th><th>"Ended"</th><th></th></tr></thead>
+            <thead><tr><th>"#"</th><th>"Search"</th><th>"Best score"</th><th>"LLM calls"</th><th>"Ended"</th><th><span class="visually-hidden">"Actions"</span></th></tr></thead>
             <tbody>{move || searches.list.with(|list| list.iter().map(|(id, r)| {
                 let id = *id;
                 view! { <tr>

@@ -76,7 +76,7 @@ pub fn KeptReports(reports: Reports) -> impl IntoView {
     view! {
         <h4>"Ablations kept in this browser"</h4>
         <table id="stepcoder-kept" hidden=move || kept.with(Vec::is_empty)>
-            <thead><tr><th>"What ran"</th><th>"Fingerprint"</th><th>"Time"</th><th></th></tr></thead>
+            <thead><tr><th>"What ran"</th><th>"Fingerprint"</th><th>"Time"</th><th><span class="visually-hidden">"Actions"</span></th></tr></thead>
             <tbody>{move || kept.get().into_iter().enumerate().map(|(index, report)| {
                 let what = described(&report);
                 let (fingerprint, seconds) = (report.fingerprint.clone(), report.wall_seconds);

@@ -266,7 +266,7 @@ fn RunResults(run: RwSignal<Option<CompletionRun>>, picked: RwSignal<Option<usiz
     view! {
         <div id="stepcoder-results" hidden=move || run.with(|r| r.is_none())>
             <table id="stepcoder-rounds" hidden=move || run.with(|r| r.as_ref().is_none_or(|r| r.mode != CompletionMode::Curriculum))>
-                <thead><tr><th>"Round"</th><th>"Stage"</th><th>"Passed"</th><th>"ρ after"</th><th></th></tr></thead>
+                <thead><tr><th>"Round"</th><th>"Stage"</th><th>"Passed"</th><th>"ρ after"</th><th>"Curriculum"</th></tr></thead>
                 <tbody>{rounds}</tbody>
             </table>
             <table id="stepcoder-profile" hidden=move || run.with(|r| r.as_ref().is_none_or(|r| r.mode != CompletionMode::Profile))>
