@@ -17,6 +17,7 @@ mod live;
 mod llm_args;
 mod search;
 mod stepcoder;
+mod sweep;
 use cli::python;
 use engine::device::Backend;
 use engine::env::hierarchical::{self, hierarchical_inference};
@@ -169,6 +170,13 @@ enum Command {
         #[command(subcommand)]
         command: stepcoder::StepcoderCommand,
     },
+    /// A grid of any command's parameters (seeds, environments, agents, methods, budgets, tasks),
+    /// run cell by cell here or one cell per cluster task, and merged into means with 95%
+    /// intervals over seeds.
+    Sweep {
+        #[command(flatten)]
+        args: sweep::SweepArgs,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -210,6 +218,7 @@ fn main() -> ExitCode {
         Command::Gym { command } => gym::run(&command),
         Command::Cwm { command } => cwm::run(&command),
         Command::Stepcoder { command } => stepcoder::run(&command),
+        Command::Sweep { args } => sweep::sweep(&args),
         Command::List { json } => {
             list(json);
             Ok(())
