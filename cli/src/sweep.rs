@@ -297,7 +297,8 @@ fn merge(dir: &Path, csv: Option<&Path>, json: bool) -> Result<(), Failure> {
     let mut cells = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| io_failure(e.to_string()))?.path();
-        let is_cell = path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("cell-") && n.ends_with(".json"));
+        let is_cell =
+            path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("cell-") && n.ends_with(".json"));
         if !is_cell {
             continue;
         }
@@ -337,7 +338,8 @@ fn to_csv(rows: &[Row]) -> String {
     let mut lines = vec![csv.join(",")];
     for row in rows {
         for (path, (mean, low, high)) in &row.values {
-            let mut line: Vec<String> = names.iter().map(|n| quoted(row.params.get(*n).map_or("", String::as_str))).collect();
+            let mut line: Vec<String> =
+                names.iter().map(|n| quoted(row.params.get(*n).map_or("", String::as_str))).collect();
             line.extend([row.seeds.to_string(), quoted(path), mean.to_string(), low.to_string(), high.to_string()]);
             lines.push(line.join(","));
         }
@@ -361,7 +363,7 @@ mod tests {
     fn cells_are_numbered_in_name_order_the_last_varying_fastest() {
         let sweep = sweep();
         assert_eq!(sweep.cells(), 6);
-        let params = |i| sweep.params(i).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        let params = |i| sweep.params(i).into_values().collect::<Vec<_>>();
         assert_eq!(params(0), ["q-learning", "1"]);
         assert_eq!(params(1), ["q-learning", "2"]);
         assert_eq!(params(3), ["thompson-sampling", "1"]);
@@ -383,7 +385,10 @@ mod tests {
         assert!((high - mean - 1.2706).abs() < 1e-3 && (mean - low - 1.2706).abs() < 1e-3);
         assert_eq!(rows[0].params, BTreeMap::from([("--agent".to_owned(), "q-learning".to_owned())]));
         let csv = to_csv(&rows);
-        assert!(csv.starts_with("\"agent\",seeds,value,mean,low,high\n\"q-learning\",2,\"greedy.success_rate\",0.9,"), "{csv}");
+        assert!(
+            csv.starts_with("\"agent\",seeds,value,mean,low,high\n\"q-learning\",2,\"greedy.success_rate\",0.9,"),
+            "{csv}"
+        );
     }
 
     #[test]
@@ -392,6 +397,9 @@ mod tests {
         let k8s = sweep().emit(file, "k8s", out);
         assert!(k8s.contains("completions: 6") && k8s.contains("completionMode: Indexed"), "{k8s}");
         let slurm = sweep().emit(file, "slurm", out);
-        assert!(slurm.contains("#SBATCH --array=0-5") && slurm.contains("rlcg sweep sweep.json --out /results"), "{slurm}");
+        assert!(
+            slurm.contains("#SBATCH --array=0-5") && slurm.contains("rlcg sweep sweep.json --out /results"),
+            "{slurm}"
+        );
     }
 }
