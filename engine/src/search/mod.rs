@@ -21,7 +21,7 @@ use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_v
 use crate::gym::GymId;
 use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
-use crate::python::{Author, Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
+use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::{RunRng, search_rng};
 use crate::task_import::ImportedTask;
 use bank::{BankTask, MUTANTS_LIMIT_MS};
@@ -343,7 +343,8 @@ impl<M: Method, S: Scorer> Search<M, S> {
     ) -> Result<Self, String> {
         let request = BankTask::mutants_request(task)?;
         let mut search = Self::assemble(method, scorer, SearchTask::from(task), prompts, budget, seed)?;
-        let batch = PythonBatch { requests: vec![request], limit_ms: MUTANTS_LIMIT_MS, author: Author::Playground };
+        // The reference is the task file's, not the playground's: a fresh interpreter, as for an LLM's.
+        let batch = PythonBatch::untrusted(request).with_limit(MUTANTS_LIMIT_MS);
         search.pending = Pending::Bank(batch, Box::new(task.clone()), simulated);
         Ok(search)
     }

@@ -314,3 +314,22 @@ fn with_prefill_generate_sends_its_prefix_as_the_start_of_the_reply_and_reads_th
     assert_eq!(second.program, "def g():\n    pass\n");
     assert_eq!(second.kept_prefix, Some(false));
 }
+
+#[test]
+fn an_imported_tasks_bank_is_the_offline_searchs_first_need_run_as_untrusted_code() {
+    let sample = include_str!("../../../tasks/samples/humaneval.jsonl");
+    let task = crate::task_import::parse_task_file("humaneval.jsonl", sample).unwrap().remove(0);
+    let spec = spec::SearchSpec::new(spec::MethodSpec::parse("gif-mcts").unwrap(), &task.id, 5, 1);
+    let mut search = spec.start(Some(&task), true, PromptSet::default()).unwrap();
+    let Need::Python(batch) = search.need() else { panic!("the bank first") };
+    assert!(batch.requests[0].mutants && batch.requests[0].code == task.solution);
+    assert_eq!((batch.author, batch.limit_ms), (crate::python::Author::Untrusted, bank::MUTANTS_LIMIT_MS));
+    // A reference that fails its tests makes no bank: the search ends saying so.
+    let failed = ProgramVerdict::from_host(&batch.requests[0], Outcome::RuntimeError, "boom".into(), 1.0);
+    search.python_done(vec![failed], 0.0);
+    assert_eq!(search.need(), Need::Done);
+    assert!(search.ended().contains("does not pass its tests"), "{}", search.ended());
+    // Answered by an endpoint, there is no bank to make: the first need is the call.
+    let remote = spec.start(Some(&task), false, PromptSet::default()).unwrap();
+    assert!(matches!(remote.need(), Need::Chat(_)));
+}
