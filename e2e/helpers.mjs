@@ -79,6 +79,22 @@ export async function untilKept(page, id, { episodes, finished }) {
 }
 
 /**
+ * Puts a program and its tests in the Python pane's editor with a time limit in seconds, runs it,
+ * and waits for the verdict: its outcome class and reward as shown.
+ */
+export async function runProgram(page, code, tests = '', { limit = '5' } = {}) {
+  await page.locator('#editor-code').fill(code);
+  await page.locator('#editor-tests').fill(tests);
+  await page.locator('#editor-limit').fill(limit);
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#outcome')).toBeVisible({ timeout: 30_000 });
+  return {
+    outcome: await page.locator('#outcome').textContent(),
+    reward: await page.locator('#reward').textContent(),
+  };
+}
+
+/**
  * The playground as the specs drive it (a page object, as leptos's examples keep theirs): the
  * steps that many specs take, written once.
  */

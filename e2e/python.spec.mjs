@@ -1,23 +1,13 @@
 // The Python pane and the executive environment on real Python, in Chromium: Pyodide served with
 // the page, the shared harness, the time limit, imports of task files.
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, runProgram, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/'; // the same build served without isolation headers
-
-/** Puts a program and its tests in the editor, runs it, and waits for the verdict. */
-async function runProgram(page, code, tests = '', { limit = '5' } = {}) {
-  await page.locator('#editor-code').fill(code);
-  await page.locator('#editor-tests').fill(tests);
-  await page.locator('#editor-limit').fill(limit);
-  await page.locator('#editor-run').click();
-  await expect(page.locator('#outcome')).toBeVisible({ timeout: 30_000 });
-  return {
-    outcome: await page.locator('#outcome').textContent(),
-    reward: await page.locator('#reward').textContent(),
-  };
-}
+// ...and no service worker, which would add them (static/sw.js): the fallback of a browser that has
+// none. e2e/hosting.spec.mjs tests the plain host with it.
+test.use({ serviceWorkers: 'block' });
 
 const ADD_TESTS = 'assert add(1, 2) == 3\nassert add(0, 0) == 0';
 

@@ -5,9 +5,12 @@
 import { test, expect } from '@playwright/test';
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, TAMPERING, program } from './escapes.mjs';
-import { Playground } from './helpers.mjs';
+import { Playground, runProgram } from './helpers.mjs';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/';
+// With no service worker either: on a plain host the page's worker would add the headers and the
+// Content-Security-Policy (static/sw.js), and a browser without service workers gets neither.
+test.use({ serviceWorkers: 'block' });
 const ADD_TESTS = 'assert add(1, 2) == 3\nassert add(0, 0) == 0';
 
 // Answers everything as generously as a server could (CORS, a script body), so that an escape that
@@ -41,12 +44,8 @@ function watchPageErrors(page) {
 }
 
 /** Runs `code` in the Python pane and returns the verdict's outcome once it shows. */
-async function runProgram(page, code, tests) {
-  await page.locator('#editor-code').fill(code);
-  await page.locator('#editor-tests').fill(tests);
-  await page.locator('#editor-run').click();
-  await expect(page.locator('#outcome')).toBeVisible({ timeout: 30_000 });
-  return page.locator('#outcome').textContent();
+async function outcomeOf(page, code, tests, options) {
+  return (await runProgram(page, code, tests, options)).outcome;
 }
 
 /** Gives anything an escape set going (a fetch, an import) time to reach the beacon. */
@@ -58,22 +57,22 @@ test(`${Object.keys(ESCAPES).length} escapes as plain programs: each gets a verd
   const errors = watchPageErrors(page);
   await page.goto(PLAIN_HOST);
   for (const [name, source] of Object.entries(ESCAPES)) {
-    const outcome = await runProgram(page, program(source, BEACON), 'assert True');
+    const outcome = await outcomeOf(page, program(source, BEACON), 'assert True');
     expect(outcome, name).toMatch(/^(pass|failed test|runtime error|timeout|tampered|compile error)$/);
     await settle(page);
     expect(requests, `${name} reached the beacon`).toEqual([]);
   }
   // The page's own work goes on: a correct program still passes.
-  expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toBe('pass');
+  expect(await outcomeOf(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toBe('pass');
   expect(errors).toEqual([]);
 });
 
 test('a program cannot change the verdict of the programs after it', async ({ page }) => {
   await page.goto(PLAIN_HOST);
   for (const [name, source] of Object.entries(TAMPERING)) {
-    await runProgram(page, program(source, BEACON), 'assert True');
+    await outcomeOf(page, program(source, BEACON), 'assert True');
     // Wrong on purpose: its verdict must still say so.
-    expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS), name).toBe('failed test');
+    expect(await outcomeOf(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS), name).toBe('failed test');
     await expect(page.locator('#tests-passed')).toHaveText('1/2 tests');
   }
   expect(requests).toEqual([]);
@@ -100,12 +99,11 @@ test('a program that swallows the interrupt and clears the interrupt buffer stil
     '    except BaseException:',
     '        pass',
   ].join('\n');
-  await page.locator('#editor-limit').fill('1');
   // It asked for every object to find the buffer: caught, and still stopped at its limit.
-  expect(await runProgram(page, stubborn, '')).toMatch(/^(timeout|tampered)$/);
+  expect(await outcomeOf(page, stubborn, '', { limit: '1' })).toMatch(/^(timeout|tampered)$/);
   // Interrupted where it could not catch it, or terminated after the grace period.
   await expect(page.locator('#program-error')).toContainText(/stopped at the time limit|did not finish within 1\.0 s|gc.get_objects/);
-  expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toBe('pass');
+  expect(await outcomeOf(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toBe('pass');
 });
 
 test(`the same ${Object.keys(ESCAPES).length} escapes as an LLM's code in live mode: every episode ends, none reaches the network`, async ({ page }) => {

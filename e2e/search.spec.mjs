@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
 import { Playground, freshPage, watchErrors } from './helpers.mjs';
 
@@ -232,4 +233,77 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
   }
   expect(feedback.some((text) => text.startsWith('caught: the program tampered with its test run'))).toBe(true);
   expect(errors).toEqual([]);
+});
+
+test('a teacher\'s focused, locked search link opens on the Search pane alone in a fresh browser, with its fields locked, and replays', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.search({ task: 'binary_search' }, 'Search over: a program passes every test.');
+  await page.locator('#search-teacher summary').click();
+  await page.locator('#search-focus').check();
+  await page.locator('#search-lock-method').check();
+  await page.locator('#search-lock-budget').check();
+  await page.locator('#search-hide-odds').check();
+  const link = await page.locator('#search-link').inputValue();
+  expect(link).toContain('&focus=search&hide=odds&lock=method%2Cbudget&r.best=1.000');
+
+  const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
+  await other.goto(link);
+  // Only its pane: the others, and the links to them, are folded away behind one button.
+  await expect(other.locator('#focus-note')).toHaveText(/This link shows the Search pane alone\./);
+  await expect(other.locator('#search')).toBeVisible();
+  for (const pane of ['#train', '#results', '#live', '#stepcoder', '#python-pane', '#about', '#panes']) {
+    await expect(other.locator(pane)).toBeHidden();
+  }
+  await expect(other.locator('#search-method')).toBeDisabled();
+  await expect(other.locator('#search-budget')).toBeDisabled();
+  await expect(other.locator('#search-budget')).toHaveValue('20');
+  await expect(other.locator('#search-task')).toBeEnabled();
+  await expect(other.locator('#search-odds')).toBeHidden();
+  await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 120_000 });
+  await other.locator('#show-everything').click();
+  await expect(other.locator('#train')).toBeVisible();
+  await expect(other.locator('#panes')).toBeVisible();
+  await expect(other.locator('#focus-note')).toBeHidden();
+  expect(errors).toEqual([]);
+  expect(otherErrors).toEqual([]);
+  await other.context().close();
+});
+
+test('any node of a search opens in the editor; changed, it is scored again as a new node "by hand", kept with the search and exported with it', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.search({ task: 'binary_search' }, 'Search over: a program passes every test.');
+  await page.locator('#search-tree .node[data-call="7"]').click();
+  await expect(page.locator('#search-node h3')).toContainText('Call 7 · ');
+  await page.locator('#search-node-edit').click();
+  await expect(page.locator('#editor')).toHaveAttribute('open', '');
+  await expect(page.locator('#edit-from')).toContainText('search #1');
+  const perfect = await page.locator('#edit-code').inputValue();
+  expect(perfect).toContain('def binary_search(nums, target):');
+  // Broken by hand: it never finds anything.
+  const broken = perfect.replace('def binary_search(nums, target):', 'def binary_search(nums, target):\n    return -1');
+  await page.locator('#edit-code').fill(broken);
+  await page.locator('#edit-score-node').click();
+  await expect(page.locator('#edit-status')).toContainText('edited by hand', { timeout: 30_000 });
+  await expect(page.locator('#search-tree .node.edited')).toHaveCount(1);
+  await expect(page.locator('#search-tree .node')).toHaveCount(9);
+  await expect(page.locator('#search-node h3')).toContainText(/^Edited by hand · score 0\.\d+$/);
+  await expect(page.locator('#search-node-feedback')).toContainText('a failing test');
+  await expect(page.locator('#search-node-diff')).toContainText('+    return -1');
+  // What the search did is the search's.
+  await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
+
+  // Kept with the search, and in its export.
+  await page.reload();
+  await page.locator('#search-history .search-show').click();
+  await expect(page.locator('#search-tree .node.edited')).toHaveCount(1);
+  const download = page.waitForEvent('download');
+  await page.locator('#search-export').click();
+  const exported = JSON.parse(await readFile(await (await download).path(), 'utf8'));
+  expect(exported.searches[0].edits).toHaveLength(1);
+  expect(exported.searches[0].edits[0].program).toBe(broken);
+  expect(errors.filter((e) => !e.includes('status of 500'))).toEqual([]);
 });

@@ -142,3 +142,20 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   expect(otherErrors).toEqual([]);
   await other.context().close();
 });
+
+test('a teacher\'s ablation link opens on the StepCoder pane alone with its arms and seeds locked, and runs the arms it names', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./#v=1&stepcoder=learn&seeds=1&arms=vanilla%2Cstepcoder&p.budget=32&focus=stepcoder&hide=executions&lock=arms%2Cseeds');
+  await expect(page.locator('#stepcoder')).toBeVisible();
+  await expect(page.locator('#train')).toBeHidden();
+  await expect(page.locator('#focus-note')).toContainText('This link shows the StepCoder pane alone.');
+  await expect(page.locator('#stepcoder-arm-vanilla')).toBeChecked();
+  await expect(page.locator('#stepcoder-arm-cccs')).not.toBeChecked();
+  await expect(page.locator('#stepcoder-arm-cccs')).toBeDisabled();
+  await expect(page.locator('#stepcoder-learn-seeds')).toBeDisabled();
+  await expect(page.locator('#stepcoder-learn-budget')).toBeHidden();
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('Done in', { timeout: 120_000 });
+  await expect(page.locator('#stepcoder-learn-table tbody tr')).toHaveCount(2);
+  await expect(page.locator('#stepcoder-learn-table tbody tr').nth(1).locator('td').first()).toHaveText('stepcoder');
+  expect(errors).toEqual([]);
+});

@@ -227,3 +227,45 @@ test('a world-model search is shared like the others: its link replays it exactl
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
 });
+
+test('a world model of your own: the bank\'s correct CliffWalking model scores 1.000 and its agent walks the real cliff; pasted with a reward bug it scores lower and its agent does worse', async ({ page }) => {
+  test.setTimeout(360_000);
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#editor summary').click();
+  await page.locator('#edit-env').selectOption('CliffWalking-v0');
+  await page.locator('#edit-start-correct').click();
+  const correct = await page.locator('#edit-code').inputValue();
+  expect(correct).toContain('class Environment');
+  // Scores, plans with and trains Q-learning inside the model in the editor: its accuracy and the
+  // greedy return of the agent trained inside it, on the real environment.
+  const workWith = async (code) => {
+    await page.locator('#edit-code').fill(code);
+    await page.locator('#edit-use').click();
+    await expect(page.locator('#cwm-which')).toContainText('Working with your own model.');
+    await page.locator('#cwm-score').click();
+    await expect(page.locator('#cwm-accuracy')).toContainText('Accuracy', { timeout: 60_000 });
+    const accuracy = Number((await page.locator('#cwm-accuracy').textContent()).match(/Accuracy ([\d.]+) \(official\)/)[1]);
+    await page.locator('#cwm-plan').click();
+    await expect(page.locator('#cwm-returns')).toContainText('R(CWM) =', { timeout: 120_000 });
+    await page.locator('#cwm-train').click();
+    const inside = page.locator('#cwm-agents tbody tr').first();
+    await expect(inside).toContainText('Q-learning inside the model');
+    await expect(inside.locator('td').nth(3)).toHaveText(/^-?\d+\.\d\d$/, { timeout: 120_000 });
+    return { accuracy, realReturn: Number(await inside.locator('td').nth(3).textContent()) };
+  };
+  const right = await workWith(correct);
+  expect(right).toEqual({ accuracy: 1, realReturn: -13 });
+  await expect(page.locator('#cwm-transitions tr.first-miss')).toHaveCount(0);
+
+  // A reward bug: falling off the cliff pays 10 instead of costing 100.
+  const buggy = correct.replace('return self.position, -100, False', 'return self.position, 10, False');
+  expect(buggy).not.toBe(correct);
+  const wrong = await workWith(buggy);
+  expect(wrong.accuracy).toBeLessThan(1);
+  await expect(page.locator('#cwm-transitions tr.first-miss td').nth(6)).toHaveText('✗'); // the reward
+  expect(wrong.realReturn).toBeLessThan(right.realReturn);
+  await page.locator('#cwm-own-leave').click();
+  await expect(page.locator('#cwm-tools')).toBeHidden();
+  expect(errors).toEqual([]);
+});

@@ -44,6 +44,14 @@ finish_background() {
   [ $status = 0 ] || { echo "$1 failed (exit $status)"; exit $status; }
 }
 
+# Builds the page with Trunk into a folder (`build_page DIR TRUNK_FLAGS…`): scripts/dist (and with it
+# the GitHub Pages workflow) into dist/ with --release, scripts/test into its own folder.
+build_page() {
+  local dist=$1
+  shift
+  CARGO_TARGET_DIR="$WASM_TARGET_DIR" trunk build --offline --dist "$dist" "$@"
+}
+
 # Builds the page's three wasm binaries the way Trunk does for index.html's `rel="rust"` links (same
 # manifest, binary, features and profile, so Trunk then finds them built): serve and test run this
 # while trunk and wasm-bindgen-cli are still compiling.

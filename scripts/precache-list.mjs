@@ -1,6 +1,8 @@
 // Trunk post-build hook: writes into the staged sw.js the list of every file of the build and a
-// version hashed from their contents and the commit (see static/sw.js), and names the build in the
-// staged index.html (the About section shows it, so that a bug report can name the build).
+// version hashed from their contents and the commit, and the headers the page should be hosted with
+// (static/headers.json; see static/sw.js); writes those headers as _headers, the file of hosts such
+// as Netlify and Cloudflare Pages; and names the build in the staged index.html (the About section
+// shows it, so that a bug report can name the build).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
@@ -45,8 +47,18 @@ const list = {
 const html = path.join(staging, 'index.html');
 const meta = `<meta name="rlcg-commit" content="${described}" /><meta name="rlcg-content" content="${list.version}" />`;
 await writeFile(html, (await readFile(html, 'utf8')).replace('<head>', `<head>${meta}`));
-const source = await readFile(worker, 'utf8');
-const placeholder = "/*PRECACHE*/ { version: 'unbuilt', files: [] }";
-if (!source.includes(placeholder)) throw new Error('sw.js has no precache placeholder');
-await writeFile(worker, source.replace(placeholder, JSON.stringify(list)));
+const headers = JSON.parse(await readFile(new URL('../static/headers.json', import.meta.url), 'utf8'));
+const headerLines = (block) => Object.entries(block).map(([name, value]) => `  ${name}: ${value}`);
+await writeFile(path.join(staging, '_headers'), [
+  '/*', ...headerLines(headers.everywhere), '/python/*', ...headerLines(headers.pythonWorker), '',
+].join('\n'));
+let source = await readFile(worker, 'utf8');
+for (const [placeholder, value] of [
+  ["/*PRECACHE*/ { version: 'unbuilt', files: [] }", list],
+  ['/*HEADERS*/ { everywhere: {}, pythonWorker: {} }', { everywhere: headers.everywhere, pythonWorker: headers.pythonWorker }],
+]) {
+  if (!source.includes(placeholder)) throw new Error(`sw.js has no placeholder ${placeholder}`);
+  source = source.replace(placeholder, () => JSON.stringify(value));
+}
+await writeFile(worker, source);
 console.log(`sw.js: ${list.files.length} files precached, ${list.onDemand.length} cached on demand, as version ${list.version}; commit ${described}`);

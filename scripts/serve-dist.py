@@ -2,8 +2,9 @@
 """Serves a built page (dist/) the way it should be hosted: with the cross-origin isolation headers
 that let the page interrupt a runaway Python program (COOP same-origin, COEP require-corp), a
 Content-Security-Policy that shuts the Python worker in (depth only: the worker locks itself down on
-any host), and the MIME types of JavaScript modules and wasm. `--no-isolation` sends no headers at
-all, to test the page as it behaves on a plain static host.
+any host), and the MIME types of JavaScript modules and wasm. The headers are static/headers.json's.
+`--no-isolation` sends no headers at all, as a plain static host does (the page's service worker then
+adds them).
 
     python3 scripts/serve-dist.py [--port 8765] [--directory dist] [--no-isolation]
 """
@@ -11,20 +12,10 @@ all, to test the page as it behaves on a plain static host.
 import argparse
 import functools
 import http.server
+import json
+import pathlib
 
-ISOLATION_HEADERS = {
-    "Cross-Origin-Opener-Policy": "same-origin",
-    "Cross-Origin-Embedder-Policy": "require-corp",
-    "Cross-Origin-Resource-Policy": "same-origin",
-}
-
-# For the Python worker's files: Pyodide evaluates its own glue code and compiles wasm as it loads,
-# and fetches its files from this origin; nothing else. No other origin, no data: or blob: code, no
-# nested workers, no fonts.
-PYTHON_WORKER_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'; connect-src 'self'; "
-    "worker-src 'none'; font-src 'none'; img-src 'none'; object-src 'none'"
-)
+HEADERS = json.loads((pathlib.Path(__file__).parent.parent / "static" / "headers.json").read_text())
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -41,10 +32,11 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def end_headers(self):
         if self.isolation:
-            for name, value in ISOLATION_HEADERS.items():
-                self.send_header(name, value)
+            headers = dict(HEADERS["everywhere"])
             if self.path.startswith("/python/"):
-                self.send_header("Content-Security-Policy", PYTHON_WORKER_POLICY)
+                headers.update(HEADERS["pythonWorker"])
+            for name, value in headers.items():
+                self.send_header(name, value)
         super().end_headers()
 
     def log_message(self, *args):

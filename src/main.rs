@@ -14,7 +14,7 @@ mod widgets;
 mod world_models;
 
 use engine::protocol::FromWorker;
-use engine::share::is_link_fragment;
+use engine::share::{Pane, is_link_fragment};
 use leptos::prelude::*;
 
 use crate::about::About;
@@ -50,7 +50,11 @@ fn App() -> impl IntoView {
     // The worker's WebGPU adapter, or why it has none; `None` while it is being brought up.
     let (webgpu, set_webgpu) = signal(None::<Result<String, String>>);
     let error = RwSignal::new(None::<String>);
-    let OpenedLink { run: link, search: search_link, ablation: ablation_link } = OpenedLink::read(error);
+    let opened = OpenedLink::read(error);
+    // A teacher's link may show its pane alone, the others folded away until the user asks.
+    let focus = RwSignal::new(opened.focus());
+    let folded = move |pane: Pane| move || focus.get().is_some_and(|shown| shown != pane);
+    let OpenedLink { run: link, search: search_link, ablation: ablation_link } = opened;
     // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
     window_event_listener(leptos::ev::hashchange, |_| {
         if is_link_fragment(&window().location().hash().unwrap_or_default()) {
@@ -73,7 +77,8 @@ fn App() -> impl IntoView {
     LlmChoice::provide();
 
     let update_ready = RwSignal::new(false);
-    offline::register(update_ready);
+    let isolation_ready = RwSignal::new(false);
+    offline::register(update_ready, isolation_ready);
     Python::provide();
     ImportedTasks::provide(error);
     let shared_results = link.as_ref().and_then(|l| Some((l.spec.clone(), l.results.clone()?)));
@@ -84,29 +89,41 @@ fn App() -> impl IntoView {
             "A new version of the playground is ready. "
             <button type="button" id="apply-update" on:click=|_| offline::apply_update()>"Reload to update"</button>
         </p>
+        <p id="isolation" class="banner" role="status" hidden=move || !isolation_ready.get()>
+            "After a reload this page can interrupt a runaway Python program instead of restarting Python. "
+            <button type="button" id="apply-isolation" on:click=|_| drop(window().location().reload())>"Reload"</button>
+        </p>
         <header>
             <h1>"RL for LLM code generation"</h1>
             <p class="tagline">
                 "Train agents that decide how to drive a code-writing LLM: when to generate, test, debug or search, "
                 "and which agent to call next. Everything runs in your browser, in a background worker."
             </p>
-            <PaneNav />
+            <PaneNav hidden=Signal::derive(move || focus.get().is_some()) />
         </header>
+        <p id="focus-note" class="banner" role="status" hidden=move || focus.get().is_none()>
+            {move || focus.get().map(|pane| format!("This link shows the {} pane alone. ", pane.label()))}
+            <button type="button" id="show-everything" on:click=move |_| focus.set(None)>"Show everything"</button>
+        </p>
         <main>
-            <NewRunPanel link=link ready=ready webgpu=webgpu error=error />
-            <RunsTable />
-            <SharePanel />
-            {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results runs=runs /> })}
-            <MetricsPlot runs=runs on_error=on_error />
-            <div class="columns">
-                <TreeView runs=runs selected_run=book.selected />
-                <PolicyPanel runs=runs selected_run=book.selected />
+            <div hidden=folded(Pane::Train)>
+                <NewRunPanel link=link ready=ready webgpu=webgpu error=error />
+                <RunsTable />
+                <SharePanel />
             </div>
-            <PythonPane />
-            <LivePanel runs=runs />
-            <SearchPane link=search_link />
-            <StepcoderPane link=ablation_link />
-            <About />
+            <div hidden=folded(Pane::Results)>
+                {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results runs=runs /> })}
+                <MetricsPlot runs=runs on_error=on_error />
+                <div class="columns">
+                    <TreeView runs=runs selected_run=book.selected />
+                    <PolicyPanel runs=runs selected_run=book.selected />
+                </div>
+            </div>
+            <div hidden=folded(Pane::Python)><PythonPane /></div>
+            <div hidden=folded(Pane::Live)><LivePanel runs=runs /></div>
+            <div hidden=folded(Pane::Search)><SearchPane link=search_link /></div>
+            <div hidden=folded(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
+            <div hidden=folded(Pane::About)><About /></div>
         </main>
     }
 }

@@ -2,25 +2,25 @@
 //! scroll to their pane without replacing it, so a reload of the address still reopens the shared
 //! run; otherwise they are ordinary anchors.
 
-use engine::share::is_link_fragment;
+use engine::share::{Pane, is_link_fragment};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The panes, by element id and label.
-const PANES: [(&str, &str); 7] = [
-    ("train", "Train"),
-    ("results", "Results"),
-    ("live", "Live mode"),
-    ("search", "Search"),
-    ("stepcoder", "StepCoder"),
-    ("python-pane", "Python"),
-    ("about", "About"),
-];
+/// The id of the pane's element.
+fn element_id(pane: Pane) -> &'static str {
+    match pane {
+        Pane::Python => "python-pane",
+        pane => pane.name(),
+    }
+}
 
 /// The links to the panes; it also makes every in-page link (`#seed-000`) keep a share link in the
 /// address.
 #[component]
-pub fn PaneNav() -> impl IntoView {
+pub fn PaneNav(
+    /// While a teacher's link shows one pane alone.
+    hidden: Signal<bool>,
+) -> impl IntoView {
     window_event_listener(leptos::ev::click, |ev| {
         if !is_link_fragment(&window().location().hash().unwrap_or_default()) {
             return;
@@ -39,8 +39,8 @@ pub fn PaneNav() -> impl IntoView {
         }
     });
     view! {
-        <nav id="panes" aria-label="Panes">
-            {PANES.iter().map(|(id, label)| view! { <a href=format!("#{id}")>{*label}</a> }).collect_view()}
+        <nav id="panes" aria-label="Panes" hidden=hidden>
+            {Pane::ALL.iter().map(|&pane| view! { <a href=format!("#{}", element_id(pane))>{pane.label()}</a> }).collect_view()}
         </nav>
     }
 }

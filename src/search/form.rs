@@ -1,11 +1,13 @@
 //! The Search pane's form: the task (bundled, a world model's or imported), the method, the budget,
-//! the seed, the verdict switches and the simulated LLM's odds, read back into a `SearchSpec`.
+//! the seed, the verdict switches and the simulated LLM's odds, read back into a `SearchSpec`; a
+//! teacher's link may hide or lock the task, method, budget, seed and odds.
 
 use engine::params::{self, Field, Parameters};
 use engine::search::bank::search_tasks;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec};
 use engine::search::world_model_tasks::world_model_tasks;
+use engine::share::{SearchControl, Teaching};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
@@ -69,13 +71,14 @@ impl SearchForm {
     }
 }
 
-/// The form's fields.
+/// The form's fields, hidden or locked as `teaching` says.
 #[component]
-pub fn SearchFormFields(form: SearchForm) -> impl IntoView {
+pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> impl IntoView {
     let SearchForm { task, method, budget, seed, odds_fields, odds_texts, naive, autopep8, imported } = form;
+    let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
     view! {
         <div class="form-grid">
-            <label>"Task"<select id="search-task" prop:value=move || task.get() on:change=move |ev| task.set(event_target_value(&ev))>
+            <label hidden=hides(SearchControl::Task)>"Task"<select id="search-task" disabled=locks(SearchControl::Task) prop:value=move || task.get() on:change=move |ev| task.set(event_target_value(&ev))>
                 {search_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
                 <optgroup label="World models (seed 004's CWMB)">
                     {world_model_tasks().iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
@@ -85,11 +88,11 @@ pub fn SearchFormFields(form: SearchForm) -> impl IntoView {
                     view! { <option value=value.clone()>{value.clone()}</option> }
                 }).collect_view())}
             </select></label>
-            <label>"Method"<select id="search-method" prop:value=move || method.get() on:change=move |ev| method.set(event_target_value(&ev))>
+            <label hidden=hides(SearchControl::Method)>"Method"<select id="search-method" disabled=locks(SearchControl::Method) prop:value=move || method.get() on:change=move |ev| method.set(event_target_value(&ev))>
                 {MethodSpec::NAMES.iter().map(|m| view! { <option value=*m>{*m}</option> }).collect_view()}
             </select></label>
-            <label>"Budget (LLM calls)"<input id="search-budget" prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
-            <label>"Seed"<input id="search-seed" prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
+            <label hidden=hides(SearchControl::Budget)>"Budget (LLM calls)"<input id="search-budget" disabled=locks(SearchControl::Budget) prop:value=move || budget.get() on:change=move |ev| budget.set(event_target_value(&ev)) /></label>
+            <label hidden=hides(SearchControl::Seed)>"Seed"<input id="search-seed" disabled=locks(SearchControl::Seed) prop:value=move || seed.get() on:change=move |ev| seed.set(event_target_value(&ev)) /></label>
             <label title="The tests run in the program's own interpreter and an exit with status 0 is a pass, as in common graders: reward hacks pass, and the tree crosses each one the real verdict refuses (About: reward hacking)">
                 <input type="checkbox" id="search-naive" prop:checked=move || naive.get() on:change=move |ev| naive.set(event_target_checked(&ev)) />
                 " Naive verdicts"
@@ -100,6 +103,6 @@ pub fn SearchFormFields(form: SearchForm) -> impl IntoView {
             </label>
         </div>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
-            fields=odds_fields texts=odds_texts hidden=false locked=false />
+            fields=odds_fields texts=odds_texts hidden=hides(SearchControl::Odds) locked=locks(SearchControl::Odds) />
     }
 }

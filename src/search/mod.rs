@@ -7,6 +7,7 @@
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
 //! The six code-world-model tasks are searched here too, with their tools (`world_models`).
 
+pub mod editor;
 pub mod form;
 pub mod history;
 pub mod runner;
@@ -18,8 +19,10 @@ use engine::prompts::PromptSet;
 use engine::search::record::SearchRecord;
 use engine::search::spec::SearchSpec;
 use engine::share::search_link::{SearchLink, SearchResults};
+use engine::share::{Pane, SearchControl};
 use leptos::prelude::*;
 
+use crate::search::editor::{Editor, ProgramEditor};
 use crate::search::form::{SearchForm, SearchFormFields};
 use crate::search::history::{SearchHistory, Searches};
 use crate::search::runner::Runner;
@@ -30,6 +33,7 @@ use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, ImportedTasks};
 use crate::widgets::llm_settings::LlmChoice;
+use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 use crate::world_models::WorldModelTools;
 use crate::world_models::info::{ImportedDataset, WorldModelInfo};
 use crate::world_models::paper::PaperComparison;
@@ -65,6 +69,8 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
         &link.as_ref().map_or_else(SearchSpec::default, |l| l.spec.clone()),
         ImportedTasks::from_context(),
     );
+    let teaching = link.as_ref().map(|l| l.teaching.clone()).unwrap_or_default();
+    let teacher = TeacherChoice::<SearchControl>::new(Pane::Search);
     // A dataset of transitions imported for the world-model tools, instead of the generated one.
     let dataset = RwSignal::new(None::<ImportedDataset>);
     let problem = RwSignal::new(None::<String>);
@@ -79,6 +85,12 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
     let replay = RwSignal::new(None::<String>);
 
     let runner = Runner { searches, selected, running, status, stream, replay, cancel, python };
+    let editor = Editor::new();
+    let on_edit = Callback::new(move |node: usize| {
+        let (Some(id), Some(record)) = (searches.shown.get_untracked(), shown.get_untracked()) else { return };
+        let program = record.program_at(node).map(|(p, _)| p.to_owned()).unwrap_or_default();
+        editor.open_node(id, node, program, &record.spec.task);
+    });
     // Runs the form's search; `simulated` forces the simulated LLM (a shared search's replay). On
     // an imported task the simulated LLM first needs a bank, which Pyodide makes by mutation.
     let start = move |simulated: bool, sent: Option<SearchResults>| {
@@ -136,8 +148,10 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             start(true, sent);
         }
     });
-    let share_url =
-        move || shown.with(|r| r.as_ref().filter(|r| !r.ended.is_empty()).map(|r| address_of(&SearchLink::of(r))));
+    let share_url = move || {
+        let link = |r: &SearchRecord| SearchLink { teaching: teacher.teaching(), ..SearchLink::of(r) };
+        shown.with(|r| r.as_ref().filter(|r| !r.ended.is_empty()).map(|r| address_of(&link(r))))
+    };
     let curves = Signal::derive(move || {
         searches.list.with(|l| {
             l.iter()
@@ -151,7 +165,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <h2 id="search-heading">"Search: GIF-MCTS, WorldCoder and zero-shot CoT (seed 004)"</h2>
             <p class="hint">"A tree search over programs: each node is a program, each edge one LLM call that generates (continues the node's first lines), improves (from a failing test) or fixes (from an error). The LLM is the one chosen in Live mode; offline, the simulated LLM answers from each bundled task's bank of correct and faulty code, and its results are the simulated LLM's, not the paper's. Every program runs in Pyodide."</p>
             <p id="search-replay" role="status" hidden=move || replay.get().is_none()>{move || replay.get()}</p>
-            <SearchFormFields form=form />
+            <SearchFormFields form=form teaching=teaching />
             <WorldModelInfo task=form.task imported=dataset />
             <p class="actions">
                 <button type="button" id="search-go" disabled=move || running.get() || !loaded.get() on:click=move |_| start(false, None)>"Search"</button>
@@ -163,9 +177,11 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <p hidden=move || share_url().is_none()>
                 <label>"Link to this search "<input id="search-link" readonly size="60" prop:value=move || share_url().unwrap_or_default() /></label>
             </p>
+            <TeacherOptions choice=teacher prefix="search-" applies_to="The link to a search" />
             <SearchTree record=shown selected=selected />
-            <NodeDetails record=shown selected=selected />
-            <WorldModelTools python=python record=shown selected=selected imported=dataset on_planned=on_planned />
+            <NodeDetails record=shown selected=selected on_edit=on_edit />
+            <ProgramEditor editor=editor searches=searches selected=selected />
+            <WorldModelTools python=python record=shown selected=selected own=editor.own imported=dataset on_planned=on_planned />
             <h3>"Best program"</h3>
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />

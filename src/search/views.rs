@@ -1,9 +1,9 @@
 //! What the Search pane draws of a search record: its tree, a node's details, and the best score
 //! against LLM calls of every search listed.
 
-use engine::search::ActionKind;
 use engine::search::record::SearchRecord;
 use engine::search::spec::TreeNode;
+use engine::search::{ActionKind, Score};
 use leptos::prelude::*;
 
 /// Where each node sits: depth down, leaves left to right, a parent over its children's middle.
@@ -28,24 +28,26 @@ fn layout(tree: &[TreeNode]) -> Vec<(f64, f64)> {
     pos
 }
 
-/// The tree: node area grows with visits, colour runs from red (0) to green (1), buggy nodes are
-/// ringed and show their temporary value, hacked ones (passed only by naive verdicts) are crossed;
-/// edges carry the action.
+/// The tree (with the programs edited by hand, dashed, under the nodes they came from): node area
+/// grows with visits, colour runs from red (0) to green (1), buggy nodes are ringed and show their
+/// temporary value, hacked ones (passed only by naive verdicts) are crossed; edges carry the
+/// action. `selected` is an index of `SearchRecord::nodes`.
 #[component]
 pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
     let (dx, dy) = (44.0, 56.0);
     view! {
         <div class="scroll">{move || record.with(|s| {
             let Some(s) = s else { return ().into_any() };
-            let pos = layout(&s.tree);
+            let tree = s.nodes();
+            let pos = layout(&tree);
             let width = pos.iter().map(|p| p.0).fold(0.0, f64::max) * dx + 2.0 * dx;
             let height = pos.iter().map(|p| p.1).fold(0.0, f64::max) * dy + 2.0 * dy;
             let at = |i: usize| (pos[i].0 * dx + dx, pos[i].1 * dy + dy / 2.0);
-            let edges = s.tree.iter().enumerate().filter_map(|(i, n)| n.parent.map(|p| (p, i, n.label.clone()))).map(|(p, i, label)| {
+            let edges = tree.iter().enumerate().filter_map(|(i, n)| n.parent.map(|p| (p, i, n.label.clone()))).map(|(p, i, label)| {
                 let ((x1, y1), (x2, y2)) = (at(p), at(i));
                 view! { <g class="edge"><line x1=x1 y1=y1 x2=x2 y2=y2 /><text x=(x1 + x2) / 2.0 y=(y1 + y2) / 2.0>{label}</text></g> }
             }).collect_view();
-            let nodes = s.tree.iter().enumerate().map(|(i, n)| {
+            let nodes = tree.iter().enumerate().map(|(i, n)| {
                 let (x, y) = at(i);
                 let r = 6.0 + 2.0 * f64::from(n.visits).sqrt();
                 let fill = format!("hsl({:.0}, 70%, 45%)", 120.0 * n.value.clamp(0.0, 1.0));
@@ -54,7 +56,10 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
                     (_, true) => "node hacked",
                     _ => "node",
                 };
+                let class = if n.edit.is_some() { format!("{class} edited") } else { class.to_owned() };
                 let expansion = n.expansion;
+                // The root holds no program to show.
+                let pick = (n.expansion.is_some() || n.edit.is_some()).then_some(i);
                 let note = match (n.bug, n.hacked) {
                     (true, _) => " · bug (temporary value)",
                     (_, true) => " · hacked: passed only because verdicts are naive",
@@ -62,7 +67,7 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
                 };
                 let title = format!("{} · value {:.2} · visits {}{note}", n.label, n.value, n.visits);
                 view! {
-                    <g class=class data-call=expansion.map(|e| e + 1) on:click=move |_| selected.set(expansion)>
+                    <g class=class data-call=expansion.map(|e| e + 1) data-edit=n.edit.map(|k| k + 1) on:click=move |_| selected.set(pick)>
                         <circle cx=x cy=y r=r fill=fill><title>{title}</title></circle>
                         {n.bug.then(|| view! { <text class="bug-value" x=x + r + 2.0 y=y>{format!("{:.2}", n.value)}</text> })}
                         {n.hacked.then(|| view! { <text class="hacked-mark" x=x y=y + 4.0 text-anchor="middle">"✗"</text> })}
@@ -74,49 +79,70 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
     }
 }
 
+/// What a program's score tells an LLM (and a person): the reward hack, the bug, the catch or the
+/// failing test.
+fn feedback(ev: &Score) -> String {
+    match (&ev.error, &ev.example) {
+        (error, _) if ev.hacked => format!(
+            "hacked: it passed only because verdicts are naive. The real verdict: {}",
+            error.as_deref().unwrap_or("it does not pass its tests")
+        ),
+        (Some(error), _) if ev.bug => format!("bug: {error}"),
+        (Some(error), None) if error.starts_with("the program tampered") => format!("caught: {error}"),
+        (_, Some(x)) => format!("a failing test: input {} · expected {} · got {}", x.input, x.expected, x.actual),
+        _ => String::new(),
+    }
+}
+
 /// A clicked node: its code, its diff to the program it came from, its score and test feedback,
-/// and the call that made it.
+/// and the call that made it (none for a program edited by hand); `on_edit` opens it in the editor.
 #[component]
-pub fn NodeDetails(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
+pub fn NodeDetails(
+    record: Signal<Option<SearchRecord>>,
+    selected: RwSignal<Option<usize>>,
+    on_edit: Callback<usize>,
+) -> impl IntoView {
     view! {
-        <div id="search-node" hidden=move || selected.get().is_none()>{move || selected.get().and_then(|i| record.with(|s| {
+        <div id="search-node" hidden=move || selected.get().is_none()>{move || selected.get().and_then(|node| record.with(|s| {
             let s = s.as_ref()?;
-            let e = s.expansions.get(i)?.clone();
-            let call = s.calls.get(i).cloned().unwrap_or_default();
-            let parent_program = s.tree.iter().find(|n| n.expansion == Some(i)).and_then(|n| n.parent)
-                .and_then(|p| s.tree[p].expansion).and_then(|p| s.expansions.get(p)).map(|p| p.program.clone()).unwrap_or_default();
-            let diff = similar::TextDiff::from_lines(&parent_program, &e.program).unified_diff().context_radius(2).to_string();
-            let ev = &e.evaluation;
-            let feedback = match (&ev.error, &ev.example) {
-                (error, _) if ev.hacked => format!(
-                    "hacked: it passed only because verdicts are naive. The real verdict: {}",
-                    error.as_deref().unwrap_or("it does not pass its tests")
-                ),
-                (Some(error), _) if ev.bug => format!("bug: {error}"),
-                (Some(error), None) if error.starts_with("the program tampered") => format!("caught: {error}"),
-                (_, Some(x)) => format!("a failing test: input {} · expected {} · got {}", x.input, x.expected, x.actual),
-                _ => String::new(),
+            let tree = s.nodes();
+            let n = tree.get(node)?;
+            let (program, ev) = s.program_at(node).map(|(p, ev)| (p.to_owned(), ev.clone()))
+                .or_else(|| n.expansion.and_then(|i| s.expansions.get(i)).map(|e| (e.program.clone(), e.evaluation.clone())))?;
+            let parent_program = n.parent.and_then(|p| s.program_at(p)).map(|(p, _)| p.to_owned()).unwrap_or_default();
+            let diff = similar::TextDiff::from_lines(&parent_program, &program).unified_diff().context_radius(2).to_string();
+            let expanded = n.expansion.and_then(|i| s.expansions.get(i).map(|e| (i, e.clone())));
+            let heading = match &expanded {
+                Some((i, e)) => format!("Call {} · {} · score {:.3}", i + 1, e.kind.name(), ev.score),
+                None => format!("Edited by hand · score {:.3}", ev.score),
             };
+            let call = expanded.as_ref().map(|(i, _)| s.calls.get(*i).cloned().unwrap_or_default());
             Some(view! {
-                <h3>{format!("Call {} · {} · score {:.3}", i + 1, e.kind.name(), ev.score)}</h3>
-                <p id="search-node-feedback">{feedback}</p>
-                {(e.kind == ActionKind::Generate && e.kept_prefix == Some(false)).then(|| view! {
+                <h3>{heading}</h3>
+                <p id="search-node-feedback">{feedback(&ev)}</p>
+                {expanded.as_ref().filter(|(_, e)| e.kind == ActionKind::Generate && e.kept_prefix == Some(false)).map(|_| view! {
                     <p id="search-node-prefix" class="hint">"This reply did not keep the first lines it was asked to continue: a chat API cannot be made to (seed 004 spec §1.3), and the official code does not check."</p>
                 })}
-                <details open><summary>"Code"</summary><pre id="search-node-code">{e.program.clone()}</pre></details>
-                {e.unformatted.as_ref().map(|before| {
-                    let changes = similar::TextDiff::from_lines(before, &e.program).unified_diff().context_radius(1).to_string();
+                {n.edit.is_some().then(|| view! {
+                    <p class="hint" id="search-node-by-hand">"A program edited by hand and scored as the search scores its programs. It is kept with the search and in its export, and is not part of what the search did: its LLM calls, best score and fingerprint are the search's."</p>
+                })}
+                <p><button type="button" id="search-node-edit" disabled=program.is_empty() on:click=move |_| on_edit.run(node)>"Edit this program"</button></p>
+                <details open><summary>"Code"</summary><pre id="search-node-code">{program.clone()}</pre></details>
+                {expanded.as_ref().and_then(|(_, e)| e.unformatted.clone()).map(|before| {
+                    let changes = similar::TextDiff::from_lines(&before, &program).unified_diff().context_radius(1).to_string();
                     view! {
                         <details open id="search-node-autopep8"><summary>"What autopep8 changed before it was scored"</summary>
                             <p class="hint">"As seed 004's official code does, the reply's program ran through autopep8.fix_code first; the code above is what came out."</p>
                             <pre id="search-node-autopep8-diff">{changes}</pre>
-                            <details><summary>"The reply's program, before"</summary><pre id="search-node-unformatted">{before.clone()}</pre></details>
+                            <details><summary>"The reply's program, before"</summary><pre id="search-node-unformatted">{before}</pre></details>
                         </details>
                     }
                 })}
                 <details><summary>"Diff to the program it came from"</summary><pre id="search-node-diff">{diff}</pre></details>
-                <details><summary>"Prompt"</summary><pre>{call.prompt}</pre></details>
-                <details><summary>"Raw reply"</summary><pre>{call.reply}</pre></details>
+                {call.map(|call| view! {
+                    <details><summary>"Prompt"</summary><pre>{call.prompt}</pre></details>
+                    <details><summary>"Raw reply"</summary><pre>{call.reply}</pre></details>
+                })}
             })
         }))}</div>
     }

@@ -3,7 +3,7 @@
 
 use engine::share::ablation_link::AblationLink;
 use engine::share::search_link::SearchLink;
-use engine::share::{Link, ShareLink};
+use engine::share::{Link, Pane, ShareLink};
 use leptos::prelude::*;
 
 /// The link the page was opened with, of whichever kind (at most one is set).
@@ -20,6 +20,13 @@ impl OpenedLink {
     pub fn read(error: RwSignal<Option<String>>) -> Self {
         let fragment = window().location().hash().unwrap_or_default();
         Self { run: read(&fragment, error), search: read(&fragment, error), ablation: read(&fragment, error) }
+    }
+
+    /// The pane a teacher's link shows alone.
+    pub fn focus(&self) -> Option<Pane> {
+        let run = self.run.as_ref().and_then(|l| l.teaching.focus);
+        let search = self.search.as_ref().and_then(|l| l.teaching.focus);
+        run.or(search).or(self.ablation.as_ref().and_then(|l| l.teaching.focus))
     }
 }
 

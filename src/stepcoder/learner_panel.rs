@@ -7,8 +7,9 @@
 use engine::effects::OfflineLlm;
 use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
+use engine::share::{AblationControl, Pane, Teaching};
 use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary, table_1_pass_at_1};
-use engine::stepcoder::policy_gradient::{self, Arm, LearnerParams};
+use engine::stepcoder::policy_gradient::{self, Arm};
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView, Llm};
@@ -16,17 +17,19 @@ use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
+use crate::stepcoder::ablation_form::{AblationForm, AblationFormFields};
 use crate::stepcoder::kept_reports::{KeptReports, Reports, described};
 use crate::stepcoder::masked_program::MaskedProgram;
+use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 
 /// The plot's size, in SVG units, and each arm's colour.
 const WIDTH: f64 = 560.0;
 const HEIGHT: f64 = 220.0;
 const COLOURS: [&str; 4] = ["#5f6368", "#1a73e8", "#e37400", "#188038"];
 
-/// The page's address with `report`'s link.
-fn link_to(report: &AblationReport) -> String {
-    address_of(&AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()) })
+/// The page's address with `report`'s link, as a teacher set it.
+fn link_to(report: &AblationReport, teaching: Teaching<AblationControl>) -> String {
+    address_of(&AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()), teaching })
 }
 
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
@@ -34,11 +37,10 @@ fn link_to(report: &AblationReport) -> String {
 /// `kept_reports::KEPT`), exported and imported as the reports `rlcg stepcoder learn --json` prints.
 #[component]
 pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<AblationLink>) -> impl IntoView {
-    // The spec the form edits: seeds and executions here, the rest as the link (or the defaults) set it.
-    let template = StoredValue::new(link.as_ref().map_or_else(AblationSpec::default, |l| l.spec.clone()));
+    let form = AblationForm::new(link.as_ref().map_or_else(AblationSpec::default, |l| l.spec.clone()));
+    let teaching = link.as_ref().map(|l| l.teaching.clone()).unwrap_or_default();
+    let teacher = TeacherChoice::<AblationControl>::new(Pane::Stepcoder);
     let sent = link.as_ref().and_then(|l| l.fingerprint.clone());
-    let seeds = RwSignal::new(template.with_value(|t| t.seeds.to_string()));
-    let budget = RwSignal::new(template.with_value(|t| t.params.budget.to_string()));
     let running = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
     let progress = RwSignal::new((0u64, 0u64));
@@ -53,14 +55,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     let finished = RwSignal::new(0u32);
 
     let start = move |sent: Option<String>| {
-        let seeds = seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number".to_owned());
-        let budget =
-            budget.get_untracked().trim().parse().map_err(|_| "budget: a whole number of executions".to_owned());
-        let spec = seeds.and_then(|seeds| {
-            let template = template.get_value();
-            Ok(AblationSpec { seeds, params: LearnerParams { budget: budget?, ..template.params }, ..template })
-        });
-        let mut ablation = match spec.and_then(Ablation::new) {
+        let mut ablation = match form.read().and_then(Ablation::new) {
             Ok(ablation) => ablation,
             Err(message) => return problem.set(Some(message)),
         };
@@ -137,12 +132,9 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     view! {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
         <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update. The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is sampled at the full task on visible and hidden tests. These are a different quantity on a toy, not a reproduction of Table 1."</p>
-        <div class="form-grid">
-            <label>"Seeds"<input id="stepcoder-learn-seeds" prop:value=move || seeds.get() on:input=move |ev| seeds.set(event_target_value(&ev)) /></label>
-            <label>"Executions per task"<input id="stepcoder-learn-budget" prop:value=move || budget.get() on:input=move |ev| budget.set(event_target_value(&ev)) /></label>
-        </div>
+        <AblationFormFields form=form teaching=teaching />
         <p class="actions">
-            <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the four arms"</button>
+            <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the arms"</button>
             <button type="button" id="stepcoder-learn-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
         </p>
         <p id="stepcoder-learn-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
@@ -151,8 +143,10 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
             if running.get() { format!("{spent} of {total} executions…") } else { status.get() }
         }}</p>
         <p hidden=move || shown.with(Option::is_none)>
-            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60" prop:value=move || shown.with(|s| s.as_ref().map(link_to).unwrap_or_default()) /></label>
+            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60"
+                prop:value=move || shown.with(|s| s.as_ref().map(|r| link_to(r, teacher.teaching())).unwrap_or_default()) /></label>
         </p>
+        <TeacherOptions choice=teacher prefix="stepcoder-learn-" applies_to="The link to an ablation" />
         <div hidden=move || shown.with(Option::is_none)>
             <CurvePlot rows=Signal::derive(overall) />
             <table id="stepcoder-learn-table">

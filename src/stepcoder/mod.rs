@@ -3,6 +3,7 @@
 //! chosen in live mode or to the simulated one, and the FGO mask of every completion. The model
 //! does not learn here, and the pane says so.
 
+pub mod ablation_form;
 pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;

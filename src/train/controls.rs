@@ -51,7 +51,7 @@ pub fn Controls(
     let real_python = RwSignal::new(first.env.measured_verdicts().is_some());
     // As bit sets, so the closures are `Copy` and every control can ask.
     let set = |list: &[Control]| list.iter().fold(0u8, |bits, &c| bits | 1 << c as u8);
-    let (hidden_bits, locked_bits) = (set(&initial.hidden), set(&initial.locked));
+    let (hidden_bits, locked_bits) = (set(&initial.teaching.hidden), set(&initial.teaching.locked));
     let hidden = move |c: Control| hidden_bits & (1 << c as u8) != 0;
     let locked = move |c: Control| locked_bits & (1 << c as u8) != 0;
 

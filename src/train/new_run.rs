@@ -12,7 +12,8 @@ use crate::services::python_pool::Python;
 use crate::services::run_book::RunBook;
 use crate::services::storage;
 use crate::train::controls::Controls;
-use crate::train::teacher::TeacherOptions;
+use crate::train::share_panel::Sharing;
+use crate::widgets::teacher_options::TeacherOptions;
 
 #[component]
 pub fn NewRunPanel(
@@ -58,6 +59,7 @@ pub fn NewRunPanel(
         });
     });
     let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
+    let teacher = expect_context::<Sharing>().teacher;
 
     // A shared run starts once the worker is ready and the kept runs are back: runs are
     // deterministic, so a reload of the link finds the run it trained (or is still training, or
@@ -86,7 +88,7 @@ pub fn NewRunPanel(
             {move || form.get().map(|initial| view! { <Controls initial=initial ready=ready webgpu=webgpu on_start=on_start on_error=on_error /> })}
             <p id="python-verdicts" role="status" hidden=move || python_note.get().is_none()>{move || python_note.get()}</p>
             <p id="link-note" role="status" hidden=move || link_note.get().is_none()>{move || link_note.get()}</p>
-            <TeacherOptions />
+            <TeacherOptions choice=teacher prefix="" applies_to="Links made with a run's Share button" />
             <p id="error" role="alert" class="error" hidden=move || error.get().is_none()>
                 {move || error.get()}
                 <button type="button" class="dismiss" aria-label="Dismiss the message" on:click=move |_| error.set(None)>"×"</button>

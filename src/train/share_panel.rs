@@ -1,18 +1,18 @@
-//! Sharing a run: the teacher's choice of controls a link hides or locks, the link of a run (its
+//! Sharing a run: the teacher's choice of what a link focuses, hides or locks, the link of a run (its
 //! spec and its results so far, copied to the clipboard), and the panel that shows it.
 
-use engine::share::{Control, ShareLink, SharedResults};
+use engine::share::{Control, Pane, ShareLink, SharedResults};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use crate::services::links::address_with;
 use crate::services::run_book::RunBook;
+use crate::widgets::teacher_options::TeacherChoice;
 
-/// What the next link hides and locks, and the last link made; a context service.
+/// What the next link focuses, hides and locks, and the last link made; a context service.
 #[derive(Clone, Copy)]
 pub struct Sharing {
-    pub hidden: RwSignal<Vec<Control>>,
-    pub locked: RwSignal<Vec<Control>>,
+    pub teacher: TeacherChoice<Control>,
     url: RwSignal<Option<String>>,
     /// What the link had to leave out to stay short, and why.
     note: RwSignal<Option<String>>,
@@ -23,8 +23,7 @@ impl Sharing {
     /// Provides sharing for the runs of `book` as context.
     pub fn provide(book: RunBook) -> Sharing {
         let sharing = Sharing {
-            hidden: RwSignal::new(Vec::new()),
-            locked: RwSignal::new(Vec::new()),
+            teacher: TeacherChoice::new(Pane::Train),
             url: RwSignal::new(None),
             note: RwSignal::new(None),
             book,
@@ -49,12 +48,7 @@ impl Sharing {
                 "Run #{id} trained inside a code world model, which a link cannot carry (the model is a table over every state): export the run instead."
             )));
         }
-        let link = ShareLink {
-            hidden: self.hidden.get_untracked(),
-            locked: self.locked.get_untracked(),
-            results,
-            ..ShareLink::of(spec)
-        };
+        let link = ShareLink { teaching: untrack(|| self.teacher.teaching()), results, ..ShareLink::of(spec) };
         let (fragment, left_out) = link.encode_within_budget();
         let url = address_with(&fragment);
         copy_to_clipboard(&url);

@@ -5,7 +5,7 @@ use engine::gym::GymId;
 use engine::gym::dataset::{dataset, from_json_lines, to_json_lines};
 use engine::gym::transitions::Transition;
 use engine::rng::gym_rng;
-use engine::search::record::SearchRecord;
+use engine::search::spec::WorldModelSpec;
 use engine::search::world_model_tasks::world_model_task;
 use leptos::prelude::*;
 
@@ -15,9 +15,9 @@ pub fn gym_of(task: &str) -> Option<GymId> {
     GymId::parse(task).ok()
 }
 
-/// The dataset a search of `record` scores on.
-pub fn dataset_of(record: &SearchRecord, env: GymId) -> Vec<Transition> {
-    dataset(env, &mut gym_rng(record.spec.world_model.dataset_seed))
+/// The dataset a model is scored on, by `world`'s seed.
+pub fn dataset_of(world: &WorldModelSpec, env: GymId) -> Vec<Transition> {
+    dataset(env, &mut gym_rng(world.dataset_seed))
 }
 
 /// Transitions a person imported (an exported dataset, or one recorded from Gymnasium): the

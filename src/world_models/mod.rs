@@ -1,6 +1,6 @@
 //! The search pane's world-model tools (seed 004's CWMB): for a search on one of the six Gymnasium
 //! environments, what the LLM is given (the description) and what scores its models (the dataset,
-//! `info`); a model's transition table, ✓/✗ per part with the first misclassified transition
+//! `info`); for the shown search's model, or one of your own from the editor: its transition table, ✓/✗ per part with the first misclassified transition
 //! marked (`scoring`); planning with a model against the oracle and random actions, the quick
 //! protocol (`planning`); Q-learning inside the model, evaluated on the real environment beside
 //! Q-learning on the real one (`training`); and the kept searches beside the paper's Tables 9 and
@@ -18,6 +18,7 @@ use engine::cwm::normalised_return::PlanningSummary;
 use engine::cwm::tabulated::TabulatedModel;
 use engine::gym::GymId;
 use engine::search::record::SearchRecord;
+use engine::search::spec::WorldModelSpec;
 use leptos::prelude::*;
 
 use self::info::{ImportedDataset, gym_of};
@@ -30,36 +31,63 @@ use crate::services::python_pool::Python;
 #[derive(Clone, Copy)]
 pub struct ModelAtHand {
     pub env: Memo<Option<GymId>>,
-    /// Which model (in words) and its program: the selected node's, else the best one.
+    /// Which model (in words) and its program: your own, else the selected node's, else the best.
     pub program: Memo<Option<(&'static str, String)>>,
-    pub record: Signal<Option<SearchRecord>>,
+    /// What it is scored on: the shown search's dataset and scoring, or the defaults for your own.
+    pub world: Memo<WorldModelSpec>,
+    /// The shown search's best program while the model at hand is one of its nodes: how that one
+    /// planned is kept with the search.
+    pub search_best: Memo<Option<String>>,
     pub busy: RwSignal<bool>,
     pub problem: RwSignal<Option<String>>,
     pub status: RwSignal<String>,
 }
 
-/// The tools for the shown search's models, when it is a world-model search.
+/// The tools for the shown search's models, when it is a world-model search, or for `own`, a model
+/// of your own from the editor (until a node of the search is chosen).
 #[component]
 pub fn WorldModelTools(
     python: StoredValue<Python, LocalStorage>,
     record: Signal<Option<SearchRecord>>,
     selected: RwSignal<Option<usize>>,
+    own: RwSignal<Option<(GymId, String)>>,
     imported: RwSignal<Option<ImportedDataset>>,
     /// Hears how the best model planned, for the search's record.
     on_planned: Callback<PlanningSummary>,
 ) -> impl IntoView {
-    let env = Memo::new(move |_| record.with(|r| r.as_ref().and_then(|r| gym_of(&r.spec.task))));
+    Effect::new(move |first: Option<()>| {
+        selected.track();
+        if first.is_some() {
+            own.set(None);
+        }
+    });
+    let searched_env = move || record.with(|r| r.as_ref().and_then(|r| gym_of(&r.spec.task)));
+    let env = Memo::new(move |_| own.with(|o| o.as_ref().map(|(env, _)| *env)).or_else(searched_env));
     let program = Memo::new(move |_| {
+        if let Some((_, code)) = own.get() {
+            return Some(("your own model", code));
+        }
         record.with(|r| {
             let r = r.as_ref()?;
-            match selected.get().and_then(|i| r.expansions.get(i)) {
-                Some(e) if !e.program.is_empty() => Some(("the selected node's model", e.program.clone())),
-                _ => r.best.as_ref().map(|(p, _)| ("the best model", p.clone())),
+            match selected.get().and_then(|node| Some((node, r.program_at(node)?.0.to_owned()))) {
+                Some((node, code)) if r.nodes()[node].edit.is_some() => Some(("the model edited by hand", code)),
+                Some((_, code)) => Some(("the selected node's model", code)),
+                None => r.best.as_ref().map(|(p, _)| ("the best model", p.clone())),
             }
         })
     });
+    let world = Memo::new(move |_| {
+        let searched = record.with(|r| r.as_ref().map(|r| r.spec.world_model));
+        if own.with(Option::is_some) { WorldModelSpec::default() } else { searched.unwrap_or_default() }
+    });
+    let search_best = Memo::new(move |_| {
+        if own.with(Option::is_some) {
+            return None;
+        }
+        record.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, _)| p.clone()))
+    });
     let (busy, problem, status) = (RwSignal::new(false), RwSignal::new(None::<String>), RwSignal::new(String::new()));
-    let at = ModelAtHand { env, program, record, busy, problem, status };
+    let at = ModelAtHand { env, program, world, search_best, busy, problem, status };
     // The tabulated model that planning made, for training inside it; a new model has none.
     let model = RwSignal::new(None::<Arc<TabulatedModel>>);
     Effect::new(move |_| {
@@ -69,7 +97,9 @@ pub fn WorldModelTools(
     view! {
         <div id="cwm-tools" hidden=move || env.get().is_none() || program.get().is_none()>
             <h3>"The world model"</h3>
-            <p>{move || program.get().map(|(which, _)| format!("Working with {which}."))}</p>
+            <p id="cwm-which">{move || program.get().map(|(which, _)| format!("Working with {which}."))}
+                " "<button type="button" id="cwm-own-leave" hidden=move || own.with(Option::is_none) on:click=move |_| own.set(None)>"Back to the search's models"</button>
+            </p>
             <p role="status">{move || status.get()}</p>
             <p role="alert" class="error" id="cwm-error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <div class="actions"><ScoreTool at python imported /></div>

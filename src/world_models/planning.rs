@@ -26,7 +26,7 @@ pub fn PlanTool(
     /// Hears how the best model planned, for the search's record.
     on_planned: Callback<PlanningSummary>,
 ) -> impl IntoView {
-    let ModelAtHand { env, program, record, busy, problem, status } = at;
+    let ModelAtHand { env, program, search_best, busy, problem, status, .. } = at;
     let plan = RwSignal::new(None::<PlanningSummary>);
     // The planned episodes, to be watched once all are played.
     let played = RwSignal::new(Vec::<Episode>::new());
@@ -38,7 +38,7 @@ pub fn PlanTool(
     let plan_with = move |_| {
         let (Some(env), Some((_, code))) = (env.get_untracked(), program.get_untracked()) else { return };
         // The search's record keeps how its best model planned, whichever node shows it.
-        let best = record.with_untracked(|r| r.as_ref().and_then(|r| r.best.as_ref()).is_some_and(|(p, _)| *p == code));
+        let best = search_best.with_untracked(|best| best.as_ref() == Some(&code));
         let python = python.get_value();
         busy.set(true);
         problem.set(None);

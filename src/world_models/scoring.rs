@@ -35,7 +35,7 @@ pub fn ScoreTool(
     python: StoredValue<Python, LocalStorage>,
     imported: RwSignal<Option<ImportedDataset>>,
 ) -> impl IntoView {
-    let ModelAtHand { env, program, record, busy, problem, status } = at;
+    let ModelAtHand { env, program, world, busy, problem, status, .. } = at;
     let scored = RwSignal::new(None::<Scored>);
     // A new search or node shows nothing old.
     Effect::new(move |_| {
@@ -43,15 +43,12 @@ pub fn ScoreTool(
         scored.set(None);
     });
     let score = move |_| {
-        let (Some(env), Some((_, code)), Some(r)) =
-            (env.get_untracked(), program.get_untracked(), record.get_untracked())
-        else {
-            return;
-        };
+        let (Some(env), Some((_, code))) = (env.get_untracked(), program.get_untracked()) else { return };
+        let world = world.get_untracked();
         let chosen = imported.with_untracked(|d| d.as_ref().filter(|d| d.env == env).cloned());
         let file = chosen.as_ref().map(|d| d.file.clone());
-        let transitions = chosen.map_or_else(|| dataset_of(&r, env), |d| d.transitions);
-        let scorer = WorldModelScorer { env, transitions, scoring: r.spec.world_model.scoring };
+        let transitions = chosen.map_or_else(|| dataset_of(&world, env), |d| d.transitions);
+        let scorer = WorldModelScorer { env, transitions, scoring: world.scoring };
         busy.set(true);
         status.set("Scoring the model in Pyodide…".into());
         python.with_value(|python| {

@@ -25,7 +25,7 @@ struct Compared {
 /// The training button, once the model is tabulated, and the two runs compared.
 #[component]
 pub fn TrainInsideTool(at: ModelAtHand, model: RwSignal<Option<Arc<TabulatedModel>>>) -> impl IntoView {
-    let ModelAtHand { env, program, record, busy, .. } = at;
+    let ModelAtHand { env, program, world, busy, .. } = at;
     let book = expect_context::<RunBook>();
     let trained = RwSignal::new(Vec::<Compared>::new());
     Effect::new(move |_| {
@@ -33,17 +33,14 @@ pub fn TrainInsideTool(at: ModelAtHand, model: RwSignal<Option<Arc<TabulatedMode
         trained.set(Vec::new());
     });
     let train_inside = move |_| {
-        let (Some(env), Some(table), Some(r)) = (env.get_untracked(), model.get_untracked(), record.get_untracked())
-        else {
-            return;
-        };
+        let (Some(env), Some(table)) = (env.get_untracked(), model.get_untracked()) else { return };
         // Two runs of the run book, trained by the worker like any other: their plots, episode
         // trees and greedy step-throughs are in the Train pane; their greedy evaluation is on the
         // real environment either way.
         let real = RunSpec::new(EnvId::Gym(env), AgentId::QLearning, 1, EnvId::Gym(env).default_episodes(false));
         let mut inside = real.clone();
         inside.env = EnvSpec::Gym(GymParams { model: Some(table), ..GymParams::new(env) });
-        let dataset_steps = dataset_of(&r, env).len() as u64;
+        let dataset_steps = dataset_of(&world.get_untracked(), env).len() as u64;
         let mut compared = Vec::new();
         for (label, spec, real_steps) in [
             ("Q-learning inside the model", inside, Some(dataset_steps)),

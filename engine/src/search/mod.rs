@@ -29,6 +29,7 @@ use simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 
 pub mod bank;
 pub mod gif_mcts;
+pub mod hand_edit;
 pub mod record;
 pub mod simulated_llm;
 pub mod spec;

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::hand_edit::HandEdit;
 use super::spec::{ProgramSearch, SearchSpec, TreeNode};
 use super::{CallRecord, Expanded, Progress};
 use crate::cwm::normalised_return::PlanningSummary;
@@ -33,6 +34,9 @@ pub struct SearchRecord {
     /// For a world-model search: planning with its best model, once someone has (seed 004 §5.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned: Option<PlanningSummary>,
+    /// Programs edited by hand from its nodes, and their scores ([`super::hand_edit`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<HandEdit>,
 }
 
 /// What an export file holds.
@@ -62,6 +66,7 @@ impl ProgramSearch {
             ended: self.ended().to_owned(),
             fingerprint: self.fingerprint(),
             planned: None,
+            edits: Vec::new(),
         }
     }
 }
@@ -120,7 +125,7 @@ impl SearchRecord {
                 return Err(format!("tree node {i} points past its parent or the expansions"));
             }
         }
-        Ok(())
+        self.check_edits()
     }
 }
 

@@ -148,8 +148,11 @@ pub struct TreeNode {
     pub parent: Option<usize>,
     /// The action that made it: `g1`, `i2`, `f1` … for GIF-MCTS, the action's name otherwise.
     pub label: String,
-    /// Its expansion in the search's order (`None` for the root).
+    /// Its expansion in the search's order (`None` for the root and for hand edits).
     pub expansion: Option<usize>,
+    /// Its hand edit, in the record's order ([`super::hand_edit`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit: Option<usize>,
     pub visits: u32,
     /// GIF-MCTS's backed-up value (a bug's temporary value), else the program's score.
     pub value: f64,
@@ -263,14 +266,28 @@ impl SearchSpec {
         Ok(search.with_autopep8(self.autopep8))
     }
 
-    /// The method and the scorer of this spec on `task`: a world model's task is scored on the
-    /// dataset made from `world_model.dataset_seed`.
+    /// The method and the scorer of this spec on `task`.
     fn parts(&self, task: &SearchTask) -> Result<(AnyMethod, AnyScorer), String> {
         if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
             return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
         }
         self.simulated_llm.validate()?;
-        let scorer = match task.world_model {
+        Ok((self.method.build(), self.scorer_on(task)))
+    }
+
+    /// How this spec's search scores a program: on its bundled task, or on `imported` (whose tests
+    /// the spec does not hold).
+    pub fn scorer(&self, imported: Option<&ImportedTask>) -> Result<AnyScorer, String> {
+        let task = match imported {
+            Some(task) => SearchTask::from(task),
+            None => bundled_bank(&self.task)?.search_task(),
+        };
+        Ok(self.scorer_on(&task))
+    }
+
+    /// On `task`: its tests, or a world model's dataset made from `world_model.dataset_seed`.
+    fn scorer_on(&self, task: &SearchTask) -> AnyScorer {
+        match task.world_model {
             Some(env) => AnyScorer::WorldModel(WorldModelScorer {
                 env,
                 transitions: dataset(env, &mut gym_rng(self.world_model.dataset_seed)),
@@ -279,8 +296,7 @@ impl SearchSpec {
             None => {
                 AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) })
             }
-        };
-        Ok((self.method.build(), scorer))
+        }
     }
 }
 
@@ -302,6 +318,7 @@ impl ProgramSearch {
             parent: None,
             label: "root".into(),
             expansion: None,
+            edit: None,
             visits: 1,
             value: 0.0,
             bug: false,
@@ -313,6 +330,7 @@ impl ProgramSearch {
                 parent: Some(parent_of(i)),
                 label: e.kind.name().into(),
                 expansion: Some(i),
+                edit: None,
                 visits: 1,
                 value: e.evaluation.score,
                 bug: e.evaluation.bug,
@@ -335,6 +353,7 @@ impl ProgramSearch {
                                 .action
                                 .map_or_else(|| "root".into(), |(kind, k)| format!("{}{k}", &kind.name()[..1])),
                             expansion: n.expansion,
+                            edit: None,
                             visits: n.visits,
                             value: n.value(),
                             bug: n.bug,

@@ -3,7 +3,8 @@
 //! when they are not all of them; the learner's settings that differ from the defaults are
 //! `p.<field>`, its switches `update`, `fgo`, `kinds` and `rho`. The sender's fingerprint (`r.fp`)
 //! lets the recipient's page say whether its run came out the same: every program runs, so the
-//! ablation replays exactly.
+//! ablation replays exactly. A teacher's `focus`, `hide` and `lock` name the form's arms, seeds and
+//! executions ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
@@ -11,13 +12,14 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::policy_gradient::{Arm, LearnerParams};
 
-use super::{LINK_VERSION, Link, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{AblationControl, LINK_VERSION, Link, Teaching, link_pairs, name_of, of_name, read, read_params, whole};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {
     pub spec: AblationSpec,
     /// The sender's [`crate::stepcoder::ablation::Ablation::fingerprint`], once it finished.
     pub fingerprint: Option<String>,
+    pub teaching: Teaching<AblationControl>,
 }
 
 impl AblationLink {
@@ -51,6 +53,7 @@ impl AblationLink {
                 out.append_pair(key, &value);
             }
         }
+        self.teaching.append(&mut out);
         if let Some(fingerprint) = &self.fingerprint {
             out.append_pair("r.fp", fingerprint);
         }
@@ -62,8 +65,9 @@ impl AblationLink {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         let defaults = AblationSpec::default();
         let mut problems = Vec::new();
-        let Some(pairs) = link_pairs(fragment, &Self::FIELDS, "p.", "StepCoder", &mut problems) else {
-            return (AblationLink { spec: defaults, fingerprint: None }, problems);
+        let fields = [&Self::FIELDS[..], &Teaching::<AblationControl>::FIELDS].concat();
+        let Some(pairs) = link_pairs(fragment, &fields, "p.", "StepCoder", &mut problems) else {
+            return (AblationLink { spec: defaults, fingerprint: None, teaching: Teaching::default() }, problems);
         };
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
         let seeds = read(&mut problems, "seeds", get("seeds"), defaults.seeds, |v| {
@@ -84,7 +88,8 @@ impl AblationLink {
         params.curriculum.kinds = read(&mut problems, "kinds", get("kinds"), params.curriculum.kinds, of_name);
         params.curriculum.update = read(&mut problems, "rho", get("rho"), params.curriculum.update, of_name);
         let fingerprint = get("r.fp").map(str::to_owned);
-        (AblationLink { spec: AblationSpec { arms, seeds, tasks, params }, fingerprint }, problems)
+        let teaching = Teaching::read(&mut problems, get);
+        (AblationLink { spec: AblationSpec { arms, seeds, tasks, params }, fingerprint, teaching }, problems)
     }
 }
 
@@ -115,7 +120,7 @@ mod tests {
     fn an_ablation_link_is_short_and_round_trips() {
         let mut spec = AblationSpec { seeds: 2, ..AblationSpec::default() };
         spec.params.budget = 128;
-        let link = AblationLink { spec, fingerprint: Some("64a64325430366b3".into()) };
+        let link = AblationLink { spec, fingerprint: Some("64a64325430366b3".into()), teaching: Teaching::default() };
         let fragment = link.encode();
         assert_eq!(fragment, "v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=64a64325430366b3");
         assert!(AblationLink::is_fragment(&format!("#{fragment}")));
@@ -127,7 +132,7 @@ mod tests {
             ..AblationSpec::default()
         };
         spec.params.compile_errors = CompileErrorRule::KeepAll;
-        let link = AblationLink { spec, fingerprint: None };
+        let link = AblationLink { spec, fingerprint: None, teaching: Teaching::default() };
         let fragment = link.encode();
         assert_eq!(fragment, "v=1&stepcoder=learn&seeds=10&arms=vanilla%2Ccccs&tasks=clamp_sum&fgo=keep_all");
         assert_eq!(AblationLink::decode(&fragment), (link, vec![]));

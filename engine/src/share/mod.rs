@@ -3,7 +3,8 @@
 //! Only parameters that differ from the defaults are written: the agent's hyperparameters as
 //! `p.<field>`, the environment's as `e.<field>`, and verdicts measured in Python as `e.verdicts`
 //! (`p3-3` passed 3 of 3, `f1-3` failed, one per program in the bundled order).
-//! `hide` and `lock` list controls a teacher wants hidden or fixed in a reduced demo.
+//! `focus`, `hide` and `lock` are a teacher's ([`teaching`]): the pane the page opens on alone, and
+//! the controls hidden or fixed in a reduced demo.
 //!
 //! A link may also carry the sender's results (`r.` fields, see [`SharedResults`]) so that the
 //! recipient sees them at once, and can check that training the spec again gives the same run.
@@ -34,55 +35,10 @@ pub const CURVE_POINTS: usize = 50;
 /// The fields of [`SharedResults`] in a link.
 const RESULT_FIELDS: [&str; 5] = ["r.episodes", "r.success", "r.fp", "r.greedy", "r.table"];
 
-/// The page's controls that a link may hide or lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Control {
-    Env,
-    Agent,
-    Episodes,
-    Seed,
-    Hyperparameters,
-    Backend,
-    /// The environment's parameters (rewards, odds, measured verdicts).
-    EnvParams,
-}
-
-impl Control {
-    pub const ALL: [Control; 7] = [
-        Control::Env,
-        Control::Agent,
-        Control::Episodes,
-        Control::Seed,
-        Control::Hyperparameters,
-        Control::Backend,
-        Control::EnvParams,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Control::Env => "env",
-            Control::Agent => "agent",
-            Control::Episodes => "episodes",
-            Control::Seed => "seed",
-            Control::Hyperparameters => "hyperparameters",
-            Control::Backend => "backend",
-            Control::EnvParams => "env-params",
-        }
-    }
-
-    fn parse(name: &str) -> Result<Self, String> {
-        Self::ALL.into_iter().find(|c| c.name() == name).ok_or_else(|| {
-            let valid: Vec<_> = Self::ALL.iter().map(|c| c.name()).collect();
-            format!("unknown control '{name}'; valid: {}", valid.join(", "))
-        })
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct ShareLink {
     pub spec: RunSpec,
-    pub hidden: Vec<Control>,
-    pub locked: Vec<Control>,
+    pub teaching: Teaching<Control>,
     /// What the sender's run gave (absent from a link that only describes a run).
     pub results: Option<SharedResults>,
 }
@@ -347,14 +303,10 @@ fn whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     text.parse().map_err(|_| format!("'{text}' is not a whole number"))
 }
 
-fn controls(list: &[Control]) -> String {
-    list.iter().map(|c| c.name()).collect::<Vec<_>>().join(",")
-}
-
 impl ShareLink {
     /// A link to train `spec`, with nothing hidden, locked or attached.
     pub fn of(spec: RunSpec) -> Self {
-        Self { spec, hidden: vec![], locked: vec![], results: None }
+        Self { spec, teaching: Teaching::default(), results: None }
     }
 
     /// The fragment, kept within [`SHARED_LINK_BUDGET`] by leaving out results that do not fit:
@@ -400,11 +352,7 @@ impl ShareLink {
         if let Some(measured) = spec.env.measured_verdicts() {
             out.append_pair(VERDICTS, &verdicts_text(env, measured));
         }
-        for (key, list) in [("hide", &self.hidden), ("lock", &self.locked)] {
-            if !list.is_empty() {
-                out.append_pair(key, &controls(list));
-            }
-        }
+        self.teaching.append(&mut out);
         if let Some(results) = &self.results {
             results.append(&mut out);
         }
@@ -462,12 +410,11 @@ impl ShareLink {
             problems.push(format!("episodes: {n} is outside 1..={}; using {episodes}", RunSpec::MAX_EPISODES));
         }
         let backend = read(&mut problems, "backend", get("backend"), Backend::default(), Backend::parse);
-        let control_list = |v: &str| v.split(',').filter(|c| !c.is_empty()).map(Control::parse).collect();
-        let hidden = read(&mut problems, "hide", get("hide"), Vec::new(), control_list);
-        let locked = read(&mut problems, "lock", get("lock"), Vec::new(), control_list);
+        let teaching = Teaching::read(&mut problems, get);
 
         for key in pairs.iter().map(|(k, _)| k.as_str()) {
-            let known = ["v", "env", "agent", "seed", "episodes", "backend", "hide", "lock", VERDICTS].contains(&key)
+            let known = ["v", "env", "agent", "seed", "episodes", "backend", VERDICTS].contains(&key)
+                || Teaching::<Control>::FIELDS.contains(&key)
                 || RESULT_FIELDS.contains(&key);
             if !known && !key.starts_with("p.") && !key.starts_with("e.") {
                 problems.push(format!("'{key}' is not a field of a share link"));
@@ -488,12 +435,15 @@ impl ShareLink {
             problems.push(format!("{problem}; the shared results are left out"));
             None
         });
-        (ShareLink { spec, hidden, locked, results }, problems)
+        (ShareLink { spec, teaching, results }, problems)
     }
 }
 
 pub mod ablation_link;
 pub mod search_link;
+pub mod teaching;
+
+pub use teaching::{AblationControl, Control, FormControl, Pane, SearchControl, Teaching};
 
 /// Whether a fragment is a link of some kind (`key=value` pairs) rather than an in-page anchor
 /// (`#seed-000`).

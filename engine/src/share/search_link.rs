@@ -6,7 +6,8 @@
 //! `r.fp`), for the recipient's page to say whether its replay is the same search. A world-model
 //! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
 //! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
-//! run its programs through autopep8 is `autopep8=0`.
+//! run its programs through autopep8 is `autopep8=0`. A teacher's `focus`, `hide` and `lock` name the
+//! form's task, method, budget, seed and odds ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
@@ -16,7 +17,7 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, Link, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, Link, SearchControl, Teaching, link_pairs, name_of, of_name, read, read_params, whole};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";
@@ -36,6 +37,7 @@ pub struct SearchLink {
     /// `simulated`, or the model that answered the sender.
     pub llm: String,
     pub results: Option<SearchResults>,
+    pub teaching: Teaching<SearchControl>,
 }
 
 impl SearchLink {
@@ -51,7 +53,7 @@ impl SearchLink {
             llm_calls: record.llm_calls(),
             fingerprint: record.fingerprint.clone(),
         });
-        Self { spec: record.spec.clone(), llm: record.llm.clone(), results }
+        Self { spec: record.spec.clone(), llm: record.llm.clone(), results, teaching: Teaching::default() }
     }
 
     /// Whether the recipient's page can replay the sender's search exactly.
@@ -88,6 +90,7 @@ impl SearchLink {
         if !spec.autopep8 {
             out.append_pair("autopep8", "0");
         }
+        self.teaching.append(&mut out);
         if let Some(results) = &self.results {
             out.append_pair("r.best", &format!("{:.3}", results.best_score))
                 .append_pair("r.calls", &results.llm_calls.to_string())
@@ -99,9 +102,15 @@ impl SearchLink {
     /// Reads a fragment (with or without `#`); returns a valid link and what had to be replaced.
     pub fn decode(fragment: &str) -> (SearchLink, Vec<String>) {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        let defaults = SearchLink { spec: SearchSpec::default(), llm: SIMULATED.into(), results: None };
+        let defaults = SearchLink {
+            spec: SearchSpec::default(),
+            llm: SIMULATED.into(),
+            results: None,
+            teaching: Teaching::default(),
+        };
         let mut problems = Vec::new();
-        let Some(pairs) = link_pairs(fragment, &Self::FIELDS, "o.", "search", &mut problems) else {
+        let fields = [&Self::FIELDS[..], &Teaching::<SearchControl>::FIELDS].concat();
+        let Some(pairs) = link_pairs(fragment, &fields, "o.", "search", &mut problems) else {
             return (defaults, problems);
         };
         let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
@@ -160,7 +169,8 @@ impl SearchLink {
         let naive_verdicts = read(&mut problems, "naive", get("naive"), false, switch);
         let autopep8 = read(&mut problems, "autopep8", get("autopep8"), true, switch);
         let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts, autopep8 };
-        (SearchLink { spec, llm, results }, problems)
+        let teaching = Teaching::read(&mut problems, get);
+        (SearchLink { spec, llm, results, teaching }, problems)
     }
 }
 
@@ -190,7 +200,7 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts-no-fix").unwrap(), "binary_search", 12, 7);
         spec.simulated_llm.regress = 0.25;
         let results = SearchResults { best_score: 0.75, llm_calls: 12, fingerprint: "00ff".into() };
-        SearchLink { spec, llm: SIMULATED.into(), results: Some(results) }
+        SearchLink { spec, llm: SIMULATED.into(), results: Some(results), teaching: Teaching::default() }
     }
 
     #[test]
@@ -209,7 +219,9 @@ mod tests {
     fn autopep8_off_rides_along_and_on_is_the_default() {
         let mut spec = link().spec;
         spec.autopep8 = false;
-        let encoded = SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None }.encode();
+        let encoded =
+            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
+                .encode();
         assert!(encoded.ends_with("&autopep8=0"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1");
@@ -224,7 +236,7 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 12, 2);
         spec.naive_verdicts = true;
         spec.simulated_llm.hack_share = 0.5;
-        let link = SearchLink { spec, llm: SIMULATED.into(), results: None };
+        let link = SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default() };
         let fragment = link.encode();
         assert_eq!(
             fragment,
@@ -242,7 +254,7 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
         spec.world_model.dataset_seed = 5;
         spec.world_model.scoring.labelling = crate::gym::accuracy::Labelling::TerminatedOrTruncated;
-        let link = SearchLink { spec, llm: SIMULATED.into(), results: None };
+        let link = SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default() };
         let fragment = link.encode();
         assert!(fragment.ends_with("&w.data=5&w.done=terminated_or_truncated"), "{fragment}");
         assert_eq!(SearchLink::decode(&fragment), (link, vec![]));

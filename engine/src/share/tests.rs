@@ -11,8 +11,11 @@ fn links_are_short_readable_and_round_trip() {
     let mut spec = RunSpec::new(EnvId::Executive, AgentId::Dqn, 42, 500);
     spec.agent = AgentSpec::Dqn(DqnParams::seed(EnvId::Executive));
     let teacher = ShareLink {
-        hidden: vec![Control::Hyperparameters],
-        locked: vec![Control::Env, Control::Agent],
+        teaching: Teaching {
+            focus: None,
+            hidden: vec![Control::Hyperparameters],
+            locked: vec![Control::Env, Control::Agent],
+        },
         ..ShareLink::of(spec)
     };
     let fragment = teacher.encode();
@@ -210,7 +213,7 @@ proptest! {
 
     #[test]
     fn every_spec_round_trips(spec in any_spec()) {
-        let mut link = ShareLink { hidden: vec![Control::Seed], results: Some(results_of(&spec)), ..ShareLink::of(spec) };
+        let mut link = ShareLink { teaching: Teaching { hidden: vec![Control::Seed], ..Teaching::default() }, results: Some(results_of(&spec)), ..ShareLink::of(spec) };
         if link.encode().len() > MAX_LINK_CHARS {
             // Taxi's table of 500 states does not fit a link; the page leaves it out.
             link.results.as_mut().unwrap().table = None;
