@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn standard_output_is_compared_line_by_line_as_apps_plus_authors_do() {
+        let mut python = NativePython::start().unwrap();
+        let stdin = |output: &str| TestCase::Io { stdin: String::new(), stdout: output.into(), call: None };
+        // Spaces around each line and line breaks around the whole do not count; a line does.
+        let spaced = "print('1 ')\nprint(' 2')\nprint()\n";
+        let verdict = python.run(&ProgramRequest::new(spaced, vec![stdin("\n1\n2"), stdin("1 2")]), 5_000).unwrap();
+        assert_eq!(verdict.tests.iter().map(|t| t.passed).collect::<Vec<_>>(), [true, false]);
+        let gap = "print(1)\nprint()\nprint(2)\n";
+        assert!(!python.run(&ProgramRequest::new(gap, vec![stdin("1\n2")]), 5_000).unwrap().passed);
+    }
+
+    #[test]
     fn run_all_keeps_request_order() {
         let requests: Vec<_> =
             (0..6).map(|i| request(&format!("x = {i}"), &[&format!("assert x == {}", i % 2)])).collect();

@@ -91,7 +91,7 @@ pub enum StepcoderCommand {
 
 #[derive(clap::Args)]
 pub struct CompletionArgs {
-    /// Tasks: APPS+, HumanEval JSONL or APPS JSON (default: the APPS+ sample).
+    /// Tasks: APPS+, HumanEval JSONL or APPS JSON (default: the bundled sample in APPS+'s format, four records written here; tasks/apps_plus/valid_sample.json holds real APPS+ records).
     #[arg(long)]
     tasks: Option<PathBuf>,
     /// Only these task ids, comma-separated.
@@ -314,7 +314,8 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
     Ok(())
 }
 
-/// The APPS+ sample the repository bundles, the default tasks of `run` and `profile`.
+/// The sample in APPS+'s format the repository bundles (four records written here, not APPS+'s
+/// own), the default tasks of `run` and `profile`.
 const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
 
 #[derive(Serialize)]

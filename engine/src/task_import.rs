@@ -477,13 +477,17 @@ fn text_of(value: &Value) -> Option<String> {
 }
 
 /// APPS's call-based check: the arguments are a list; the expected value may be wrapped in a list.
-/// `literal` writes a value as Python source.
+/// `literal` writes each argument, and each item of the expected list, as Python source.
 fn call_test(callee: &str, input: &Value, output: &Value, literal: fn(&Value) -> String) -> TestCase {
+    let items = |items: &[Value]| items.iter().map(literal).collect::<Vec<_>>().join(", ");
     let arguments = match input {
-        Value::Array(args) => args.iter().map(literal).collect::<Vec<_>>().join(", "),
+        Value::Array(args) => items(args),
         single => literal(single),
     };
-    let expected = literal(output);
+    let expected = match output {
+        Value::Array(values) => format!("[{}]", items(values)),
+        single => literal(single),
+    };
     TestCase::Statement(format!(
         "_result = {callee}({arguments})\nassert _result == {expected} or [_result] == {expected}, f'got {{_result!r}}'"
     ))
@@ -508,13 +512,15 @@ fn python_literal(value: &Value) -> String {
     }
 }
 
-/// A JSON value as a Python literal, where APPS+ stores a string argument or result as the
-/// Python literal itself (`"\"abc\""`): a string already quoted goes in as it is, any other as a
-/// string.
+/// An APPS+ argument, or an item of an expected result, as its authors' grader writes it into the
+/// call (`','.join(map(str, inputs))`, their `llama_reward_model.py`): APPS+ stores a string
+/// argument as the Python literal itself (`"\"abc\""`), which goes in as it is; anything else as
+/// its repr, with the strings inside it as they are, quote characters and all (record 434 of
+/// `valid_all.json` counts `"d1/"` with its quotes). A string not quoted, which APPS+ does not
+/// hold, goes in as a string.
 fn apps_plus_literal(value: &Value) -> String {
     match value {
         Value::String(s) if is_quoted(s) => s.clone(),
-        Value::Array(items) => format!("[{}]", items.iter().map(apps_plus_literal).collect::<Vec<_>>().join(", ")),
         other => python_literal(other),
     }
 }
@@ -645,10 +651,15 @@ mod tests {
 
     #[test]
     fn quoted_strings_are_python_literals_already() {
-        let value: Value =
+        let values: Vec<Value> =
             serde_json::from_str(r#"["\"abc\"", "plain", "'x'", "\"a\\\"b\"", "\"a\"b\"", "\"", [1, "\" /\""]]"#)
                 .unwrap();
-        assert_eq!(apps_plus_literal(&value), r#"["abc", "plain", 'x', "a\"b", "\"a\"b\"", "\"", [1, " /"]]"#);
+        let literals: Vec<String> = values.iter().map(apps_plus_literal).collect();
+        // Inside a list a string keeps its quote characters, as `str(list)` gives it.
+        assert_eq!(
+            literals,
+            ["\"abc\"", "\"plain\"", "'x'", r#""a\"b""#, r#""\"a\"b\"""#, r#""\"""#, r#"[1, "\" /\""]"#]
+        );
     }
 
     #[test]

@@ -28,7 +28,8 @@ use crate::stepcoder::masked_program::MaskedProgram;
 use crate::train::controls::ParamFields;
 use crate::widgets::llm_settings::LlmChoice;
 
-/// The APPS+-format sample the repository bundles (`tasks/samples/apps_plus.json`).
+/// The sample in APPS+'s format that the repository bundles (`tasks/samples/apps_plus.json`):
+/// four records written for the playground, not APPS+'s own.
 const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
 const IMPORTED: &str = "imported:";
 
@@ -118,7 +119,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             <p class="hint">"StepCoder trains an LLM with PPO, starting it near the end of a canonical solution (CCCS) and leaving code the tests never ran out of the loss (FGO). This page cannot train an LLM: it has no GPU and no weights. It shows the curriculum exactly, puts it to a model that does not learn, and shows the mask of every program that model writes."</p>
             <div class="form-grid">
                 <label>"Task"<select id="stepcoder-task" prop:value=move || task_id.get() on:change=move |ev| task_id.set(event_target_value(&ev))>
-                    {bundled.with_value(|tasks| tasks.iter().map(|t| view! { <option value=t.id.clone()>{format!("{} (APPS+ sample)", t.id)}</option> }).collect_view())}
+                    {bundled.with_value(|tasks| tasks.iter().map(|t| view! { <option value=t.id.clone()>{format!("{} (sample in APPS+'s format, written here)", t.id)}</option> }).collect_view())}
                     {move || imported.with(|tasks| tasks.iter().filter(|t| t.scope.is_some()).map(|t| {
                         let value = format!("{IMPORTED}{}", t.id);
                         view! { <option value=value.clone()>{value.clone()}</option> }

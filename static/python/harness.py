@@ -727,8 +727,15 @@ def _statement_tests(link, loaded, tests, verdict):
     return None
 
 
+def _output_lines(text):
+    """Output as APPS+'s authors compare it (their reward code, `llama_reward_model.py`): without
+    leading and trailing line breaks, each line stripped of surrounding spaces."""
+    return [line.strip() for line in text.strip("\n").split("\n")]
+
+
 def _stdin_tests(link, tests, verdict, sandbox):
-    """Each test runs the whole program on its input in the candidate; its output is compared here."""
+    """Each test runs the whole program on its input in the candidate; its output is compared here,
+    line by line."""
     for test in tests:
         expected = str(test.get("stdout", ""))
         reply = link.ask("main", stdin=str(test.get("stdin", "")), call=test.get("call"))
@@ -738,7 +745,7 @@ def _stdin_tests(link, tests, verdict, sandbox):
         kind, message = _kind_and_message(link.exception(reply["raised"])) if "raised" in reply else (None, None)
         sandbox.stdout.write(output)
         got = output.rstrip()
-        if kind is None and got != expected.rstrip():
+        if kind is None and _output_lines(output) != _output_lines(expected):
             kind, message = "assertion", f"expected output {expected.rstrip()[:200]!r}, got {got[:200]!r}"
         label = f"stdin: {str(test.get('stdin', ''))[:80]!r}"
         actual = message if kind == "runtime" else got
