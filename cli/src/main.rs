@@ -18,11 +18,11 @@ mod llm_args;
 mod search;
 mod stepcoder;
 mod sweep;
-use cli::python;
+use cli::python::{self, NativePython};
 use engine::device::Backend;
 use engine::env::hierarchical::{self, hierarchical_inference};
 use engine::params;
-use engine::python::{Outcome, ProgramRequest};
+use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest};
 use engine::run::{EpisodeRecord, Evaluation};
 use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS};
 use engine::task_import::{ImportedTask, parse_task_file};
@@ -323,6 +323,14 @@ fn hierarchical(
         (&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)),
     )
     .map_err(usage)?;
+    // The delivered program runs against the task's tests in python3 (in the sandbox).
+    let trace = if trace.final_code.is_empty() {
+        trace
+    } else {
+        let mut python = NativePython::start().map_err(io_failure)?;
+        let verdict = python.run(&trace.final_request(), DEFAULT_TIME_LIMIT_MS).map_err(io_failure)?;
+        trace.judged(&verdict)
+    };
     if json {
         println!("{}", serde_json::to_string(&trace).expect("traces serialise"));
         return Ok(());
@@ -340,8 +348,11 @@ fn hierarchical(
             }
         }
     }
-    println!("Evaluation: {}", trace.evaluation);
-    println!("Final code:\n{}", trace.final_code);
+    println!("Evaluation (the planner's episode): {}", trace.evaluation);
+    println!("Final code, composed of the subtasks' code and the glue:\n{}", trace.final_code);
+    if let Some((passed, total)) = trace.final_tests {
+        println!("The final code in python3: Tests {passed}/{total}");
+    }
     println!("{}", if trace.passed { "PASSED" } else { "FAILED" });
     Ok(())
 }

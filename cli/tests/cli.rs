@@ -169,11 +169,31 @@ fn hierarchical_json_has_passed_subtasks_and_final_code() {
     assert_eq!(trace["subtasks"].as_array().unwrap().len(), 3);
     let final_code = trace["final_code"].as_str().unwrap();
     assert!(final_code.contains("def compute(a, b)"));
-    // seed 000 §9: the delivered code passes the planner's tests in real Python.
-    let tests = &engine::env::tasks::planner_task().tests;
-    let verdict =
-        NativePython::start().unwrap().run(&ProgramRequest::with_statements(final_code, tests), 5_000).unwrap();
-    assert!(verdict.passed, "{verdict:?}");
+    // seed 000 §9: the delivered code, composed of the subtasks' code and the glue, passed the
+    // planner's tests in python3.
+    assert_eq!(trace["final_tests"], serde_json::json!([4, 4]), "{trace}");
+}
+
+#[test]
+fn the_delivered_program_is_the_subtasks_code_and_the_glue_and_a_failed_subtask_fails_it() {
+    let task = engine::env::tasks::planner_task();
+    let solved: Vec<&str> = task.subtasks.iter().map(|s| s.code.as_str()).collect();
+    let run = |code: &str| {
+        let tests = &task.tests;
+        NativePython::start().unwrap().run(&ProgramRequest::with_statements(code, tests), 5_000).unwrap()
+    };
+    let composed = task.compose(&solved);
+    assert!(composed.starts_with(solved[0]) && composed.trim_end().ends_with("return cbrt(s2)"), "{composed}");
+    assert!(run(&composed).passed);
+    // add that subtracts: the glue calls it, and the program fails the task's tests.
+    let mut failed = solved.clone();
+    failed[0] = "def add(a: int, b: int) -> int:\n    return a - b\n";
+    let verdict = run(&task.compose(&failed));
+    assert!(!verdict.passed && verdict.number_passed < verdict.total, "{verdict:?}");
+    // A subtask the executive left without code: compute calls a function that is not there.
+    failed[0] = "";
+    let verdict = run(&task.compose(&failed));
+    assert_eq!((verdict.passed, verdict.number_passed), (false, 0), "{verdict:?}");
 }
 
 #[test]

@@ -105,6 +105,19 @@ fn hierarchical_inference_delivers_passing_code() {
         assert_eq!(actions, ["generate", "test", "stop"], "{}", subtask.name);
     }
     assert!(infer(&executive, &planner).is_err(), "runs in the wrong roles are refused");
+    // The delivered program is the subtasks' code, as the executive left it, then the glue.
+    let task = engine::env::tasks::planner_task();
+    assert_eq!(trace.final_code, task.compose(&trace.subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>()));
+    assert!(trace.final_code.contains("def compute(a, b)") && trace.final_code.contains("def cbrt("));
+    // An executive that stops at once leaves no code: the subtasks fail, and so does the hierarchy.
+    let stop = EnvId::Executive.action_names().iter().position(|&a| a == "stop").unwrap();
+    let quitter = hierarchical_inference(
+        (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
+        (&executive.spec().env, |_: &_, _| stop),
+    )
+    .unwrap();
+    assert!(!quitter.passed && quitter.subtasks.iter().all(|s| !s.success && s.code.is_empty()));
+    assert!(!quitter.final_code.contains("def add("), "{}", quitter.final_code);
 }
 
 /// Runs are values for the DQN too: same spec, bit-identical records and Q-values.

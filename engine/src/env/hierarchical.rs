@@ -1,7 +1,9 @@
 //! Hierarchical inference, seed 000 §9: the planner's greedy policy drives the top-level task;
 //! when it executes, every subtask is solved by the executive's greedy policy; integration and
 //! evaluation follow. Both levels are played by the one episode loop; the result is a trace the
-//! CLI prints (`rlcg hierarchical`).
+//! CLI prints (`rlcg hierarchical`). The program delivered is composed of the code the executive
+//! left for each subtask and the integration's glue (`compute`), and judged by its own run in
+//! Python ([`HierarchicalTrace::final_request`]): a subtask that failed makes it fail.
 
 use std::sync::Arc;
 
@@ -12,6 +14,7 @@ use super::executive::ExecutiveParams;
 use super::planner::EXECUTION;
 use super::{EnvId, EnvSpec, Environment, ExecutiveEnv, Observation, PlannerEnv, Step};
 use crate::device::resolved;
+use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
 
 /// The environments of the two levels: the top level's, then the subtasks'.
 pub const LEVELS: (EnvId, EnvId) = (EnvId::Planner, EnvId::Executive);
@@ -48,12 +51,31 @@ pub struct HierarchicalTrace {
     pub planner_steps: Vec<PlannerStep>,
     pub subtasks: Vec<SubtaskTrace>,
     pub integrated_code: String,
-    /// The planner's evaluation feedback, e.g. `Tests 4/4`.
+    /// The planner's evaluation feedback, e.g. `Tests 4/4` (the simulated planner's episode).
     pub evaluation: String,
     /// The planner episode succeeded and every subtask passed its tests.
     pub passed: bool,
-    /// The program delivered to the user.
+    /// The program delivered to the user: each subtask's code as the executive left it, then the
+    /// glue; empty when the planner never executed.
     pub final_code: String,
+    /// The task's tests on `final_code`, passed of total, once it has run ([`Self::judged`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_tests: Option<(u32, u32)>,
+}
+
+impl HierarchicalTrace {
+    /// The delivered program's run against the task's tests.
+    pub fn final_request(&self) -> ProgramRequest {
+        let tests = crate::env::tasks::planner_task().tests.iter().map(|t| TestCase::Statement(t.clone())).collect();
+        ProgramRequest::new(self.final_code.clone(), tests).verdict_only()
+    }
+
+    /// The trace with the delivered program's `verdict`: it passes only when that program does.
+    pub fn judged(mut self, verdict: &ProgramVerdict) -> Self {
+        self.final_tests = Some((verdict.number_passed, verdict.total));
+        self.passed &= verdict.passed;
+        self
+    }
 }
 
 /// Runs the hierarchy: `planner` and `executive` are the greedy policies of runs on the two
@@ -77,14 +99,20 @@ pub fn hierarchical_inference(
     let outcome = resolved(play(&mut env, obs, &mut top));
     let integrated_code = env.integrated_code().to_owned();
     let passed = outcome.success && !top.subtasks.is_empty() && top.subtasks.iter().all(|s| s.success);
+    let final_code = if top.subtasks.is_empty() {
+        String::new()
+    } else {
+        env.task().compose(&top.subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>())
+    };
     Ok(HierarchicalTrace {
         query: env.task().prompt.clone(),
         planner_steps: top.steps,
         subtasks: top.subtasks,
-        final_code: integrated_code.clone(),
+        final_code,
         integrated_code,
         evaluation: env.feedback().to_owned(),
         passed,
+        final_tests: None,
     })
 }
 

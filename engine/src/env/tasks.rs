@@ -113,6 +113,22 @@ pub struct PlannerTask {
     pub integrated_verdict: Verdict,
 }
 
+impl PlannerTask {
+    /// The integration's own code, `compute` calling the subtasks' functions (§9, Listing 10): the
+    /// integrated program after the subtasks' code, which it opens with in their order.
+    pub fn glue(&self) -> &str {
+        let subtasks = self.subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>().join("\n");
+        self.integrated_code.strip_prefix(&subtasks).map_or(&self.integrated_code, |glue| glue.trim_start_matches('\n'))
+    }
+
+    /// The program §9 delivers: the code of each subtask (as the executive left it), then the glue.
+    pub fn compose(&self, subtask_code: &[&str]) -> String {
+        let mut parts: Vec<&str> = subtask_code.to_vec();
+        parts.push(self.glue());
+        parts.iter().map(|p| p.trim_end_matches('\n')).collect::<Vec<_>>().join("\n\n") + "\n"
+    }
+}
+
 /// Parses an executive task file (`{"tasks": [...]}`), checking that the simulated LLM is complete.
 pub fn parse_executive_tasks(json: &str) -> Result<Vec<ExecutiveTask>, String> {
     let file: ExecutiveFile = serde_json::from_str(json).map_err(|e| format!("executive tasks: {e}"))?;
@@ -264,6 +280,11 @@ mod tests {
         let ids: Vec<_> = tasks.iter().map(|t| t.task_id.as_str()).collect();
         assert_eq!(ids, ["task1_correct", "task2_incorrect", "task3_search"]);
         assert_eq!(planner_task().subtasks.len(), 3);
+        // The integrated program is the subtasks' code, then the glue: §9 composes the same way.
+        let planner = planner_task();
+        assert!(planner.glue().starts_with("def compute(a, b):"), "{}", planner.glue());
+        let solved: Vec<&str> = planner.subtasks.iter().map(|s| s.code.as_str()).collect();
+        assert_eq!(planner.compose(&solved), planner.integrated_code);
         let seed003: Vec<_> = seed003_tasks().iter().map(|t| t.id.clone()).collect();
         assert_eq!(
             seed003,
