@@ -1,5 +1,6 @@
 // Shared by the e2e specs.
 import { expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
 const root = new URL('../', import.meta.url);
@@ -14,6 +15,29 @@ export async function harnessInNode() {
   const { loadPyodide } = await import(new URL('build/pyodide/pyodide.mjs', root).href);
   const { loadPair } = await import(new URL('static/python/pair.mjs', root).href);
   return loadPair(loadPyodide, new URL('build/pyodide/', root).pathname, await read('static/python/harness.py'));
+}
+
+/**
+ * Serves `directory` with scripts/serve-dist.py on `port` (`flags` as its own, `--no-isolation`
+ * for a plain host) and resolves once `url` answers; a test's own server, for it to stop.
+ */
+export async function serveFolder(directory, port, url, flags = []) {
+  const script = new URL('scripts/serve-dist.py', root).pathname;
+  const server = spawn('python3', [script, '--port', String(port), '--directory', directory, ...flags], { stdio: 'ignore' });
+  for (let i = 0; i < 50; i++) {
+    try { if ((await fetch(url)).ok) return server; } catch { /* not up yet */ }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the test server for ${directory} did not start`);
+}
+
+/** Stops a server of `serveFolder`, once. */
+export function stopServer(server) {
+  return new Promise((resolve) => {
+    if (server.exitCode !== null || server.signalCode !== null) return resolve();
+    server.once('exit', resolve);
+    server.kill();
+  });
 }
 
 /** Collects console errors and uncaught exceptions, which the page must never produce. */

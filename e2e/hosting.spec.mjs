@@ -3,35 +3,22 @@
 // (static/sw.js), so after one reload the page interrupts a runaway program; it trains, works
 // offline after one visit, and opens a share link.
 import { test, expect } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Playground, runProgram, watchErrors } from './helpers.mjs';
+import { Playground, runProgram, serveFolder, stopServer as stop, watchErrors } from './helpers.mjs';
 import { pageFolder } from './page-folder.mjs';
 
 const port = 8768;
 const site = `http://127.0.0.1:${port}/`;
 const url = `${site}play/`;
-const serveScript = new URL('../scripts/serve-dist.py', import.meta.url).pathname;
 
 /** A plain static server (no isolation headers, no policy) of a site that has the page at /play/. */
 async function servePlainSite() {
   const root = await mkdtemp(path.join(tmpdir(), 'rlcg-site-'));
   await symlink(pageFolder, path.join(root, 'play'));
-  const server = spawn('python3', [serveScript, '--port', String(port), '--directory', root, '--no-isolation'], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    try { if ((await fetch(url)).ok) return { server, root }; } catch { /* not up yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the plain static server did not start');
+  return { server: await serveFolder(root, port, url, ['--no-isolation']), root };
 }
-
-const stop = (server) => new Promise((resolve) => {
-  if (server.exitCode !== null || server.signalCode !== null) return resolve();
-  server.once('exit', resolve);
-  server.kill();
-});
 
 test('under a sub-path of a host that sends no headers: isolated by the service worker, trains, interrupts, works offline, opens a share link', async ({ browser }) => {
   test.setTimeout(240_000);

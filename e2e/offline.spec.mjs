@@ -3,32 +3,16 @@
 // and replaces the old cache. The page is served here from a copy of the built page by a server this test
 // starts and stops, so "offline" is real.
 import { test, expect } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Playground } from './helpers.mjs';
+import { Playground, serveFolder, stopServer as stop } from './helpers.mjs';
 import { pageFolder } from './page-folder.mjs';
 
 const port = 8767;
 const url = `http://127.0.0.1:${port}/`;
 const dist = pageFolder;
-const serveScript = new URL('../scripts/serve-dist.py', import.meta.url).pathname;
-
-async function serve(directory) {
-  const server = spawn('python3', [serveScript, '--port', String(port), '--directory', directory], { stdio: 'ignore' });
-  for (let i = 0; i < 50; i++) {
-    try { if ((await fetch(url)).ok) return server; } catch { /* not up yet */ }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the test server did not start');
-}
-
-const stop = (server) => new Promise((resolve) => {
-  if (server.exitCode !== null || server.signalCode !== null) return resolve();
-  server.once('exit', resolve);
-  server.kill();
-});
+const serve = (directory) => serveFolder(directory, port, url);
 const rlcgCaches = (page) => page.evaluate(async () => (await caches.keys()).filter((k) => k.startsWith('rlcg-')));
 
 test('after one visit the page trains, runs Python and searches programs with the network off; a new build is offered as an update', async ({ browser }) => {
