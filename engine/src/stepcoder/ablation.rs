@@ -273,6 +273,8 @@ impl Ablation {
                     })
                     .collect();
                 let (mean, low, high) = mean_interval(&per_seed);
+                // A pass rate lies in [0, 1], whatever the t interval's width.
+                let (low, high) = (low.max(0.0), high.min(1.0));
                 CurvePoint { executions: runs[0].trace.measurements[point].executions, mean, low, high }
             })
             .collect();

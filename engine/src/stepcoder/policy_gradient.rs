@@ -95,7 +95,9 @@ pub struct LearnerParams {
     pub update: UpdateRule,
     /// PPO-clip: passes over each batch.
     pub ppo_epochs: usize,
-    /// PPO-clip: ε of the ratio's clip.
+    /// PPO-clip: ε of the ratio's clip. Seed 002 §4.2 gives "a clip value of 0.8" beside the KL
+    /// coefficient and no other clip, so it is read as this ε (ratios kept within [0.2, 1.8]; the
+    /// usual PPO value is 0.2).
     pub ppo_clip: f64,
     /// PPO-clip: β of the KL penalty towards the initial policy (seed 002 §4.2: 0.05).
     pub kl_coefficient: f64,
@@ -122,7 +124,7 @@ impl Default for LearnerParams {
             budget: 1024,
             update: UpdateRule::Reinforce,
             ppo_epochs: 4,
-            ppo_clip: 0.2,
+            ppo_clip: 0.8,
             kl_coefficient: 0.05,
             canonical_prior: 1.0,
             measure_samples: 32,
