@@ -2,7 +2,9 @@
 //! with every program tested by python3 — live mode of the page, on the command line. The episode
 //! is the engine's `LiveEpisode`, performed by the native host. With `--validate` (implied by
 //! `--tasks seed003`) the policy and the pipeline each play every task: seed 003 §5.2's table,
-//! and the simulator's odds calibrated from those episodes (§6.2).
+//! and the simulator's odds calibrated from those episodes (§6.2). With `--recalibrate` a policy
+//! is retrained on the calibrated odds and validated again: §6.2's before and after. Offline, the
+//! simulated LLM then writes with odds of its own (`--llm-odds`), which the simulator mis-guesses.
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,19 @@ pub struct LiveArgs {
     /// with the simulator's odds calibrated from those episodes.
     #[arg(long)]
     validate: bool,
+    /// With --validate: how many times each driver plays each task.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=200))]
+    rounds: u32,
+    /// With --validate: retrain the policy on the odds calibrated from its episodes and validate it
+    /// again, seed 003 §6.2's before and after. The simulated LLM writes with --llm-odds, or by
+    /// default with `engine::calibration::REAL_LLM_ODDS`, which differ from the simulator's.
+    #[arg(long)]
+    recalibrate: bool,
+    /// The simulated LLM's odds, when they should differ from the simulator's (a stand-in for a
+    /// real LLM), e.g. `--llm-odds coder_success_without_plan=0.5` (repeatable; the five odds of
+    /// `rlcg list`'s orchestrator).
+    #[arg(long, value_name = "NAME=VALUE")]
+    llm_odds: Vec<String>,
     #[command(flatten)]
     llm: LlmArgs,
 }
@@ -58,6 +73,8 @@ struct LiveReport {
 /// Seed 003's validation: what drove it, the table, and the calibration.
 #[derive(Serialize)]
 struct ValidationReport {
+    /// The simulated LLM's own odds, where they differ from the simulator's (`NAME=VALUE`).
+    llm_odds: Vec<String>,
     env: &'static str,
     policy: String,
     llm: String,
@@ -89,16 +106,42 @@ fn perform<T: Effectful>(task: &mut T, llm: Llm, trained: Option<&Run>, quiet: b
     Ok(())
 }
 
+/// §6.2 measured: the policy trained on the simulator's odds, then one retrained on the odds
+/// calibrated from the first one's live episodes, validated with the same LLM.
+#[derive(Serialize)]
+struct RecalibrationReport {
+    before: ValidationReport,
+    after: ValidationReport,
+    /// Seed 003 §6.2: "80% real-world success" before tuning, "100% success" after.
+    seed_before: f64,
+    seed_after: f64,
+}
+
+/// The simulated LLM's odds: `--llm-odds`, or §6.2's stand-in for a real LLM with --recalibrate.
+fn llm_odds(args: &LiveArgs) -> Vec<String> {
+    if args.llm_odds.is_empty() && args.recalibrate && args.llm.is_simulated() {
+        return engine::calibration::REAL_LLM_ODDS.iter().map(|s| (*s).to_owned()).collect();
+    }
+    args.llm_odds.clone()
+}
+
 pub fn run(args: &LiveArgs) -> Result<(), Failure> {
+    if !args.llm_odds.is_empty() && !args.llm.is_simulated() {
+        return Err(usage("--llm-odds sets the simulated LLM's odds; a real endpoint has its own"));
+    }
     let seed003 = args.tasks.as_deref() == Some(Path::new(SEED003));
-    if args.validate || seed003 && args.task.is_none() {
+    if args.validate || args.recalibrate || seed003 && args.task.is_none() {
         return validate(args);
+    }
+    if args.rounds != 1 {
+        return Err(usage("--rounds repeats a validation's tasks; add --validate"));
     }
     let env = args.train.env;
     let task = choose_task(args)?;
     let (llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
     let driver = if args.pipeline { Driver::Pipeline } else { Driver::Policy };
-    let mut episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
+    let episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
+    let mut episode = episode.with_llm_odds(&args.llm_odds).map_err(|e| usage(format!("--llm-odds: {e}")))?;
     let trained = if args.pipeline { None } else { Some(run_training(&args.train, false)?.0) };
     let driver_label = trained.as_ref().map_or_else(|| "fixed pipeline".to_owned(), trained_label);
     perform(&mut episode, llm, trained.as_ref(), args.train.json)?;
@@ -172,20 +215,60 @@ fn choose_task(args: &LiveArgs) -> Result<LiveTask, Failure> {
     }
 }
 
-/// Seed 003 §5.2–5.3 on every task of the set, then §6.2's calibration from those episodes.
+/// Seed 003 §5.2–5.3 on every task of the set, then §6.2's calibration from those episodes; with
+/// --recalibrate, again with a policy retrained on the calibrated odds.
 fn validate(args: &LiveArgs) -> Result<(), Failure> {
     if args.pipeline {
         return Err(usage("--validate plays both the trained policy and the fixed pipeline; drop --pipeline"));
     }
-    let env = args.train.spec()?.env;
     let tasks = match &args.task {
         Some(_) => vec![choose_task(args)?],
         None => task_set(args)?,
     };
-    let (llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
-    let mut validation = Validation::new(&env, tasks, &PromptSet::default()).map_err(usage)?;
-    let trained = run_training(&args.train, false)?.0;
-    perform(&mut validation, llm, Some(&trained), args.train.json)?;
+    let before = validation_report(args, &args.train, &tasks)?;
+    if !args.recalibrate {
+        if args.train.json {
+            println!("{}", serde_json::to_string(&before).expect("reports serialise"));
+        } else {
+            eprintln!();
+            print_validation(&before, args);
+        }
+        return Ok(());
+    }
+    if before.calibrated_env_params.is_empty() && before.calibration.as_ref().is_none_or(|c| !c.has_trials()) {
+        return Err(usage(format!("{} has no odds for live episodes to calibrate", before.env)));
+    }
+    let retrained = TrainArgs { env_params: before.calibrated_env_params.clone(), ..args.train.clone() };
+    let after = validation_report(args, &retrained, &tasks)?;
+    let report = RecalibrationReport { before, after, seed_before: 0.8, seed_after: 1.0 };
+    if args.train.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+        return Ok(());
+    }
+    eprintln!();
+    println!("── trained on today's odds ──");
+    print_validation(&report.before, args);
+    println!("\n── retrained on the calibrated odds ──");
+    print_validation(&report.after, args);
+    let rate = |r: &ValidationReport| 100.0 * r.table.policy.success_rate();
+    println!(
+        "\nseed 003 §6.2: live success of the learned policy {:.0}% → {:.0}% after calibration (seed 003: 80% → 100%)",
+        rate(&report.before),
+        rate(&report.after)
+    );
+    Ok(())
+}
+
+/// The policy that `train` describes, and the fixed pipeline, on every task `args.rounds` times.
+fn validation_report(args: &LiveArgs, train: &TrainArgs, tasks: &[LiveTask]) -> Result<ValidationReport, Failure> {
+    let env = train.spec()?.env;
+    let llm_odds = llm_odds(args);
+    let (llm, llm_label, settings) = args.llm.choose(train.seed, None)?;
+    let rounds: Vec<LiveTask> = (0..args.rounds).flat_map(|_| tasks.iter().cloned()).collect();
+    let validation = Validation::new(&env, rounds, &PromptSet::default()).map_err(usage)?;
+    let mut validation = validation.with_llm_odds(&llm_odds).map_err(|e| usage(format!("--llm-odds: {e}")))?;
+    let trained = run_training(train, false)?.0;
+    perform(&mut validation, llm, Some(&trained), train.json)?;
 
     let table = validation.table();
     let trials: Vec<_> = validation.finished().iter().flat_map(LiveEpisode::trials).collect();
@@ -202,7 +285,8 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         total.add(e.summary().usage);
         total
     });
-    let report = ValidationReport {
+    Ok(ValidationReport {
+        llm_odds,
         env: env.id().name(),
         policy: trained_label(&trained),
         llm: llm_label,
@@ -210,14 +294,7 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         calibration,
         calibrated_env_params,
         cost: settings.as_ref().map_or(0.0, |s| usage.cost(s)),
-    };
-    if args.train.json {
-        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
-        return Ok(());
-    }
-    eprintln!();
-    print_validation(&report, args);
-    Ok(())
+    })
 }
 
 fn print_validation(report: &ValidationReport, args: &LiveArgs) {
@@ -226,13 +303,33 @@ fn print_validation(report: &ValidationReport, args: &LiveArgs) {
         "{} and the fixed pipeline on {} tasks with {} ({})",
         report.policy, table.policy.tasks, report.llm, report.env
     );
+    if !report.llm_odds.is_empty() {
+        println!("the simulated LLM wrote with odds of its own: {}", report.llm_odds.join(", "));
+    }
     println!("{:<26} {:<44} fixed pipeline", "task", "learned policy");
-    let cell = |row: &engine::live::validation::ValidationRow| {
-        format!("{} {} steps: {}", if row.success { "✓" } else { "✗" }, row.steps, row.actions.join(" → "))
-    };
-    for pair in table.rows.chunks(2) {
-        let pipeline = pair.get(1).map(cell).unwrap_or_default();
-        println!("{:<26} {:<44} {pipeline}", pair[0].task, cell(&pair[0]));
+    if args.rounds == 1 {
+        let cell = |row: &engine::live::validation::ValidationRow| {
+            format!("{} {} steps: {}", if row.success { "✓" } else { "✗" }, row.steps, row.actions.join(" → "))
+        };
+        for pair in table.rows.chunks(2) {
+            let pipeline = pair.get(1).map(cell).unwrap_or_default();
+            println!("{:<26} {:<44} {pipeline}", pair[0].task, cell(&pair[0]));
+        }
+    } else {
+        let mut tasks: Vec<&str> = Vec::new();
+        for row in &table.rows {
+            if !tasks.contains(&row.task.as_str()) {
+                tasks.push(&row.task);
+            }
+        }
+        for task in tasks {
+            let of = |driver: Driver| {
+                let rows = table.rows.iter().filter(|r| r.task == task && r.driver == driver);
+                let (played, won) = rows.fold((0, 0), |(p, w), r| (p + 1, w + usize::from(r.success)));
+                format!("✓ {won} of {played}")
+            };
+            println!("{task:<26} {:<44} {}", of(Driver::Policy), of(Driver::Pipeline));
+        }
     }
     let rate = |t: &engine::live::validation::DriverTotals| format!("{:.0}%", t.success_rate() * 100.0);
     println!("{:<26} {:<44} {}", "success rate", rate(&table.policy), rate(&table.pipeline));

@@ -42,7 +42,7 @@ struct Cli {
     unsafe_python: bool,
 }
 
-#[derive(clap::Args)]
+#[derive(Clone, clap::Args)]
 struct TrainArgs {
     /// Environment (see `rlcg list`).
     #[arg(long, value_parser = EnvId::parse)]

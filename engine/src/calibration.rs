@@ -14,6 +14,19 @@ use crate::env::EnvSpec;
 use crate::env::live::Trial;
 use crate::params;
 
+/// The offline stand-in for §6.2's real LLM (`rlcg live --recalibrate`), ours: the seed's own
+/// LLM cannot be met offline. It differs from the simulator's guesses (seed 003's defaults) where a
+/// policy's opening matters: without a plan it writes correct code at a coin flip's odds (the
+/// simulator guesses 0.60), with a plan at 0.95 (0.85), and its debugger fixes 0.60 of the errors
+/// (0.70). Its programs are judged by the real tests, which catch every bug they can see, where
+/// the simulator guesses that they catch 0.40.
+pub const REAL_LLM_ODDS: [&str; 4] = [
+    "planner_success=0.95",
+    "coder_success_with_plan=0.95",
+    "coder_success_without_plan=0.5",
+    "debugger_fixes_error=0.6",
+];
+
 /// What the trials say about one probability.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OddsEstimate {

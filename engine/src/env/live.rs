@@ -207,6 +207,19 @@ macro_rules! each_live {
     };
 }
 
+impl AnyLiveRules {
+    /// Sets the offline LLM's odds apart from the simulator's (seed 003 §6.2's "real" LLM).
+    pub fn set_llm_odds(&mut self, settings: &[String]) -> Result<(), String> {
+        match self {
+            AnyLiveRules::Executive(_) if settings.is_empty() => Ok(()),
+            AnyLiveRules::Executive(_) => {
+                Err("the executive's offline LLM answers with the task's recorded programs: it has no odds".into())
+            }
+            AnyLiveRules::Orchestrator(rules) => rules.set_llm_odds(settings),
+        }
+    }
+}
+
 impl LiveRules for AnyLiveRules {
     fn observation(&self) -> Observation {
         each_live!(self, r => r.observation())

@@ -149,6 +149,14 @@ impl LiveEpisode {
         Ok(episode)
     }
 
+    /// Has the offline LLM write with odds of its own, `NAME=VALUE` settings of the environment's
+    /// odds, instead of the simulator's: a stand-in for a real LLM whose odds the simulator
+    /// mis-guesses (seed 003 §6.2).
+    pub fn with_llm_odds(mut self, settings: &[String]) -> Result<Self, String> {
+        self.rules.set_llm_odds(settings)?;
+        Ok(self)
+    }
+
     pub fn env(&self) -> EnvId {
         self.env
     }

@@ -78,6 +78,12 @@ impl Validation {
         Ok(Self { queue, finished: Vec::new() })
     }
 
+    /// Has the offline LLM write with odds of its own in every episode ([`LiveEpisode::with_llm_odds`]).
+    pub fn with_llm_odds(mut self, settings: &[String]) -> Result<Self, String> {
+        self.queue = self.queue.into_iter().map(|e| e.with_llm_odds(settings)).collect::<Result<_, _>>()?;
+        Ok(self)
+    }
+
     /// The episode under way, or the last one once all are over.
     pub fn current(&self) -> Option<&LiveEpisode> {
         self.queue.front().or(self.finished.last())

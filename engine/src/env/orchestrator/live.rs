@@ -16,7 +16,7 @@ use super::{
     OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, PLANNER_SUCCESS, TESTER,
     TESTER_FINDS_ERROR,
 };
-use crate::env::Observation;
+use crate::env::{EnvSpec, Observation};
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, Trial, fenced};
 use crate::prompts::id;
 use crate::rng::RunRng;
@@ -50,6 +50,9 @@ impl OrchestratorCall {
 #[derive(Clone, Debug)]
 pub struct OrchestratorLive {
     params: OrchestratorParams,
+    /// The odds the offline LLM writes with: the simulator's, unless set apart to stand for a
+    /// real LLM that the simulator mis-guesses (seed 003 §6.2).
+    llm_odds: OrchestratorParams,
     state: OrchestratorState,
     pending: Option<OrchestratorCall>,
     /// The failed tests' reward, settled once the tester's analysis is back: the analysis is part
@@ -66,11 +69,31 @@ impl OrchestratorLive {
     pub fn new(params: OrchestratorParams) -> Self {
         Self {
             params,
+            llm_odds: params,
             state: OrchestratorState::default(),
             pending: None,
             tests_reward: 0.0,
             untested: None,
             trials: Vec::new(),
+        }
+    }
+
+    /// Sets the offline LLM's odds apart from the simulator's, from `NAME=VALUE` settings that
+    /// each name one of the five odds.
+    pub fn set_llm_odds(&mut self, settings: &[String]) -> Result<(), String> {
+        let names = self.params.odds().map(|(name, _)| name);
+        for setting in settings {
+            let name = setting.split_once('=').map_or(setting.as_str(), |(name, _)| name).trim();
+            if !names.contains(&name) {
+                return Err(format!("'{name}' is not one of the LLM's odds; valid: {}", names.join(", ")));
+            }
+        }
+        match crate::params::apply(&EnvSpec::Orchestrator(self.llm_odds), settings)? {
+            EnvSpec::Orchestrator(odds) => {
+                self.llm_odds = odds;
+                Ok(())
+            }
+            _ => Err("the orchestrator's settings made another environment".into()),
         }
     }
 
@@ -183,9 +206,9 @@ impl LiveRules for OrchestratorLive {
     }
 
     /// A plan, the task's reference program or its first draft, with the odds of the planner, the
-    /// coder and the debugger (seed 003's calibrated ones by default).
+    /// coder and the debugger (the simulator's, seed 003's calibrated ones by default).
     fn offline_reply(&self, context: OfflineContext<'_>, rng: &mut RunRng) -> String {
-        let p = &self.params;
+        let p = &self.llm_odds;
         match self.pending {
             // An empty reply is no plan, as often as the planner fails.
             Some(OrchestratorCall::Planner) if !rng.random_bool(p.planner_success) => String::new(),
