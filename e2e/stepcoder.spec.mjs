@@ -83,12 +83,16 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await expect(rows).toHaveCount(4);
   await expect(rows.nth(0).locator('td').nth(0)).toHaveText('vanilla');
   await expect(rows.nth(3).locator('td').nth(0)).toHaveText('stepcoder');
-  await expect(rows.nth(3).locator('td').nth(3)).toHaveText(/%$/);
+  await expect(rows.nth(3).locator('td').nth(5)).toHaveText(/%$/);
+  // Both decodings, and the paired difference from vanilla (none for vanilla itself).
+  await expect(rows.nth(3).locator('td.decoded')).toHaveText(/^[01]\.\d{3} \[[01]\.\d{3}, [01]\.\d{3}\]$/);
+  await expect(rows.nth(0).locator('td.versus-vanilla')).toHaveText('-');
+  await expect(rows.nth(3).locator('td.versus-vanilla')).toHaveText(/^[+-]\d\.\d{3} \[.*\] \/ [+-]\d\.\d{3} \[.*\]$/);
   await expect(page.locator('#stepcoder-learn-plot .arm')).toHaveCount(4);
   await expect(page.locator('#stepcoder-learn-plot .arm polygon.interval')).toHaveCount(4);
   // The same spec as `rlcg stepcoder learn --seeds 2 --param budget=128`: the same fingerprint.
   const status = await page.locator('#stepcoder-learn-status').textContent();
-  expect(status).toContain('fingerprint 64a64325430366b3');
+  expect(status).toContain('fingerprint 5d9568187a243aa1');
 
   // The rollouts behind the numbers, with their masks: StepCoder's first update starts late in the
   // program, so its lines begin grey; vanilla's latest is at the full task and keeps every line.
@@ -111,21 +115,21 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await page.locator('#stepcoder-learn-export').click();
   const exported = JSON.parse(await readFile(await (await download).path(), 'utf8'));
   expect(exported).toHaveLength(1);
-  expect(exported[0]).toMatchObject({ fingerprint: '64a64325430366b3', spec: { seeds: 2, params: { budget: 128 } } });
+  expect(exported[0]).toMatchObject({ fingerprint: '5d9568187a243aa1', spec: { seeds: 2, params: { budget: 128 } } });
   expect(exported[0].rows.filter((r) => r.task === null)).toHaveLength(4);
   await page.reload();
   await expect(page.locator('#stepcoder-learn-status')).toContainText('Kept from an earlier visit', { timeout: 30_000 });
-  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 64a64325430366b3');
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 5d9568187a243aa1');
   await expect(page.locator('#stepcoder-learn-table tbody tr')).toHaveCount(4);
   await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('run it again');
-  expect(await page.locator('#stepcoder-learn-link').inputValue()).toContain('r.fp=64a64325430366b3');
+  expect(await page.locator('#stepcoder-learn-link').inputValue()).toContain('r.fp=5d9568187a243aa1');
   await page.locator('#stepcoder-kept .kept-forget').click();
   await expect(page.locator('#stepcoder-kept tbody tr')).toHaveCount(0);
   expect(errors).toEqual([]);
 
   // Its link reruns it in a fresh browser and says the run came out the same.
   const link = await page.locator('#stepcoder-learn-link').inputValue();
-  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=64a64325430366b3');
+  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=5d9568187a243aa1');
   const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');

@@ -10,7 +10,7 @@ use cli::python::{self, NativePython};
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};
-use engine::stepcoder::ablation::{Ablation, AblationSpec, table_1_pass_at_1};
+use engine::stepcoder::ablation::{Ablation, AblationSpec, CurvePoint, table_1_pass_at_1};
 use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
@@ -282,22 +282,35 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
         return Ok(());
     }
-    let budget = ablation.spec.params.budget;
-    println!("sampled pass@1 at the full task after {budget} executions per task (mean and 95% interval over seeds)");
+    let (budget, params) = (ablation.spec.params.budget, &ablation.spec.params);
+    println!(
+        "pass@1 at the full task after {budget} executions per task, sampled at T = 1 and decoded at T = {}, \
+         top-p {} (mean and 95% interval over seeds; vs vanilla: the paired difference, seed by seed)",
+        params.measure_temperature, params.measure_top_p
+    );
+    let interval = |p: &CurvePoint| format!("{:+.3} [{:+.3}, {:+.3}]", p.mean, p.low, p.high);
     for row in &report.rows {
-        let last = row.curve.last().expect("a measurement at the end");
+        let (last, decoded) = (row.curve.last(), row.decoded_curve.last());
+        let (Some(last), Some(decoded)) = (last, decoded) else { continue };
         let greedy = match row.greedy_median_executions {
             Some(median) => format!("{} of {} (median {median:.0} executions)", row.greedy_passed, row.runs),
             None => format!("0 of {}", row.runs),
         };
         let masked = row.masked_share.map_or(String::new(), |m| format!("; FGO removed {:.1}% of terms", 100.0 * m));
+        let versus = row.versus_vanilla.map_or(String::new(), |d| {
+            format!("\n    vs vanilla: T 1 {}, T {} {}", interval(&d.sampled), params.measure_temperature, interval(&d.decoded))
+        });
+        let uncompiled = row.compile_error_share.map_or(String::new(), |c| format!("; {:.1}% of rollouts did not compile", 100.0 * c));
         println!(
-            "  {:<14} {:<10} {:.3} [{:.3}, {:.3}]  greedy passes: {greedy}{masked}",
+            "  {:<14} {:<10} T 1 {:.3} [{:.3}, {:.3}]  decoded {:.3} [{:.3}, {:.3}]  greedy passes: {greedy}{masked}{uncompiled}{versus}",
             row.task.as_deref().unwrap_or("all tasks"),
             row.arm.name(),
             last.mean,
             last.low,
-            last.high
+            last.high,
+            decoded.mean,
+            decoded.low,
+            decoded.high,
         );
     }
     let table_1: Vec<String> =

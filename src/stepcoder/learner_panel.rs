@@ -8,7 +8,7 @@ use engine::effects::OfflineLlm;
 use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
 use engine::share::{AblationControl, Pane, Teaching};
-use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary, table_1_pass_at_1};
+use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary};
 use engine::stepcoder::policy_gradient::{self, Arm};
 use leptos::prelude::*;
 
@@ -18,6 +18,7 @@ use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
 use crate::stepcoder::ablation_form::{AblationForm, AblationFormFields};
+use crate::stepcoder::ablation_table::AblationTable;
 use crate::stepcoder::kept_reports::{KeptReports, Reports, described};
 use crate::stepcoder::masked_program::MaskedProgram;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
@@ -131,7 +132,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
     };
     view! {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
-        <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update. The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is sampled at the full task on visible and hidden tests. These are a different quantity on a toy, not a reproduction of Table 1."</p>
+        <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update. The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is measured at the full task on visible and hidden tests, sampled as the policy is (T 1) and decoded as Table 1 decodes (T 0.2, top-p 0.95). The starting policy, ours, favours a mistake in one line, so its greedy program fails. These are a different quantity on a toy, not a reproduction of Table 1."</p>
         <AblationFormFields form=form teaching=teaching />
         <p class="actions">
             <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the arms"</button>
@@ -149,16 +150,7 @@ pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<Abla
         <TeacherOptions choice=teacher prefix="stepcoder-learn-" applies_to="The link to an ablation" />
         <div hidden=move || shown.with(Option::is_none)>
             <CurvePlot rows=Signal::derive(overall) />
-            <table id="stepcoder-learn-table">
-                <thead><tr><th>"Arm"</th><th>"pass@1 at the end (95% interval), all tasks"</th><th>"Curriculum reached the full task"</th><th>"Gradient terms FGO removed"</th><th>"Table 1, overall"</th></tr></thead>
-                <tbody>{move || overall().into_iter().map(|row| {
-                    let last = row.curve.last().copied();
-                    let pass = last.map_or("-".into(), |p| format!("{:.3} [{:.3}, {:.3}]", p.mean, p.low, p.high));
-                    let reached = row.full_task_reached.map_or("-".into(), |n| format!("{n} of {}", row.runs));
-                    let masked = row.masked_share.map_or("-".into(), |m| format!("{:.1}%", 100.0 * m));
-                    view! { <tr><td>{row.arm.name()}</td><td>{pass}</td><td>{reached}</td><td>{masked}</td><td>{format!("{:.1}", table_1_pass_at_1(row.arm))}</td></tr> }
-                }).collect_view()}</tbody>
-            </table>
+            <AblationTable rows=Signal::derive(overall) />
             {move || if live() {
                 view! { <Rollouts ablation=ablation_done finished /> }.into_any()
             } else {

@@ -4,6 +4,7 @@
 //! does not learn here, and the pane says so.
 
 pub mod ablation_form;
+pub mod ablation_table;
 pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;

@@ -1,7 +1,8 @@
 //! Table 1's ablation on the line-bank learner: every arm on every task with every seed, run side
-//! by side, and summarised as sampled pass@1 at the full task against executions (the mean over
-//! seeds with its 95% interval), executions until the greedy program passes, and the share of
-//! gradient terms FGO removed. Sans-IO and [`Effectful`]: it needs batches of programs across all
+//! by side, and summarised as pass@1 at the full task against executions, sampled at T = 1 and
+//! decoded as Table 1 decodes (the mean over seeds with its 95% interval), each arm's difference
+//! from vanilla seed by seed (the arms share their random streams, so the pairs are the test),
+//! executions until the greedy program passes, and the share of gradient terms FGO removed. Sans-IO and [`Effectful`]: it needs batches of programs across all
 //! learners (the playground's own, from the line banks), which a host runs.
 
 use std::collections::HashSet;
@@ -11,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::line_bank::{LineBankTask, line_bank_tasks};
-use super::policy_gradient::{Arm, Learner, LearnerParams, TestSet, VerdictCache};
+use super::policy_gradient::{Arm, Learner, LearnerParams, Measurement, TestSet, VerdictCache};
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::params::Parameters;
-use crate::python::{Author, ProgramRequest, ProgramVerdict};
+use crate::python::{Author, Outcome, ProgramRequest, ProgramVerdict};
 
 /// What to run: arms, seeds 1 to `seeds`, tasks (all bundled ones when empty) and the learner's
 /// settings.
@@ -253,31 +254,53 @@ impl Ablation {
         rows
     }
 
-    fn arm_summary(&self, arm: Arm, task: Option<usize>) -> ArmSummary {
-        let runs: Vec<&Learner> = self
-            .learners
+    /// The learners of `arm` on `task` (all tasks when none), task by task, seeds in order.
+    fn runs_of(&self, arm: Arm, task: Option<usize>) -> Vec<&Learner> {
+        self.learners
             .iter()
             .filter(|(t, l)| l.arm == arm && task.is_none_or(|task| *t == task))
             .map(|(_, l)| l)
-            .collect();
-        let tasks = task.map_or(self.tasks.len(), |_| 1);
-        // Per seed, the pass@1 at each measurement, averaged over the tasks.
+            .collect()
+    }
+
+    /// Per seed, `pass` at measurement `point`, averaged over the tasks of `runs`.
+    fn per_seed(&self, runs: &[&Learner], point: usize, pass: fn(&Measurement) -> f64) -> Vec<f64> {
         let seeds = self.spec.seeds as usize;
-        let points = runs.first().map_or(0, |l| l.trace.measurements.len());
-        let curve = (0..points)
-            .map(|point| {
-                let per_seed: Vec<f64> = (0..seeds)
-                    .map(|seed| {
-                        let of_seed = runs.iter().skip(seed).step_by(seeds);
-                        of_seed.map(|l| l.trace.measurements[point].pass_at_1).sum::<f64>() / tasks as f64
-                    })
-                    .collect();
-                let (mean, low, high) = mean_interval(&per_seed);
-                // A pass rate lies in [0, 1], whatever the t interval's width.
-                let (low, high) = (low.max(0.0), high.min(1.0));
-                CurvePoint { executions: runs[0].trace.measurements[point].executions, mean, low, high }
+        let tasks = runs.len() / seeds;
+        (0..seeds)
+            .map(|seed| {
+                let of_seed = runs.iter().skip(seed).step_by(seeds);
+                of_seed.map(|l| pass(&l.trace.measurements[point])).sum::<f64>() / tasks as f64
             })
-            .collect();
+            .collect()
+    }
+
+    fn arm_summary(&self, arm: Arm, task: Option<usize>) -> ArmSummary {
+        let runs = self.runs_of(arm, task);
+        let points = runs.first().map_or(0, |l| l.trace.measurements.len());
+        let curve_of = |pass: fn(&Measurement) -> f64| -> Vec<CurvePoint> {
+            (0..points)
+                .map(|point| {
+                    let executions = runs[0].trace.measurements[point].executions;
+                    // A pass rate lies in [0, 1], whatever the t interval's width.
+                    CurvePoint::of(executions, &self.per_seed(&runs, point, pass), 0.0)
+                })
+                .collect()
+        };
+        let versus_vanilla = (arm != Arm::Vanilla && self.spec.arms.contains(&Arm::Vanilla) && points > 0).then(|| {
+            let vanilla = self.runs_of(Arm::Vanilla, task);
+            let last = points - 1;
+            let executions = runs[0].trace.measurements[last].executions;
+            let difference = |pass: fn(&Measurement) -> f64| {
+                let ours = self.per_seed(&runs, last, pass);
+                let theirs = self.per_seed(&vanilla, last, pass);
+                let pairs: Vec<f64> = ours.iter().zip(&theirs).map(|(a, b)| a - b).collect();
+                CurvePoint::of(executions, &pairs, -1.0)
+            };
+            PairedDifference { sampled: difference(|m| m.pass_at_1), decoded: difference(|m| m.decoded_pass_at_1) }
+        });
+        let rollouts: u32 = runs.iter().flat_map(|l| l.trace.outcomes.values()).sum();
+        let compile_errors: u32 = runs.iter().filter_map(|l| l.trace.outcomes.get(&Outcome::CompileError)).sum();
         let mut greedy: Vec<u32> = runs.iter().filter_map(|l| l.trace.greedy_passed_at).collect();
         greedy.sort_unstable();
         let terms: u64 = runs.iter().map(|l| l.trace.gradient_terms).sum();
@@ -286,7 +309,10 @@ impl Ablation {
             arm,
             task: task.map(|t| self.tasks[t].id.clone()),
             runs: runs.len() as u32,
-            curve,
+            curve: curve_of(|m| m.pass_at_1),
+            decoded_curve: curve_of(|m| m.decoded_pass_at_1),
+            versus_vanilla,
+            compile_error_share: (rollouts > 0).then(|| f64::from(compile_errors) / f64::from(rollouts)),
             greedy_passed: greedy.len() as u32,
             greedy_median_executions: median(&greedy),
             full_task_reached: arm.uses_cccs().then(|| {
@@ -375,7 +401,7 @@ impl AblationReport {
     }
 }
 
-/// Sampled pass@1 at the full task after `executions`, over seeds.
+/// Pass@1 at the full task after `executions` (or an arm's difference from vanilla), over seeds.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurvePoint {
     pub executions: u32,
@@ -383,6 +409,23 @@ pub struct CurvePoint {
     /// The 95% interval of the mean.
     pub low: f64,
     pub high: f64,
+}
+
+impl CurvePoint {
+    /// The mean of `values` with its 95% interval, clipped to [`floor`, 1].
+    fn of(executions: u32, values: &[f64], floor: f64) -> Self {
+        let (mean, low, high) = mean_interval(values);
+        CurvePoint { executions, mean, low: low.max(floor), high: high.min(1.0) }
+    }
+}
+
+/// An arm's final pass@1 minus vanilla's, seed by seed, at both decodings.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairedDifference {
+    /// Sampled at T = 1.
+    pub sampled: CurvePoint,
+    /// Decoded at T = 0.2, top-p 0.95.
+    pub decoded: CurvePoint,
 }
 
 /// One arm's results on one task, or over all tasks.
@@ -393,7 +436,17 @@ pub struct ArmSummary {
     pub task: Option<String>,
     /// Learners summarised (tasks × seeds).
     pub runs: u32,
+    /// Pass@1 sampled at T = 1.
     pub curve: Vec<CurvePoint>,
+    /// Pass@1 decoded at the measuring temperature and nucleus (Table 1's T = 0.2, top-p 0.95).
+    #[serde(default)]
+    pub decoded_curve: Vec<CurvePoint>,
+    /// Against vanilla at the end, seed by seed (none for vanilla, or without it).
+    #[serde(default)]
+    pub versus_vanilla: Option<PairedDifference>,
+    /// The share of training rollouts that did not compile.
+    #[serde(default)]
+    pub compile_error_share: Option<f64>,
     /// Learners whose greedy program passed the visible and hidden tests within the budget.
     pub greedy_passed: u32,
     /// The median of their executions until it did.
@@ -449,6 +502,9 @@ mod tests {
             task: None,
             runs: 2,
             curve: vec![CurvePoint { executions: 0, mean: 0.5, low: 0.25, high: 0.75 }],
+            decoded_curve: vec![CurvePoint { executions: 0, mean: 0.9, low: 0.8, high: 1.0 }],
+            versus_vanilla: None,
+            compile_error_share: Some(0.1),
             greedy_passed: 2,
             greedy_median_executions: Some(0.0),
             full_task_reached: Some(1),
@@ -483,7 +539,7 @@ mod tests {
             .requests
             .iter()
             .map(|r| {
-                let mut verdict = ProgramVerdict::from_host(r, crate::python::Outcome::Pass, String::new(), 0.0);
+                let mut verdict = ProgramVerdict::from_host(r, Outcome::Pass, String::new(), 0.0);
                 verdict.passed = true;
                 verdict
             })

@@ -177,8 +177,9 @@ impl Curriculum {
             return false;
         }
         match self.params.update {
-            // Every sample is recorded, whether or not an earlier one moved the stage.
-            RhoUpdate::PerRollout => passed.iter().map(|&p| self.record(p)).filter(|&moved| moved).count() > 0,
+            // Recording stops at a stage advance: the batch's later samples were drawn at the
+            // easier stage and say nothing about the new one, whose ρ starts from 0.
+            RhoUpdate::PerRollout => passed.iter().any(|&p| self.record(p)),
             RhoUpdate::PerBatch => self.record_rate(passed.iter().filter(|&&p| p).count() as f64 / passed.len() as f64),
         }
     }
@@ -323,5 +324,16 @@ mod tests {
         per_rollout.record_batch(&[true, false, true, true]);
         // ((0.1 × 0.9) × 0.9 + 0.1) × 0.9 + 0.1 = 0.2629
         assert!((per_rollout.rho - 0.2629).abs() < 1e-12, "{}", per_rollout.rho);
+    }
+
+    #[test]
+    fn an_advance_inside_a_batch_carries_none_of_its_later_samples_over() {
+        let mut curriculum = Curriculum::new(&ifs(5), CurriculumParams::default());
+        for _ in 0..10 {
+            curriculum.record(true);
+        }
+        // Passes 11 to 16 advance the stage; the batch's last ten samples were drawn at stage 2.
+        assert!(curriculum.record_batch(&[true; 16]));
+        assert_eq!((curriculum.stage, curriculum.rho), (1, 0.0));
     }
 }

@@ -9,8 +9,14 @@
 //! - FGO: a sampled line's gradient term counts only if the tests ran the line.
 //!
 //! Every arm spends the same budget of program executions (the curriculum's easier rollouts count
-//! like any other) and is measured the same way, at the full task: sampled pass@1 on the visible
-//! and hidden tests, and whether the greedy program passes them. Measuring runs are not budget.
+//! like any other) and is measured the same way, at the full task on the visible and hidden tests:
+//! pass@1 sampled from the policy as it is (T = 1), pass@1 decoded as Table 1 decodes (T = 0.2,
+//! top-p 0.95), and whether the greedy program passes. Measuring runs are not budget.
+//!
+//! The starting policy stands in for the supervised model that RL starts from, and is ours: it
+//! favours each canonical line a little, except in one slot where it favours a plausible mistake
+//! (the slot's first mutant, which compiles), so that its greedy program fails as an SFT model's
+//! often does (Table 1's models pass 32–36% of APPS+).
 //! The learner is sans-IO: it says which programs it needs run ([`Learner::wanted`]) and learns
 //! from their verdicts in a [`VerdictCache`].
 
@@ -102,12 +108,26 @@ pub struct LearnerParams {
     /// PPO-clip: β of the KL penalty towards the initial policy (seed 002 §4.2: 0.05).
     pub kl_coefficient: f64,
     /// The canonical line's starting logit, a stand-in for the supervised fine-tuning that RL
-    /// starts from (seed 002 §4.2): at 1, each slot picks its canonical line with probability
-    /// e/(e + 3) ≈ 0.48, and a program of ten free lines is all canonical about once in 1,700
-    /// samples. At 0 (uniform) no arm finds a pass within a few thousand executions.
+    /// starts from (seed 002 §4.2; the value is ours): at 1, a slot without a mistake picks its
+    /// canonical line with probability e/(e + 3) ≈ 0.48 at T = 1, and 0.98 at T = 0.2. At 0
+    /// (uniform, no mistakes) no arm finds a pass within a few thousand executions.
     pub canonical_prior: f64,
-    /// Programs sampled at the full task to measure pass@1.
+    /// Slots in which the starting policy favours a mistake over the canonical line, drawn per
+    /// task and seed (the same for every arm). Ours: without one the starting greedy program is
+    /// the canonical one, and decoding at T = 0.2 passes about 0.8 of the time before any
+    /// training; with one it passes about 0.06 of the time (0.98⁹ × 0.076), and the greedy
+    /// program fails.
+    pub mistaken_slots: usize,
+    /// The favoured mistake's starting logit: the slot's first mutant, which in every bundled bank
+    /// compiles and fails a test (the banks list syntax breaks last). At 1.5 against the
+    /// canonical 1, the mistake is decoded 92% of the time at T = 0.2, the canonical line 8%.
+    pub mistake_prior: f64,
+    /// Programs sampled at the full task to measure pass@1 (at each decoding).
     pub measure_samples: usize,
+    /// The temperature pass@1 is also decoded at (seed 002 §4.2: 0.2).
+    pub measure_temperature: f64,
+    /// The nucleus pass@1 is also decoded with (seed 002 §4.2: top-p 0.95).
+    pub measure_top_p: f64,
     /// Executions between two measurements.
     pub measure_every: u32,
     /// The curriculum (used by the CCCS arms).
@@ -127,7 +147,11 @@ impl Default for LearnerParams {
             ppo_clip: 0.8,
             kl_coefficient: 0.05,
             canonical_prior: 1.0,
+            mistaken_slots: 1,
+            mistake_prior: 1.5,
             measure_samples: 32,
+            measure_temperature: 0.2,
+            measure_top_p: 0.95,
             measure_every: 128,
             curriculum: CurriculumParams::default(),
             compile_errors: CompileErrorRule::MaskAll,
@@ -151,6 +175,13 @@ impl crate::params::Parameters for LearnerParams {
             (self.ppo_clip > 0.0 && self.ppo_clip < 1.0, "ppo_clip must be between 0 and 1"),
             (self.kl_coefficient >= 0.0, "kl_coefficient must not be negative"),
             (self.canonical_prior.is_finite(), "canonical_prior must be a number"),
+            (self.mistaken_slots <= 100, "mistaken_slots must be at most 100"),
+            (self.mistake_prior.is_finite(), "mistake_prior must be a number"),
+            (
+                self.measure_temperature > 0.0 && self.measure_temperature <= 2.0,
+                "measure_temperature must be in (0, 2]",
+            ),
+            (self.measure_top_p > 0.0 && self.measure_top_p <= 1.0, "measure_top_p must be in (0, 1]"),
             (self.measure_samples >= 1, "measure_samples must be at least 1"),
             (self.measure_every >= 1, "measure_every must be at least 1"),
             (self.curriculum.alpha > 0.0 && self.curriculum.alpha <= 1.0, "curriculum.alpha must be in (0, 1]"),
@@ -217,8 +248,12 @@ impl VerdictCache {
 pub struct Measurement {
     /// Training executions spent before it.
     pub executions: u32,
-    /// The share of sampled programs that pass the visible and hidden tests.
+    /// The share of sampled programs (T = 1) that pass the visible and hidden tests.
     pub pass_at_1: f64,
+    /// The same for programs decoded at the measuring temperature and nucleus (T = 0.2, top-p
+    /// 0.95: Table 1's decoding).
+    #[serde(default)]
+    pub decoded_pass_at_1: f64,
     /// The curriculum's stage then (0 is the full task).
     pub stage: usize,
 }
@@ -268,6 +303,7 @@ struct Batch {
     choices: Vec<Vec<usize>>,
     programs: Vec<String>,
     measured: Vec<String>,
+    decoded: Vec<String>,
     greedy: Option<String>,
 }
 
@@ -306,6 +342,44 @@ fn sample(logits: &[f64], rng: &mut RunRng) -> usize {
     WeightedIndex::new(softmax(logits)).expect("softmax weights are positive and finite").sample(rng)
 }
 
+/// The smallest set of most likely options whose probability reaches `top_p` (nucleus sampling;
+/// ties keep the bank's order), as weights: the others get 0.
+fn nucleus(probabilities: &[f64], top_p: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..probabilities.len()).collect();
+    order.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
+    let mut kept = vec![0.0; probabilities.len()];
+    let mut mass = 0.0;
+    for option in order {
+        if mass >= top_p {
+            break;
+        }
+        kept[option] = probabilities[option];
+        mass += probabilities[option];
+    }
+    kept
+}
+
+/// A line decoded at `temperature` from the nucleus of `top_p`.
+fn decode(logits: &[f64], temperature: f64, top_p: f64, rng: &mut RunRng) -> usize {
+    let scaled: Vec<f64> = logits.iter().map(|l| l / temperature).collect();
+    WeightedIndex::new(nucleus(&softmax(&scaled), top_p)).expect("the nucleus keeps the likeliest option").sample(rng)
+}
+
+/// The starting logits: each canonical line at `canonical_prior`, and in `mistaken_slots` slots
+/// drawn from `rng` the first mutant at `mistake_prior`.
+fn starting_logits(options: &[usize], params: &LearnerParams, rng: &mut RunRng) -> Vec<Vec<f64>> {
+    let mut logits: Vec<Vec<f64>> = options
+        .iter()
+        .map(|&n| (0..n).map(|option| if option == 0 { params.canonical_prior } else { 0.0 }).collect())
+        .collect();
+    let mistaken = params.mistaken_slots.min(options.iter().filter(|&&n| n > 1).count());
+    let slots: Vec<usize> = (0..options.len()).filter(|&slot| options[slot] > 1).collect();
+    for index in rand::seq::index::sample(rng, slots.len(), mistaken) {
+        logits[slots[index]][1] = params.mistake_prior;
+    }
+    logits
+}
+
 impl Learner {
     /// A learner of `task`, whose canonical program's verdict (run with analysis) gives the
     /// curriculum's conditional statements and the logical lines. The training and measuring
@@ -318,10 +392,8 @@ impl Learner {
         seed: u64,
         params: LearnerParams,
     ) -> Self {
-        let options = task.options();
-        let prior = |option: usize| if option == 0 { params.canonical_prior } else { 0.0 };
-        let logits: Vec<Vec<f64>> = options.iter().map(|&n| (0..n).map(prior).collect()).collect();
-        let (training_rng, measuring_rng) = crate::rng::stepcoder_rngs(seed, task_index);
+        let (mut training_rng, measuring_rng) = crate::rng::stepcoder_rngs(seed, task_index);
+        let logits = starting_logits(&task.options(), &params, &mut training_rng);
         Self {
             arm,
             params,
@@ -381,23 +453,26 @@ impl Learner {
         }
         let Some(batch) = &self.batch else { return Vec::new() };
         let training = batch.programs.iter().map(|p| (TestSet::Training, p.as_str()));
-        let measuring = batch.measured.iter().chain(&batch.greedy).map(|p| (TestSet::Measuring, p.as_str()));
+        let measured = batch.measured.iter().chain(&batch.decoded).chain(&batch.greedy);
+        let measuring = measured.map(|p| (TestSet::Measuring, p.as_str()));
         training.chain(measuring).collect()
     }
 
     fn sample_batch(&mut self) -> Batch {
         let train = self.can_train();
         let measure = self.executions >= self.next_measurement || !train;
-        let measured = if measure {
-            (0..self.params.measure_samples)
+        let samples = if measure { self.params.measure_samples } else { 0 };
+        let (temperature, top_p) = (self.params.measure_temperature, self.params.measure_top_p);
+        let mut draw = |line: &dyn Fn(&[f64], &mut RunRng) -> usize| -> Vec<String> {
+            (0..samples)
                 .map(|_| {
-                    let choices: Vec<usize> = self.logits.iter().map(|l| sample(l, &mut self.measuring_rng)).collect();
+                    let choices: Vec<usize> = self.logits.iter().map(|l| line(l, &mut self.measuring_rng)).collect();
                     self.task.program(&choices)
                 })
                 .collect()
-        } else {
-            Vec::new()
         };
+        let measured = draw(&sample);
+        let decoded = draw(&|l, rng| decode(l, temperature, top_p, rng));
         let start_line = if self.arm.uses_cccs() { self.curriculum.start_line() } else { None };
         let mut choices = Vec::new();
         if train {
@@ -415,17 +490,20 @@ impl Learner {
         }
         let programs = choices.iter().map(|c| self.task.program(c)).collect();
         let greedy = (train && self.trace.greedy_passed_at.is_none()).then(|| self.greedy_program());
-        Batch { start_line, choices, programs, measured, greedy }
+        Batch { start_line, choices, programs, measured, decoded, greedy }
     }
 
     /// Learns from the batch's verdicts, which `cache` must hold (see [`Learner::wanted`]).
     pub fn update(&mut self, cache: &VerdictCache) {
         let Some(batch) = self.batch.take() else { return };
         if !batch.measured.is_empty() {
-            let passed = batch.measured.iter().filter(|p| cache.measuring[p.as_str()]).count();
+            let pass_rate = |programs: &[String]| {
+                programs.iter().filter(|p| cache.measuring[p.as_str()]).count() as f64 / programs.len() as f64
+            };
             self.trace.measurements.push(Measurement {
                 executions: self.executions,
-                pass_at_1: passed as f64 / batch.measured.len() as f64,
+                pass_at_1: pass_rate(&batch.measured),
+                decoded_pass_at_1: pass_rate(&batch.decoded),
                 stage: if self.arm.uses_cccs() { self.curriculum.stage } else { 0 },
             });
             while self.next_measurement <= self.executions {
@@ -589,6 +667,8 @@ impl Learner {
 
 #[cfg(test)]
 mod tests {
+    use rand::SeedableRng;
+
     use super::*;
     use crate::python::{ProgramRequest, Scope, ScopeKind};
     use crate::stepcoder::fgo::LineRole;
@@ -655,7 +735,7 @@ mod tests {
     fn the_group_mean_baseline_and_a_pass_move_the_policy() {
         let task = &line_bank_tasks()[0];
         let verdict = canonical(task);
-        let uniform = LearnerParams { canonical_prior: 0.0, ..LearnerParams::default() };
+        let uniform = LearnerParams { canonical_prior: 0.0, mistaken_slots: 0, ..LearnerParams::default() };
         let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, uniform);
         let mut cache = VerdictCache::default();
         run_all(&mut learner, &mut cache, |_| false);
@@ -731,7 +811,8 @@ mod tests {
         let first_line = |program: &str| program.lines().nth(1).map(str::to_owned);
         let target = first_line(&task.canonical());
         let moved = |update: UpdateRule, ppo_clip: f64| {
-            let params = LearnerParams { update, ppo_clip, canonical_prior: 0.0, ..LearnerParams::default() };
+            let params =
+                LearnerParams { update, ppo_clip, canonical_prior: 0.0, mistaken_slots: 0, ..LearnerParams::default() };
             let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, params);
             run_all(&mut learner, &mut VerdictCache::default(), |p| first_line(p) == target);
             learner.probabilities()[0][0]
@@ -744,6 +825,44 @@ mod tests {
             (tight - reinforce).abs() < 0.02,
             "a tight clip stops after about one step: {tight} against {reinforce}"
         );
+    }
+
+    /// Logits [1.5, 1, 0, 0] at T = 0.2 weigh e^7.5 = 1808.04, e^5 = 148.41, 1 and 1 (of 1958.45):
+    /// 0.92320, 0.07578, 0.00051, 0.00051. The first two hold 0.99898 ≥ 0.95, so the nucleus drops the
+    /// others; [1, 0, 0, 0] gives the canonical line 0.98019 alone.
+    #[test]
+    fn decoding_keeps_the_nucleus_at_the_temperature() {
+        let scaled = |logits: &[f64]| softmax(&logits.iter().map(|l| l / 0.2).collect::<Vec<_>>());
+        let kept = nucleus(&scaled(&[1.5, 1.0, 0.0, 0.0]), 0.95);
+        assert!((kept[0] - 0.923_20).abs() < 1e-5 && (kept[1] - 0.075_78).abs() < 1e-5, "{kept:?}");
+        assert_eq!((kept[2], kept[3]), (0.0, 0.0));
+        let kept = nucleus(&scaled(&[1.0, 0.0, 0.0, 0.0]), 0.95);
+        assert!((kept[0] - 0.980_19).abs() < 1e-5 && kept[1..].iter().all(|&k| k == 0.0), "{kept:?}");
+        assert_eq!(nucleus(&[0.25; 4], 1.0), vec![0.25; 4], "top-p 1 keeps every option");
+        let mut rng = RunRng::seed_from_u64(1);
+        assert!((0..200).all(|_| decode(&[1.0, 0.0, 0.0, 0.0], 0.2, 0.95, &mut rng) == 0));
+        let mistakes = (0..2000).filter(|_| decode(&[1.0, 1.5, 0.0, 0.0], 0.2, 0.95, &mut rng) == 1).count();
+        assert!((1780..1910).contains(&mistakes), "0.924 of 2000 ≈ 1848: {mistakes}");
+    }
+
+    /// The default start: one slot favours its first mutant, so the greedy program fails, and the
+    /// arms of one seed draw the same slot.
+    #[test]
+    fn the_starting_policy_errs_in_one_slot_the_same_for_every_arm() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let start = |arm: Arm, seed: u64| Learner::new(task, 0, &verdict, arm, seed, LearnerParams::default()).logits;
+        let logits = start(Arm::Vanilla, 5);
+        let mistaken: Vec<usize> = (0..logits.len()).filter(|&slot| logits[slot][1] == 1.5).collect();
+        assert_eq!(mistaken.len(), 1);
+        assert!(logits.iter().all(|slot| slot[0] == 1.0 && slot[2..].iter().all(|&l| l == 0.0)));
+        assert_eq!(start(Arm::StepCoder, 5), logits);
+        assert!((1..20).any(|seed| start(Arm::Vanilla, seed) != logits), "another seed, another slot");
+        let two = LearnerParams { mistaken_slots: 2, ..LearnerParams::default() };
+        let logits = Learner::new(task, 0, &verdict, Arm::Vanilla, 5, two).logits;
+        assert_eq!(logits.iter().filter(|slot| slot[1] == 1.5).count(), 2);
+        let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 5, LearnerParams::default());
+        assert_ne!(learner.greedy_program(), task.canonical());
     }
 
     #[test]
