@@ -3,7 +3,7 @@
 // (static/sw.js), so after one reload the page interrupts a runaway program; it trains, works
 // offline after one visit, and opens a share link.
 import { test, expect } from '@playwright/test';
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Playground, runProgram, serveFolder, stopServer as stop, watchErrors } from './helpers.mjs';
@@ -101,4 +101,26 @@ test('a user who began before the service worker took control is offered the rel
     await stop(server);
     await rm(root, { recursive: true, force: true });
   }
+});
+
+// Netlify and Cloudflare Pages read a _headers file: a path pattern, then its headers indented.
+test('the build writes _headers with every header of static/headers.json, the Python worker\'s policy on its folder', async () => {
+  const wanted = JSON.parse(await readFile(new URL('../static/headers.json', import.meta.url), 'utf8'));
+  const text = await readFile(path.join(pageFolder, '_headers'), 'utf8');
+  const rules = {};
+  let current = null;
+  for (const line of text.split('\n').filter((l) => l.trim() !== '')) {
+    if (!line.startsWith(' ')) {
+      current = line.trim();
+      rules[current] = {};
+    } else {
+      const [name, ...value] = line.trim().split(': ');
+      rules[current][name] = value.join(': ');
+    }
+  }
+  expect(Object.keys(rules)).toEqual(['/*', '/python/*']);
+  expect(rules['/*']).toEqual(wanted.everywhere);
+  expect(rules['/python/*']).toEqual(wanted.pythonWorker);
+  // The pattern names the folder the Python worker is served from.
+  await access(path.join(pageFolder, 'python', 'worker.mjs'));
 });
