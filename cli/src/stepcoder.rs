@@ -298,9 +298,16 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
         };
         let masked = row.masked_share.map_or(String::new(), |m| format!("; FGO removed {:.1}% of terms", 100.0 * m));
         let versus = row.versus_vanilla.map_or(String::new(), |d| {
-            format!("\n    vs vanilla: T 1 {}, T {} {}", interval(&d.sampled), params.measure_temperature, interval(&d.decoded))
+            format!(
+                "\n    vs vanilla: T 1 {}, T {} {}",
+                interval(&d.sampled),
+                params.measure_temperature,
+                interval(&d.decoded)
+            )
         });
-        let uncompiled = row.compile_error_share.map_or(String::new(), |c| format!("; {:.1}% of rollouts did not compile", 100.0 * c));
+        let uncompiled = row
+            .compile_error_share
+            .map_or(String::new(), |c| format!("; {:.1}% of rollouts did not compile", 100.0 * c));
         println!(
             "  {:<14} {:<10} T 1 {:.3} [{:.3}, {:.3}]  decoded {:.3} [{:.3}, {:.3}]  greedy passes: {greedy}{masked}{uncompiled}{versus}",
             row.task.as_deref().unwrap_or("all tasks"),

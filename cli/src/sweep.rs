@@ -282,6 +282,8 @@ fn rows(cells: &[Cell]) -> Vec<Row> {
             for cell in &cells {
                 let mut found = BTreeMap::new();
                 numbers(&cell.result, "", &mut found);
+                // The seed a result echoes is what the row averages over, not a result.
+                found.retain(|path, _| path != "seed" && !path.ends_with(".seed"));
                 for (path, value) in found {
                     by_path.entry(path).or_default().push(value);
                 }
@@ -375,10 +377,11 @@ mod tests {
         let cell = |index, seed: &str, rate: f64| Cell {
             index,
             params: BTreeMap::from([("--agent".into(), "q-learning".into()), (SEED.into(), seed.into())]),
-            result: json!({ "greedy": { "success_rate": rate }, "env": "orchestrator" }),
+            result: json!({ "greedy": { "success_rate": rate }, "env": "orchestrator", "spec": { "seed": seed.parse::<u64>().unwrap() } }),
         };
         let rows = rows(&[cell(0, "1", 0.8), cell(1, "2", 1.0)]);
         assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].values.keys().collect::<Vec<_>>(), ["greedy.success_rate"], "no averaged seed");
         let (mean, low, high) = rows[0].values["greedy.success_rate"];
         // Mean 0.9, s = 0.1414, t(0.975, 1) = 12.706: half-width 12.706 · 0.1414 / √2 = 1.2706.
         assert!((mean - 0.9).abs() < 1e-12);

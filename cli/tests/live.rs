@@ -262,9 +262,15 @@ fn bad_live_arguments_exit_2_naming_the_choices() {
     let output = rlcg(&["live", "--env", "orchestrator", "--pipeline", "--llm-odds", "reward_success=3"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--llm-odds: 'reward_success' is not one of the LLM's odds; valid: planner_success"), "{stderr}");
+    assert!(
+        stderr.contains("--llm-odds: 'reward_success' is not one of the LLM's odds; valid: planner_success"),
+        "{stderr}"
+    );
     let output = rlcg(&["live", "--env", "executive", "--pipeline", "--llm-odds", "planner_success=0.5"]);
-    assert!(String::from_utf8_lossy(&output.stderr).contains("the executive's offline LLM answers with the task's recorded programs"));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("the executive's offline LLM answers with the task's recorded programs")
+    );
     let output = rlcg(&["live", "--env", "orchestrator", "--pipeline", "--rounds", "3"]);
     assert!(String::from_utf8_lossy(&output.stderr).contains("--rounds repeats a validation's tasks; add --validate"));
 }

@@ -16,8 +16,8 @@ use super::{
     OrchestratorOutcome, OrchestratorParams, OrchestratorState, PIPELINE, PLANNER, PLANNER_SUCCESS, TESTER,
     TESTER_FINDS_ERROR,
 };
-use crate::env::{EnvSpec, Observation};
 use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled, Trial, fenced};
+use crate::env::{EnvSpec, Observation};
 use crate::prompts::id;
 use crate::rng::RunRng;
 
