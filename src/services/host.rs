@@ -130,6 +130,10 @@ async fn run_batch(python: &Python, batch: PythonBatch, cancel: &CancelToken) ->
     let mut verdicts = Vec::with_capacity(requests.len());
     if author == Author::Untrusted || requests.len() == 1 {
         for request in requests {
+            // A cancel between two programs stops the batch, as between two chunks below.
+            if cancel.is_cancelled() {
+                return Err("cancelled".into());
+            }
             verdicts.push(run_python(python, author, request, limit_ms).await?);
         }
         return Ok(verdicts);
