@@ -27,6 +27,10 @@ pub const REAL_LLM_ODDS: [&str; 4] = [
     "debugger_fixes_error=0.6",
 ];
 
+/// Seed 003 §6.2's real-world success of the learned policy: "80%" before the odds were tuned to
+/// the real LLM, "100%" after.
+pub const SEED_SUCCESS_BEFORE_AND_AFTER: (f64, f64) = (0.8, 1.0);
+
 /// What the trials say about one probability.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OddsEstimate {

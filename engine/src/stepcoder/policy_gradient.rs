@@ -372,9 +372,8 @@ fn starting_logits(options: &[usize], params: &LearnerParams, rng: &mut RunRng) 
         .iter()
         .map(|&n| (0..n).map(|option| if option == 0 { params.canonical_prior } else { 0.0 }).collect())
         .collect();
-    let mistaken = params.mistaken_slots.min(options.iter().filter(|&&n| n > 1).count());
     let slots: Vec<usize> = (0..options.len()).filter(|&slot| options[slot] > 1).collect();
-    for index in rand::seq::index::sample(rng, slots.len(), mistaken) {
+    for index in rand::seq::index::sample(rng, slots.len(), params.mistaken_slots.min(slots.len())) {
         logits[slots[index]][1] = params.mistake_prior;
     }
     logits
