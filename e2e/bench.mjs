@@ -14,6 +14,10 @@
 //   - StepCoder's ablation in the page (four arms × 10 seeds × four tasks, 1024 executions each;
 //     `--stepcoder-only` runs just this one, `--stepcoder-budget=N` sets the executions), wall time
 //     from the button to the table.
+// `--dist=DIR` measures the build in DIR instead of dist/. `--before=DIR` measures two builds side
+// by side in one run, DIR ("before") and the other ("after"), taking turns (`--rounds=N`, 3), with
+// native figures beside them (`rlcg` in release, python3; run it with scripts/lib.sh's
+// CARGO_TARGET_DIR, as scripts/bench-browser does): docs/benchmarks.md's "before and after".
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -22,10 +26,13 @@ import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+const dist = path.resolve(root, option('dist') ?? 'dist');
+const before = option('before') && path.resolve(root, option('before'));
 const port = 8799;
-const root = path.join(dist, '..');
-const server = spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port), '--directory', dist], { stdio: 'ignore' });
+const servers = [dist, before].filter(Boolean).map((directory, i) =>
+  spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port + i), '--directory', directory], { stdio: 'ignore' }));
 await new Promise((resolve) => setTimeout(resolve, 800));
 
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'] });
@@ -35,50 +42,55 @@ try {
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
-  if (process.argv.includes('--python-only')) await benchPython(figures);
+  if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
+  else if (process.argv.includes('--python-only')) await benchPython(figures);
   else if (process.argv.includes('--stepcoder-only')) await benchStepcoder(figures);
   else await benchAll(figures);
 } finally {
   await browser.close();
-  server.kill();
+  servers.forEach((server) => server.kill());
 }
 for (const [name, value] of Object.entries(figures)) {
-  console.log(`${name.padEnd(44)} ${typeof value === 'number' ? +value.toFixed(2) : value}`);
+  const shown = (v) => (typeof v === 'number' ? String(+v.toFixed(2)) : String(v));
+  const text = typeof value === 'object' ? Object.entries(value).map(([k, v]) => `${k} ${shown(v)}`).join('  ') : shown(value);
+  console.log(`${name.padEnd(48)} ${text}`);
+}
+
+/** Trains `agent` on `env` in `page` from the run form; wall time from Train to the finished row, training time, learn steps per second (a DQN's). */
+async function train(page, env, agent, episodes, seed, backend = 'ndarray') {
+  await page.selectOption('#env', env);
+  await page.selectOption('#agent', agent);
+  if (agent === 'dqn') await page.selectOption('#backend', backend);
+  await page.fill('#episodes', String(episodes));
+  await page.fill('#seed', String(seed));
+  const rows = await page.locator('#runs tbody tr').count();
+  const started = Date.now();
+  await page.click('#start');
+  const row = page.locator('#runs tbody tr').nth(rows);
+  await row.locator('.status', { hasText: 'finished' }).waitFor({ timeout: 300_000 });
+  const wallMs = Date.now() - started;
+  await row.locator('.select').click();
+  const caption = await page.locator('#summary caption').textContent();
+  const speed = agent === 'dqn' ? (await page.locator('#learn-speed').textContent()).match(/([\d.]+) per second/) : null;
+  return { wallMs, trainMs: parseFloat(caption.match(/in (\d+) ms/)[1]), learnSpeed: speed && parseFloat(speed[1]) };
 }
 
 async function benchAll(figures) {
-  async function train(env, agent, episodes, seed, backend = 'ndarray') {
-    await page.selectOption('#env', env);
-    await page.selectOption('#agent', agent);
-    if (agent === 'dqn') await page.selectOption('#backend', backend);
-    await page.fill('#episodes', String(episodes));
-    await page.fill('#seed', String(seed));
-    const rows = await page.locator('#runs tbody tr').count();
-    const started = Date.now();
-    await page.click('#start');
-    const row = page.locator('#runs tbody tr').nth(rows);
-    await row.locator('.status', { hasText: 'finished' }).waitFor({ timeout: 300_000 });
-    await row.locator('.select').click();
-    const caption = await page.locator('#summary caption').textContent();
-    return { wallMs: Date.now() - started, trainMs: parseFloat(caption.match(/in (\d+) ms/)[1]) };
-  }
-
   const orchestrator = [];
-  for (let i = 0; i < 5; i++) orchestrator.push(await train('orchestrator', 'q-learning', 5000, i + 1));
+  for (let i = 0; i < 5; i++) orchestrator.push(await train(page, 'orchestrator', 'q-learning', 5000, i + 1));
   const best = (xs) => Math.min(...xs);
   figures.orchestrator_5000_train_ms_best_of_5 = best(orchestrator.map((r) => r.trainMs));
   figures.orchestrator_5000_wall_ms_best_of_5 = best(orchestrator.map((r) => r.wallMs));
 
-  const dqn = await train('executive', 'dqn', 500, 1);
+  const dqn = await train(page, 'executive', 'dqn', 500, 1);
   figures.dqn_executive_500_wall_s = dqn.wallMs / 1000;
-  const learnSpeed = async () => parseFloat((await page.locator('#learn-speed').textContent()).match(/([\d.]+) per second/)[1]);
-  figures.dqn_learn_steps_per_s_ndarray = await learnSpeed();
+  figures.dqn_learn_steps_per_s_ndarray = dqn.learnSpeed;
   await page.locator('#backend-note:not(:has-text("Looking for"))').waitFor({ timeout: 30_000 });
   figures.webgpu = (await page.locator('#backend-note').textContent()).split('.')[0];
   if (figures.webgpu.startsWith('WebGPU adapter')) {
-    const gpu = await train('executive', 'dqn', 20, 1, 'wgpu');
+    const gpu = await train(page, 'executive', 'dqn', 20, 1, 'wgpu');
     figures.dqn_executive_20_wall_s_webgpu = gpu.wallMs / 1000;
-    figures.dqn_learn_steps_per_s_webgpu = await learnSpeed();
+    figures.dqn_learn_steps_per_s_webgpu = gpu.learnSpeed;
   }
   await page.selectOption('#backend', 'ndarray');
 
@@ -236,4 +248,126 @@ async function benchWorldModel(figures) {
   }
   figures.native_python3_cwm_score_977_transitions_ms_best_of_5 = Math.min(...native);
   figures.pyodide_over_native_python3_cwm_score = figures.pyodide_cwm_score_977_transitions_ms_best_of_5 / figures.native_python3_cwm_score_977_transitions_ms_best_of_5;
+}
+
+/**
+ * Two builds of the page side by side (`--before=DIR`), taking turns round by round so that both
+ * meet the same machine, with native figures beside them: the best of three rounds for a wall
+ * time, the median for a program's latency.
+ */
+async function benchSideBySide(figures, builds) {
+  const rounds = Number(option('rounds') ?? 3);
+  const taken = {};
+  const keep = (name, build, value) => {
+    ((taken[name] ??= {})[build] ??= []).push(value);
+    console.log(`${build} ${name} ${value}`); // as it comes: a long run that fails keeps what it took
+  };
+  const open = async (url) => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
+    return { context, page };
+  };
+  const timed = async (action) => {
+    const started = Date.now();
+    await action();
+    return Date.now() - started;
+  };
+  const searchTasks = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-bench-')), 'search-apps.json');
+  spawnSync('python3', [path.join(root, 'bench', 'search_tasks_as_apps.py'), searchTasks], { stdio: 'inherit' });
+  const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
+
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, url] of Object.entries(builds)) {
+      let { context, page } = await open(url);
+      const dqn = await train(page, 'executive', 'dqn', 500, 1);
+      keep('dqn_executive_500_wall_s', build, dqn.wallMs / 1000);
+      keep('dqn_learn_steps_per_s_of_training', build, dqn.learnSpeed);
+      keep('orchestrator_5000_wall_ms', build, (await train(page, 'orchestrator', 'q-learning', 5000, 1)).wallMs);
+
+      // Python: the page's first program, then programs back to back, each waiting for its
+      // interpreters; at rest, the state line gives the next worker's time to ready.
+      await page.click('#editor-run');
+      await page.locator('#outcome').waitFor({ timeout: 60_000 });
+      const state = await page.locator('#python-state', { hasText: 'loaded in' }).textContent({ timeout: 60_000 });
+      keep('python_next_interpreter_ready_ms', build, parseFloat(state.match(/loaded in ([\d.]+) s/)[1]) * 1000);
+      const latencies = [];
+      for (let run = 0; run < 10; run++) {
+        latencies.push(await page.evaluate(() => new Promise((resolve) => {
+          const previous = document.querySelector('#outcome');
+          const started = performance.now();
+          const observer = new MutationObserver(() => {
+            const outcome = document.querySelector('#outcome');
+            if (outcome && outcome !== previous) { observer.disconnect(); resolve(performance.now() - started); }
+          });
+          observer.observe(document.body, { childList: true, subtree: true });
+          document.querySelector('#editor-run').click();
+        })));
+      }
+      keep('python_run_back_to_back_ms_median', build, [...latencies].sort((a, b) => a - b)[5]);
+      keep('python_samples_16_inside_harness_ms', build, await insidePyodide(page, samples));
+      await context.close();
+      ({ context, page } = await open(url));
+      keep('python_search_10x10_inside_harness_ms', build, await insidePyodide(page, [searchTasks]));
+      await context.close();
+
+      // GIF-MCTS on binary_search at budget 20 with the simulated LLM (solved at the 7th call).
+      ({ context, page } = await open(url));
+      await page.locator('#search-task').selectOption('binary_search');
+      await page.locator('#search-method').selectOption('gif-mcts');
+      await page.locator('#search-budget').fill('20');
+      await page.locator('#search-budget').dispatchEvent('change');
+      keep('gif_mcts_binary_search_budget_20_wall_s', build, (await timed(async () => {
+        await page.locator('#search-go').click();
+        await page.locator('#search-status', { hasText: 'Search over' }).waitFor({ timeout: 300_000 });
+      })) / 1000);
+      await context.close();
+
+      // A world model's planning evaluation: CliffWalking's perfect model (GIF-MCTS's 7th call).
+      ({ context, page } = await open(url));
+      await page.locator('#search-task').selectOption('CliffWalking-v0');
+      await page.locator('#search-method').selectOption('gif-mcts');
+      await page.locator('#search-go').click();
+      await page.locator('#search-status', { hasText: 'Search over' }).waitFor({ timeout: 300_000 });
+      await page.locator('#search-tree .node').last().click();
+      await page.waitForTimeout(2000); // the page loads its next interpreters after a program
+      keep('cwm_plan_cliffwalking_wall_s', build, (await timed(async () => {
+        await page.locator('#cwm-plan').click();
+        await page.locator('#cwm-returns', { hasText: 'R(CWM)' }).waitFor({ timeout: 300_000 });
+      })) / 1000);
+      await context.close();
+
+      if (round === 0) {
+        ({ context, page } = await open(url));
+        keep('stepcoder_ablation_defaults_wall_s', build, (await timed(async () => {
+          await page.click('#stepcoder-learn');
+          await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });
+        })) / 1000);
+        await context.close();
+      }
+    }
+  }
+
+  // Natively: the release CLI, and python3 through the same harness.
+  const cargo = (args) => spawnSync('cargo', ['run', '--release', '-q', '-p', 'cli', '--', ...args], { cwd: root, encoding: 'utf8' });
+  const model = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-cwm-')), 'cliff_walking.py');
+  await writeFile(model, cargo(['cwm', 'model', '--env', 'CliffWalking-v0']).stdout);
+  for (let round = 0; round < rounds; round++) {
+    let report;
+    keep('dqn_executive_500_wall_s', 'native', (await timed(async () => {
+      report = JSON.parse(cargo(['train', '--env', 'executive', '--agent', 'dqn', '--episodes', '500', '--seed', '1', '--json']).stdout.trim().split('\n').pop());
+    })) / 1000);
+    keep('dqn_learn_steps_per_s_of_training', 'native', report.learn_steps / report.wall_seconds);
+    keep('gif_mcts_binary_search_budget_20_wall_s', 'native', (await timed(async () => cargo(['search', '--task', 'binary_search', '--seed', '1', '--budget', '20']))) / 1000);
+    keep('cwm_plan_cliffwalking_wall_s', 'native', (await timed(async () => cargo(['cwm', 'plan', '--env', 'CliffWalking-v0', '--program', model]))) / 1000);
+  }
+  keep('python_samples_16_inside_harness_ms', 'native', insideNative(samples));
+  keep('python_search_10x10_inside_harness_ms', 'native', insideNative([searchTasks]));
+
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const [name, byBuild] of Object.entries(taken)) {
+    const best = (xs) => (name.endsWith('median') ? median(xs) : name.includes('_per_s') ? Math.max(...xs) : Math.min(...xs));
+    figures[name] = Object.fromEntries(Object.entries(byBuild).map(([build, xs]) => [build, best(xs)]));
+  }
 }

@@ -17,7 +17,7 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   await expect(page.locator('#python-state')).toContainText('loads when you first run');
   expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
   // The next program's interpreters (the judge's and the candidate's) load after this verdict.
-  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d s\)/, { timeout: 30_000 });
+  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s\)/, { timeout: 30_000 });
   await expect(page.locator('#tests-passed')).toHaveText('2/2 tests');
 
   expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
@@ -47,6 +47,15 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   }
   // The next program is unaffected.
   expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+  // Every interpreter after the page's first is restored from one memory snapshot, and each still
+  // draws random numbers of its own.
+  const draws = [];
+  for (let i = 0; i < 2; i++) {
+    await runProgram(page, 'import random\nprint(random.random())\n');
+    draws.push(await page.locator('#stdout').textContent());
+  }
+  expect(draws[0]).toMatch(/^0\.\d+\n$/);
+  expect(draws[1]).not.toEqual(draws[0]);
 
   // A bad time limit is named, and nothing runs.
   await page.locator('#editor-limit').fill('abc');

@@ -365,6 +365,9 @@ struct TrainReport {
     success_rate: f64,
     greedy: Evaluation,
     wall_seconds: f64,
+    /// The network's learn steps in training (a DQN's; none for a tabular agent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    learn_steps: Option<u32>,
 }
 
 fn train(args: &TrainArgs, out: Option<&Path>) -> Result<(), Failure> {
@@ -374,7 +377,9 @@ fn train(args: &TrainArgs, out: Option<&Path>) -> Result<(), Failure> {
         write_records(path, format, &run, &records)?;
     }
     let greedy = run.evaluate_greedy(args.eval_episodes);
-    let report = TrainReport { summary: run.summary(), success_rate: greedy.success_rate, greedy, wall_seconds };
+    let learn_steps = run.agent().learn_steps();
+    let report =
+        TrainReport { summary: run.summary(), success_rate: greedy.success_rate, greedy, wall_seconds, learn_steps };
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
     } else {
@@ -387,6 +392,9 @@ fn train(args: &TrainArgs, out: Option<&Path>) -> Result<(), Failure> {
             s.episodes,
             wall_seconds
         );
+        if let Some(steps) = report.learn_steps {
+            println!("  network    {steps} learn steps, {:.0} per second of training", f64::from(steps) / wall_seconds);
+        }
         println!(
             "  training   success(last100) {:.1}%  best {:.1}%",
             100.0 * s.success_last100,

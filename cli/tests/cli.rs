@@ -42,6 +42,7 @@ fn train_json_has_the_contract_fields() {
     assert_eq!(summary["agent"], "q-learning");
     assert_eq!(summary["episodes"], 5000);
     assert!(summary["success_rate"].as_f64().unwrap() >= 0.95, "{summary}");
+    assert!(summary.get("learn_steps").is_none(), "a tabular agent has no network: {summary}");
 }
 
 /// Parameters set on the command line are the form's and the share link's: the run follows them.
@@ -158,6 +159,10 @@ fn dqn_train_json_keeps_the_contract() {
     assert_eq!(summary["agent"], "dqn");
     assert!(summary["best_success_last100"].as_f64().unwrap() >= 0.9, "{summary}");
     assert!(summary["wall_seconds"].as_f64().unwrap() > 0.0);
+    // At most one learn step per environment step.
+    let learn_steps = summary["learn_steps"].as_f64().unwrap();
+    let env_steps = summary["mean_length"].as_f64().unwrap() * 300.0;
+    assert!(learn_steps > 0.0 && learn_steps <= env_steps + 0.5, "{summary}");
 }
 
 #[test]

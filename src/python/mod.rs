@@ -139,7 +139,7 @@ pub fn PythonPane() -> impl IntoView {
         move || match state.get() {
             PythonState::Idle => "Python loads when you first run a program.".to_owned(),
             PythonState::Loading => "Loading Python (Pyodide)…".to_owned(),
-            PythonState::Ready { load_ms } => format!("Python ready (loaded in {:.1} s).", load_ms / 1000.0),
+            PythonState::Ready { load_ms } => format!("Python ready (loaded in {:.2} s).", load_ms / 1000.0),
             PythonState::Running => "Running…".to_owned(),
             PythonState::Failed(message) => message,
         }

@@ -3,9 +3,10 @@
 //!
 //! Each worker runs one program and is then thrown away, so that nothing a program does to its
 //! interpreter (patching the harness, its files, the builtins) can change the verdict of the next:
-//! once a program has run, the next two programs' workers load while the page is idle (0.3–0.8 s
-//! and about 14 MB each, docs/benchmarks.md), so that a program does not share the two cores with
-//! an interpreter loading beside it, which made a world model's scoring two to eight times slower.
+//! once a program has run, the next two programs' workers load while the page is idle (each two
+//! interpreters of 30 MB of wasm memory, restored from the memory snapshot the page's first worker
+//! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
+//! loading beside it, which made a world model's scoring two to eight times slower.
 //! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
 //! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
 //! them all and Pyodide is not loaded again for every batch.
@@ -93,6 +94,10 @@ struct Host {
     running: Option<Running>,
     next_id: u32,
     next_serial: u32,
+    /// What later workers start from (the `warm_start` message of the first, cold one: Pyodide's
+    /// compiled module and a memory snapshot of each interpreter, 30 MB each), kept for the
+    /// session.
+    warm_start: Option<JsValue>,
 }
 
 impl Host {
@@ -120,8 +125,15 @@ impl Python {
     }
 
     pub fn new() -> Self {
-        let host =
-            Host { current: None, spare: None, queue: VecDeque::new(), running: None, next_id: 1, next_serial: 1 };
+        let host = Host {
+            current: None,
+            spare: None,
+            queue: VecDeque::new(),
+            running: None,
+            next_id: 1,
+            next_serial: 1,
+            warm_start: None,
+        };
         Self { host: Rc::new(RefCell::new(host)), state: RwSignal::new(PythonState::Idle) }
     }
 
@@ -212,6 +224,12 @@ impl Python {
         };
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let start = Object::new();
+        let _ = Reflect::set(&start, &"type".into(), &"start".into());
+        if let Some(warm_start) = &self.host.borrow().warm_start {
+            let _ = Reflect::set(&start, &"warm_start".into(), warm_start);
+        }
+        let _ = worker.post_message(&start);
         let interrupt = Self::cross_origin_isolated().then(|| {
             let buffer = SharedArrayBuffer::new(4);
             let message = Object::new();
@@ -233,6 +251,14 @@ impl Python {
         let field = |name: &str| Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
         let id = field("id").as_f64().map(|id| id as u32);
         match field("type").as_string().as_deref() {
+            // Only a worker still loading sends it, before any program has run in it.
+            Some("warm_start") => {
+                let mut host = self.host.borrow_mut();
+                let loading = host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready);
+                if loading && host.warm_start.is_none() {
+                    host.warm_start = Some(data);
+                }
+            }
             Some("ready") => {
                 let load_ms = field("load_ms").as_f64().unwrap_or(js_sys::Date::now() - started);
                 {

@@ -1263,11 +1263,20 @@ def _naive_test(compiled, scope):
         return False
 
 
+_CANDIDATE = []
+"""The interpreter's one candidate server, once asked for."""
+
+
 def candidate_server(interrupts):
     """The candidate interpreter's entry point: a function from a question's JSON text to its answer's.
     With `interrupts`, a KeyboardInterrupt is the host's clock (Pyodide's interrupt buffer) and
-    answers `interrupted`; without, the host kills the process instead and one is the program's."""
-    return _CandidateServer(interrupts).serve
+    answers `interrupted`; without, the host kills the process instead and one is the program's.
+    One server per interpreter: its audit hook cannot be removed, and a second server's hook would
+    hear the program only after the first's had refused it (a page's worker asks again after
+    restoring its interpreters from a memory snapshot)."""
+    if not _CANDIDATE:
+        _CANDIDATE.append(_CandidateServer(interrupts))
+    return _CANDIDATE[0].serve
 
 
 class CandidateGone(Exception):

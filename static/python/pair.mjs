@@ -6,18 +6,53 @@
 
 /**
  * Loads both interpreters from `indexURL` with the harness `source`; returns them with `handle`, a
- * function from a request's JSON text to its verdict's.
+ * function from a request's JSON text to its verdict's. With `snapshots` (`{judge, candidate}`,
+ * from an earlier pair's `snapshot()`), each interpreter is restored from its memory snapshot
+ * instead of started and made to import the harness: Pyodide's `_loadSnapshot`. With
+ * `snapshottable`, the pair is loaded so that `snapshot()` can take one (Pyodide's `_makeSnapshot`).
  */
-export async function loadPair(loadPyodide, indexURL, source) {
-  const [judge, candidate] = await Promise.all([loadPyodide({ indexURL }), loadPyodide({ indexURL })]);
+export async function loadPair(loadPyodide, indexURL, source, { snapshots, snapshottable = false } = {}) {
+  const load = (snapshot) =>
+    loadPyodide(snapshot ? { indexURL, _loadSnapshot: snapshot } : { indexURL, _makeSnapshot: snapshottable });
+  const [judge, candidate] = await Promise.all([load(snapshots?.judge), load(snapshots?.candidate)]);
   for (const pyodide of [judge, candidate]) {
+    // Files live outside the snapshot's memory: the harness's source is written again for its
+    // tracebacks. A restored interpreter's `random` would continue the snapshot's stream, the same
+    // in every restore: it is reseeded from the browser's entropy (Pyodide's docs warn of this).
     pyodide.FS.writeFile('/home/pyodide/harness.py', source);
-    pyodide.runPython('import sys; sys.path.insert(0, "/home/pyodide"); import harness');
+    pyodide.runPython(snapshots ? 'import random; random.seed()' : 'import sys; sys.path.insert(0, "/home/pyodide"); import harness');
   }
-  const serve = candidate.runPython('import harness\nharness.candidate_server(interrupts=True)');
+  let serve;
+  let judgeRequest;
+  const connect = () => {
+    serve = candidate.runPython('import harness\nharness.candidate_server(interrupts=True)');
+    judgeRequest = judge.runPython(
+      'import json, harness\n(lambda request, exchange: json.dumps(harness.handle(json.loads(request), harness.bridge(exchange))))',
+    );
+  };
+  connect();
   const exchange = (question) => serve(question);
-  const judgeRequest = judge.runPython(
-    'import json, harness\n(lambda request, exchange: json.dumps(harness.handle(json.loads(request), harness.bridge(exchange))))',
-  );
-  return { judge, candidate, handle: (request) => judgeRequest(request, exchange) };
+  return {
+    judge,
+    candidate,
+    handle: (request) => judgeRequest(request, exchange),
+    /**
+     * Both interpreters' memory as it is now, for later pairs to be restored from. A snapshot
+     * holds no reference to a JavaScript object, so the pair lets go of its functions (and Python
+     * of what it kept from earlier calls) first, then connects again.
+     */
+    snapshot() {
+      serve.destroy();
+      judgeRequest.destroy();
+      try {
+        const memory = [judge, candidate].map((pyodide) => {
+          pyodide.runPython('import gc; gc.collect()');
+          return pyodide.makeMemorySnapshot();
+        });
+        return { judge: memory[0], candidate: memory[1] };
+      } finally {
+        connect();
+      }
+    },
+  };
 }

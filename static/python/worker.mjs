@@ -6,10 +6,20 @@
 // runs one program (the page keeps the next ones' workers loaded), so nothing a program does to
 // its interpreters, their files or this realm reaches another program's verdict.
 //
-// Messages in:  {type: "interrupt_buffer", buffer: SharedArrayBuffer}
+// Messages in:  {type: "start", warm_start?} (first) | {type: "interrupt_buffer", buffer: SharedArrayBuffer}
 //               {type: "run", id, request: "<harness request JSON>"}
-// Messages out: {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
+// Messages out: {type: "warm_start", wasm, judge, candidate} (a cold start's, before "ready")
+//               {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
 //               {type: "failed", id?, message}
+//
+// Warm starts: the page's first worker starts cold. It compiles Pyodide's wasm, loads both
+// interpreters, imports the harness and warms them up with one small program of each kind, then,
+// before any program has run in it, hands the page the compiled module and a memory snapshot of
+// each interpreter. Every later worker is restored from these (Pyodide's `_loadSnapshot`): a new
+// realm and new interpreters, in the state the first worker had before its program, without
+// compiling Pyodide, starting CPython, importing the harness or warming up again. The page keeps
+// them for the session, so each session's interpreters share the hash secret of its first one
+// (CPython cannot change it once strings are hashed); `random` is reseeded in each (pair.mjs).
 //
 // Programs get no way out of this worker (docs/guide.md, "The Python sandbox"). Python reaches
 // JavaScript objects through `pyodide.ffi` and the constructor chain of any proxy, so hiding the
@@ -51,20 +61,53 @@ class Environment:
         return list(self.state), -1.0, position >= 0.5
 `;
 
-const ready = (async () => {
+// Settles once the page's "start" message has been acted on (a worker starts once).
+let ready;
+
+async function start(warm) {
+  const indexURL = new URL('../pyodide/', import.meta.url).href;
   const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
-  const pair = await loadPair(loadPyodide, new URL('../pyodide/', import.meta.url).href, source);
+  const wasm = warm?.wasm ?? (await compilePyodide(`${indexURL}pyodide.asm.wasm`));
+  // Pyodide instantiates the module it fetches; both interpreters take the compiled one instead.
+  // The lockdown replaces this function for programs.
+  WebAssembly.instantiateStreaming = async (_response, imports) => ({ instance: await WebAssembly.instantiate(wasm, imports), module: wasm });
+  const snapshots = warm && { judge: warm.judge, candidate: warm.candidate };
+  const pair = await loadPair(loadPyodide, indexURL, source, { snapshots, snapshottable: !warm });
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
-  // Each worker runs one program, so every program would pay the interpreter's first-use costs
-  // (modules the harness imports lazily, the first compile and trace): a small program of each
-  // kind pays them here, while this worker waits for its program.
-  handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
-  handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
-  handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
+  if (!warm) {
+    // Each worker runs one program, so every program would pay the interpreter's first-use costs
+    // (modules the harness imports lazily, the first compile and trace): a small program of each
+    // kind pays them here, before the snapshot that later workers start from.
+    handle(JSON.stringify({ code: 'def f(x):\n    return x\n', tests: ['assert f(1) == 1', 'assert f(1) == 2'] }));
+    handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
+    handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
+    try {
+      const { judge, candidate } = pair.snapshot();
+      try {
+        post({ type: 'warm_start', wasm, judge, candidate }, [judge.buffer, candidate.buffer]);
+      } catch {
+        // A browser that cannot send a compiled module: later workers compile their own.
+        post({ type: 'warm_start', judge, candidate }, [judge.buffer, candidate.buffer]);
+      }
+    } catch (error) {
+      // Later workers then start cold, as this one did.
+      console.warn(`no memory snapshot of the Python interpreters: ${error}`);
+    }
+  }
   for (const pyodide of interpreters) closeDoorsToJavaScript(pyodide);
   lockDown();
-})();
+}
+
+/** Pyodide's wasm, compiled; from the bytes where a host serves it without the wasm MIME type. */
+async function compilePyodide(url) {
+  try {
+    return await WebAssembly.compileStreaming(fetch(url));
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return WebAssembly.compile(await (await fetch(url)).arrayBuffer());
+  }
+}
 
 const SHARED_BUILT_INS = [
   'Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'BigInt', 'Error', 'TypeError',
@@ -167,12 +210,17 @@ function lockDown() {
   }
 }
 
-ready.then(
-  () => post({ type: 'ready', load_ms: performance.now() - started }),
-  (error) => post({ type: 'failed', message: String(error) }),
-);
-
 async function onMessage(data) {
+  if (data.type === 'start') {
+    if (ready) return;
+    ready = start(data.warm_start);
+    ready.then(
+      () => post({ type: 'ready', load_ms: performance.now() - started }),
+      (error) => post({ type: 'failed', message: String(error) }),
+    );
+    return;
+  }
+  if (!ready) return; // nothing before "start"
   if (data.type === 'interrupt_buffer') {
     // Both interpreters watch it: the candidate while the program runs, the judge while a test does.
     ready.then(() => interpreters.forEach((pyodide) => pyodide.setInterruptBuffer(new Int32Array(data.buffer))), () => {});
