@@ -121,6 +121,24 @@ async function benchAll(figures) {
   figures.gzip_mib_app_plus_worker = +(gzipBytes / 1024 / 1024).toFixed(2);
 }
 
+/** The Python pane's program run `count` times back to back: each time from the click to the verdict in the DOM, timed inside the page. */
+async function runLatencies(page, count) {
+  const latencies = [];
+  for (let run = 0; run < count; run++) {
+    latencies.push(await page.evaluate(() => new Promise((resolve) => {
+      const previous = document.querySelector('#outcome');
+      const started = performance.now();
+      const observer = new MutationObserver(() => {
+        const outcome = document.querySelector('#outcome');
+        if (outcome && outcome !== previous) { observer.disconnect(); resolve(performance.now() - started); }
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+      document.querySelector('#editor-run').click();
+    })));
+  }
+  return latencies;
+}
+
 /** The time inside the harness for `files`' reference solutions in the page's Pyodide, best of 5. */
 async function insidePyodide(page, files) {
   await page.click('#import summary');
@@ -168,20 +186,7 @@ async function benchPython(figures) {
     if (i < 3) await python.close();
     else {
       // Timed inside the page, from the click to the verdict in the DOM.
-      const latencies = [];
-      for (let run = 0; run < 20; run++) {
-        latencies.push(await python.evaluate(() => new Promise((resolve) => {
-          const previous = document.querySelector('#outcome');
-          const started = performance.now();
-          const observer = new MutationObserver(() => {
-            const outcome = document.querySelector('#outcome');
-            if (outcome && outcome !== previous) { observer.disconnect(); resolve(performance.now() - started); }
-          });
-          observer.observe(document.body, { childList: true, subtree: true });
-          document.querySelector('#editor-run').click();
-        })));
-      }
-      figures.python_run_5_tests_latency_ms_median_of_20 = median(latencies);
+      figures.python_run_5_tests_latency_ms_median_of_20 = median(await runLatencies(python, 20));
 
       figures.pyodide_samples_16_inside_python_ms_best_of_5 = await insidePyodide(python, samples);
     }
@@ -292,19 +297,7 @@ async function benchSideBySide(figures, builds) {
       await page.locator('#outcome').waitFor({ timeout: 60_000 });
       const state = await page.locator('#python-state', { hasText: 'loaded in' }).textContent({ timeout: 60_000 });
       keep('python_next_interpreter_ready_ms', build, parseFloat(state.match(/loaded in ([\d.]+) s/)[1]) * 1000);
-      const latencies = [];
-      for (let run = 0; run < 10; run++) {
-        latencies.push(await page.evaluate(() => new Promise((resolve) => {
-          const previous = document.querySelector('#outcome');
-          const started = performance.now();
-          const observer = new MutationObserver(() => {
-            const outcome = document.querySelector('#outcome');
-            if (outcome && outcome !== previous) { observer.disconnect(); resolve(performance.now() - started); }
-          });
-          observer.observe(document.body, { childList: true, subtree: true });
-          document.querySelector('#editor-run').click();
-        })));
-      }
+      const latencies = await runLatencies(page, 10);
       keep('python_run_back_to_back_ms_median', build, [...latencies].sort((a, b) => a - b)[5]);
       keep('python_samples_16_inside_harness_ms', build, await insidePyodide(page, samples));
       await context.close();
