@@ -121,6 +121,15 @@ async function benchAll(figures) {
   figures.gzip_mib_app_plus_worker = +(gzipBytes / 1024 / 1024).toFixed(2);
 }
 
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The ten search tasks as an APPS-style file with ten tests each (bench/search_tasks_as_apps.py); its path. */
+async function searchTasksFile() {
+  const file = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-bench-')), 'search-apps.json');
+  spawnSync('python3', [path.join(root, 'bench', 'search_tasks_as_apps.py'), file], { stdio: 'inherit' });
+  return file;
+}
+
 /** The Python pane's program run `count` times back to back: each time from the click to the verdict in the DOM, timed inside the page. */
 async function runLatencies(page, count) {
   const latencies = [];
@@ -171,9 +180,7 @@ function insideNative(files) {
 
 async function benchPython(figures) {
   const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
-  const searchTasks = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-bench-')), 'search-apps.json');
-  spawnSync('python3', [path.join(root, 'bench', 'search_tasks_as_apps.py'), searchTasks], { stdio: 'inherit' });
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const searchTasks = await searchTasksFile();
   const loads = [];
   const context = await browser.newContext();
   for (let i = 0; i < 4; i++) {
@@ -279,8 +286,7 @@ async function benchSideBySide(figures, builds) {
     await action();
     return Date.now() - started;
   };
-  const searchTasks = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-bench-')), 'search-apps.json');
-  spawnSync('python3', [path.join(root, 'bench', 'search_tasks_as_apps.py'), searchTasks], { stdio: 'inherit' });
+  const searchTasks = await searchTasksFile();
   const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
 
   for (let round = 0; round < rounds; round++) {
@@ -298,7 +304,7 @@ async function benchSideBySide(figures, builds) {
       const state = await page.locator('#python-state', { hasText: 'loaded in' }).textContent({ timeout: 60_000 });
       keep('python_next_interpreter_ready_ms', build, parseFloat(state.match(/loaded in ([\d.]+) s/)[1]) * 1000);
       const latencies = await runLatencies(page, 10);
-      keep('python_run_back_to_back_ms_median', build, [...latencies].sort((a, b) => a - b)[5]);
+      keep('python_run_back_to_back_ms_median', build, median(latencies));
       keep('python_samples_16_inside_harness_ms', build, await insidePyodide(page, samples));
       await context.close();
       ({ context, page } = await open(url));
@@ -358,7 +364,6 @@ async function benchSideBySide(figures, builds) {
   keep('python_samples_16_inside_harness_ms', 'native', insideNative(samples));
   keep('python_search_10x10_inside_harness_ms', 'native', insideNative([searchTasks]));
 
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const [name, byBuild] of Object.entries(taken)) {
     const best = (xs) => (name.endsWith('median') ? median(xs) : name.includes('_per_s') ? Math.max(...xs) : Math.min(...xs));
     figures[name] = Object.fromEntries(Object.entries(byBuild).map(([build, xs]) => [build, best(xs)]));
