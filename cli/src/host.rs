@@ -15,7 +15,7 @@ use engine::llm::{ChatMessage, ProviderSettings};
 use engine::python::ProgramVerdict;
 
 use crate::llm::chat;
-use crate::python::{NativePython, run_all};
+use crate::python::{NativePython, Runners};
 
 /// Which LLM answers the task's calls.
 pub enum Llm {
@@ -38,8 +38,8 @@ type Decide<'a> = Box<dyn FnMut(LiveState) -> Result<usize, String> + 'a>;
 pub struct Host<'a> {
     llm: Llm,
     python: &'a mut NativePython,
-    /// python3 processes that run a batch's programs side by side.
-    jobs: usize,
+    /// python3 processes that run a batch's programs side by side, kept from batch to batch.
+    runners: Runners,
     memo: Option<&'a VerdictMemo>,
     decide: Decide<'a>,
     /// Shows each reply on stderr as it arrives.
@@ -50,7 +50,7 @@ impl<'a> Host<'a> {
     /// A host that runs one program at a time, shows no reply and answers no policy decision.
     pub fn new(llm: Llm, python: &'a mut NativePython) -> Self {
         let decide: Decide<'a> = Box::new(|_| Err("this task takes no policy decisions".to_owned()));
-        Self { llm, python, jobs: 1, memo: None, decide, stream: false }
+        Self { llm, python, runners: Runners::new(1), memo: None, decide, stream: false }
     }
 
     /// A host without an LLM, for tasks that make no calls.
@@ -60,7 +60,7 @@ impl<'a> Host<'a> {
 
     /// Runs a batch's programs in `jobs` python3 processes side by side.
     pub fn with_jobs(self, jobs: usize) -> Self {
-        Self { jobs: jobs.max(1), ..self }
+        Self { runners: Runners::new(jobs), ..self }
     }
 
     /// Shares verdicts with the other hosts that hold `memo`.
@@ -145,12 +145,15 @@ impl<'a> Host<'a> {
         };
         let mut verdicts: Vec<Option<ProgramVerdict>> = (0..batch.requests.len()).map(remembered).collect();
         let missing: Vec<usize> = (0..verdicts.len()).filter(|&i| verdicts[i].is_none()).collect();
-        let requests: Vec<_> = missing.iter().map(|&i| batch.requests[i].clone()).collect();
-        let ran: Vec<ProgramVerdict> = if self.jobs == 1 || requests.len() == 1 {
-            requests.iter().map(|r| self.python.run(r, batch.limit_ms)).collect::<Result<_, _>>()?
+        let unknown =
+            PythonBatch { requests: missing.iter().map(|&i| batch.requests[i].clone()).collect(), ..batch.clone() };
+        let runs = unknown.runs(self.runners.count());
+        let of_runs: Vec<ProgramVerdict> = if self.runners.count() == 1 || runs.len() == 1 {
+            runs.iter().map(|r| self.python.run(&r.request, r.limit_ms)).collect::<Result<_, _>>()?
         } else {
-            run_all(&requests, batch.limit_ms, self.jobs, |_| {}).into_iter().collect::<Result<_, _>>()?
+            self.runners.run_all(&runs, |_| {}).into_iter().collect::<Result<_, _>>()?
         };
+        let ran = unknown.verdicts(of_runs)?;
         for (index, verdict) in missing.into_iter().zip(ran) {
             if let Some(memo) = self.memo {
                 memo.lock().expect("no host panics holding the memo").insert(keys[index].clone(), verdict.clone());

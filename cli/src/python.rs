@@ -15,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use engine::effects::PythonRun;
 use engine::python::{HARNESS_PY, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
 use serde::Deserialize;
 
@@ -190,26 +191,54 @@ pub fn run_all(
     jobs: usize,
     on_verdict: impl Fn(usize) + Sync,
 ) -> Vec<Result<ProgramVerdict, String>> {
-    let next = AtomicUsize::new(0);
-    let results = Mutex::new((0..requests.len()).map(|_| None).collect::<Vec<_>>());
-    thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, requests.len().max(1)) {
-            scope.spawn(|| {
-                let mut runner = NativePython::start();
-                loop {
-                    let index = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(request) = requests.get(index) else { break };
-                    let result = match &mut runner {
-                        Ok(runner) => runner.run(request, limit_ms),
-                        Err(e) => Err(e.clone()),
-                    };
-                    results.lock().expect("no runner panics while holding the lock")[index] = Some(result);
-                    on_verdict(index);
-                }
-            });
-        }
-    });
-    results.into_inner().expect("runners finished").into_iter().map(|r| r.expect("every request ran")).collect()
+    let runs: Vec<PythonRun> = requests.iter().map(|r| PythonRun { request: r.clone(), limit_ms }).collect();
+    Runners::new(jobs).run_all(&runs, on_verdict)
+}
+
+/// python3 runners that a host keeps from one batch to the next, each started on first use (side
+/// by side, one thread each), and started again if it could not start before.
+pub struct Runners(Vec<Option<Result<NativePython, String>>>);
+
+impl Runners {
+    pub fn new(count: usize) -> Self {
+        Self((0..count.max(1)).map(|_| None).collect())
+    }
+
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Runs every run, as many at once as there are runners; verdicts come back in order.
+    pub fn run_all(
+        &mut self,
+        runs: &[PythonRun],
+        on_verdict: impl Fn(usize) + Sync,
+    ) -> Vec<Result<ProgramVerdict, String>> {
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new((0..runs.len()).map(|_| None).collect::<Vec<_>>());
+        thread::scope(|scope| {
+            for slot in self.0.iter_mut().take(runs.len().max(1)) {
+                let (next, results, on_verdict) = (&next, &results, &on_verdict);
+                scope.spawn(move || {
+                    if !matches!(slot, Some(Ok(_))) {
+                        *slot = Some(NativePython::start());
+                    }
+                    let runner = slot.as_mut().expect("started above");
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(run) = runs.get(index) else { break };
+                        let result = match runner {
+                            Ok(runner) => runner.run(&run.request, run.limit_ms),
+                            Err(e) => Err(e.clone()),
+                        };
+                        results.lock().expect("no runner panics while holding the lock")[index] = Some(result);
+                        on_verdict(index);
+                    }
+                });
+            }
+        });
+        results.into_inner().expect("runners finished").into_iter().map(|r| r.expect("every request ran")).collect()
+    }
 }
 
 #[cfg(test)]

@@ -53,6 +53,58 @@ impl PythonBatch {
     pub fn with_limit(self, limit_ms: u32) -> Self {
         Self { limit_ms, ..self }
     }
+
+    /// What a host sends to its interpreters for this batch, each with its time limit: a person's
+    /// or an LLM's programs one by one, each to a fresh candidate interpreter; the playground's own
+    /// in `batch` requests of at most [`CHUNK`] programs that share one, in `parallel` chunks or
+    /// more so that a host with several interpreters keeps them all busy. Give each run's verdict
+    /// to [`PythonBatch::verdicts`].
+    pub fn runs(&self, parallel: usize) -> Vec<PythonRun> {
+        if self.author == Author::Untrusted || self.requests.len() <= 1 {
+            return self.requests.iter().map(|r| PythonRun { request: r.clone(), limit_ms: self.limit_ms }).collect();
+        }
+        let size = self.requests.len().div_ceil(parallel.max(1)).min(CHUNK);
+        self.requests
+            .chunks(size)
+            .map(|chunk| PythonRun {
+                limit_ms: CHUNK_BASE_MS + CHUNK_MS_PER_PROGRAM * chunk.len() as u32,
+                request: ProgramRequest::batch(chunk.to_vec()),
+            })
+            .collect()
+    }
+
+    /// The batch's verdicts, in order, from the verdicts of its [`PythonBatch::runs`], or why there
+    /// are none (a chunk that timed out or lost its interpreter has no verdicts to give).
+    pub fn verdicts(&self, of_runs: Vec<ProgramVerdict>) -> Result<Vec<ProgramVerdict>, String> {
+        if self.author == Author::Untrusted || self.requests.len() <= 1 {
+            return Ok(of_runs);
+        }
+        let mut verdicts = Vec::with_capacity(self.requests.len());
+        for chunk in of_runs {
+            match chunk.batch {
+                Some(batch) => verdicts.extend(batch),
+                None => return Err(chunk.error.unwrap_or_else(|| "Python returned no verdicts".into())),
+            }
+        }
+        if verdicts.len() != self.requests.len() {
+            return Err(format!("Python returned {} verdicts for {} programs", verdicts.len(), self.requests.len()));
+        }
+        Ok(verdicts)
+    }
+}
+
+/// The most programs of the playground's own that one `batch` request holds.
+const CHUNK: usize = 400;
+/// A chunk's time limit: this, plus [`CHUNK_MS_PER_PROGRAM`] per program (the line banks' programs
+/// take well under that each).
+const CHUNK_BASE_MS: u32 = 2_000;
+const CHUNK_MS_PER_PROGRAM: u32 = 50;
+
+/// One request a host sends to an interpreter, and the most it may take.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PythonRun {
+    pub request: ProgramRequest,
+    pub limit_ms: u32,
 }
 
 /// The one verdict that a batch of one program gets back, or why there is none.
@@ -187,6 +239,7 @@ impl Blackboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::python::Outcome;
 
     #[test]
     fn the_blackboard_keeps_messages_in_order_with_their_receivers() {
@@ -197,5 +250,55 @@ mod tests {
         assert_eq!(messages.len(), 2);
         assert_eq!(messages[0].receiver.as_deref(), Some("orchestrator"));
         assert_eq!((messages[1].receiver.as_deref(), messages[1].time_ms), (None, 12.5));
+    }
+
+    fn programs(count: usize, author: Author) -> PythonBatch {
+        let requests = (0..count).map(|i| ProgramRequest::new(format!("x = {i}"), Vec::new())).collect();
+        PythonBatch { requests, limit_ms: 300, author }
+    }
+
+    #[test]
+    fn untrusted_programs_run_one_by_one_and_the_playgrounds_in_chunks_of_at_most_400() {
+        let untrusted = programs(5, Author::Untrusted);
+        let runs = untrusted.runs(2);
+        assert_eq!(
+            runs.iter().map(|r| (r.request.batch.is_none(), r.limit_ms)).collect::<Vec<_>>(),
+            vec![(true, 300); 5]
+        );
+
+        // 1000 programs on 2 interpreters: 400 + 400 + 200, each on 2 s + 50 ms a program.
+        let sizes = |runs: Vec<PythonRun>| {
+            runs.iter().map(|r| (r.request.batch.as_ref().unwrap().len(), r.limit_ms)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            sizes(programs(1000, Author::Playground).runs(2)),
+            vec![(400, 22_000), (400, 22_000), (200, 12_000)]
+        );
+        // 90 programs: one chunk for one interpreter, two halves for two, three thirds for three.
+        assert_eq!(sizes(programs(90, Author::Playground).runs(1)), vec![(90, 6_500)]);
+        assert_eq!(sizes(programs(90, Author::Playground).runs(2)), vec![(45, 4_250); 2]);
+        assert_eq!(sizes(programs(90, Author::Playground).runs(3)), vec![(30, 3_500); 3]);
+        // One program of the playground's is a request of its own.
+        assert!(programs(1, Author::Playground).runs(2)[0].request.batch.is_none());
+    }
+
+    #[test]
+    fn chunk_verdicts_unpack_in_order_and_a_chunk_without_verdicts_is_an_error() {
+        let batch = programs(3, Author::Playground);
+        let runs = batch.runs(2);
+        let verdict = |request: &ProgramRequest, error: &str| {
+            ProgramVerdict::from_host(request, Outcome::Pass, error.into(), 1.0)
+        };
+        let answered = |run: &PythonRun| {
+            let inner = run.request.batch.as_ref().unwrap().iter().map(|r| verdict(r, &r.code)).collect();
+            ProgramVerdict { batch: Some(inner), ..verdict(&run.request, "") }
+        };
+        let verdicts = batch.verdicts(runs.iter().map(answered).collect()).unwrap();
+        assert_eq!(verdicts.iter().map(|v| v.error.clone().unwrap()).collect::<Vec<_>>(), ["x = 0", "x = 1", "x = 2"]);
+
+        let timed_out = ProgramVerdict::timeout(&runs[1].request, runs[1].limit_ms);
+        let why = timed_out.error.clone().unwrap();
+        assert_eq!(batch.verdicts(vec![answered(&runs[0]), timed_out]).unwrap_err(), why);
+        assert_eq!(batch.verdicts(vec![answered(&runs[0])]).unwrap_err(), "Python returned 2 verdicts for 3 programs");
     }
 }

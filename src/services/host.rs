@@ -15,13 +15,6 @@ use leptos::prelude::*;
 use crate::services::llm_client::{self, CancelToken, ClientEvent};
 use crate::services::python_pool::Python;
 
-/// The playground's own programs go to one interpreter in chunks of this many (the harness's
-/// `batch` requests), each chunk on one clock of [`CHUNK_BASE_MS`] and [`CHUNK_MS_PER_PROGRAM`]
-/// per program: the line banks' programs take well under that each.
-const CHUNK: usize = 400;
-const CHUNK_BASE_MS: u32 = 2_000;
-const CHUNK_MS_PER_PROGRAM: u32 = 50;
-
 /// Which LLM answers the task's calls.
 pub enum Llm {
     /// An OpenAI-compatible endpoint; the key goes to [`llm_client::chat`] and nowhere else.
@@ -123,33 +116,17 @@ pub async fn drive<T: Effectful>(
     Ok(())
 }
 
-/// The verdicts of `batch`, in order: a person's or an LLM's programs one at a time, each in a
-/// fresh interpreter; the playground's own in chunks, in one.
+/// The verdicts of `batch`, in order: its runs ([`PythonBatch::runs`]) one after another on the
+/// page's one Python, with a cancel between two.
 async fn run_batch(python: &Python, batch: PythonBatch, cancel: &CancelToken) -> Result<Vec<ProgramVerdict>, String> {
-    let PythonBatch { requests, limit_ms, author } = batch;
-    let mut verdicts = Vec::with_capacity(requests.len());
-    if author == Author::Untrusted || requests.len() == 1 {
-        for request in requests {
-            // A cancel between two programs stops the batch, as between two chunks below.
-            if cancel.is_cancelled() {
-                return Err("cancelled".into());
-            }
-            verdicts.push(run_python(python, author, request, limit_ms).await?);
-        }
-        return Ok(verdicts);
-    }
-    for chunk in requests.chunks(CHUNK).map(<[ProgramRequest]>::to_vec) {
+    let mut of_runs = Vec::new();
+    for run in batch.runs(1) {
         if cancel.is_cancelled() {
             return Err("cancelled".into());
         }
-        let limit = CHUNK_BASE_MS + CHUNK_MS_PER_PROGRAM * chunk.len() as u32;
-        let verdict = run_python(python, author, ProgramRequest::batch(chunk), limit).await?;
-        match verdict.batch {
-            Some(batch) => verdicts.extend(batch),
-            None => return Err(verdict.error.unwrap_or_else(|| "Python returned no verdicts".into())),
-        }
+        of_runs.push(run_python(python, batch.author, run.request, run.limit_ms).await?);
     }
-    Ok(verdicts)
+    batch.verdicts(of_runs)
 }
 
 /// One program's verdict from Pyodide, awaited.
