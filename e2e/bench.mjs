@@ -18,10 +18,14 @@
 // by side in one run, DIR ("before") and the other ("after"), taking turns (`--rounds=N`, 3), with
 // native figures beside them (`rlcg` in release, python3; run it with scripts/lib.sh's
 // CARGO_TARGET_DIR, as scripts/bench-browser does): docs/benchmarks.md's "before and after".
+// `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
+// CPU profile of the training worker during the 500-episode executive DQN run (the page build keeps
+// wasm function names), saves it and prints where the time goes.
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -31,11 +35,24 @@ const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.s
 const dist = path.resolve(root, option('dist') ?? 'dist');
 const before = option('before') && path.resolve(root, option('before'));
 const port = 8799;
+/** The release CLI on `args`, synchronously (native figures); built on first use, then run without cargo. */
+let rlcgBinary;
+function rlcg(args) {
+  if (!rlcgBinary) {
+    spawnSync('cargo', ['build', '--release', '-q', '-p', 'cli'], { cwd: root, stdio: 'inherit' });
+    rlcgBinary = path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, 'target'), 'release', 'rlcg');
+  }
+  return spawnSync(rlcgBinary, args, { cwd: root, encoding: 'utf8' });
+}
 const servers = [dist, before].filter(Boolean).map((directory, i) =>
   spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port + i), '--directory', directory], { stdio: 'ignore' }));
 await new Promise((resolve) => setTimeout(resolve, 800));
 
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'] });
+const debuggingPort = 9333;
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', `--remote-debugging-port=${debuggingPort}`],
+});
 const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 const figures = {};
 try {
@@ -43,6 +60,8 @@ try {
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
   if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
+  else if (process.argv.includes('--native')) await benchSideBySide(figures, { page: `http://127.0.0.1:${port}/` });
+  else if (process.argv.includes('--profile-dqn')) await profileDqn(figures);
   else if (process.argv.includes('--python-only')) await benchPython(figures);
   else if (process.argv.includes('--stepcoder-only')) await benchStepcoder(figures);
   else await benchAll(figures);
@@ -121,7 +140,81 @@ async function benchAll(figures) {
   figures.gzip_mib_app_plus_worker = +(gzipBytes / 1024 / 1024).toFixed(2);
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * The training worker's CPU profile during the 500-episode executive DQN run: the worker is not a
+ * page, so this speaks the DevTools protocol to the browser directly (Playwright's sessions reach
+ * pages only) and attaches to the worker's target. Prints the parts of the run (inclusive) and the
+ * self time by kind of code.
+ */
+async function profileDqn(figures) {
+  const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
+  const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${debuggingPort}/json/version`)).json();
+  const socket = new WebSocket(webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.on('open', resolve));
+  let lastId = 0;
+  const pending = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data);
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  });
+  const send = (method, params = {}, sessionId = undefined) => new Promise((resolve) => {
+    pending.set(++lastId, resolve);
+    socket.send(JSON.stringify({ id: lastId, method, params, sessionId }));
+  });
+  const { targetInfos } = await send('Target.getTargets');
+  const worker = targetInfos.find((t) => t.type === 'worker' && t.url.endsWith('/worker_loader.js'));
+  const { sessionId } = await send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
+  await send('Profiler.enable', {}, sessionId);
+  await send('Profiler.setSamplingInterval', { interval: 200 }, sessionId);
+  await send('Profiler.start', {}, sessionId);
+  figures.dqn_executive_500_wall_s = (await train(page, 'executive', 'dqn', 500, 1)).wallMs / 1000;
+  const { profile } = await send('Profiler.stop', {}, sessionId);
+  socket.close();
+  const file = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-profile-')), 'dqn-worker.cpuprofile');
+  await writeFile(file, JSON.stringify(profile));
+  figures.profile = file;
+
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map(profile.nodes.flatMap((n) => (n.children ?? []).map((c) => [c, n.id])));
+  const msPerSample = (profile.endTime - profile.startTime) / 1000 / profile.samples.length;
+  const name = (id) => byId.get(id).callFrame.functionName.replace(/::h[0-9a-f]{16}$/, '');
+  const parts = {
+    'observe (acting and learning)': /engine::agents::dqn::Dqn as engine::agents::Agent>::observe$/,
+    'forward passes': /DuelingQNet::forward$/,
+    'backward pass': /AutodiffBackend>::backward$/,
+    "Adam's step": /ModuleOptimizerMapper as .*>::map_float$/,
+    'greedy evaluation': /Run::evaluate_greedy$/,
+  };
+  const kinds = [
+    ['idle', /^\(idle\)$/], ['allocation and copies', /dlmalloc|__rdl_|__rust_(alloc|dealloc|realloc)|^mem(cpy|move|set|cmp)/],
+    ['matrixmultiply', /matrixmultiply/], ['SIMD element-wise (macerator)', /macerator|::simd::/], ['ndarray', /ndarray::/],
+    ['burn-autodiff', /burn_autodiff/], ['burn-optim', /burn_optim/], ['burn dispatch', /burn_/], ['engine', /engine::/],
+  ];
+  const inclusive = {};
+  const self = {};
+  for (const id of profile.samples) {
+    const own = name(id);
+    const kind = kinds.find(([, pattern]) => pattern.test(own))?.[0] ?? 'other';
+    self[kind] = (self[kind] ?? 0) + msPerSample;
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parent.get(at)) {
+      for (const [part, pattern] of Object.entries(parts)) {
+        if (!seen.has(part) && pattern.test(name(at))) {
+          seen.add(part);
+          inclusive[part] = (inclusive[part] ?? 0) + msPerSample;
+        }
+      }
+    }
+  }
+  for (const [part, ms] of Object.entries(inclusive)) figures[`ms_in_${part}`] = ms;
+  for (const [kind, ms] of Object.entries(self).sort((a, b) => b[1] - a[1])) figures[`ms_self_${kind}`] = ms;
+}
+
+/** The median of `xs` (the upper one of an even count). */
+function median(xs) {
+  return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+}
 
 /** The ten search tasks as an APPS-style file with ten tests each (bench/search_tasks_as_apps.py); its path. */
 async function searchTasksFile() {
@@ -170,7 +263,7 @@ function insideNative(files) {
   for (let round = 0; round < 5; round++) {
     let seconds = 0;
     for (const file of files) {
-      const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'check', '--jobs', '1', '--json', '--tasks', file], { cwd: root, encoding: 'utf8' });
+      const out = rlcg(['check', '--jobs', '1', '--json', '--tasks', file]);
       seconds += JSON.parse(out.stdout.trim().split('\n').pop()).python_seconds;
     }
     native.push(seconds * 1000);
@@ -251,11 +344,11 @@ async function benchWorldModel(figures) {
   await context.close();
   figures.pyodide_cwm_score_977_transitions_ms_best_of_5 = Math.min(...inside);
   const program = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-cwm-')), 'mountain_car.py');
-  const model = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'cwm', 'model', '--env', 'MountainCar-v0'], { cwd: root, encoding: 'utf8' });
+  const model = rlcg(['cwm', 'model', '--env', 'MountainCar-v0']);
   await writeFile(program, model.stdout);
   const native = [];
   for (let round = 0; round < 5; round++) {
-    const out = spawnSync('cargo', ['run', '-q', '-p', 'cli', '--', 'cwm', 'score', '--env', 'MountainCar-v0', '--program', program, '--json'], { cwd: root, encoding: 'utf8' });
+    const out = rlcg(['cwm', 'score', '--env', 'MountainCar-v0', '--program', program, '--json']);
     native.push(JSON.parse(out.stdout.trim().split('\n').pop()).python_ms);
   }
   figures.native_python3_cwm_score_977_transitions_ms_best_of_5 = Math.min(...native);
@@ -264,7 +357,7 @@ async function benchWorldModel(figures) {
 
 /**
  * Two builds of the page side by side (`--before=DIR`), taking turns round by round so that both
- * meet the same machine, with native figures beside them: the best of three rounds for a wall
+ * meet the same machine, or one (`--native`), with native figures beside them: the best of three rounds for a wall
  * time, the median for a program's latency.
  */
 async function benchSideBySide(figures, builds) {
@@ -343,24 +436,31 @@ async function benchSideBySide(figures, builds) {
           await page.click('#stepcoder-learn');
           await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });
         })) / 1000);
+        const status = await page.locator('#stepcoder-learn-status').textContent();
+        keep('stepcoder_ablation_distinct_programs', build, Number(status.match(/(\d+) distinct programs/)[1]));
         await context.close();
       }
     }
   }
 
   // Natively: the release CLI, and python3 through the same harness.
-  const cargo = (args) => spawnSync('cargo', ['run', '--release', '-q', '-p', 'cli', '--', ...args], { cwd: root, encoding: 'utf8' });
   const model = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-cwm-')), 'cliff_walking.py');
-  await writeFile(model, cargo(['cwm', 'model', '--env', 'CliffWalking-v0']).stdout);
+  await writeFile(model, rlcg(['cwm', 'model', '--env', 'CliffWalking-v0']).stdout);
   for (let round = 0; round < rounds; round++) {
     let report;
     keep('dqn_executive_500_wall_s', 'native', (await timed(async () => {
-      report = JSON.parse(cargo(['train', '--env', 'executive', '--agent', 'dqn', '--episodes', '500', '--seed', '1', '--json']).stdout.trim().split('\n').pop());
+      report = JSON.parse(rlcg(['train', '--env', 'executive', '--agent', 'dqn', '--episodes', '500', '--seed', '1', '--json']).stdout.trim().split('\n').pop());
     })) / 1000);
     keep('dqn_learn_steps_per_s_of_training', 'native', report.learn_steps / report.wall_seconds);
-    keep('gif_mcts_binary_search_budget_20_wall_s', 'native', (await timed(async () => cargo(['search', '--task', 'binary_search', '--seed', '1', '--budget', '20']))) / 1000);
-    keep('cwm_plan_cliffwalking_wall_s', 'native', (await timed(async () => cargo(['cwm', 'plan', '--env', 'CliffWalking-v0', '--program', model]))) / 1000);
+    keep('gif_mcts_binary_search_budget_20_wall_s', 'native', (await timed(async () => rlcg(['search', '--task', 'binary_search', '--seed', '1', '--budget', '20']))) / 1000);
+    keep('cwm_plan_cliffwalking_wall_s', 'native', (await timed(async () => rlcg(['cwm', 'plan', '--env', 'CliffWalking-v0', '--program', model]))) / 1000);
   }
+  // The page's ablation defaults: four arms, 10 seeds, the four tasks, 1024 executions each.
+  let ablation;
+  keep('stepcoder_ablation_defaults_wall_s', 'native', (await timed(async () => {
+    ablation = JSON.parse(rlcg(['stepcoder', 'learn', '--seeds', '10', '--json']).stdout.trim().split('\n').pop());
+  })) / 1000);
+  keep('stepcoder_ablation_distinct_programs', 'native', ablation.distinct_programs);
   keep('python_samples_16_inside_harness_ms', 'native', insideNative(samples));
   keep('python_search_10x10_inside_harness_ms', 'native', insideNative([searchTasks]));
 
