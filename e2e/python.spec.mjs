@@ -65,6 +65,38 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   expect(errors).toEqual([]);
 });
 
+// The warm start's fallbacks (static/python/worker.mjs), forced by serving the worker's scripts
+// changed: a first worker that cannot take the snapshot leaves every later worker to start cold, and
+// one that cannot post its compiled module leaves them to compile their own. Either way programs
+// get the same verdicts, each in a fresh worker.
+for (const [fallback, file, from, to] of [
+  ['no memory snapshot', 'pair.mjs', 'snapshot() {', "snapshot() {\n      throw new Error('no snapshot in this test');"],
+  ['no compiled module to post', 'worker.mjs', "post({ type: 'warm_start', wasm, judge, candidate }", "throw new DOMException('no module in this test', 'DataCloneError'); post({ type: 'warm_start', wasm, judge, candidate }"],
+]) {
+  test(`with ${fallback}, later Python workers still start and give the same verdicts`, async ({ page }) => {
+    const errors = watchErrors(page);
+    const warnings = [];
+    page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
+    let served = false;
+    await page.route(`**/python/${file}`, async (route) => {
+      const response = await route.fetch();
+      const body = await response.text();
+      expect(body).toContain(from);
+      served = true;
+      await route.fulfill({ response, body: body.replace(from, to) });
+    });
+    await page.goto('./');
+    for (let round = 0; round < 3; round++) {
+      expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
+      expect(await runProgram(page, 'def add(a, b):\n    return a - b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
+    }
+    await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s\)/, { timeout: 30_000 });
+    expect(served).toBe(true);
+    if (fallback === 'no memory snapshot') expect(warnings.join('\n')).toContain('no memory snapshot of the Python interpreters: Error: no snapshot in this test');
+    expect(errors).toEqual([]);
+  });
+}
+
 test('coverage marks the untaken branch; the complexity badge and conditionals are shown', async ({ page }) => {
   await page.goto('./');
   const code = 'def sign(x):\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n';
