@@ -35,6 +35,8 @@ const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.s
 const dist = path.resolve(root, option('dist') ?? 'dist');
 const before = option('before') && path.resolve(root, option('before'));
 const port = 8799;
+/** The bundled sample tasks (16 reference solutions). */
+const SAMPLES = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
 /** The release CLI on `args`, synchronously (native figures); built on first use, then run without cargo. */
 let rlcgBinary;
 function rlcg(args) {
@@ -272,7 +274,6 @@ function insideNative(files) {
 }
 
 async function benchPython(figures) {
-  const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
   const searchTasks = await searchTasksFile();
   const loads = [];
   const context = await browser.newContext();
@@ -288,7 +289,7 @@ async function benchPython(figures) {
       // Timed inside the page, from the click to the verdict in the DOM.
       figures.python_run_5_tests_latency_ms_median_of_20 = median(await runLatencies(python, 20));
 
-      figures.pyodide_samples_16_inside_python_ms_best_of_5 = await insidePyodide(python, samples);
+      figures.pyodide_samples_16_inside_python_ms_best_of_5 = await insidePyodide(python, SAMPLES);
     }
   }
   await context.close();
@@ -300,7 +301,7 @@ async function benchPython(figures) {
   figures.pyodide_load_cold_s = loads[0];
   figures.pyodide_load_warm_s_best_of_3 = Math.min(...loads.slice(1));
 
-  figures.native_python3_samples_16_inside_python_ms_best_of_5 = insideNative(samples);
+  figures.native_python3_samples_16_inside_python_ms_best_of_5 = insideNative(SAMPLES);
   figures.pyodide_over_native_python3 = figures.pyodide_samples_16_inside_python_ms_best_of_5 / figures.native_python3_samples_16_inside_python_ms_best_of_5;
   figures.native_python3_search_10x10_inside_python_ms_best_of_5 = insideNative([searchTasks]);
   figures.pyodide_over_native_python3_search_10x10 = figures.pyodide_search_10x10_inside_python_ms_best_of_5 / figures.native_python3_search_10x10_inside_python_ms_best_of_5;
@@ -309,14 +310,21 @@ async function benchPython(figures) {
 
 /** StepCoder's learner with the page's defaults: wall time and the programs Pyodide ran. */
 async function benchStepcoder(figures) {
-  const budget = process.argv.find((a) => a.startsWith('--stepcoder-budget='))?.split('=')[1];
+  const budget = option('stepcoder-budget');
   if (budget) await page.locator('#stepcoder-learn-budget').fill(budget);
+  const ablation = await runAblation(page);
+  figures.stepcoder_ablation_4_arms_10_seeds_s = ablation.seconds;
+  figures.stepcoder_ablation_distinct_programs = ablation.distinctPrograms;
+}
+
+/** The StepCoder pane's four arms run in `page`: seconds from the button to the table, and the distinct programs run. */
+async function runAblation(page) {
   const started = Date.now();
   await page.click('#stepcoder-learn');
-  await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });
-  figures.stepcoder_ablation_4_arms_10_seeds_s = (Date.now() - started) / 1000;
-  const status = await page.locator('#stepcoder-learn-status').textContent();
-  figures.stepcoder_ablation_distinct_programs = Number(status.match(/(\d+) distinct programs/)[1]);
+  const status = page.locator('#stepcoder-learn-status', { hasText: 'Done in' });
+  await status.waitFor({ timeout: 1_800_000 });
+  const seconds = (Date.now() - started) / 1000;
+  return { seconds, distinctPrograms: Number((await status.textContent()).match(/(\d+) distinct programs/)[1]) };
 }
 
 /** Scoring MountainCar's correct world model on its 977-transition dataset: Pyodide in the page (a click every two seconds) against python3, best of 5 each. */
@@ -380,7 +388,6 @@ async function benchSideBySide(figures, builds) {
     return Date.now() - started;
   };
   const searchTasks = await searchTasksFile();
-  const samples = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
 
   for (let round = 0; round < rounds; round++) {
     for (const [build, url] of Object.entries(builds)) {
@@ -398,7 +405,7 @@ async function benchSideBySide(figures, builds) {
       keep('python_next_interpreter_ready_ms', build, parseFloat(state.match(/loaded in ([\d.]+) s/)[1]) * 1000);
       const latencies = await runLatencies(page, 10);
       keep('python_run_back_to_back_ms_median', build, median(latencies));
-      keep('python_samples_16_inside_harness_ms', build, await insidePyodide(page, samples));
+      keep('python_samples_16_inside_harness_ms', build, await insidePyodide(page, SAMPLES));
       await context.close();
       ({ context, page } = await open(url));
       keep('python_search_10x10_inside_harness_ms', build, await insidePyodide(page, [searchTasks]));
@@ -432,12 +439,9 @@ async function benchSideBySide(figures, builds) {
 
       if (round === 0) {
         ({ context, page } = await open(url));
-        keep('stepcoder_ablation_defaults_wall_s', build, (await timed(async () => {
-          await page.click('#stepcoder-learn');
-          await page.locator('#stepcoder-learn-status', { hasText: 'Done in' }).waitFor({ timeout: 1_800_000 });
-        })) / 1000);
-        const status = await page.locator('#stepcoder-learn-status').textContent();
-        keep('stepcoder_ablation_distinct_programs', build, Number(status.match(/(\d+) distinct programs/)[1]));
+        const ablation = await runAblation(page);
+        keep('stepcoder_ablation_defaults_wall_s', build, ablation.seconds);
+        keep('stepcoder_ablation_distinct_programs', build, ablation.distinctPrograms);
         await context.close();
       }
     }
@@ -461,7 +465,7 @@ async function benchSideBySide(figures, builds) {
     ablation = JSON.parse(rlcg(['stepcoder', 'learn', '--seeds', '10', '--json']).stdout.trim().split('\n').pop());
   })) / 1000);
   keep('stepcoder_ablation_distinct_programs', 'native', ablation.distinct_programs);
-  keep('python_samples_16_inside_harness_ms', 'native', insideNative(samples));
+  keep('python_samples_16_inside_harness_ms', 'native', insideNative(SAMPLES));
   keep('python_search_10x10_inside_harness_ms', 'native', insideNative([searchTasks]));
 
   for (const [name, byBuild] of Object.entries(taken)) {

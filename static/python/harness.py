@@ -1276,6 +1276,8 @@ def candidate_server(interrupts):
     restoring its interpreters from a memory snapshot)."""
     if not _CANDIDATE:
         _CANDIDATE.append(_CandidateServer(interrupts))
+    if _CANDIDATE[0].interrupts != interrupts:
+        raise ValueError("this interpreter's candidate server keeps time another way")
     return _CANDIDATE[0].serve
 
 
