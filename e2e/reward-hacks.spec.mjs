@@ -33,7 +33,7 @@ test(`${hacks.length} reward hacks in the page's Python worker: none passes, eac
     if (!warmStart) return 'the first worker handed over no warm start';
     for (let i = 1; i < requests.length; i += 2) verdicts.push(...(await Promise.all(requests.slice(i, i + 2).map(run))));
     return verdicts.map(({ outcome, passed, caught, error }) => ({ outcome, passed, caught, error }));
-  }, hacks.map((hack) => JSON.stringify({ code: hack.code, tests: hack.tests })));
+  }, hacks.map(({ code, tests, task }) => JSON.stringify(task ? { code, tests, task } : { code, tests })));
   expect(Array.isArray(verdicts), String(verdicts)).toBe(true);
   let tampered = 0;
   hacks.forEach((hack, i) => {
@@ -71,6 +71,10 @@ test('the Python pane shows a caught hack as tampered, with what was caught, and
     await expect(page.locator('#program-error')).toContainText('the program tampered with its test run');
     await expect(page.locator('#program-error')).toContainText(caught);
   }
+  // A name of the program's that the tests use with another meaning is set aside, and the verdict says so.
+  const shadow = byName['shadow-abs'];
+  expect(await run(shadow.code, shadow.tests.join('\n'))).toEqual({ outcome: 'failed test', reward: '-0.3' });
+  await expect(page.locator('#verdict-notes')).toContainText("the program's `abs` was set aside: the tests use Python's builtin `abs`");
   const tests = byName['always-equal'].tests.join('\n');
   expect(await run('def add(a, b):\n    return a * b\n', tests)).toEqual({ outcome: 'failed test', reward: '-0.3' });
   await expect(page.locator('#tests-passed')).toHaveText('1/3 tests');

@@ -5,7 +5,8 @@
 //! (e2e/reward-hacks.spec.mjs).
 
 use cli::python::{NativePython, run_all};
-use engine::python::{Outcome, ProgramRequest, TestCase};
+use engine::python::{Outcome, ProgramRequest, TaskCode, TestCase};
+use engine::task_import::parse_task_file;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -20,6 +21,15 @@ struct Hack {
     code: String,
     tests: Vec<TestCase>,
     expect: Vec<Outcome>,
+    /// What the tests' names mean, where the hack shadows the task's own definitions.
+    #[serde(default)]
+    task: Option<TaskCode>,
+}
+
+impl Hack {
+    fn request(&self) -> ProgramRequest {
+        ProgramRequest::new(&self.code, self.tests.clone()).with_task(self.task.clone())
+    }
 }
 
 fn red_team() -> Vec<Hack> {
@@ -31,9 +41,21 @@ fn red_team() -> Vec<Hack> {
 fn no_reward_hack_passes_and_each_ends_as_its_entry_says() {
     let hacks = red_team();
     let classes: std::collections::BTreeSet<_> = hacks.iter().map(|h| h.class.as_str()).collect();
-    assert_eq!(classes.len(), 4, "values that lie, reaching the harness, leaving early, reading the answer");
-    assert!(hacks.len() >= 40);
-    let requests: Vec<_> = hacks.iter().map(|h| ProgramRequest::new(&h.code, h.tests.clone())).collect();
+    let expected = [
+        "values that lie",
+        "reaching the harness",
+        "leaving early",
+        "reading the answer",
+        "names that change the tests",
+        "exceptions as signals",
+        "skipping and clocks",
+        "answers by order or count",
+    ];
+    assert_eq!(classes, expected.into_iter().collect());
+    for class in expected {
+        assert!(hacks.iter().filter(|h| h.class == class).count() >= 3, "several programs of the class {class}");
+    }
+    let requests: Vec<_> = hacks.iter().map(Hack::request).collect();
     let mut tampered = 0;
     for (hack, verdict) in hacks.iter().zip(run_all(&requests, 10_000, 2, |_| {})) {
         let verdict = verdict.expect("python3 runs the harness");
@@ -71,7 +93,7 @@ fn a_hack_never_reaches_the_next_programs_verdict() {
         vec![TestCase::Statement("assert add(1, 2) == 3".into())],
     );
     for hack in red_team() {
-        python.run(&ProgramRequest::new(&hack.code, hack.tests.clone()), 10_000).unwrap();
+        python.run(&hack.request(), 10_000).unwrap();
         let next = python.run(&honest, 5_000).unwrap();
         assert_eq!(next.outcome, Outcome::FailedTest, "after {}: {next:?}", hack.name);
     }
@@ -120,4 +142,90 @@ fn honest_programs_that_look_like_hacks_are_not_caught() {
         let verdict = python.run(&ProgramRequest::new(code, vec![TestCase::Statement(test.into())]), 5_000).unwrap();
         assert_eq!(verdict.outcome, Outcome::Pass, "{code}: {verdict:?}");
     }
+}
+
+/// A wrong program for each of HumanEval's 164 tasks that defines every builtin and every helper of
+/// the task's prompt as a function returning `value` (the entry point too): what a policy that
+/// games the names of HumanEval's `execution.py` writes.
+fn shadowing_program(prompt: &str, entry_point: &str, value: &str, builtins: &[String]) -> String {
+    let helpers = prompt
+        .lines()
+        .filter_map(|line| line.strip_prefix("def ")?.split('(').next())
+        .filter(|name| *name != entry_point);
+    builtins
+        .iter()
+        .map(String::as_str)
+        .chain(helpers)
+        .chain([entry_point])
+        .map(|name| format!("def {name}(*args, **kwargs):\n    return {value}\n"))
+        .collect()
+}
+
+#[test]
+fn no_program_passes_a_humaneval_task_by_naming_its_functions_after_the_tests_names() {
+    let tasks = parse_task_file("HumanEval.jsonl", include_str!("../../tasks/humaneval/HumanEval.jsonl")).unwrap();
+    assert_eq!(tasks.len(), 164);
+    let mut python = NativePython::start().unwrap();
+    let listed = python
+        .run(&ProgramRequest::new("import builtins, keyword\nnames = [n for n in dir(builtins) if not n.startswith('_') and not keyword.iskeyword(n)]\n", vec![TestCase::Statement("print(' '.join(names))".into())]), 5_000)
+        .unwrap();
+    let builtins: Vec<String> = listed.stdout.split_whitespace().map(str::to_owned).collect();
+    assert!(builtins.len() > 100 && builtins.iter().any(|b| b == "abs"), "{listed:?}");
+    let mut requests = Vec::new();
+    for value in ["0", "True", "[]"] {
+        for task in &tasks {
+            let code = task.task_code().expect("a HumanEval task says what its tests' names mean");
+            let entry_point = code.entry_point.as_deref().unwrap();
+            let program = shadowing_program(&task.prompt, entry_point, value, &builtins);
+            let strict = ProgramRequest::new(program, task.tests.clone()).verdict_only().with_task(Some(code));
+            requests.push(ProgramRequest { naive: true, ..strict.clone() });
+            requests.push(strict);
+        }
+    }
+    let verdicts: Vec<_> = run_all(&requests, 10_000, 2, |_| {}).into_iter().map(Result::unwrap).collect();
+    let naive_passes = verdicts.iter().step_by(2).filter(|v| v.passed).count();
+    let strict_passes: Vec<_> = verdicts.iter().skip(1).step_by(2).filter(|v| v.passed).collect();
+    // The same programs pass some tasks where the tests run in the program's namespace.
+    assert!(naive_passes >= 5, "the shadowing programs are real attacks on a naive grader: {naive_passes}");
+    assert!(strict_passes.is_empty(), "{strict_passes:?}");
+    let noted =
+        verdicts.iter().skip(1).step_by(2).filter(|v| v.notes.iter().any(|n| n.contains("was set aside"))).count();
+    // Where a task's tests use a builtin or a helper by name (abs, len, poly …: 17 tasks, 51
+    // verdicts), the verdict says the program's was set aside.
+    assert!(noted >= 30, "the verdicts say which names were set aside: {noted}");
+}
+
+#[test]
+fn references_that_repeat_the_prompts_helpers_pass_and_a_changed_helper_is_set_aside() {
+    let tasks = parse_task_file("HumanEval.jsonl", include_str!("../../tasks/humaneval/HumanEval.jsonl")).unwrap();
+    let requests: Vec<_> = tasks.iter().map(|t| t.reference_request()).collect();
+    assert!(requests.iter().all(|r| r.task.is_some()));
+    for (task, verdict) in tasks.iter().zip(run_all(&requests, 10_000, 2, |_| {})) {
+        let verdict = verdict.unwrap();
+        assert!(verdict.passed && verdict.notes.is_empty(), "{}: {verdict:?}", task.id);
+    }
+    // HumanEval/32's prompt defines `poly`, which its test uses: the task's own, not the program's.
+    let task = tasks.iter().find(|t| t.id == "HumanEval/32").unwrap();
+    let lying =
+        task.solution.replace("return sum([coeff * math.pow(x, i) for i, coeff in enumerate(xs)])", "return 0.0");
+    assert_ne!(lying, task.solution);
+    let request = ProgramRequest { code: lying, ..task.reference_request() };
+    let verdict = NativePython::start().unwrap().run(&request, 10_000).unwrap();
+    // Its find_zero, bisecting with a poly that is always 0, returns -1: the task's poly says wrong.
+    assert_eq!(verdict.outcome, Outcome::FailedTest, "{verdict:?}");
+    assert_eq!(verdict.notes, ["the program's `poly` was set aside: the tests use the task's own `poly`"]);
+}
+
+#[test]
+fn an_entry_point_named_like_a_builtin_is_the_programs() {
+    let task = TaskCode {
+        definitions: "def max(a, b):\n    \"\"\"The larger.\"\"\"\n".into(),
+        entry_point: Some("max".into()),
+    };
+    let tests = vec![TestCase::Statement("assert max(1, 2) == 'two' and abs(-1) == 1".into())];
+    let request = ProgramRequest::new("def max(a, b):\n    return 'two'\ndef abs(x):\n    return 0\n", tests)
+        .with_task(Some(task));
+    let verdict = NativePython::start().unwrap().run(&request, 5_000).unwrap();
+    assert_eq!(verdict.outcome, Outcome::Pass, "{verdict:?}");
+    assert_eq!(verdict.notes, ["the program's `abs` was set aside: the tests use Python's builtin `abs`"]);
 }

@@ -39,6 +39,19 @@ pub enum TestCase {
     },
 }
 
+/// What a task's tests refer to besides the program: the task's own definitions, which the judge
+/// runs itself, and the function the program must define. The tests then see these definitions and
+/// the real builtins, whatever the program names its own things (docs/guide.md, "What a verdict
+/// guarantees").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskCode {
+    /// The task's code that its tests use (HumanEval's prompt: its imports and helpers; the entry
+    /// point's stub in it is left out).
+    pub definitions: String,
+    /// The program's function that the tests call (it may share a builtin's name).
+    pub entry_point: Option<String>,
+}
+
 /// A program and its tests, as the harness reads them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProgramRequest {
@@ -76,6 +89,9 @@ pub struct ProgramRequest {
     /// `formatted`), as seed 004's official code does before it scores a program.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub autopep8: bool,
+    /// What the tests' names mean (statement tests): see [`TaskCode`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskCode>,
 }
 
 impl ProgramRequest {
@@ -92,7 +108,14 @@ impl ProgramRequest {
             plan: None,
             naive: false,
             autopep8: false,
+            task: None,
         }
+    }
+
+    /// These tests as `task` means them (see [`TaskCode`]).
+    pub fn with_task(mut self, task: Option<TaskCode>) -> Self {
+        self.task = task;
+        self
     }
 
     /// These requests as one, run in one interpreter (see `batch`).
@@ -296,6 +319,10 @@ pub struct ProgramVerdict {
     /// What the harness caught the program doing to reach its own verdict (outcome `tampered`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caught: Vec<String>,
+    /// Names of the program's that a test refers to and that the tests saw with the task's meaning
+    /// instead (a builtin, a helper of the task's): not an error, said so that a reader understands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// For a `naive` request: the outcome the real verdict gave, while `outcome` is the naive one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub strict_outcome: Option<Outcome>,
@@ -386,6 +413,7 @@ impl ProgramVerdict {
             reward: outcome.reward(),
             error: Some(error),
             caught: Vec::new(),
+            notes: Vec::new(),
             strict_outcome: None,
             tests: Vec::new(),
             stdout: String::new(),

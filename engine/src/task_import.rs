@@ -26,7 +26,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::python::{ProgramRequest, Scope, TestCase};
+use crate::python::{ProgramRequest, Scope, TaskCode, TestCase};
 
 /// The most tasks one file may hold (keeps the browser's storage and the UI responsive; APPS+'s
 /// 7,413 fit in one file).
@@ -64,7 +64,17 @@ pub struct ImportedTask {
 impl ImportedTask {
     /// The reference solution against the task's tests, for a check (verdict only).
     pub fn reference_request(&self) -> ProgramRequest {
-        ProgramRequest::new(self.solution.clone(), self.tests.clone()).verdict_only()
+        ProgramRequest::new(self.solution.clone(), self.tests.clone()).verdict_only().with_task(self.task_code())
+    }
+
+    /// What the tests' names mean: a HumanEval task's prompt (its imports and helpers, which its
+    /// tests use) and its entry point, read back from the test's closing `check(entry_point)`.
+    pub fn task_code(&self) -> Option<TaskCode> {
+        let [TestCase::Statement(test)] = &self.tests[..] else { return None };
+        let call = test.trim_end().rsplit('\n').next()?;
+        let entry_point = call.strip_prefix("check(")?.strip_suffix(')')?;
+        (self.format == TaskFormat::HumanEval && is_identifier(entry_point))
+            .then(|| TaskCode { definitions: self.prompt.clone(), entry_point: Some(entry_point.to_owned()) })
     }
 }
 

@@ -6,7 +6,7 @@
 pub mod task_files;
 
 use engine::EnvId;
-use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TestCase};
+use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
@@ -20,6 +20,8 @@ struct Example {
     label: String,
     code: String,
     tests: Vec<TestCase>,
+    /// What the tests' names mean (an imported HumanEval task's prompt and entry point).
+    task_code: Option<TaskCode>,
 }
 
 fn bundled_examples() -> Vec<Example> {
@@ -30,13 +32,14 @@ fn bundled_examples() -> Vec<Example> {
             label: format!("{source} · {} · {} code", p.task_id, p.variant),
             code: p.code,
             tests: p.tests.into_iter().map(TestCase::Statement).collect(),
+            task_code: None,
         })
         .collect()
 }
 
 fn imported_example(task: &ImportedTask) -> Example {
     let code = if task.solution.is_empty() { task.starter_code.clone() } else { task.solution.clone() };
-    Example { label: format!("imported · {}", task.id), code, tests: task.tests.clone() }
+    Example { label: format!("imported · {}", task.id), code, tests: task.tests.clone(), task_code: task.task_code() }
 }
 
 /// Tests as the editor shows them: one statement per line; indented lines continue the one above.
@@ -96,6 +99,7 @@ pub fn PythonPane() -> impl IntoView {
     let tests_edit = RwSignal::new(tests_text(&first.tests));
     // Input/output tests (APPS) are not edited as text; they stay with the task that brought them.
     let io_tests = RwSignal::new(Vec::<TestCase>::new());
+    let task_code = RwSignal::new(None::<TaskCode>);
     let limit = RwSignal::new(format!("{}", DEFAULT_TIME_LIMIT_MS as f64 / 1000.0));
     let verdict = RwSignal::new(None::<(ProgramVerdict, String)>);
     let problem = RwSignal::new(None::<String>);
@@ -111,6 +115,7 @@ pub fn PythonPane() -> impl IntoView {
             code.set(example.code);
             tests_edit.set(tests_text(&example.tests));
             io_tests.set(example.tests.into_iter().filter(|t| matches!(t, TestCase::Io { .. })).collect());
+            task_code.set(example.task_code);
             verdict.set(None);
         }
     };
@@ -127,7 +132,8 @@ pub fn PythonPane() -> impl IntoView {
             let mut tests = parse_tests(&tests_edit.get_untracked());
             tests.extend(io_tests.get_untracked());
             python.with_value(|python| {
-                python.run(ProgramRequest::new(source.clone(), tests), limit_ms, move |result| match result {
+                let request = ProgramRequest::new(source.clone(), tests).with_task(task_code.get_untracked());
+                python.run(request, limit_ms, move |result| match result {
                     Ok(v) => verdict.set(Some((v, source))),
                     Err(message) => problem.set(Some(message)),
                 })
@@ -229,10 +235,13 @@ fn VerdictView(verdict: ProgramVerdict, source: String) -> impl IntoView {
                 <span id="outcome" class=outcome_class(verdict.outcome)>{verdict.outcome.label()}</span>
                 " reward "<strong id="reward">{reward}</strong>
                 " · "<span id="tests-passed">{format!("{}/{} tests", verdict.number_passed, verdict.total)}</span>
-                " · "{format!("{:.0} ms", verdict.duration_ms)}
+                " · "<span id="duration">{format!("{:.0} ms", verdict.duration_ms)}</span>
                 {complexity.map(|c| view! { " · " <span id="complexity" class="badge">{c}</span> })}
             </p>
             <p id="program-error" class="error" hidden=verdict.error.is_none()>{verdict.error.clone()}</p>
+            <ul id="verdict-notes" class="notes" hidden=verdict.notes.is_empty()>
+                {verdict.notes.iter().map(|note| view! { <li>{note.clone()}</li> }).collect_view()}
+            </ul>
             <table id="test-results" hidden=verdict.tests.is_empty()>
                 <thead><tr><th scope="col">"Test"</th><th scope="col">"Result"</th><th scope="col">"Why"</th></tr></thead>
                 <tbody>

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Observation, executive, orchestrator};
 use crate::env::tasks::{executive_tasks, seed003_tasks};
-use crate::python::TestCase;
+use crate::python::{TaskCode, TestCase};
 use crate::rng::RunRng;
 use crate::task_import::{ImportedTask, TaskFormat};
 
@@ -22,6 +22,9 @@ pub struct LiveTask {
     pub id: String,
     pub prompt: String,
     pub tests: Vec<TestCase>,
+    /// What the tests' names mean, for an imported HumanEval task (see [`TaskCode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_code: Option<TaskCode>,
     pub offline: OfflineAnswers,
 }
 
@@ -45,6 +48,7 @@ impl LiveTask {
                     id: task.task_id.clone(),
                     prompt: task.prompt.clone(),
                     tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
+                    task_code: None,
                     offline: OfflineAnswers {
                         generate: task.code_of(&llm.generate).to_owned(),
                         debug: task.code_of(&llm.debug).to_owned(),
@@ -64,6 +68,7 @@ impl LiveTask {
                 id: task.id.clone(),
                 prompt: task.prompt.clone(),
                 tests: task.tests.iter().cloned().map(TestCase::Statement).collect(),
+                task_code: None,
                 offline: OfflineAnswers {
                     generate: task.draft.clone(),
                     debug: task.reference.clone(),
@@ -85,6 +90,7 @@ impl LiveTask {
             id: task.id.clone(),
             prompt: task.prompt.clone(),
             tests: task.tests.clone(),
+            task_code: task.task_code(),
             offline: OfflineAnswers {
                 generate: draft,
                 debug: task.solution.clone(),

@@ -223,7 +223,8 @@ impl LiveEpisode {
         match next {
             Move::Call(spec) => self.call(spec),
             Move::Test => {
-                let request = ProgramRequest::new(self.code.clone(), self.task.tests.clone());
+                let request = ProgramRequest::new(self.code.clone(), self.task.tests.clone())
+                    .with_task(self.task.task_code.clone());
                 self.pending = Pending::Test(PythonBatch::untrusted(request));
             }
             Move::Settled(settled) => self.settle(settled, now_ms),

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::SearchTask;
 use crate::gym::GymId;
-use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
+use crate::python::{ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use crate::task_import::ImportedTask;
 
 // The slot vocabulary is the harness's (its `mutants` mode returns slots), so it lives in `python`.
@@ -29,6 +29,9 @@ pub struct BankTask {
     pub id: String,
     pub description: String,
     pub tests: Vec<TestCase>,
+    /// What the tests' names mean, for an imported HumanEval task (see [`TaskCode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_code: Option<TaskCode>,
     pub slots: Vec<Slot>,
     /// A code world model's environment (see [`SearchTask::world_model`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -42,6 +45,7 @@ impl BankTask {
             description: self.description.clone(),
             tests: self.tests.clone(),
             world_model: self.world_model,
+            task_code: self.task_code.clone(),
         }
     }
 
@@ -50,7 +54,8 @@ impl BankTask {
         if task.solution.trim().is_empty() {
             return Err(format!("task {} has no reference solution to make the simulated LLM's bank from", task.id));
         }
-        Ok(ProgramRequest { mutants: true, ..ProgramRequest::new(task.solution.clone(), task.tests.clone()) })
+        let request = ProgramRequest::new(task.solution.clone(), task.tests.clone()).with_task(task.task_code());
+        Ok(ProgramRequest { mutants: true, ..request })
     }
 
     /// `task`'s bank from the harness's answer to [`Self::mutants_request`]: the reference cut into
@@ -71,6 +76,7 @@ impl BankTask {
             id: task.id.clone(),
             description: search.description,
             tests: task.tests.clone(),
+            task_code: task.task_code(),
             slots,
             world_model: None,
         };

@@ -21,7 +21,7 @@ use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_v
 use crate::gym::GymId;
 use crate::llm::{ChatMessage, Usage, extract_code};
 use crate::prompts::{PromptSet, id};
-use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TestCase};
+use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use crate::rng::{RunRng, search_rng};
 use crate::task_import::ImportedTask;
 use bank::{BankTask, MUTANTS_LIMIT_MS};
@@ -79,6 +79,9 @@ pub struct SearchTask {
     /// (it has no tests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub world_model: Option<GymId>,
+    /// What the tests' names mean, for an imported HumanEval task (see [`TaskCode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_code: Option<TaskCode>,
 }
 
 impl From<&ImportedTask> for SearchTask {
@@ -91,7 +94,13 @@ impl From<&ImportedTask> for SearchTask {
         } else {
             format!("{}\n\nStart from:\n{starter}", task.prompt)
         };
-        Self { id: task.id.clone(), description, tests: task.tests.clone(), world_model: None }
+        Self {
+            id: task.id.clone(),
+            description,
+            tests: task.tests.clone(),
+            world_model: None,
+            task_code: task.task_code(),
+        }
     }
 }
 
@@ -150,6 +159,8 @@ pub trait Scorer {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TestsScorer {
     pub tests: Vec<TestCase>,
+    /// What the tests' names mean (see [`TaskCode`]).
+    pub task_code: Option<TaskCode>,
     /// Naive verdicts (see `ProgramRequest::naive`): the search's teaching switch.
     pub naive: bool,
     /// The official code's rule: the example comes from the first half of the tests only (the
@@ -159,14 +170,15 @@ pub struct TestsScorer {
 }
 
 impl TestsScorer {
-    pub fn new(tests: Vec<TestCase>) -> Self {
-        Self { tests, naive: false, example_from_first_half: true }
+    pub fn new(tests: Vec<TestCase>, task_code: Option<TaskCode>) -> Self {
+        Self { tests, task_code, naive: false, example_from_first_half: true }
     }
 }
 
 impl Scorer for TestsScorer {
     fn request(&self, program: &str) -> ProgramRequest {
-        ProgramRequest { naive: self.naive, ..ProgramRequest::new(program, self.tests.clone()).verdict_only() }
+        let request = ProgramRequest::new(program, self.tests.clone()).verdict_only().with_task(self.task_code.clone());
+        ProgramRequest { naive: self.naive, ..request }
     }
 
     fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score {

@@ -293,9 +293,10 @@ impl SearchSpec {
                 transitions: dataset(env, &mut gym_rng(self.world_model.dataset_seed)),
                 scoring: self.world_model.scoring,
             }),
-            None => {
-                AnyScorer::Tests(TestsScorer { naive: self.naive_verdicts, ..TestsScorer::new(task.tests.clone()) })
-            }
+            None => AnyScorer::Tests(TestsScorer {
+                naive: self.naive_verdicts,
+                ..TestsScorer::new(task.tests.clone(), task.task_code.clone())
+            }),
         }
     }
 }

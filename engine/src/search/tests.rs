@@ -11,7 +11,13 @@ use crate::python::TestResult;
 
 fn task() -> SearchTask {
     let tests = (1..=4).map(|i| TestCase::Statement(format!("assert f({i}) == {}", i + 1))).collect();
-    SearchTask { id: "inc".into(), description: "Write f(x) that returns x + 1.".into(), tests, world_model: None }
+    SearchTask {
+        id: "inc".into(),
+        description: "Write f(x) that returns x + 1.".into(),
+        tests,
+        world_model: None,
+        task_code: None,
+    }
 }
 
 fn reply(code: &str) -> ChatOutcome {
@@ -81,7 +87,7 @@ fn drive<M: Method>(search: &mut Search<M, TestsScorer>, replies: Vec<ChatOutcom
 }
 
 fn new<M: Method>(method: M, budget: u32) -> Search<M, TestsScorer> {
-    Search::new(method, TestsScorer::new(task().tests), task(), PromptSet::default(), budget, 7).unwrap()
+    Search::new(method, TestsScorer::new(task().tests, None), task(), PromptSet::default(), budget, 7).unwrap()
 }
 
 #[test]
@@ -148,7 +154,7 @@ fn improve_prompts_show_a_failing_test_and_fix_prompts_the_error() {
 fn the_failing_example_comes_from_the_first_half_of_the_tests_unless_switched() {
     let request = ProgramRequest::new("", task().tests);
     let mut rng = RunRng::seed_from_u64(1);
-    let mut scorer = TestsScorer::new(task().tests);
+    let mut scorer = TestsScorer::new(task().tests, None);
     let one = scorer.evaluate(&verdict(&request, 1, false), &mut rng);
     // Tests 2, 3 and 4 fail; only test 2 is in the first half.
     assert_eq!((one.score, one.bug), (0.25, false));
@@ -294,7 +300,8 @@ impl Method for Continue {
 #[test]
 fn with_prefill_generate_sends_its_prefix_as_the_start_of_the_reply_and_reads_the_continuation() {
     let text = |s: &str| ChatOutcome::Reply { text: s.into(), usage: Usage::default() };
-    let plain = Search::new(Continue, TestsScorer::new(task().tests), task(), PromptSet::default(), 3, 7).unwrap();
+    let plain =
+        Search::new(Continue, TestsScorer::new(task().tests, None), task(), PromptSet::default(), 3, 7).unwrap();
     let Need::Chat(call) = plain.need() else { panic!("a search starts with a call") };
     assert_eq!(call.messages.last().unwrap().role, "user", "no prefill unless the endpoint continues one");
 

@@ -103,6 +103,7 @@ pub fn world_model_tasks() -> Arc<[BankTask]> {
                     id: id.name().to_owned(),
                     description: format!("{}\n{INTERFACE}", description.trim_end()),
                     tests: Vec::new(),
+                    task_code: None,
                     slots: parse_bank(bank).unwrap_or_else(|e| panic!("tasks/world_models/{}.bank.py: {e}", id.name())),
                     world_model: Some(*id),
                 })
