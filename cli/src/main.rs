@@ -508,6 +508,9 @@ fn check(
             // Time inside the harness, summed over programs: comparable with Pyodide's figure.
             "python_seconds": python_ms / 1000.0,
         });
+        if let Some(layers) = cli::sandbox::layers() {
+            summary["sandbox"] = json!(layers);
+        }
         if let Some((made, failures)) = &bank_failures {
             summary["banks"] = json!(made);
             summary["bank_failures"] = json!(failures);

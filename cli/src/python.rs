@@ -35,14 +35,7 @@ pub struct NativePython {
 /// The judge's first line: what it found confining it.
 #[derive(Deserialize)]
 struct Confinement {
-    sandbox: Found,
-}
-
-#[derive(Deserialize)]
-struct Found {
-    files: bool,
-    network: bool,
-    processes: bool,
+    sandbox: sandbox::Layers,
 }
 
 /// The packages `scripts/setup` installs for the judge (autopep8, pycodestyle):
@@ -124,7 +117,7 @@ impl NativePython {
         let found = serde_json::from_str::<Confinement>(&first)
             .map_err(|e| format!("the harness's first line is not what it found confining it: {e}"))?
             .sandbox;
-        sandbox::report(found.files, found.network, found.processes);
+        sandbox::report(found);
         Ok(python)
     }
 
@@ -137,7 +130,14 @@ impl NativePython {
             return self.restart_with(request, Outcome::RuntimeError, "the Python process had exited".into(), started);
         }
         match self.replies.recv_timeout(Duration::from_millis(limit_ms.into())) {
-            Ok(reply) => parse_reply(&reply),
+            Ok(reply) => {
+                let verdict = parse_reply(&reply);
+                // The judge found its zygote ended or stopped and has ended itself (harness.py, `main`).
+                if reply.starts_with(r#"{"restart": true"#) {
+                    self.restart()?;
+                }
+                verdict
+            }
             Err(RecvTimeoutError::Timeout) => {
                 self.restart()?;
                 Ok(ProgramVerdict::timeout(request, limit_ms))
@@ -284,6 +284,11 @@ mod tests {
         let mut python = NativePython::start().unwrap();
         let hostile = [
             ("while True:\n    try:\n        pass\n    except BaseException:\n        pass\n", Outcome::Timeout),
+            // Its clocks are its own interpreter's; the host keeps the wall clock.
+            (
+                "import time\ntime.time = time.monotonic = time.perf_counter = lambda: 0.0\nwhile True:\n    pass\n",
+                Outcome::Timeout,
+            ),
             ("def f():\n    return f()\nf()\n", Outcome::RuntimeError),
             ("x = 'x' * (10 ** 12)\n", Outcome::RuntimeError),
             ("import sys\nsys.exit(0)\n", Outcome::RuntimeError),

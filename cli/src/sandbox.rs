@@ -1,22 +1,27 @@
-//! The native Python sandbox (issue 33). `rlcg` runs code that a remote LLM wrote, or that a task
-//! file holds, so the harness's python3 (the judge), its zygote and every candidate interpreter it
-//! forks run confined by the kernel, set up in the child between fork and exec:
+//! The native Python sandbox (issues 33 and 48). `rlcg` runs code that a remote LLM wrote, or that a
+//! task file holds, so the harness's python3 (the judge), its zygote and every candidate interpreter
+//! it forks run confined by the kernel, set up in the child between fork and exec, and again in each
+//! candidate (harness.py, `_confine`) before it runs anything:
+//! - **mounts** (nix, in a mount namespace, and a user namespace where the CLI is not root): every
+//!   mount read-only, so nothing outside the scratch folder changes, metadata included; the scratch
+//!   folder a tmpfs of its own with a quota;
 //! - **files** (landlock): the interpreter's own files and the system's libraries read-only; writes
-//!   only beneath a scratch folder of the judge's, where each program gets a folder of its own,
-//!   deleted after it; nothing else (`~/.ssh` and the user's home included); signals only within
-//!   the sandbox; TCP bind and connect refused;
-//! - **system calls** (seccompiler): no socket at all (the zygote's socket pairs stay), no ptrace or
-//!   reading another process's memory, no namespaces, mounts, modules, keyrings, BPF or io_uring, no
-//!   new session or process group (a program would leave the group the wall clock kills);
-//!   candidates, on top, cannot start a process or exec one: that filter is compiled here and
-//!   installed by the zygote in each child (`harness.py`, `_confine`);
-//! - **resources** (nix): address space, file size, open files, no core dumps; a candidate also has a
-//!   CPU-time backstop, and the wall clock kills the whole process group;
+//!   only beneath the scratch folder; nothing else (`~/.ssh` and the user's home included). Each
+//!   candidate nests a domain of its own: it writes only in its folder (which the zygote made, with
+//!   a name no program can guess), and its signals, ptrace and abstract sockets reach no process
+//!   outside it;
+//! - **processes**: each candidate in a PID namespace of its own, where no other process has a pid;
+//! - **system calls** (seccompiler): an allowlist (`ALLOWED`), so a call that is not on it, a new
+//!   kernel's included, fails; candidates, on top, start no process, exec nothing, make no socket
+//!   but use their channel, and change no other process's limits, priority or CPU set;
+//! - **resources** (nix): address space, file size, open files, no core dumps; a candidate sets its
+//!   own after its fork, with a CPU-time backstop, and the wall clock kills the whole process group;
 //! - an empty environment, so no key of the user's is there to read.
 //!
-//! Root stays root inside (CI runs as root), but every door it would use is shut by the two layers.
-//! Where the kernel lacks a layer, the CLI says once what is not enforced; `--unsafe-python` runs
-//! without any, deliberately.
+//! Root stays root inside (CI runs as root), but every door it would use is shut by these layers.
+//! Where the kernel lacks a layer, the CLI says once what is not enforced (`rlcg check --json`
+//! reports the layers); `--unsafe-python` runs without any, deliberately. docs/guide.md, "What a
+//! verdict guarantees", lists what each layer stops and the test that shows it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,6 +44,9 @@ const MEMORY_LIMIT_BYTES: u64 = 2 << 30;
 /// The largest file a program may write.
 const FILE_SIZE_LIMIT_BYTES: u64 = 64 << 20;
 const OPEN_FILES_LIMIT: u64 = 256;
+/// The scratch folder's size (a tmpfs of its own, where the kernel allows one): all a judge's
+/// programs may write at once. Each program's folder goes once it is judged.
+const SCRATCH_QUOTA_BYTES: u64 = 128 << 20;
 
 /// What the interpreter needs to read: its prefixes and the directories of its `sys.path`.
 pub struct Interpreter {
@@ -46,7 +54,9 @@ pub struct Interpreter {
     pub read: Vec<PathBuf>,
 }
 
-/// A scratch folder for one judge and the programs it runs, removed with it.
+/// A scratch folder for one judge and the programs it runs, removed with it. They work in its
+/// `work` folder, where the mount layer puts a tmpfs: Landlock's rule is on the folder above, since
+/// Landlock does not look at a rule on a folder that a mount hides.
 pub struct Scratch(PathBuf);
 
 impl Scratch {
@@ -54,13 +64,19 @@ impl Scratch {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let name = format!("rlcg-python-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let path = std::env::temp_dir().join(name);
-        std::fs::create_dir_all(&path)
+        std::fs::create_dir_all(path.join("work"))
             .map_err(|e| format!("could not make the scratch folder {}: {e}", path.display()))?;
         Ok(Self(path))
     }
 
+    /// The folder Landlock lets the judge and its programs write beneath.
     pub fn path(&self) -> &Path {
         &self.0
+    }
+
+    /// Where they work (the judge's working directory, the programs' folders).
+    pub fn work(&self) -> PathBuf {
+        self.0.join("work")
     }
 }
 
@@ -77,12 +93,13 @@ impl Drop for Scratch {
 pub fn confine(command: &mut Command, interpreter: &Interpreter, scratch: &Scratch) -> Result<(), String> {
     use std::os::unix::process::CommandExt;
 
-    command.current_dir(scratch.path());
+    command.current_dir(scratch.work());
     if UNCONFINED.load(Ordering::Relaxed) {
         return Ok(());
     }
     let (judge, candidate) = linux::filters()?;
     command.env("RLCG_CANDIDATE_SECCOMP", candidate);
+    let namespaces = linux::Namespaces::new(&scratch.work())?;
     let mut ruleset = Some(linux::ruleset(interpreter, scratch.path())?);
     let memory =
         std::env::var("RLCG_MEMORY_LIMIT_BYTES").ok().and_then(|m| m.parse().ok()).unwrap_or(MEMORY_LIMIT_BYTES);
@@ -96,10 +113,11 @@ pub fn confine(command: &mut Command, interpreter: &Interpreter, scratch: &Scrat
             limit(Resource::RLIMIT_FSIZE, FILE_SIZE_LIMIT_BYTES)?;
             limit(Resource::RLIMIT_NOFILE, OPEN_FILES_LIMIT)?;
             limit(Resource::RLIMIT_CORE, 0)?;
+            namespaces.enter();
             if let Some(ruleset) = ruleset.take() {
                 ruleset.restrict_self().map_err(std::io::Error::other)?;
             }
-            seccompiler::apply_filter(&judge).map_err(std::io::Error::other)
+            judge.iter().try_for_each(|filter| seccompiler::apply_filter(filter).map_err(std::io::Error::other))
         });
     }
     Ok(())
@@ -107,26 +125,57 @@ pub fn confine(command: &mut Command, interpreter: &Interpreter, scratch: &Scrat
 
 #[cfg(not(target_os = "linux"))]
 pub fn confine(command: &mut Command, _interpreter: &Interpreter, scratch: &Scratch) -> Result<(), String> {
-    command.current_dir(scratch.path());
+    command.current_dir(scratch.work());
     Ok(())
 }
 
-/// What the judge found confining it (its first line), said once per run of the CLI where something
-/// is not enforced.
-pub fn report(files: bool, network: bool, processes: bool) {
-    static SAID: AtomicBool = AtomicBool::new(false);
-    if UNCONFINED.load(Ordering::Relaxed) || (files && network && processes) || SAID.swap(true, Ordering::Relaxed) {
+/// What the judge found confining it, tried rather than assumed (its first line).
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, serde::Serialize)]
+pub struct Layers {
+    /// Files outside what Python needs can be neither read nor written (Landlock).
+    pub files: bool,
+    /// No socket to anywhere (seccomp).
+    pub network: bool,
+    /// A candidate starts no process (its own seccomp filter).
+    pub processes: bool,
+    /// Every mount outside the scratch folder is read-only: no file's data or metadata changes.
+    #[serde(default)]
+    pub read_only_outside: bool,
+    /// The scratch folder is a filesystem of its own of this many bytes.
+    #[serde(default)]
+    pub quota_bytes: Option<u64>,
+}
+
+static LAYERS: std::sync::OnceLock<Layers> = std::sync::OnceLock::new();
+
+/// The layers the first judge of this run found (`rlcg check --json` reports them).
+pub fn layers() -> Option<Layers> {
+    LAYERS.get().copied()
+}
+
+/// Says once per run of the CLI what is not enforced.
+pub fn report(found: Layers) {
+    if LAYERS.set(found).is_err() || UNCONFINED.load(Ordering::Relaxed) {
         return;
     }
     let mut missing = Vec::new();
-    if !files {
+    if !found.files {
         missing.push("file access (reading your home, writing outside a scratch folder)");
     }
-    if !network {
+    if !found.network {
         missing.push("the network");
     }
-    if !processes {
+    if !found.processes {
         missing.push("starting processes");
+    }
+    if !found.read_only_outside {
+        missing.push("changing file metadata outside the scratch folder (no mount namespace)");
+    }
+    if found.quota_bytes.is_none() {
+        missing.push("filling the disk beyond the scratch folder's quota (no mount namespace)");
+    }
+    if missing.is_empty() {
+        return;
     }
     let platform = if cfg!(target_os = "linux") { "this kernel" } else { "this system (the sandbox needs Linux)" };
     eprintln!(
@@ -139,6 +188,7 @@ pub fn report(files: bool, network: bool, processes: bool) {
 #[cfg(target_os = "linux")]
 mod linux {
     use std::collections::BTreeMap;
+    use std::ffi::{CStr, CString};
     use std::path::Path;
 
     use landlock::{
@@ -164,6 +214,321 @@ mod linux {
         "/dev/random",
     ];
 
+    /// The system calls CPython makes running the harness and programs (measured with seccomp's log
+    /// over the whole test suite, docs/guide.md): what every process in the sandbox may call.
+    /// Everything that reaches outside the process is missing on purpose: sockets (but for the
+    /// channels' own calls), other processes (ptrace, pidfds, process_vm_*), metadata (chmod, chown,
+    /// utime, xattrs), watches (inotify, fanotify), mounts, namespaces, keys, BPF, io_uring, clocks.
+    const ALLOWED: &[i64] = &[
+        // Memory.
+        libc::SYS_brk,
+        libc::SYS_mmap,
+        libc::SYS_munmap,
+        libc::SYS_mprotect,
+        libc::SYS_mremap,
+        libc::SYS_madvise,
+        libc::SYS_msync,
+        libc::SYS_mincore,
+        libc::SYS_membarrier,
+        // Reading and writing open files (Landlock decides what opens).
+        libc::SYS_read,
+        libc::SYS_write,
+        libc::SYS_readv,
+        libc::SYS_writev,
+        libc::SYS_pread64,
+        libc::SYS_pwrite64,
+        libc::SYS_preadv,
+        libc::SYS_pwritev,
+        libc::SYS_preadv2,
+        libc::SYS_pwritev2,
+        libc::SYS_lseek,
+        libc::SYS_close,
+        libc::SYS_close_range,
+        libc::SYS_dup,
+        libc::SYS_dup3,
+        libc::SYS_fcntl,
+        libc::SYS_flock,
+        libc::SYS_fsync,
+        libc::SYS_fdatasync,
+        libc::SYS_ftruncate,
+        libc::SYS_fallocate,
+        libc::SYS_fadvise64,
+        libc::SYS_pipe2,
+        libc::SYS_sendfile,
+        libc::SYS_copy_file_range,
+        libc::SYS_memfd_create,
+        // Paths (Landlock decides which; outside the scratch folder nothing changes).
+        libc::SYS_openat,
+        libc::SYS_newfstatat,
+        libc::SYS_fstat,
+        libc::SYS_statx,
+        libc::SYS_statfs,
+        libc::SYS_fstatfs,
+        libc::SYS_getdents64,
+        libc::SYS_faccessat,
+        libc::SYS_faccessat2,
+        libc::SYS_readlinkat,
+        libc::SYS_getcwd,
+        libc::SYS_chdir,
+        libc::SYS_fchdir,
+        libc::SYS_mkdirat,
+        libc::SYS_unlinkat,
+        libc::SYS_renameat,
+        libc::SYS_renameat2,
+        libc::SYS_umask,
+        // Threads and the process's own end.
+        libc::SYS_exit,
+        libc::SYS_exit_group,
+        libc::SYS_wait4,
+        libc::SYS_waitid,
+        libc::SYS_set_tid_address,
+        libc::SYS_set_robust_list,
+        libc::SYS_get_robust_list,
+        libc::SYS_rseq,
+        libc::SYS_futex,
+        libc::SYS_sched_yield,
+        libc::SYS_sched_getaffinity,
+        libc::SYS_getpriority,
+        libc::SYS_getrlimit,
+        libc::SYS_setrlimit,
+        libc::SYS_getrusage,
+        libc::SYS_times,
+        // Who it is.
+        libc::SYS_getpid,
+        libc::SYS_getppid,
+        libc::SYS_gettid,
+        libc::SYS_getuid,
+        libc::SYS_geteuid,
+        libc::SYS_getgid,
+        libc::SYS_getegid,
+        libc::SYS_getgroups,
+        libc::SYS_getresuid,
+        libc::SYS_getresgid,
+        libc::SYS_getpgid,
+        libc::SYS_getsid,
+        libc::SYS_capget,
+        // Signals (Landlock scopes them to the sender's own domain).
+        libc::SYS_rt_sigaction,
+        libc::SYS_rt_sigprocmask,
+        libc::SYS_rt_sigreturn,
+        libc::SYS_rt_sigsuspend,
+        libc::SYS_rt_sigtimedwait,
+        libc::SYS_rt_sigpending,
+        libc::SYS_sigaltstack,
+        libc::SYS_kill,
+        libc::SYS_tgkill,
+        libc::SYS_tkill,
+        // Time, read and waited for (never set).
+        libc::SYS_clock_gettime,
+        libc::SYS_clock_getres,
+        libc::SYS_clock_nanosleep,
+        libc::SYS_nanosleep,
+        libc::SYS_gettimeofday,
+        libc::SYS_getitimer,
+        libc::SYS_setitimer,
+        libc::SYS_timer_create,
+        libc::SYS_timer_settime,
+        libc::SYS_timer_gettime,
+        libc::SYS_timer_delete,
+        libc::SYS_timerfd_create,
+        libc::SYS_timerfd_settime,
+        libc::SYS_timerfd_gettime,
+        // Waiting on descriptors (asyncio, selectors).
+        libc::SYS_ppoll,
+        libc::SYS_pselect6,
+        libc::SYS_epoll_create1,
+        libc::SYS_epoll_ctl,
+        libc::SYS_epoll_pwait,
+        libc::SYS_epoll_pwait2,
+        libc::SYS_eventfd2,
+        // The channel to the judge, already connected: receiving, and facts about it.
+        libc::SYS_recvfrom,
+        libc::SYS_getsockname,
+        libc::SYS_getpeername,
+        libc::SYS_getsockopt,
+        libc::SYS_shutdown,
+        // The machine, read only.
+        libc::SYS_uname,
+        libc::SYS_sysinfo,
+        libc::SYS_getrandom,
+        libc::SYS_getcpu,
+        libc::SYS_restart_syscall,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_arch_prctl,
+        // x86_64's older names for calls above.
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_stat,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_lstat,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_access,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_readlink,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_mkdir,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rmdir,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_unlink,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rename,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_dup2,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_pipe,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_getdents,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_poll,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_select,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_epoll_wait,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_epoll_create,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_alarm,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_time,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_getpgrp,
+    ];
+
+    /// The judge's and the zygote's own, on top of `ALLOWED`: the interpreter's start, forks and
+    /// threads, a candidate's confinement (before its own filter), and the zygote's channels.
+    const JUDGE_ONLY: &[i64] = &[
+        libc::SYS_execve,
+        libc::SYS_clone,
+        libc::SYS_clone3,
+        libc::SYS_setpriority,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_seccomp,
+        libc::SYS_landlock_create_ruleset,
+        libc::SYS_landlock_add_rule,
+        libc::SYS_landlock_restrict_self,
+        libc::SYS_sendto,
+        libc::SYS_sendmsg,
+        libc::SYS_recvmsg,
+    ];
+
+    /// prctl's options for the judge: a child's death signal, its name, and installing a filter.
+    const JUDGE_PRCTL: [u64; 6] = [
+        libc::PR_SET_PDEATHSIG as u64,
+        libc::PR_SET_NAME as u64,
+        libc::PR_GET_NAME as u64,
+        libc::PR_SET_SECCOMP as u64,
+        libc::PR_SET_NO_NEW_PRIVS as u64,
+        libc::PR_GET_NO_NEW_PRIVS as u64,
+    ];
+
+    /// prctl's options for a candidate: a thread's name.
+    const CANDIDATE_PRCTL: [u64; 2] = [libc::PR_SET_NAME as u64, libc::PR_GET_NAME as u64];
+
+    /// The namespaces, entered in the child before exec: a mount namespace of its own (with a user
+    /// namespace where the CLI is not root, mapping the user to root inside, so that it may mount),
+    /// every mount read-only, and a tmpfs of `SCRATCH_QUOTA_BYTES` on the scratch folder: outside
+    /// it, nothing changes, metadata included, whatever Landlock does not handle. Then a PID
+    /// namespace for the judge's children. Best effort: where the kernel refuses a step the layer is
+    /// off, and the judge's first line says so.
+    pub struct Namespaces {
+        scratch: CString,
+        tmpfs: CString,
+        uid_map: CString,
+        gid_map: CString,
+        root: bool,
+    }
+
+    /// `struct mount_attr` (linux/mount.h).
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+
+    const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+    impl Namespaces {
+        pub fn new(scratch: &Path) -> Result<Self, String> {
+            let text = |text: String| CString::new(text).map_err(|e| format!("the scratch folder's path: {e}"));
+            let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
+            Ok(Self {
+                scratch: CString::new(scratch.as_os_str().as_encoded_bytes())
+                    .map_err(|e| format!("the scratch folder's path: {e}"))?,
+                tmpfs: text(format!("size={},mode=0700", super::SCRATCH_QUOTA_BYTES))?,
+                uid_map: text(format!("0 {uid} 1"))?,
+                gid_map: text(format!("0 {gid} 1"))?,
+                root: uid.is_root(),
+            })
+        }
+
+        /// In the child, before exec: only system calls on what `new` built.
+        pub fn enter(&self) {
+            use nix::mount::{MsFlags, mount};
+            use nix::sched::{CloneFlags, unshare};
+
+            let flags =
+                if self.root { CloneFlags::CLONE_NEWNS } else { CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWUSER };
+            if unshare(flags).is_err() {
+                return;
+            }
+            if !self.root {
+                write(c"/proc/self/setgroups", c"deny");
+                write(c"/proc/self/uid_map", &self.uid_map);
+                write(c"/proc/self/gid_map", &self.gid_map);
+            }
+            // Nothing mounted here reaches the caller's namespace.
+            if mount(None::<&CStr>, c"/", None::<&CStr>, MsFlags::MS_REC | MsFlags::MS_PRIVATE, None::<&CStr>).is_err()
+            {
+                return;
+            }
+            let read_only = MountAttr { attr_set: MOUNT_ATTR_RDONLY, attr_clr: 0, propagation: 0, userns_fd: 0 };
+            // SAFETY: mount_setattr(2) reads `read_only` for its size; nix has no wrapper for it.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_mount_setattr,
+                    libc::AT_FDCWD,
+                    c"/".as_ptr(),
+                    libc::AT_RECURSIVE,
+                    &read_only as *const MountAttr,
+                    std::mem::size_of::<MountAttr>(),
+                );
+            }
+            // The judge's children (the zygote) start a PID namespace owned by this user namespace,
+            // in which the zygote may then start one for each candidate (harness.py, `_PidNamespaces`).
+            let _ = unshare(CloneFlags::CLONE_NEWPID);
+            let tmpfs = Some(c"tmpfs");
+            if mount(
+                tmpfs,
+                self.scratch.as_c_str(),
+                tmpfs,
+                MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+                Some(self.tmpfs.as_c_str()),
+            )
+            .is_ok()
+            {
+                // The working directory was the folder beneath; now it is the tmpfs.
+                // SAFETY: a path that `new` made.
+                unsafe { libc::chdir(self.scratch.as_ptr()) };
+            }
+        }
+    }
+
+    /// Writes `text` to `path` with system calls only (a user namespace's maps).
+    fn write(path: &CStr, text: &CStr) {
+        // SAFETY: both are valid C strings; the descriptor is closed here.
+        unsafe {
+            let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd >= 0 {
+                libc::write(fd, text.as_ptr().cast(), text.to_bytes().len());
+                libc::close(fd);
+            }
+        }
+    }
+
     /// The judge's ruleset: read (and execute, for the loader and the interpreter) what Python
     /// needs, read and write `/dev/null`, everything beneath `scratch`; nothing else.
     pub fn ruleset(interpreter: &Interpreter, scratch: &Path) -> Result<RulesetCreated, String> {
@@ -183,75 +548,87 @@ mod linux {
         build().map_err(|e| format!("could not build the Python sandbox's file rules: {e}"))
     }
 
-    /// The judge's seccomp filter, and the candidates' (hex, comma-separated, for the zygote).
-    pub fn filters() -> Result<(BpfProgram, String), String> {
+    /// The judge's seccomp filters, and the candidates' (hex, comma-separated, for the zygote). Each
+    /// is an allowlist (`ALLOWED`, narrowed by `judge_rules` and `candidate_rules`): any other call,
+    /// a new kernel's included, fails with EPERM. The candidates' filters stack on the judge's, so a
+    /// candidate may make only calls both allow.
+    pub fn filters() -> Result<(Vec<BpfProgram>, String), String> {
         let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e}"))?;
-        let refused = |syscalls: &[i64]| syscalls.iter().map(|&s| (s, Vec::new())).collect::<BTreeMap<_, _>>();
-        let errno = |errno: i32| SeccompAction::Errno(errno as u32);
-        let compile = |rules, action| -> Result<BpfProgram, String> {
-            let filter =
-                SeccompFilter::new(rules, SeccompAction::Allow, action, arch).map_err(|e| format!("seccomp: {e}"))?;
+        let compile = |rules: Rules, mismatch: SeccompAction, matched: SeccompAction| -> Result<BpfProgram, String> {
+            let filter = SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| format!("seccomp: {e}"))?;
             filter.try_into().map_err(|e: seccompiler::BackendError| format!("seccomp: {e}"))
         };
-        let judge = compile(
-            refused(&[
-                libc::SYS_socket,
-                libc::SYS_connect,
-                libc::SYS_bind,
-                libc::SYS_listen,
-                libc::SYS_accept,
-                libc::SYS_accept4,
-                libc::SYS_ptrace,
-                libc::SYS_process_vm_readv,
-                libc::SYS_process_vm_writev,
-                libc::SYS_mount,
-                libc::SYS_umount2,
-                libc::SYS_pivot_root,
-                libc::SYS_chroot,
-                libc::SYS_unshare,
-                libc::SYS_setns,
-                libc::SYS_init_module,
-                libc::SYS_finit_module,
-                libc::SYS_delete_module,
-                libc::SYS_kexec_load,
-                libc::SYS_reboot,
-                libc::SYS_swapon,
-                libc::SYS_swapoff,
-                libc::SYS_settimeofday,
-                libc::SYS_clock_settime,
-                libc::SYS_adjtimex,
-                libc::SYS_bpf,
-                libc::SYS_perf_event_open,
-                libc::SYS_keyctl,
-                libc::SYS_add_key,
-                libc::SYS_request_key,
-                libc::SYS_userfaultfd,
-                libc::SYS_io_uring_setup,
-                libc::SYS_io_uring_enter,
-                libc::SYS_io_uring_register,
-                libc::SYS_setsid,
-                libc::SYS_setpgid,
-                libc::SYS_mknod,
-                libc::SYS_mknodat,
-                libc::SYS_acct,
-                libc::SYS_syslog,
-                libc::SYS_open_by_handle_at,
-            ]),
-            errno(libc::EPERM),
-        )?;
-        // A candidate starts no process: clone only for a thread, no fork, vfork or exec. clone3
-        // reads its flags from memory a filter cannot see, so it answers "not implemented" and the
-        // C library falls back to clone for threads.
-        let mut no_process = refused(&[libc::SYS_fork, libc::SYS_vfork, libc::SYS_execve, libc::SYS_execveat]);
-        let not_a_thread =
-            SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(libc::CLONE_THREAD as u64), 0)
-                .and_then(|condition| SeccompRule::new(vec![condition]))
-                .map_err(|e| format!("seccomp: {e}"))?;
-        no_process.insert(libc::SYS_clone, vec![not_a_thread]);
-        let candidate =
-            [compile(no_process, errno(libc::EPERM))?, compile(refused(&[libc::SYS_clone3]), errno(libc::ENOSYS))?];
+        let eperm = SeccompAction::Errno(libc::EPERM as u32);
+        // clone3 reads its flags from memory a filter cannot see: it answers "not implemented", and
+        // the C library falls back to clone, whose flags the candidates' filter reads.
+        let no_clone3 =
+            || compile(only(&[libc::SYS_clone3]), SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32));
+        // The allowlist last: a filter is checked from the next call on, so the call that installs
+        // the allowlist is still allowed by the filters before it.
+        let judge = vec![no_clone3()?, compile(judge_rules()?, eperm.clone(), SeccompAction::Allow)?];
+        let candidate = [no_clone3()?, compile(candidate_rules()?, eperm, SeccompAction::Allow)?];
         let hex = candidate.iter().map(hex).collect::<Vec<_>>().join(",");
         Ok((judge, hex))
+    }
+
+    type Rules = BTreeMap<i64, Vec<SeccompRule>>;
+
+    /// Every call in `calls`, whatever its arguments.
+    fn only(calls: &[i64]) -> Rules {
+        calls.iter().map(|&call| (call, Vec::new())).collect()
+    }
+
+    /// A rule that holds when argument `index` equals one of `values`.
+    fn argument_in(index: u8, values: &[u64]) -> Result<Vec<SeccompRule>, String> {
+        values
+            .iter()
+            .map(|&value| {
+                SeccompCondition::new(index, SeccompCmpArgLen::Qword, SeccompCmpOp::Eq, value)
+                    .and_then(|condition| SeccompRule::new(vec![condition]))
+                    .map_err(|e| format!("seccomp: {e}"))
+            })
+            .collect()
+    }
+
+    /// A rule that holds when argument `index` has every bit of `mask` set.
+    fn argument_has(index: u8, mask: u64) -> Result<Vec<SeccompRule>, String> {
+        let condition = SeccompCondition::new(index, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(mask), mask)
+            .map_err(|e| format!("seccomp: {e}"))?;
+        Ok(vec![SeccompRule::new(vec![condition]).map_err(|e| format!("seccomp: {e}"))?])
+    }
+
+    /// `ALLOWED`, and ioctl for a terminal's questions (`isatty`, its size), bytes waiting, and
+    /// non-blocking or close-on-exec descriptors only.
+    fn common_rules() -> Result<Rules, String> {
+        let mut rules = only(ALLOWED);
+        let requests = [libc::TCGETS, libc::TIOCGWINSZ, libc::FIONREAD, libc::FIOCLEX, libc::FIONCLEX, libc::FIONBIO];
+        rules.insert(libc::SYS_ioctl, argument_in(1, &requests)?);
+        // Its own limits only: no process changes another's (a zygote's, which later candidates
+        // would inherit).
+        rules.insert(libc::SYS_prlimit64, argument_in(0, &[0])?);
+        Ok(rules)
+    }
+
+    /// The judge's and the zygote's calls: `ALLOWED`, plus starting the interpreter, forking
+    /// candidates into PID namespaces of their own, confining them and talking to them.
+    fn judge_rules() -> Result<Rules, String> {
+        let mut rules = common_rules()?;
+        rules.extend(only(JUDGE_ONLY));
+        rules.insert(libc::SYS_prctl, argument_in(0, &JUDGE_PRCTL)?);
+        rules.insert(libc::SYS_unshare, argument_in(0, &[libc::CLONE_NEWPID as u64])?);
+        rules.insert(libc::SYS_setns, argument_in(1, &[libc::CLONE_NEWPID as u64])?);
+        rules.insert(libc::SYS_socketpair, argument_in(0, &[libc::AF_UNIX as u64])?);
+        Ok(rules)
+    }
+
+    /// A candidate's calls: `ALLOWED`, threads but no process, and sending on its own channel only.
+    fn candidate_rules() -> Result<Rules, String> {
+        let mut rules = common_rules()?;
+        rules.insert(libc::SYS_clone, argument_has(0, libc::CLONE_THREAD as u64)?);
+        rules.insert(libc::SYS_prctl, argument_in(0, &CANDIDATE_PRCTL)?);
+        // `send` on its connected channel, never to an address (a Unix socket by path).
+        rules.insert(libc::SYS_sendto, argument_in(4, &[0])?);
+        Ok(rules)
     }
 
     /// A BPF program as the kernel reads it (`struct sock_filter`, in this machine's byte order), in hex.

@@ -51,6 +51,12 @@ A request with `"plan": {...}` plays one real episode with the code as a planner
 §3.5, see `run_planning_episode`): the verdict's `episode` holds the actions, rewards and
 observations, and a model's exception ends it as a `runtime_error` with the line.
 
+A request with `"task": {"definitions": str, "entry_point": str}` (statement tests) says what the
+tests' names mean: the task's own definitions (HumanEval's prompt) run in the judge, and the tests
+see them, the real builtins, the program's entry point, and only those of the program's other names
+that mean nothing else (see `_test_scope`); the verdict's `notes` say which of the program's names a
+test would have seen otherwise.
+
 A request with `"naive": true` (statement tests only) is judged as common graders judge, in the
 program's own interpreter, for the search's teaching switch (see `_naively`).
 
@@ -364,9 +370,8 @@ def _candidate_line(tb):
 
 
 def _describe(exc):
-    described = getattr(exc, "program_description", None)  # raised again in the judge (see _Link)
-    if isinstance(described, str):
-        return described
+    if isinstance(exc, ProgramError):  # the program's, raised again in the judge (see _Link)
+        return exc.description
     if isinstance(exc, ProgramExit):
         return str(exc)
     message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -400,7 +405,7 @@ class _Sandbox:
 
 def _kind_and_message(exc):
     """A test's failure as (kind, message): an assertion, or a runtime error with the program's line."""
-    if isinstance(exc, AssertionError):
+    if isinstance(exc, AssertionError) and not isinstance(exc, ProgramError):
         return "assertion", f"AssertionError: {exc}" if str(exc) else "AssertionError"
     return "runtime", _describe(exc)
 
@@ -426,6 +431,7 @@ def _verdict(total):
         "reward": REWARDS["compile_error"],
         "error": None,
         "caught": [],
+        "notes": [],
         "tests": [],
         "stdout": "",
         "stderr": "",
@@ -514,9 +520,10 @@ def _settle(verdict, sandbox, started, finished, caught):
     verdict["duration_ms"] = (time.perf_counter() - started) * 1000
 
 
-def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None, naive=False):
+def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None, naive=False, task=None):
     """Run `code` against `tests` (the program in `link`'s candidate interpreter, the tests here);
-    return a JSON-ready verdict (see the module docstring). With `naive`, see `_naively`."""
+    return a JSON-ready verdict (see the module docstring). With `naive`, see `_naively`; `task`, see
+    `_test_scope`."""
     started = time.perf_counter()
     verdict = _verdict(len(tests))
     if not _analysed(code, analysis, verdict, started):
@@ -540,7 +547,7 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
                 _not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
                 return verdict
             if statements:
-                program_error = _statement_tests(link, loaded, tests, verdict)
+                program_error = _statement_tests(link, loaded, tests, verdict, task, code)
             else:
                 _stdin_tests(link, tests, verdict, sandbox)
     except KeyboardInterrupt:
@@ -691,9 +698,100 @@ def _equality_example(test, scope, kind, message):
     return source, expected, actual
 
 
-def _statement_tests(link, loaded, tests, verdict):
-    """The tests, in the judge, in a scope that holds what the program defined (plain data, or
-    handles to its functions and objects); the program's error when it failed before them."""
+@functools.lru_cache(maxsize=256)
+def _task_definitions(definitions, entry_point):
+    """The task's own definitions (HumanEval's prompt: its imports and helpers) compiled for the
+    judge, without the entry point's stub, and each top-level definition's shape; or the reason
+    they cannot be used."""
+    try:
+        tree = ast.parse(definitions, TEST)
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        return f"the task's own definitions do not compile: {_compile_error(exc)}"
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    tree.body = [node for node in tree.body if not (isinstance(node, defined) and node.name == entry_point)]
+    return compile(tree, TEST, "exec"), _shapes(tree.body)
+
+
+def _shapes(body):
+    """Each name that a top-level statement of `body` binds (a definition, an import, an assignment),
+    with the statement's shape, to tell a program that repeats the task's definitions from one that
+    changes them."""
+    shapes = {}
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)]
+        else:
+            continue
+        shapes.update(dict.fromkeys(names, ast.dump(node)))
+    return shapes
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_in(test):
+    """Every name a test's code refers to, in its own functions too."""
+    try:
+        return frozenset(node.id for node in ast.walk(ast.parse(test)) if isinstance(node, ast.Name))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return frozenset()
+
+
+def _program_shapes(code):
+    try:
+        return _shapes(ast.parse(code, CANDIDATE).body)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {}
+
+
+def _test_scope(link, names, tests, task, code, verdict):
+    """The tests' scope, so that they mean what the task means whatever the program names its own
+    things: the real builtins, then the task's own definitions (`task.definitions`, run here, in the
+    judge), then the program's entry point (`task.entry_point`) and every other name of the
+    program's that is neither a builtin nor the task's. A name of the program's set aside that a test
+    refers to is noted in the verdict's `notes` (unless the program defined it exactly as the task
+    did: HumanEval's programs repeat its prompt). Returns (scope, None), or (None, why the task's own
+    definitions cannot run)."""
+    scope = {"__name__": "__main__", "__builtins__": builtins}
+    exec(TYPING_IMPORT, scope)
+    task = task if isinstance(task, dict) else {}
+    entry_point = task.get("entry_point") if isinstance(task.get("entry_point"), str) else None
+    shapes = {}
+    if isinstance(task.get("definitions"), str):
+        compiled = _task_definitions(task["definitions"], entry_point)
+        if isinstance(compiled, str):
+            return None, compiled
+        compiled, shapes = compiled
+        problem = _run_statement(compiled, scope)[1]
+        if problem is not None:
+            return None, f"the task's own definitions raised {problem}"
+    task_names = set(scope)
+    referred = frozenset().union(*(_names_in(test) for test in tests))
+    set_aside = []
+    for name, data in names.items():
+        if not name.isidentifier():
+            continue
+        if name != entry_point and (name in task_names or name in vars(builtins)):
+            if name in referred:
+                set_aside.append(name)
+            continue
+        scope[name] = link.inward(data)
+    if set_aside:
+        program = _program_shapes(code)
+        for name in sorted(set_aside):
+            if name in shapes and program.get(name) == shapes[name]:
+                continue
+            meaning = "the task's own" if name in task_names else "Python's builtin"
+            verdict["notes"].append(f"the program's `{name}` was set aside: the tests use {meaning} `{name}`")
+    return scope, None
+
+
+def _statement_tests(link, loaded, tests, verdict, task, code):
+    """The tests, in the judge, in the scope `_test_scope` gives them; the program's error when it
+    failed before them."""
     if "raised" in loaded:
         kind, message = _kind_and_message(link.exception(loaded["raised"]))
         message = message if kind == "runtime" else f"the program raised {message}"
@@ -703,16 +801,21 @@ def _statement_tests(link, loaded, tests, verdict):
     names = loaded.get("names")
     if not isinstance(names, dict):
         raise _OutOfProtocol("the program's interpreter did not say what the program defined")
-    scope = {"__name__": "__main__"}
-    exec(TYPING_IMPORT, scope)
-    scope.update({name: link.inward(data) for name, data in names.items() if name.isidentifier()})
+    scope, problem = _test_scope(link, names, tests, task, code, verdict)
+    if problem is not None:
+        for test in tests:
+            _record(verdict, test, "runtime", problem)
+        return None
     # When every test only calls a function of the program's with literals and compares what it
-    # returns, one question carries all the calls, in the tests' order (a failing test's example
-    # still calls again, after them all rather than straight after its own).
+    # returns, one question carries all the calls (a failing test's example still calls again, after
+    # them all rather than straight after its own). They are asked in the reverse of the tests'
+    # order: such calls are independent, so an honest answer does not depend on it, while a program
+    # that answers by counting its calls (the visible tests' values in turn) answers the wrong one.
     plans = [_literal_call(test) for test in tests]
     batched = None
     if len(tests) > 1 and all(plan is not None and isinstance(scope.get(plan[0]), _Foreign) for plan in plans):
-        batched = link.calls([(scope[plan[0]], plan[1], plan[2]) for plan in plans])
+        asked = [(scope[plan[0]], plan[1], plan[2]) for plan in reversed(plans)]
+        batched = link.calls(asked)[::-1]
     for index, test in enumerate(tests):
         compiled = _compiled_test(test)
         if isinstance(compiled, SyntaxError):
@@ -1289,8 +1392,39 @@ class _OutOfProtocol(Exception):
     """The candidate answered something no harness of ours would."""
 
 
-class _ProgramRaised(Exception):
-    """An exception of the program's that is not a builtin one, raised again in the judge."""
+class ProgramError(Exception):
+    """An exception the program raised, as the judge raises it again in the tests: `kind` (its class's
+    name), `description` (its message with the program's line). It is never the builtin class
+    itself, so no exception of the program's is read by Python's machinery as a signal (see
+    `SIGNALS`); where the program's class is a builtin outside them, it is a subclass of both, so a
+    test's `except ValueError:` still means what its author meant."""
+
+    kind = "Exception"
+    description = ""
+
+    def __str__(self):
+        return self.description
+
+
+SIGNALS = (StopIteration, StopAsyncIteration, GeneratorExit, KeyboardInterrupt, SystemExit)
+"""Exceptions that Python's own machinery reads as a signal rather than a failure: a builtin iterator
+(`map`, `filter`, `zip`, `iter(f, sentinel)`) or a generator ends at a StopIteration from a function
+it calls, a generator closes on GeneratorExit, and the interpreter stops on the other two. A test
+that calls the program through `map` would end early, and pass, if the program's StopIteration were
+raised again as itself."""
+
+_PROGRAM_ERRORS = {}
+
+
+def _program_error_class(name):
+    """The class the judge raises a program's exception of builtin class `name` as (see ProgramError)."""
+    if name not in _PROGRAM_ERRORS:
+        builtin = getattr(builtins, name, None) if isinstance(name, str) else None
+        if isinstance(builtin, type) and issubclass(builtin, Exception) and not issubclass(builtin, SIGNALS):
+            _PROGRAM_ERRORS[name] = type(f"Program{name}", (ProgramError, builtin), {})
+        else:
+            return ProgramError
+    return _PROGRAM_ERRORS[name]
 
 
 class _Link:
@@ -1354,21 +1488,17 @@ class _Link:
         return self.inward(reply["value"])
 
     def exception(self, raised):
-        """The program's exception as the judge raises it: the same builtin class with the same
-        arguments where it is one, else `_ProgramRaised`; its description keeps the program's line."""
+        """The program's exception as the judge raises it in the tests: a ProgramError that describes
+        it, never one of the SIGNALS (see ProgramError)."""
         if not isinstance(raised, dict):
             raise _OutOfProtocol("the program's interpreter sent an exception of no known form")
-        kind = getattr(builtins, str(raised.get("class")), None)
-        exc = None
-        if isinstance(kind, type) and issubclass(kind, Exception):
-            try:
-                args = self.inward(raised["args"]) if raised.get("args") is not None else ()
-                exc = kind(*args)
-            except Exception:
-                exc = None
-        if exc is None:
-            exc = _ProgramRaised(str(raised.get("description")))
-        exc.program_description = str(raised.get("description"))
+        name, description = str(raised.get("class")), str(raised.get("description"))
+        try:
+            args = self.inward(raised["args"]) if raised.get("args") is not None else ()
+            exc = _program_error_class(name)(*args)
+        except Exception:  # arguments the builtin's constructor refuses: the description says it all
+            exc = ProgramError()
+        exc.kind, exc.description = name, description
         return exc
 
     def calls(self, calls):
@@ -1499,25 +1629,36 @@ def bridge(exchange):
 
 class _Zygote:
     """Native candidates: a process forked before the judge reads its first request, so it holds no
-    test, and that forks a fresh candidate interpreter for each program, one kept ready ahead."""
+    test, and that forks a fresh candidate interpreter for each program, one kept ready ahead, each in
+    a folder the zygote makes with a name no program can guess."""
 
     def __init__(self):
         self.socket, child = socket.socketpair()
-        pid = os.fork()
-        if pid == 0:
+        self.pid = os.fork()
+        if self.pid == 0:
             self.socket.close()
             _zygote_loop(child)
         child.close()
         self.socket.sendall(b"f")  # the first candidate forks while the judge waits for its request
 
+    def ended(self):
+        """Whether the zygote has ended or stopped (no program should be able to do either; if one
+        did, the host starts a fresh judge, see `main`)."""
+        try:
+            pid, _ = os.waitpid(self.pid, os.WNOHANG | os.WUNTRACED)
+        except ChildProcessError:
+            return True
+        return pid != 0
+
     def connect(self):
-        pid, fds, _, _ = socket.recv_fds(self.socket, 16, 1)
+        message, fds, _, _ = socket.recv_fds(self.socket, 256, 1)
         if not fds:
             raise CandidateGone("the zygote that forks candidate interpreters has ended")
         self.socket.sendall(b"f")  # the next one forks while this one runs
         channel = socket.socket(fileno=fds[0])
         reader, writer = channel.makefile("rb"), channel.makefile("wb")
         channel.close()
+        pid, folder = message.decode().split(" ", 1)
         pid = int(pid)
 
         def retire():
@@ -1531,7 +1672,7 @@ class _Zygote:
                 os.kill(pid, 9)
             except OSError:
                 pass
-            shutil.rmtree(_program_folder(pid), ignore_errors=True)
+            shutil.rmtree(folder, ignore_errors=True)
 
         def exchange(text):
             try:
@@ -1549,7 +1690,9 @@ class _Zygote:
 
 def _zygote_loop(channel):
     """The zygote: stdin and stdout at /dev/null and no other descriptor but its channel, then one
-    candidate per byte asked for."""
+    candidate per byte asked for, each in a PID namespace of its own where the kernel allows one (no
+    other process is visible to it: its parent and its group are outside, pid 0)."""
+    import secrets  # noqa: PLC0415  (native only)
     import signal  # noqa: PLC0415  (native only)
 
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -1568,67 +1711,162 @@ def _zygote_loop(channel):
     gc.collect()
     gc.freeze()
     filters = [bytes.fromhex(f) for f in os.environ.get("RLCG_CANDIDATE_SECCOMP", "").split(",") if f]
+    namespaces = _PidNamespaces() if filters else None
+    settings = _Settings()
     try:
         while channel.recv(1):
             mine, theirs = socket.socketpair()
+            folder = os.path.join(os.getcwd(), f"program-{secrets.token_hex(16)}")
+            os.mkdir(folder, 0o700)
+            if namespaces is not None:
+                namespaces.next_child()
             pid = os.fork()
             if pid == 0:
                 channel.close()
                 theirs.close()
-                _confine(filters)
+                _confine(filters, folder, settings)
                 _serve_forked(mine)
-            socket.send_fds(channel, [str(pid).encode()], [theirs.fileno()])
+            socket.send_fds(channel, [f"{pid} {folder}".encode()], [theirs.fileno()])
             mine.close()
             theirs.close()
     finally:
         os._exit(0)
 
 
-def _program_folder(pid):
-    """A native candidate's own folder, in the judge's scratch folder (its working directory)."""
-    return os.path.join(os.getcwd(), f"program-{pid}")
+class _PidNamespaces:
+    """A fresh PID namespace for each child the zygote forks: setns back to its own, then unshare (a
+    process may unshare a PID namespace only while its children's is its own). It needs
+    CAP_SYS_ADMIN in the zygote's user namespace, which the sandbox's mount layer gives; where the
+    kernel refuses, children share the zygote's, and Landlock's scopes still keep their signals and
+    ptrace from every other process."""
+
+    CLONE_NEWPID = 0x20000000
+
+    def __init__(self):
+        import ctypes  # noqa: PLC0415  (native only)
+
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        try:
+            self.own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            self.on = True
+        except OSError:
+            self.on = False
+
+    def next_child(self):
+        if self.on and (self.libc.setns(self.own, self.CLONE_NEWPID) or self.libc.unshare(self.CLONE_NEWPID)):
+            self.on = False
+            self.libc.setns(self.own, self.CLONE_NEWPID)
 
 
-def _confine(filters):
-    """A native candidate's own confinement on top of its judge's (cli/src/sandbox.rs compiles the
-    seccomp filters with seccompiler, and passes them here as hex in RLCG_CANDIDATE_SECCOMP: no new
-    process, no exec). Installing one is a single prctl, which Python's standard library has no call
-    for, hence ctypes here. A candidate that cannot confine itself ends before it runs anything. Then
-    its own folder, as its working directory."""
+class _Settings:
+    """What a candidate inherits from its zygote that a process could change for its children: its
+    resource limits, priority and CPU set, as the zygote had them before any candidate existed. Each
+    candidate sets them again after its fork (with CPU_BACKSTOP_S on top), so that nothing a program
+    did to the zygote, had it found a way, reaches the next one."""
+
+    CPU_BACKSTOP_S = 120  # a candidate's CPU time; its judge's host keeps the wall clock
+
+    def __init__(self):
+        import resource  # noqa: PLC0415  (POSIX only)
+
+        self.limits = {getattr(resource, n): resource.getrlimit(getattr(resource, n)) for n in dir(resource) if n.startswith("RLIMIT_")}
+        hard = self.limits[resource.RLIMIT_CPU][1]
+        cpu = self.CPU_BACKSTOP_S if hard == resource.RLIM_INFINITY else min(self.CPU_BACKSTOP_S, hard)
+        self.limits[resource.RLIMIT_CPU] = (cpu, cpu)
+        self.priority = os.getpriority(os.PRIO_PROCESS, 0)
+        self.affinity = os.sched_getaffinity(0)
+
+    def apply(self):
+        import resource  # noqa: PLC0415  (POSIX only)
+
+        for kind, limit in self.limits.items():
+            resource.setrlimit(kind, limit)
+        os.setpriority(os.PRIO_PROCESS, 0, self.priority)
+        os.sched_setaffinity(0, self.affinity)
+
+
+def _confine(filters, folder, settings):
+    """A native candidate's own confinement on top of its judge's, set up before it runs anything (a
+    candidate that cannot confine itself ends first):
+    - its limits, priority and CPU set (`_Settings`), set here after the fork;
+    - it dies with the zygote;
+    - its folder (made by the zygote) as its working directory;
+    - a Landlock domain of its own, nested in the judge's: it writes only in its folder, and no
+      signal, ptrace or abstract socket of its reaches a process outside it (the judge, the zygote,
+      another candidate);
+    - seccomp filters (cli/src/sandbox.rs compiles them with seccompiler, and passes them here as hex
+      in RLCG_CANDIDATE_SECCOMP): no process, no exec, no socket but its channel. Installing one is a
+      single prctl, which Python's standard library has no call for, hence ctypes here."""
     try:
+        settings.apply()
+        os.chdir(folder)
         if filters:
             import ctypes  # noqa: PLC0415  (native only)
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig, pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 1, 38, 22, 2
+            if libc.prctl(pr_set_pdeathsig, 9, 0, 0, 0):
+                os._exit(70)
+            _nested_landlock(libc, folder)
 
             class SockFprog(ctypes.Structure):
                 _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-            libc = ctypes.CDLL(None, use_errno=True)
             for program in filters:
                 code = ctypes.create_string_buffer(program, len(program))
                 fprog = SockFprog(len(program) // 8, ctypes.cast(code, ctypes.c_void_p))
-                pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
                 if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) or libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0):
                     os._exit(70)
             # A program's `import ctypes` loads it afresh, and the audit hook hears it.
             for name in [n for n in sys.modules if n == "ctypes" or n.startswith("ctypes.")]:
                 del sys.modules[name]
-        folder = _program_folder(os.getpid())
-        os.mkdir(folder, 0o700)
-        os.chdir(folder)
     except BaseException:
         os._exit(70)
+
+
+def _nested_landlock(libc, folder):
+    """The candidate's own Landlock domain (see `_confine`): the rights that change files, handled and
+    allowed beneath `folder` only (reading stays as the judge's domain allows), and every scope the
+    kernel has. Nothing where the kernel has no Landlock (the judge's domain is then absent too)."""
+    import ctypes  # noqa: PLC0415  (native only)
+
+    create, add_rule, restrict_self = 444, 445, 446  # the same numbers on every architecture
+    abi = libc.syscall(create, None, 0, 1)  # LANDLOCK_CREATE_RULESET_VERSION
+    if abi < 1:
+        return
+    # WRITE_FILE, REMOVE_DIR, REMOVE_FILE, MAKE_CHAR … MAKE_SYM; REFER (ABI 2), TRUNCATE (3), IOCTL_DEV (5).
+    handled = (1 << 1) | sum(1 << bit for bit in range(4, 13))
+    handled |= (1 << 13 if abi >= 2 else 0) | (1 << 14 if abi >= 3 else 0) | (1 << 15 if abi >= 5 else 0)
+    scoped = 0b11 if abi >= 6 else 0  # ABSTRACT_UNIX_SOCKET, SIGNAL
+
+    class RulesetAttr(ctypes.Structure):
+        _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    attr = RulesetAttr(handled, 0, scoped)
+    size = ctypes.sizeof(RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = libc.syscall(create, ctypes.byref(attr), size, 0)
+    if ruleset < 0:
+        os._exit(70)
+    for path, rights in ((folder, handled), (os.devnull, 1 << 1)):
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        if libc.syscall(add_rule, ruleset, 1, ctypes.byref(PathBeneath(rights, fd)), 0):
+            os._exit(70)
+        os.close(fd)
+    if libc.syscall(restrict_self, ruleset, 0):
+        os._exit(70)
+    os.close(ruleset)
 
 
 WARM_UP_PROGRAM = "def f(values):\n    return sorted(values)[:1] + [len(values)]\n"
 
 
 def _serve_forked(channel):
-    """A native candidate: a backstop on its CPU time (its judge's host keeps the wall clock), then
-    questions and answers over its channel until the judge hangs up."""
+    """A native candidate: questions and answers over its channel until the judge hangs up."""
     try:
-        import resource  # noqa: PLC0415  (POSIX only)
-
-        resource.setrlimit(resource.RLIMIT_CPU, (120, 120))
         reader, writer = channel.makefile("rb"), channel.makefile("wb")
         serve = candidate_server(interrupts=False)
         # A program of the playground's own while the judge has not asked yet: the pages that every
@@ -2058,7 +2296,7 @@ def _syntax_fault(text):
     return body + " +\n"
 
 
-def mutant_bank(code, tests, link):
+def mutant_bank(code, tests, link, task=None):
     """The code cut into slots (one per statement line, see `_slot_starts`), each with its correct
     text and up to LOGIC_FAULTS_PER_SLOT logic faults and one syntax fault. A logic fault is kept only
     when some test fails with it and it ends within MUTANT_STEPS lines, with the tests it fails
@@ -2082,7 +2320,7 @@ def mutant_bank(code, tests, link):
         failed = []
         for index, test in enumerate(tests):
             link.exceeded = False
-            verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS)
+            verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS, task=task)
             if link.exceeded:
                 return []
             if verdict["outcome"] in ("failed_test", "runtime_error"):
@@ -2201,6 +2439,11 @@ def _handle(request, connect):
         return {"request_error": "`tests` must be a list of statements or {stdin, stdout} objects"}
     if any(isinstance(t, dict) and not str(t.get("call", "x")).isidentifier() for t in tests):
         return {"request_error": "a test's `call` must be a Python name"}
+    task = request.get("task")
+    if task is not None and not (
+        isinstance(task, dict) and all(isinstance(task.get(key), (str, type(None))) for key in ("definitions", "entry_point"))
+    ):
+        return {"request_error": "`task` must be {definitions: str, entry_point: str or null}"}
     if "batch" in request:
         if not isinstance(request["batch"], list):
             return {"request_error": "`batch` must be a list of requests"}
@@ -2222,9 +2465,9 @@ def _handle(request, connect):
         return run_planning_episode(request["code"], request["plan"], link, int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)))
     if request.get("mutants"):
         link = connect()
-        verdict = run_program(request["code"], tests, link, coverage=False, analysis=False)
+        verdict = run_program(request["code"], tests, link, coverage=False, analysis=False, task=task)
         if verdict["passed"]:
-            verdict["slots"] = mutant_bank(request["code"], tests, link)
+            verdict["slots"] = mutant_bank(request["code"], tests, link, task)
         return verdict
     return run_program(
         request["code"],
@@ -2234,12 +2477,14 @@ def _handle(request, connect):
         analysis=bool(request.get("analysis", True)),
         output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
         naive=bool(request.get("naive", False)),
+        task=task,
     )
 
 
 def _confinement():
     """What confines this process, as its host reports it (cli/src/sandbox.rs), tried rather than
-    assumed: files outside what Python needs, the network, and new processes for candidates."""
+    assumed: files outside what Python needs, the network, new processes for candidates, read-only
+    mounts outside the scratch folder, and the scratch folder's quota."""
 
     def refused(attempt):
         try:
@@ -2257,10 +2502,19 @@ def _confinement():
         with open("/etc/passwd", "rb"):
             pass
 
+    def quota_bytes():
+        """The scratch folder's size where it is a filesystem of its own (the mount layer's tmpfs)."""
+        if os.stat(".").st_dev == os.stat("..").st_dev:
+            return None
+        found = os.statvfs(".")
+        return found.f_blocks * found.f_frsize
+
     return {
         "files": refused(files),
         "network": refused(network),
         "processes": bool(os.environ.get("RLCG_CANDIDATE_SECCOMP")),
+        "read_only_outside": bool(os.statvfs("/").f_flag & os.ST_RDONLY),
+        "quota_bytes": quota_bytes(),
     }
 
 
@@ -2297,8 +2551,18 @@ def main():
             verdict = {"request_error": f"the request is not JSON: {exc}"}
         except MemoryError:
             verdict = {"request_error": "the harness ran out of memory"}
+        if zygote.ended():
+            # No program should reach the zygote; if one did, its verdict says so, and the host
+            # starts a fresh judge (and zygote, forked before any request) for the next program.
+            if "outcome" in verdict:
+                verdict.update(outcome="tampered", reward=REWARDS["tampered"], passed=False)
+                verdict["caught"] = verdict.get("caught", []) + ["the zygote that starts programs ended or stopped while the program ran"]
+                verdict["error"] = "the program tampered with its test run: " + "; ".join(verdict["caught"])
+            verdict = {"restart": True, **verdict}
         protocol_out.write(json.dumps(verdict) + "\n")
         protocol_out.flush()
+        if verdict.get("restart"):
+            return
 
 
 if __name__ == "__main__":
