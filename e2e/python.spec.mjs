@@ -122,11 +122,18 @@ test('an infinite loop is stopped within the limit + 1 s and the next run passes
   // Each program gets a fresh interpreter, loaded while the one before ran: start the clock once it
   // is ready, so that it measures the limit alone.
   const ready = () => expect(page.locator('#python-state')).toContainText('Python ready', { timeout: 10_000 });
+  // The promise (stopped within the limit + 1 s) is measured by the clock of the page that keeps it
+  // (the verdict's duration: the worker's own, or the page's from the program's start to its stop),
+  // not by this test's, which a busy machine delays.
+  const stoppedWithin = async (ms) => {
+    const duration = Number((await page.locator('#duration').textContent()).replace(' ms', ''));
+    expect(duration).toBeGreaterThanOrEqual(1000);
+    expect(duration).toBeLessThan(ms);
+  };
   for (const loop of loops) {
     await ready();
-    const started = Date.now();
     expect(await runProgram(page, loop, '', { limit: '1' })).toEqual({ outcome: 'timeout', reward: '-0.6' });
-    expect(Date.now() - started).toBeLessThan(2000 + 300); // limit + 1 s, plus Playwright's own polling
+    await stoppedWithin(2000);
     expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
   }
 
@@ -136,9 +143,8 @@ test('an infinite loop is stopped within the limit + 1 s and the next run passes
   await expect(page.locator('#python-pane .hint').first()).toContainText('not cross-origin isolated');
   await runProgram(page, 'x = 1', '');
   await ready();
-  const started = Date.now();
   expect(await runProgram(page, loops[0], '', { limit: '1' })).toEqual({ outcome: 'timeout', reward: '-0.6' });
-  expect(Date.now() - started).toBeLessThan(2300);
+  await stoppedWithin(2000);
   expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
   expect(errors).toEqual([]);
 });
