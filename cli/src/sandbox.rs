@@ -625,6 +625,9 @@ mod linux {
     fn candidate_rules() -> Result<Rules, String> {
         let mut rules = common_rules()?;
         rules.insert(libc::SYS_clone, argument_has(0, libc::CLONE_THREAD as u64)?);
+        // Allowed here so that the other filter's ENOSYS is what the C library sees (of two errno
+        // answers the kernel keeps the later filter's).
+        rules.insert(libc::SYS_clone3, Vec::new());
         rules.insert(libc::SYS_prctl, argument_in(0, &CANDIDATE_PRCTL)?);
         // `send` on its connected channel, never to an address (a Unix socket by path).
         rules.insert(libc::SYS_sendto, argument_in(4, &[0])?);

@@ -229,3 +229,23 @@ fn an_entry_point_named_like_a_builtin_is_the_programs() {
     assert_eq!(verdict.outcome, Outcome::Pass, "{verdict:?}");
     assert_eq!(verdict.notes, ["the program's `abs` was set aside: the tests use Python's builtin `abs`"]);
 }
+
+#[test]
+fn a_standard_input_programs_names_and_exceptions_change_only_its_own_output() {
+    // Issue 47's rule for stdin tasks (APPS, and StepCoder's APPS+ completions): the judge compares
+    // the output as text, so nothing the program names or raises reaches the comparison.
+    let mut python = NativePython::start().unwrap();
+    let tests = vec![TestCase::Io { stdin: "2\n".into(), stdout: "4\n".into(), call: None }];
+    for code in [
+        "class str(str):\n    def __eq__(self, other):\n        return True\ndef print(*args, **kwargs):\n    pass\nprint(int(input()) * 3)\n",
+        "def input():\n    return '2'\ndef sum(*args):\n    return 4\nprint(sum([int(input()), 1]) + 1)\n",
+        "raise StopIteration\n",
+        "import unittest\nraise unittest.SkipTest('skipped')\n",
+    ] {
+        let verdict = python.run(&ProgramRequest::new(code, tests.clone()), 5_000).unwrap();
+        assert!(!verdict.passed, "{code}: {verdict:?}");
+    }
+    let right =
+        python.run(&ProgramRequest::new("def input():\n    return '2'\nprint(int(input()) * 2)\n", tests), 5_000);
+    assert!(right.unwrap().passed, "a program's own names are its own business where its output is right");
+}

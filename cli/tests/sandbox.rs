@@ -123,6 +123,9 @@ fn no_process_started_whichever_way() {
         assert_blocked(&mut python, name, &code, &REFUSED);
         assert!(!Path::new(&marker).exists(), "{name} ran a process");
     }
+    // A thread is not a process: it starts.
+    let thread = "import threading\nout = []\nt = threading.Thread(target=out.append, args=(1,))\nt.start()\nt.join()\nassert out == [1]\n";
+    assert_eq!(run(&mut python, thread).outcome, Outcome::Pass);
 }
 
 #[test]

@@ -461,3 +461,26 @@ fn a_model_that_would_step_the_real_environment_finds_none_and_one_that_searches
     let report = last_json_line(&output);
     assert_eq!(report["matched"].as_u64(), Some(0), "{report}");
 }
+
+#[test]
+fn a_models_names_and_exceptions_do_not_change_what_the_scorer_compares() {
+    // Issue 47's rule for world models: the scorer reads predictions as plain data in the judge, so
+    // names the program defines (builtins included) and a StopIteration from `step` change nothing
+    // but the program's own predictions.
+    let transitions = TempProgram::new("three-names.jsonl", THREE);
+    let perfect = std::fs::read_to_string(bank_program("CliffWalking-v0", None).path()).unwrap();
+    let reward_bug = perfect.replace("return self.position, -100, False", "return self.position, -1, False");
+    let shadowing = "\ndef abs(*args):\n    return 0\ndef round(*args, **kwargs):\n    return 0\ndef isinstance(*args):\n    return True\ndef zip(*args):\n    return []\n";
+    for (name, program, official) in [("perfect", &perfect, 1.0), ("reward-bug", &reward_bug, 5.0 / 6.0)] {
+        let shadowed = TempProgram::new(&format!("shadowed-{name}"), &format!("{program}{shadowing}"));
+        let report = score(&shadowed, transitions.path());
+        assert!((report["official"].as_f64().unwrap() - official).abs() < 1e-12, "{name}: {report}");
+    }
+    let stops = TempProgram::new(
+        "stops",
+        "class Environment:\n    def set_state(self, state):\n        self.state = state\n\n    def step(self, action):\n        raise StopIteration\n",
+    );
+    let report = score(&stops, transitions.path());
+    assert_eq!((report["bug"].as_bool(), report["official"].as_f64()), (Some(true), Some(0.0)), "{report}");
+    assert!(report["error"].as_str().unwrap().contains("StopIteration"), "{report}");
+}

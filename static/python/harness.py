@@ -1724,6 +1724,8 @@ def _zygote_loop(channel):
             if pid == 0:
                 channel.close()
                 theirs.close()
+                if namespaces is not None:
+                    namespaces.close()
                 _confine(filters, folder, settings)
                 _serve_forked(mine)
             socket.send_fds(channel, [f"{pid} {folder}".encode()], [theirs.fileno()])
@@ -1735,10 +1737,11 @@ def _zygote_loop(channel):
 
 class _PidNamespaces:
     """A fresh PID namespace for each child the zygote forks: setns back to its own, then unshare (a
-    process may unshare a PID namespace only while its children's is its own). It needs
-    CAP_SYS_ADMIN in the zygote's user namespace, which the sandbox's mount layer gives; where the
-    kernel refuses, children share the zygote's, and Landlock's scopes still keep their signals and
-    ptrace from every other process."""
+    process may unshare a PID namespace only while its children's is its own). Both need
+    CAP_SYS_ADMIN over the zygote's own PID namespace, which the sandbox gives by starting it in one
+    that its user namespace owns (cli/src/sandbox.rs, `Namespaces`); where the kernel refuses,
+    children share the zygote's, and Landlock's scopes still keep their signals and ptrace from
+    every other process."""
 
     CLONE_NEWPID = 0x20000000
 
@@ -1751,6 +1754,11 @@ class _PidNamespaces:
             self.on = True
         except OSError:
             self.on = False
+
+    def close(self):
+        """In a child: it keeps no way into the zygote's namespace."""
+        if self.on:
+            os.close(self.own)
 
     def next_child(self):
         if self.on and (self.libc.setns(self.own, self.CLONE_NEWPID) or self.libc.unshare(self.CLONE_NEWPID)):
