@@ -11,7 +11,6 @@ mod services;
 mod stepcoder;
 mod train;
 mod widgets;
-mod world_models;
 
 use engine::protocol::FromWorker;
 use engine::share::{Pane, is_link_fragment};
@@ -112,15 +111,15 @@ fn App() -> impl IntoView {
                 <SharePanel />
             </div>
             <div hidden=folded(Pane::Results)>
-                {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results runs=runs /> })}
-                <MetricsPlot runs=runs on_error=on_error />
+                {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results /> })}
+                <MetricsPlot on_error=on_error />
                 <div class="columns">
-                    <TreeView runs=runs selected_run=book.selected />
-                    <PolicyPanel runs=runs selected_run=book.selected />
+                    <TreeView />
+                    <PolicyPanel />
                 </div>
             </div>
             <div hidden=folded(Pane::Python)><PythonPane /></div>
-            <div hidden=folded(Pane::Live)><LivePanel runs=runs /></div>
+            <div hidden=folded(Pane::Live)><LivePanel /></div>
             <div hidden=folded(Pane::Search)><SearchPane link=search_link /></div>
             <div hidden=folded(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
             <div hidden=folded(Pane::About)><About /></div>

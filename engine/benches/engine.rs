@@ -53,33 +53,45 @@ fn backends() -> Vec<Backend> {
     Backend::ALL.into_iter().filter(|b| b.device().is_ok()).collect()
 }
 
-/// One learn step (sample 64, double-DQN targets, backward, Adam) on a full replay buffer; compare
-/// with `bench/dqn_learn_step.py`, the same step in PyTorch.
+/// The seed's batch (64), and 8× and 64× it, where a GPU might start to pay.
+const BATCHES: [usize; 3] = [64, 512, 4096];
+
+/// One learn step (sample a batch, double-DQN targets, backward, Adam) on a full replay buffer;
+/// compare with `bench/dqn_learn_step.py`, the same step in PyTorch.
 fn dqn_train_step(c: &mut Criterion) {
-    let mut group = c.benchmark_group("dqn_train_step_batch64");
-    group.sample_size(20);
+    let mut group = c.benchmark_group("dqn_train_step");
+    group.sample_size(10);
     let configs =
         [("playground", DqnParams::playground(EnvId::Executive)), ("seed", DqnParams::seed(EnvId::Executive))];
-    for (backend, (name, params)) in backends().into_iter().flat_map(|b| configs.clone().map(|c| (b, c))) {
-        let inputs = 3 * params.embedding_dim + 6;
-        let mut rng = RunRng::seed_from_u64(1);
-        let mut dqn = Dqn::new(params, inputs, 5, backend.device().unwrap(), &mut rng);
-        let features: Vec<f32> = (0..inputs).map(|i| (i % 7) as f32 / 7.0).collect();
-        let next = Observation { state: 0, mask: ActionMask::all(5) };
-        let transition = |action| Transition {
-            state: 0,
-            action,
-            reward: 1.0,
-            next,
-            done: false,
-            features: &features,
-            next_features: &features,
-        };
-        for i in 0..1000 {
-            dqn.remember(&transition(i % 5));
+    for backend in backends() {
+        for (name, params) in configs.clone() {
+            for batch in BATCHES {
+                let params = DqnParams {
+                    batch_size: batch,
+                    replay_capacity: params.replay_capacity.max(batch),
+                    ..params.clone()
+                };
+                let inputs = 3 * params.embedding_dim + 6;
+                let mut rng = RunRng::seed_from_u64(1);
+                let mut dqn = Dqn::new(params, inputs, 5, backend.device().unwrap(), &mut rng);
+                let features: Vec<f32> = (0..inputs).map(|i| (i % 7) as f32 / 7.0).collect();
+                let next = Observation { state: 0, mask: ActionMask::all(5) };
+                let transition = |action| Transition {
+                    state: 0,
+                    action,
+                    reward: 1.0,
+                    next,
+                    done: false,
+                    features: &features,
+                    next_features: &features,
+                };
+                for i in 0..1000.max(batch) {
+                    dqn.remember(&transition(i % 5));
+                }
+                let id = format!("{}_{name}_{inputs}_inputs_batch{batch}", backend.name());
+                group.bench_function(id, |b| b.iter(|| dqn.observe(&transition(0), &mut rng)));
+            }
         }
-        let id = format!("{}_{name}_{inputs}_inputs", backend.name());
-        group.bench_function(id, |b| b.iter(|| dqn.observe(&transition(0), &mut rng)));
     }
     group.finish();
 }

@@ -40,7 +40,10 @@ impl Backend {
             // burn 0.22 deprecates NdArray in favour of Flex; NdArray is the CPU backend measured here.
             #[allow(deprecated)]
             Backend::Ndarray => Ok(Device::ndarray().autodiff()),
-            #[cfg(feature = "wgpu")]
+            #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
+            Backend::Wgpu => native_wgpu().map(|device| device.autodiff()),
+            // The browser's worker has brought WebGPU up with `init_webgpu` before any run starts.
+            #[cfg(all(feature = "wgpu", target_family = "wasm"))]
             Backend::Wgpu => Ok(Device::wgpu(Default::default()).autodiff()),
             #[cfg(not(feature = "wgpu"))]
             Backend::Wgpu => {
@@ -48,6 +51,23 @@ impl Backend {
             }
         }
     }
+}
+
+/// The native Wgpu device, brought up once per process: a machine without a usable adapter gets
+/// a message here, instead of burn's panic at the first tensor.
+#[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
+fn native_wgpu() -> Result<Device, String> {
+    static DEVICE: std::sync::OnceLock<Result<Device, String>> = std::sync::OnceLock::new();
+    DEVICE
+        .get_or_init(|| match Device::wgpu_options().init() {
+            Ok(device) => Ok(device),
+            // Brought up already (by `init_webgpu`, or a tensor made on the lazy device): use it.
+            Err(burn::tensor::wgpu::WgpuInitError::Registration { .. }) => Ok(Device::wgpu(Default::default())),
+            Err(problem) => Err(format!(
+                "no WebGPU/Vulkan adapter was found ({problem}); `--backend ndarray` trains every agent on the CPU"
+            )),
+        })
+        .clone()
 }
 
 /// Brings WebGPU up for [`Backend::Wgpu`], asynchronously as browsers require before any tensor is

@@ -1,5 +1,5 @@
-//! The module graphs of the engine (`engine/src`) and of the page (`src/`) have no cycle, as
-//! docs/architecture.md says: each file's `crate::` paths (outside comments) name the top-level
+//! The module graphs of the engine (`engine/src`) and of the page (`src/`) have no cycle, and the
+//! page's panes do not import each other, as docs/architecture.md says: each file's `crate::` paths (outside comments) name the top-level
 //! modules it uses, and a name that the crate root re-exports counts as its module. Tests are not
 //! layers (a test may build its fixtures from above): test files and what follows `#[cfg(test)]`
 //! are not read.
@@ -114,6 +114,29 @@ fn the_engine_has_no_module_cycle() {
 fn the_page_has_no_module_cycle() {
     let graph = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../src"), "main.rs");
     assert_eq!(cycles(&graph), BTreeSet::new());
+}
+
+/// The page's panes stand side by side: a pane's folder uses the services and widgets beneath all
+/// panes, never another pane's folder.
+#[test]
+fn no_pane_imports_another_pane() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../src");
+    let graph = graph(&src, "main.rs");
+    let panes: BTreeSet<String> = fs::read_dir(&src)
+        .expect("the page's source")
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter(|path| path.is_dir())
+        .map(|path| path.file_name().expect("a name").to_string_lossy().into_owned())
+        .filter(|folder| !["services", "widgets"].contains(&folder.as_str()))
+        .collect();
+    assert!(panes.contains("search") && panes.contains("train"), "the panes are read: {panes:?}");
+    let crossings: Vec<(&String, &String)> = panes
+        .iter()
+        .flat_map(|pane| {
+            graph.get(pane).into_iter().flatten().filter(|used| panes.contains(*used)).map(move |used| (pane, used))
+        })
+        .collect();
+    assert_eq!(crossings, Vec::<(&String, &String)>::new(), "a pane imports another pane");
 }
 
 #[test]

@@ -22,14 +22,12 @@ use leptos::prelude::*;
 use crate::live::calibration::CalibrationPanel;
 use crate::services::host::{self, HostView, Llm};
 use crate::services::llm_client::CancelToken;
-use crate::services::model::{RunData, Status};
+use crate::services::model::{LIVE_EPISODE_BASE, RunData, Status};
 use crate::services::python_pool::Python;
+use crate::services::run_book::RunBook;
 use crate::services::storage::ImportedTasks;
 use crate::services::worker_bridge::WorkerBridge;
 use crate::widgets::llm_settings::{EndpointFields, LlmChoice, LlmSelect, PromptEditor};
-
-/// Episode ids of live episodes in a run's tree start here, apart from training's.
-pub const LIVE_EPISODE_BASE: u32 = 1_000_000;
 
 fn restoration_note(run_id: u32, how: &Restoration) -> String {
     match how {
@@ -265,7 +263,8 @@ fn cost(endpoint: Option<&ProviderSettings>, episode: &LiveEpisode) -> f64 {
 }
 
 #[component]
-pub fn LivePanel(runs: RwSignal<Vec<RunData>>) -> impl IntoView {
+pub fn LivePanel() -> impl IntoView {
+    let runs = expect_context::<RunBook>().runs;
     let imported = ImportedTasks::from_context();
     let task_id = RwSignal::new(String::new());
     let choice_value = RwSignal::new(String::new());

@@ -8,6 +8,7 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use crate::services::model::{Metric, RunData, metrics_csv, metrics_json, series};
+use crate::services::run_book::RunBook;
 use crate::widgets::download;
 use crate::widgets::frame::redraw_on_change;
 
@@ -68,7 +69,8 @@ fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: Metric, window: usi
 }
 
 #[component]
-pub fn MetricsPlot(runs: RwSignal<Vec<RunData>>, on_error: Callback<Option<String>>) -> impl IntoView {
+pub fn MetricsPlot(on_error: Callback<Option<String>>) -> impl IntoView {
+    let runs = expect_context::<RunBook>().runs;
     let metric = RwSignal::new(Metric::SuccessLast100);
     let window = RwSignal::new(20usize);
     let canvas = NodeRef::<Canvas>::new();

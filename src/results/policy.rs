@@ -9,12 +9,9 @@ use engine::protocol::Finished;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::services::model::RunData;
+use crate::services::run_book::RunBook;
 use crate::widgets::gym_canvas::GymCanvas;
-
-pub fn percent(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
+use crate::widgets::percent;
 
 /// Background of a value cell: white for the row's lowest value to blue for its highest.
 fn heat(value: f64, low: f64, high: f64) -> String {
@@ -196,7 +193,8 @@ fn trace_view(trace: GreedyTrace, actions: Vec<String>, gym: Option<GymId>) -> i
 }
 
 #[component]
-pub fn PolicyPanel(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>>) -> impl IntoView {
+pub fn PolicyPanel() -> impl IntoView {
+    let RunBook { runs, selected: selected_run, .. } = expect_context::<RunBook>();
     let run = Memo::new(move |_| {
         let id = selected_run.get()?;
         // Only what the panel shows: records arrive constantly and would re-render it for nothing.

@@ -7,7 +7,8 @@ use engine::share::SharedResults;
 use engine::{Environment, RunSpec};
 use leptos::prelude::*;
 
-use crate::services::model::{RunData, Status};
+use crate::services::model::Status;
+use crate::services::run_book::RunBook;
 
 /// SVG polyline points of a success curve in a 100 × 100 box (percent up).
 fn curve_points(curve: &[u8]) -> String {
@@ -17,7 +18,8 @@ fn curve_points(curve: &[u8]) -> String {
 }
 
 #[component]
-pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults, runs: RwSignal<Vec<RunData>>) -> impl IntoView {
+pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults) -> impl IntoView {
+    let runs = expect_context::<RunBook>().runs;
     let final_success = results.success_curve.last().copied().unwrap_or(0);
     let greedy = results.greedy.map(|(success, calls)| {
         format!(

@@ -10,8 +10,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::live::LIVE_EPISODE_BASE;
-use crate::services::model::RunData;
+use crate::services::model::LIVE_EPISODE_BASE;
+use crate::services::run_book::RunBook;
 use crate::widgets::frame::redraw_on_change;
 
 const COLUMN: f64 = 120.0;
@@ -169,7 +169,8 @@ fn canvas_point(canvas: &HtmlCanvasElement, client_x: i32, client_y: i32) -> (f6
 }
 
 #[component]
-pub fn TreeView(runs: RwSignal<Vec<RunData>>, selected_run: RwSignal<Option<u32>>) -> impl IntoView {
+pub fn TreeView() -> impl IntoView {
+    let RunBook { runs, selected: selected_run, .. } = expect_context::<RunBook>();
     let canvas = NodeRef::<Canvas>::new();
     let view = RwSignal::new(None::<View>);
     let selected_node = RwSignal::new(None::<u32>);

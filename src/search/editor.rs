@@ -10,9 +10,9 @@ use engine::search::world_model_tasks::world_model_task;
 use leptos::prelude::*;
 
 use crate::search::history::Searches;
+use crate::search::world_models::info::gym_of;
 use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
-use crate::world_models::info::gym_of;
 
 /// What the editor holds, shared with the node details (which open a node in it) and the
 /// world-model tools (which work with the model of your own).

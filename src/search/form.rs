@@ -11,7 +11,7 @@ use engine::share::{SearchControl, Teaching};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
-use crate::train::controls::ParamFields;
+use crate::widgets::param_fields::ParamFields;
 
 /// Imported tasks are offered under this prefix, apart from the bundled ones.
 const IMPORTED: &str = "imported:";

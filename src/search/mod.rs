@@ -12,6 +12,7 @@ pub mod form;
 pub mod history;
 pub mod runner;
 pub mod views;
+pub mod world_models;
 
 use engine::cwm::normalised_return::PlanningSummary;
 use engine::effects::OfflineLlm;
@@ -27,6 +28,9 @@ use crate::search::form::{SearchForm, SearchFormFields};
 use crate::search::history::{SearchHistory, Searches};
 use crate::search::runner::Runner;
 use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
+use crate::search::world_models::WorldModelTools;
+use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
+use crate::search::world_models::paper::PaperComparison;
 use crate::services::host::Llm;
 use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
@@ -34,9 +38,6 @@ use crate::services::python_pool::Python;
 use crate::services::storage::{self, ImportedTasks};
 use crate::widgets::llm_settings::LlmChoice;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
-use crate::world_models::WorldModelTools;
-use crate::world_models::info::{ImportedDataset, WorldModelInfo};
-use crate::world_models::paper::PaperComparison;
 
 /// The summary line of a record: calls, best score, tokens and, for an endpoint, the cost.
 fn summary(record: &SearchRecord) -> String {
@@ -181,7 +182,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <SearchTree record=shown selected=selected />
             <NodeDetails record=shown selected=selected on_edit=on_edit />
             <ProgramEditor editor=editor searches=searches selected=selected />
-            <WorldModelTools python=python record=shown selected=selected own=editor.own imported=dataset on_planned=on_planned />
+            <WorldModelTools record=shown selected=selected own=editor.own imported=dataset on_planned=on_planned />
             <h3>"Best program"</h3>
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />

@@ -46,6 +46,9 @@ impl Status {
     }
 }
 
+/// Episode ids of live episodes in a run's tree start here, apart from training's.
+pub const LIVE_EPISODE_BASE: u32 = 1_000_000;
+
 #[derive(Clone, Debug)]
 pub struct RunData {
     pub id: u32,
@@ -64,7 +67,7 @@ pub struct RunData {
     pub digest: Fingerprint,
     /// Drawn in the plot.
     pub shown: bool,
-    /// Live-mode episodes added to the tree (ids from `live::LIVE_EPISODE_BASE`).
+    /// Live-mode episodes added to the tree (ids from [`LIVE_EPISODE_BASE`]).
     pub live_episodes: u32,
 }
 

@@ -37,7 +37,8 @@ fn link_to(report: &AblationReport, teaching: Teaching<AblationControl>) -> Stri
 /// compared with the one the page gets. Finished ablations are kept in this browser (the last
 /// `kept_reports::KEPT`), exported and imported as the reports `rlcg stepcoder learn --json` prints.
 #[component]
-pub fn LearnerPanel(python: StoredValue<Python, LocalStorage>, link: Option<AblationLink>) -> impl IntoView {
+pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
+    let python = Python::from_context();
     let form = AblationForm::new(link.as_ref().map_or_else(AblationSpec::default, |l| l.spec.clone()));
     let teaching = link.as_ref().map(|l| l.teaching.clone()).unwrap_or_default();
     let teacher = TeacherChoice::<AblationControl>::new(Pane::Stepcoder);

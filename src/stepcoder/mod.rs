@@ -26,8 +26,8 @@ use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
-use crate::train::controls::ParamFields;
 use crate::widgets::llm_settings::LlmChoice;
+use crate::widgets::param_fields::ParamFields;
 
 /// The sample in APPS+'s format that the repository bundles (`tasks/samples/apps_plus.json`):
 /// four records written for the playground, not APPS+'s own.
@@ -149,7 +149,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             <p id="stepcoder-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
-            <LearnerPanel python=python link=link />
+            <LearnerPanel link=link />
         </section>
     }
 }

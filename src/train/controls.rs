@@ -2,11 +2,12 @@
 //! validated when a run starts), seed, episode budget and backend.
 
 use engine::device::Backend;
+use engine::params::{self, Parameters};
 use engine::share::{Control, ShareLink};
 use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use engine::params::{self, Field, Kind, Parameters};
+use crate::widgets::param_fields::ParamFields;
 
 /// The agent's preset named `preset` for `env` (its first, the default, when it has no such one).
 fn template(env: EnvId, agent: AgentId, preset: &str) -> AgentSpec {
@@ -176,63 +177,5 @@ pub fn Controls(
                 {move || if ready.get() { "Train" } else { "Loading the training worker…" }}
             </button>
         </form>
-    }
-}
-
-/// A folded section with one input per parameter field, explained by its doc comment; `texts`
-/// holds what is typed.
-#[component]
-pub fn ParamFields(
-    id: &'static str,
-    title: &'static str,
-    /// Where the defaults come from, in words.
-    defaults: &'static str,
-    /// Prefix of the inputs' element ids.
-    id_prefix: &'static str,
-    fields: Memo<Vec<Field>>,
-    texts: RwSignal<Vec<String>>,
-    hidden: bool,
-    locked: bool,
-) -> impl IntoView {
-    let field_view = move |(index, field): (usize, Field)| {
-        let id = format!("{id_prefix}-{}", field.name().replace('.', "-"));
-        let value = move || texts.with(|t| t.get(index).cloned().unwrap_or_default());
-        let set = move |text: String| {
-            texts.update(|t| {
-                if let Some(slot) = t.get_mut(index) {
-                    *slot = text
-                }
-            })
-        };
-        let input = if field.kind == Kind::Bool {
-            view! {
-                <input type="checkbox" id=id.clone() prop:checked=move || value() == "true"
-                    on:change=move |ev| set(event_target_checked(&ev).to_string()) />
-            }
-            .into_any()
-        } else {
-            let mode = if field.kind == Kind::Number { "decimal" } else { "numeric" };
-            view! {
-                <input id=id.clone() inputmode=mode autocomplete="off" prop:value=value
-                    on:input=move |ev| set(event_target_value(&ev)) />
-            }
-            .into_any()
-        };
-        view! {
-            <div class="param">
-                <label for=id>{field.name()}</label>
-                {input}
-                <small>{field.description.clone()}</small>
-            </div>
-        }
-    };
-    view! {
-        <details id=id hidden=hidden>
-            <summary>{format!("{title} ({defaults})")}</summary>
-            <fieldset class="params" disabled=locked>
-                <legend class="visually-hidden">{title}</legend>
-                {move || fields.get().into_iter().enumerate().map(field_view).collect_view()}
-            </fieldset>
-        </details>
     }
 }

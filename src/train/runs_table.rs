@@ -4,11 +4,11 @@
 use engine::protocol::ToWorker;
 use leptos::prelude::*;
 
-use crate::results::policy::percent;
 use crate::services::model::{Status, css_colour};
 use crate::services::run_book::RunBook;
 use crate::services::worker_bridge::WorkerBridge;
 use crate::train::share_panel::Sharing;
+use crate::widgets::percent;
 use crate::widgets::upload;
 
 #[component]

@@ -30,12 +30,9 @@ struct Scored {
 
 /// The scoring button and what it found.
 #[component]
-pub fn ScoreTool(
-    at: ModelAtHand,
-    python: StoredValue<Python, LocalStorage>,
-    imported: RwSignal<Option<ImportedDataset>>,
-) -> impl IntoView {
+pub fn ScoreTool(at: ModelAtHand, imported: RwSignal<Option<ImportedDataset>>) -> impl IntoView {
     let ModelAtHand { env, program, world, busy, problem, status, .. } = at;
+    let python = Python::from_context();
     let scored = RwSignal::new(None::<Scored>);
     // A new search or node shows nothing old.
     Effect::new(move |_| {

@@ -25,7 +25,6 @@ use self::info::{ImportedDataset, gym_of};
 use self::planning::PlanTool;
 use self::scoring::ScoreTool;
 use self::training::TrainInsideTool;
-use crate::services::python_pool::Python;
 
 /// The model the tools work on, and what they share while one of them runs.
 #[derive(Clone, Copy)]
@@ -47,7 +46,6 @@ pub struct ModelAtHand {
 /// of your own from the editor (until a node of the search is chosen).
 #[component]
 pub fn WorldModelTools(
-    python: StoredValue<Python, LocalStorage>,
     record: Signal<Option<SearchRecord>>,
     selected: RwSignal<Option<usize>>,
     own: RwSignal<Option<(GymId, String)>>,
@@ -102,8 +100,8 @@ pub fn WorldModelTools(
             </p>
             <p role="status">{move || status.get()}</p>
             <p role="alert" class="error" id="cwm-error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
-            <div class="actions"><ScoreTool at python imported /></div>
-            <div class="actions"><PlanTool at python model on_planned /></div>
+            <div class="actions"><ScoreTool at imported /></div>
+            <div class="actions"><PlanTool at model on_planned /></div>
             <div class="actions"><TrainInsideTool at model /></div>
         </div>
     }

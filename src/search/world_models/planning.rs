@@ -21,12 +21,12 @@ use crate::widgets::gym_canvas::GymCanvas;
 #[component]
 pub fn PlanTool(
     at: ModelAtHand,
-    python: StoredValue<Python, LocalStorage>,
     model: RwSignal<Option<Arc<TabulatedModel>>>,
     /// Hears how the best model planned, for the search's record.
     on_planned: Callback<PlanningSummary>,
 ) -> impl IntoView {
     let ModelAtHand { env, program, search_best, busy, problem, status, .. } = at;
+    let python = Python::from_context();
     let plan = RwSignal::new(None::<PlanningSummary>);
     // The planned episodes, to be watched once all are played.
     let played = RwSignal::new(Vec::<Episode>::new());
