@@ -10,23 +10,12 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Need, OfflineLlm, PythonBatch};
-use engine::llm::{ChatMessage, ProviderSettings};
+use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PythonBatch};
+use engine::llm::ChatMessage;
 use engine::python::ProgramVerdict;
 
 use crate::llm::chat;
 use crate::python::{NativePython, Runners};
-
-/// Which LLM answers the task's calls.
-pub enum Llm {
-    /// An OpenAI-compatible endpoint; the key goes to [`chat`] and nowhere else.
-    Remote {
-        settings: ProviderSettings,
-        key: String,
-    },
-    // Boxed: its RNG state is several times the size of the endpoint's settings.
-    Offline(Box<OfflineLlm>),
-}
 
 /// Verdicts by request, shared by hosts on several threads: the harness gives a program the same
 /// verdict every time, so a program met again by any of them is not run again.
@@ -55,7 +44,7 @@ impl<'a> Host<'a> {
 
     /// A host without an LLM, for tasks that make no calls.
     pub fn without_llm(python: &'a mut NativePython) -> Self {
-        Self::new(Llm::Offline(Box::new(OfflineLlm::new(0))), python)
+        Self::new(Llm::Absent, python)
     }
 
     /// Runs a batch's programs in `jobs` python3 processes side by side.
@@ -123,8 +112,8 @@ impl<'a> Host<'a> {
                 Ok((text, usage)) => ChatOutcome::Reply { text, usage },
                 Err(failure) => ChatOutcome::Failed(failure),
             },
-            Llm::Offline(offline) => {
-                let outcome = offline.reply(task);
+            local => {
+                let outcome = local.local_reply(task).expect("only an endpoint has no local reply");
                 if let ChatOutcome::Reply { text, .. } = &outcome {
                     on_text(text);
                 }

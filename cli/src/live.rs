@@ -8,10 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use cli::host::{Host, Llm};
+use cli::host::Host;
 use cli::python::NativePython;
 use engine::calibration::Calibration;
-use engine::effects::{Effectful, LiveState};
+use engine::effects::{Effectful, LiveState, Llm};
 use engine::live::validation::{Validation, ValidationTable};
 use engine::live::{self, Driver, LiveEpisode, LiveSummary, LiveTask};
 use engine::prompts::PromptSet;

@@ -1,8 +1,7 @@
 //! Which LLM a command talks to: the simulated one, or an OpenAI-compatible endpoint whose key is
 //! read from the environment.
 
-use cli::host::Llm;
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::llm::{ProviderSettings, preset};
 
 use crate::{Failure, usage};
@@ -43,7 +42,7 @@ impl LlmArgs {
         temperature: Option<f64>,
     ) -> Result<(Llm, String, Option<ProviderSettings>), Failure> {
         if self.is_simulated() {
-            return Ok((Llm::Offline(Box::new(OfflineLlm::new(seed))), "simulated LLM".to_owned(), None));
+            return Ok((Llm::offline(seed), "simulated LLM".to_owned(), None));
         }
         let Some(preset) = preset(&self.llm) else {
             return Err(usage(format!(

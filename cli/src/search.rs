@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use cli::host::{Host, Llm, VerdictMemo};
+use cli::host::{Host, VerdictMemo};
 use cli::python::NativePython;
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
@@ -330,7 +330,7 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Outco
                 loop {
                     let Some((method, spec)) = queue.lock().expect("unpoisoned").next() else { return };
                     let mut search = spec.start(None, true, PromptSet::default()).expect("built once already");
-                    let llm = Llm::Offline(Box::new(OfflineLlm::new(spec.seed)));
+                    let llm = Llm::offline(spec.seed);
                     if let Err(e) = Host::new(llm, &mut python).with_memo(&memo).drive(&mut search, |_| {}) {
                         return *failure.lock().expect("unpoisoned") = Some(e);
                     }

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cli::host::{Host, Llm};
+use cli::host::Host;
 use cli::python::{self, NativePython};
+use engine::effects::Llm;
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};

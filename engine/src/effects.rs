@@ -12,7 +12,7 @@
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{ChatMessage, FailureKind, LlmFailure, Usage};
+use crate::llm::{ChatMessage, FailureKind, LlmFailure, ProviderSettings, Usage};
 use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 
@@ -175,6 +175,39 @@ pub trait Effectful {
     }
 }
 
+/// Which LLM answers a task's calls; each host performs it in its one loop. No `Debug`: it holds the
+/// user's API key.
+pub enum Llm {
+    /// An OpenAI-compatible endpoint, which the host calls; the key goes to its chat client and
+    /// nowhere else.
+    Remote { settings: ProviderSettings, key: String },
+    // Boxed: its RNG state is several times the size of the endpoint's settings.
+    /// The simulated LLM.
+    Offline(Box<OfflineLlm>),
+    /// No LLM, for tasks that make no calls (an ablation, a planning evaluation): a call fails.
+    Absent,
+}
+
+impl Llm {
+    /// The simulated LLM, drawing from `seed`.
+    pub fn offline(seed: u64) -> Self {
+        Llm::Offline(Box::new(OfflineLlm::new(seed)))
+    }
+
+    /// The answer to `task`'s pending call when no endpoint is involved: the simulated LLM's reply,
+    /// or a failure without an LLM; `None` for an endpoint, which the host calls.
+    pub fn local_reply(&mut self, task: &impl Effectful) -> Option<ChatOutcome> {
+        match self {
+            Llm::Remote { .. } => None,
+            Llm::Offline(offline) => Some(offline.reply(task)),
+            Llm::Absent => Some(ChatOutcome::Failed(LlmFailure::new(
+                FailureKind::BadRequest,
+                "this task was started without an LLM",
+            ))),
+        }
+    }
+}
+
 /// The LLM of a host without an endpoint: each reply is the task's own [`Effectful::offline_reply`],
 /// with its tokens estimated as a real model would be billed.
 #[derive(Clone, Debug)]
@@ -300,5 +333,35 @@ mod tests {
         let why = timed_out.error.clone().unwrap();
         assert_eq!(batch.verdicts(vec![answered(&runs[0]), timed_out]).unwrap_err(), why);
         assert_eq!(batch.verdicts(vec![answered(&runs[0])]).unwrap_err(), "Python returned 2 verdicts for 3 programs");
+    }
+
+    /// A task whose one need is a chat call.
+    struct Asking(ChatCall);
+
+    impl Effectful for Asking {
+        fn need(&self) -> Need<'_> {
+            Need::Chat(&self.0)
+        }
+        fn decided(&mut self, _: usize, _: f64) {}
+        fn chat_done(&mut self, _: ChatOutcome, _: f64) {}
+        fn python_done(&mut self, _: Vec<ProgramVerdict>, _: f64) {}
+        fn end(&mut self, _: &str, _: f64) {}
+        fn offline_reply(&self, rng: &mut RunRng) -> String {
+            format!("draw {}", rand::Rng::random_range(rng, 0..1000))
+        }
+    }
+
+    #[test]
+    fn the_simulated_llm_answers_from_its_seed_no_llm_fails_and_an_endpoint_is_the_hosts() {
+        let task = Asking(ChatCall { prompt_id: "p".into(), agent: "coder".into(), messages: Vec::new() });
+        let reply = |llm: &mut Llm| match llm.local_reply(&task) {
+            Some(ChatOutcome::Reply { text, .. }) => Ok(text),
+            Some(ChatOutcome::Failed(failure)) => Err(failure.message),
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(reply(&mut Llm::offline(4)), reply(&mut Llm::offline(4)));
+        assert_eq!(reply(&mut Llm::Absent).unwrap_err(), "this task was started without an LLM");
+        let mut endpoint = Llm::Remote { settings: ProviderSettings::default(), key: "k".into() };
+        assert!(endpoint.local_reply(&task).is_none());
     }
 }

@@ -9,7 +9,7 @@
 
 pub mod calibration;
 
-use engine::effects::{BlackboardMessage, Effectful, LiveState};
+use engine::effects::{BlackboardMessage, Effectful, LiveState, Llm};
 use engine::env::EnvSpec;
 use engine::live::validation::{Validation, ValidationTable};
 use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask, Trial};
@@ -20,7 +20,7 @@ use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::live::calibration::CalibrationPanel;
-use crate::services::host::{self, HostView, Llm};
+use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::model::{LIVE_EPISODE_BASE, RunData, Status};
 use crate::services::python_pool::Python;

@@ -15,7 +15,7 @@ pub mod views;
 pub mod world_models;
 
 use engine::cwm::normalised_return::PlanningSummary;
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::prompts::PromptSet;
 use engine::search::record::SearchRecord;
 use engine::search::spec::SearchSpec;
@@ -31,7 +31,6 @@ use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
 use crate::search::world_models::WorldModelTools;
 use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
 use crate::search::world_models::paper::PaperComparison;
-use crate::services::host::Llm;
 use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
@@ -96,12 +95,15 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
     // an imported task the simulated LLM first needs a bank, which Pyodide makes by mutation.
     let start = move |simulated: bool, sent: Option<SearchResults>| {
         let prompts: PromptSet = llm_choice.prompts.get_untracked();
-        let llm = if simulated {
-            Ok((Llm::Offline(Box::new(OfflineLlm::new(0))), None))
-        } else {
-            llm_choice.llm(0).map(|(llm, _, settings)| (llm, settings))
+        // The simulated LLM draws from the search's seed.
+        let llm = |seed| match simulated {
+            true => Ok((Llm::offline(seed), None)),
+            false => llm_choice.llm(seed).map(|(llm, _, settings)| (llm, settings)),
         };
-        let (spec, imported_task, llm, settings) = match form.read().and_then(|(spec, task)| Ok((spec, task, llm?))) {
+        let (spec, imported_task, llm, settings) = match form.read().and_then(|(spec, task)| {
+            let llm = llm(spec.seed)?;
+            Ok((spec, task, llm))
+        }) {
             Ok((spec, task, (llm, settings))) => (spec, task, llm, settings),
             Err(message) => return problem.set(Some(message)),
         };

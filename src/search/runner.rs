@@ -2,7 +2,7 @@
 //! and a finished one is kept in this browser (and, for a shared search's replay, compared with
 //! what the link said).
 
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::llm::ProviderSettings;
 use engine::search::record::SearchRecord;
 use engine::search::spec::{ProgramSearch, SearchSpec, TEMPERATURE};
@@ -10,7 +10,7 @@ use engine::share::search_link::{SIMULATED, SearchResults};
 use leptos::prelude::*;
 
 use crate::search::history::Searches;
-use crate::services::host::{self, HostView, Llm};
+use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 
@@ -42,16 +42,12 @@ impl Runner {
         // Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.
         let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
         let llm_name = match &mut llm {
-            // An endpoint samples at seed 004's temperature; the offline LLM draws from the
-            // search's seed.
+            // An endpoint samples at seed 004's temperature.
             Llm::Remote { settings, .. } => {
                 settings.temperature = TEMPERATURE;
                 settings.model.clone()
             }
-            Llm::Offline(offline) => {
-                **offline = OfflineLlm::new(spec.seed);
-                SIMULATED.to_owned()
-            }
+            Llm::Offline(_) | Llm::Absent => SIMULATED.to_owned(),
         };
         let record = move |search: &ProgramSearch| {
             let mut record = search.record(&spec, &llm_name);

@@ -5,8 +5,7 @@
 //! cancels. Live episodes, searches, StepCoder's completion runs and ablations, and world models'
 //! planning runs all go through [`drive`]; no component holds a loop of its own.
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Need, OfflineLlm, PythonBatch};
-use engine::llm::ProviderSettings;
+use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PythonBatch};
 use engine::python::{Author, ProgramRequest, ProgramVerdict};
 use futures_channel::oneshot;
 use gloo_timers::future::TimeoutFuture;
@@ -14,17 +13,6 @@ use leptos::prelude::*;
 
 use crate::services::llm_client::{self, CancelToken, ClientEvent};
 use crate::services::python_pool::Python;
-
-/// Which LLM answers the task's calls.
-pub enum Llm {
-    /// An OpenAI-compatible endpoint; the key goes to [`llm_client::chat`] and nowhere else.
-    Remote {
-        settings: ProviderSettings,
-        key: String,
-    },
-    // Boxed: its RNG state is several times the size of the endpoint's settings.
-    Offline(Box<OfflineLlm>),
-}
 
 /// What the host shows while it works: a status line, and the reply as it streams in.
 #[derive(Clone, Copy)]
@@ -60,7 +48,7 @@ pub async fn drive<T: Effectful>(
             Need::Chat(call) => {
                 let (agent, messages) = (call.agent.clone(), call.messages.clone());
                 view.stream.set(String::new());
-                let outcome = match llm {
+                let outcome = match &mut *llm {
                     Llm::Remote { settings, key } => {
                         view.status.set(format!("The {agent} is writing ({})…", settings.model));
                         let mut on_event = |event: ClientEvent| match event {
@@ -76,9 +64,9 @@ pub async fn drive<T: Effectful>(
                             Err(failure) => ChatOutcome::Failed(failure),
                         }
                     }
-                    Llm::Offline(offline) => {
+                    local => {
                         view.status.set(format!("The {agent} is writing (simulated LLM)…"));
-                        let outcome = offline.reply(task);
+                        let outcome = local.local_reply(task).expect("only an endpoint has no local reply");
                         if let ChatOutcome::Reply { text, .. } = &outcome {
                             view.stream.set(text.clone());
                         }

@@ -4,7 +4,7 @@
 //! sends the bank's programs to Pyodide in batches, all in one interpreter: they are the
 //! playground's own programs, not an LLM's.
 
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
 use engine::share::{AblationControl, Pane, Teaching};
@@ -12,7 +12,7 @@ use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSum
 use engine::stepcoder::policy_gradient::{self, Arm};
 use leptos::prelude::*;
 
-use crate::services::host::{self, HostView, Llm};
+use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
@@ -70,7 +70,7 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
         let python = python.get_value();
         let started = js_sys::Date::now();
         leptos::task::spawn_local(async move {
-            let mut llm = Llm::Offline(Box::new(OfflineLlm::new(0)));
+            let mut llm = Llm::Absent;
             let view = HostView { status, stream: RwSignal::new(String::new()) };
             let decide = async |_| Err("an ablation takes no policy decisions".to_owned());
             let show = |a: &Ablation| progress.set(a.progress());

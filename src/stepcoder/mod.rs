@@ -9,7 +9,7 @@ pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;
 
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
 use engine::python::Outcome;
@@ -20,7 +20,7 @@ use engine::stepcoder::fgo::KeptByOutcome;
 use engine::task_import::{ImportedTask, parse_task_file};
 use leptos::prelude::*;
 
-use crate::services::host::{self, HostView, Llm};
+use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
@@ -89,12 +89,9 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             Ok(ready) => ready,
             Err(message) => return problem.set(Some(message)),
         };
-        match &mut llm {
-            Llm::Remote { settings, .. } => {
-                settings.temperature = params.temperature;
-                settings.top_p = params.top_p;
-            }
-            Llm::Offline(offline) => **offline = OfflineLlm::new(1),
+        if let Llm::Remote { settings, .. } = &mut llm {
+            settings.temperature = params.temperature;
+            settings.top_p = params.top_p;
         }
         problem.set(None);
         running.set(true);

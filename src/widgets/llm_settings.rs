@@ -9,12 +9,11 @@
 //! and nowhere else: not to the training worker, the Python worker, the runs, the share link or
 //! the exports.
 
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::llm::{PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
 use leptos::prelude::*;
 
-use crate::services::host::Llm;
 use crate::services::storage::{self, setting};
 
 /// The LLM select's value for the offline stand-in.
@@ -58,7 +57,7 @@ impl LlmChoice {
     /// (for the cost); the error says what is missing.
     pub fn llm(self, seed: u64) -> Result<(Llm, String, Option<ProviderSettings>), String> {
         if self.choice.get_untracked() == SIMULATED {
-            return Ok((Llm::Offline(Box::new(OfflineLlm::new(seed))), "simulated LLM".to_owned(), None));
+            return Ok((Llm::offline(seed), "simulated LLM".to_owned(), None));
         }
         let settings = self.settings.get_untracked();
         let key = self.api_key.get_untracked();

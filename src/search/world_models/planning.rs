@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use engine::cwm::normalised_return::{Episode, PlanningPolicy, PlanningRun, PlanningSummary, Protocol};
 use engine::cwm::tabulated::TabulatedModel;
-use engine::effects::OfflineLlm;
+use engine::effects::Llm;
 use engine::gym::GymId;
 use engine::search::world_model_tasks::world_model_task;
 use leptos::prelude::*;
 
 use super::ModelAtHand;
-use crate::services::host::{self, HostView, Llm};
+use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::widgets::gym_canvas::GymCanvas;
@@ -111,7 +111,7 @@ async fn play(
 ) -> Option<PlanningSummary> {
     let total = 3 * run.protocol.episodes;
     let in_python = PlanningRun::plans_in_python(run.env);
-    let mut llm = Llm::Offline(Box::new(OfflineLlm::new(0)));
+    let mut llm = Llm::Absent;
     let view = HostView { status, stream: RwSignal::new(String::new()) };
     let decide = async |_| Err("planning takes no policy decisions".to_owned());
     let show = |run: &PlanningRun| {
