@@ -26,7 +26,7 @@ use engine::{AgentId, EnvId, Run, RunSpec};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, usage};
 
 #[derive(Subcommand)]
 pub enum CwmCommand {
@@ -218,7 +218,7 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
     let reference = world_model_task(env).reference();
     let mut evaluation = PlanningRun::new(env, code, reference, protocol, seed).map_err(usage)?;
     let mut python = NativePython::start().map_err(io_failure)?;
-    let bar = crate::progress_bar(u64::from(3 * episodes), "episodes");
+    let bar = crate::common::progress_bar(u64::from(3 * episodes), "episodes");
     let driven = Host::without_llm(&mut python).drive(&mut evaluation, |e| bar.set_position(e.episodes.len() as u64));
     driven.map_err(io_failure)?;
     bar.finish_and_clear();

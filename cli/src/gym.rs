@@ -9,7 +9,7 @@ use clap::Subcommand;
 use engine::gym::{GymId, dataset, random_steps, transitions};
 use engine::rng::gym_rng;
 
-use crate::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, usage};
 
 #[derive(Subcommand)]
 pub enum GymCommand {

@@ -18,8 +18,10 @@ use engine::prompts::PromptSet;
 use engine::{Run, params};
 use serde::Serialize;
 
+use crate::TrainArgs;
+use crate::common::{Failure, io_failure, read_tasks, usage};
 use crate::llm_args::LlmArgs;
-use crate::{Failure, TrainArgs, io_failure, read_tasks, run_training, usage};
+use crate::train::run_training;
 
 #[derive(clap::Args)]
 pub struct LiveArgs {

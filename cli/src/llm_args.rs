@@ -4,7 +4,7 @@
 use engine::effects::Llm;
 use engine::llm::{ProviderSettings, preset};
 
-use crate::{Failure, usage};
+use crate::common::{Failure, usage};
 
 /// The environment variable that holds the API key (never a flag, so it stays out of shell
 /// histories and process lists).

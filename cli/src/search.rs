@@ -18,8 +18,8 @@ use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use engine::share::search_link::{SIMULATED, SearchLink};
 use serde::Serialize;
 
+use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
-use crate::{Failure, io_failure, progress_bar, read_tasks, usage};
 
 #[derive(clap::Args)]
 pub struct SearchArgs {

@@ -19,8 +19,8 @@ use engine::stepcoder::policy_gradient::{Arm, LearnerParams, UpdateRule};
 use serde::Serialize;
 use serde_json::json;
 
+use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
-use crate::{Failure, io_failure, progress_bar, read_tasks, usage};
 
 #[derive(clap::Subcommand)]
 pub enum StepcoderCommand {

@@ -26,7 +26,7 @@ use engine::stepcoder::ablation::mean_interval;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::{Failure, io_failure, progress_bar, usage};
+use crate::common::{Failure, io_failure, progress_bar, usage};
 
 /// The environment variables that carry a cell's index on a cluster, in the order they are read.
 pub const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];

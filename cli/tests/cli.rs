@@ -95,13 +95,14 @@ fn records_are_written_as_csv_and_json() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let csv = std::fs::read_to_string(&csv_path).unwrap();
     let mut lines = csv.lines();
+    // The page's export has the same columns (engine::run::records_csv).
     assert_eq!(
         lines.next().unwrap(),
-        "episode,task,return,length,success,agent_calls,invalid_actions,epsilon,loss,success_last100,mean_return_last100,actions"
+        "run,env,agent,seed,episode,return,length,success,agent_calls,invalid_actions,task,epsilon,loss,success_last100,mean_return_last100,actions"
     );
     let rows: Vec<_> = lines.collect();
     assert_eq!(rows.len(), 300);
-    assert!(rows[0].starts_with("0,task"), "{}", rows[0]);
+    assert!(rows[0].starts_with("1,executive,q-learning,3,0,"), "{}", rows[0]);
     assert!(rows.iter().any(|r| r.ends_with("generate test stop")), "no canonical task1 episode");
 
     let json_path = dir.join("run.json");

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use engine::policy_view::PolicyView;
 use engine::protocol::Finished;
 use engine::run::Fingerprint;
+use engine::run::records_csv::records_csv;
 use engine::{EpisodeRecord, EpisodeTree, RunSpec};
 use serde::{Deserialize, Serialize};
 
@@ -221,45 +222,9 @@ pub fn series(records: &[EpisodeRecord], metric: Metric, window: usize, max_poin
     points
 }
 
-const CSV_HEADER: &str = "run,env,agent,seed,episode,return,length,success,agent_calls,invalid_actions,task,epsilon,\
-                          loss,success_last100,mean_return_last100,actions";
-
-fn optional(x: Option<f64>) -> String {
-    x.map_or_else(String::new, |x| x.to_string())
-}
-
-/// One row per episode of every run; actions as names separated by spaces.
+/// One row per episode of every run, in the engine's one schema.
 pub fn metrics_csv(runs: &[&RunData]) -> String {
-    let mut csv = String::from(CSV_HEADER);
-    csv.push('\n');
-    for run in runs {
-        let names = run.spec.env.id().action_names();
-        for r in &run.records {
-            let o = &r.outcome;
-            let actions: Vec<&str> =
-                o.actions.iter().map(|&a| names.get(usize::from(a)).copied().unwrap_or("?")).collect();
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                run.id,
-                run.spec.env.id().name(),
-                run.spec.agent.id().name(),
-                run.spec.seed,
-                r.episode,
-                o.episode_return,
-                o.length,
-                u8::from(o.success),
-                o.agent_calls,
-                o.invalid_actions,
-                o.task,
-                optional(r.epsilon),
-                optional(r.loss),
-                r.success_last100,
-                r.mean_return_last100,
-                actions.join(" ")
-            ));
-        }
-    }
-    csv
+    records_csv(runs.iter().map(|run| (run.id, &run.spec, run.records.as_slice())))
 }
 
 #[derive(Serialize)]

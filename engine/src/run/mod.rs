@@ -19,6 +19,7 @@ use crate::rng::{RunRng, evaluation_rng};
 
 mod episode;
 mod metrics;
+pub mod records_csv;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,40 @@
+//! What the commands share: failures with their exit codes, the progress bar, and reading a task
+//! file.
+
+use std::path::Path;
+
+use engine::task_import::{ImportedTask, parse_task_file};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// A failure and the exit code it maps to.
+pub struct Failure {
+    pub code: u8,
+    pub message: String,
+}
+
+pub fn usage(message: impl Into<String>) -> Failure {
+    Failure { code: 2, message: message.into() }
+}
+
+pub fn io_failure(message: impl Into<String>) -> Failure {
+    Failure { code: 1, message: message.into() }
+}
+
+/// A progress bar on stderr counting `unit`.
+pub fn progress_bar(length: u64, unit: &str) -> ProgressBar {
+    let bar = ProgressBar::new(length);
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}");
+    bar.set_style(ProgressStyle::with_template(&template).expect("the template is valid"));
+    bar
+}
+
+/// The tasks of a HumanEval JSONL or APPS-style JSON file; a file with any problem is refused
+/// whole, with every problem named.
+pub fn read_tasks(path: &Path) -> Result<Vec<ImportedTask>, Failure> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let name = path.display().to_string();
+    parse_task_file(&name, &text).map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(|e| format!("{name}: {e}")).collect();
+        usage(format!("{} problem(s) in the task file, nothing done:\n{}", errors.len(), lines.join("\n")))
+    })
+}
