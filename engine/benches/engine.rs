@@ -160,7 +160,8 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
 fn stepcoder_learner_update(c: &mut Criterion) {
     use engine::python::{LogicalLine, Outcome, ProgramRequest, ProgramVerdict, Scope, ScopeKind};
     use engine::stepcoder::line_bank::line_bank_tasks;
-    use engine::stepcoder::policy_gradient::{Arm, Learner, LearnerParams, VerdictCache};
+    use engine::stepcoder::policy_gradient::{Arm, Learner, LearnerParams};
+    use engine::stepcoder::verdict_cache::VerdictCache;
     let task = line_bank_tasks().remove(0);
     let program = task.canonical();
     let lines = program.lines().count() as u32;

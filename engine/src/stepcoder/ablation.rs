@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::line_bank::{LineBankTask, line_bank_tasks};
-use super::policy_gradient::{Arm, Learner, LearnerParams, Measurement, TestSet, VerdictCache};
+use super::policy_gradient::{Arm, Learner, LearnerParams, Measurement};
+use super::verdict_cache::{TestSet, VerdictCache};
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::params::Parameters;
 use crate::python::{Author, Outcome, ProgramRequest, ProgramVerdict};

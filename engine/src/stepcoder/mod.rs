@@ -13,3 +13,5 @@ pub mod curriculum;
 pub mod fgo;
 pub mod line_bank;
 pub mod policy_gradient;
+pub mod sampling;
+pub mod verdict_cache;

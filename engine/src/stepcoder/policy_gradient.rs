@@ -18,19 +18,20 @@
 //! (the slot's first mutant, which compiles), so that its greedy program fails as an SFT model's
 //! often does (Table 1's models pass 32–36% of APPS+).
 //! The learner is sans-IO: it says which programs it needs run ([`Learner::wanted`]) and learns
-//! from their verdicts in a [`VerdictCache`].
+//! from their verdicts in a [`VerdictCache`] (`verdict_cache.rs`); its sampling maths is in
+//! `sampling.rs`.
 
 use std::collections::HashMap;
 
 use rand::Rng;
-use rand::distr::Distribution;
-use rand::distr::weighted::WeightedIndex;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::curriculum::{Curriculum, CurriculumParams};
 use super::fgo::{CompileErrorRule, Coverage, FgoMask};
 use super::line_bank::LineBankTask;
+use super::sampling::{decode, sample, softmax};
+use super::verdict_cache::{TestSet, TrainingRun, VerdictCache};
 use crate::python::{LogicalLine, Outcome, ProgramVerdict};
 use crate::rng::RunRng;
 
@@ -194,55 +195,6 @@ impl crate::params::Parameters for LearnerParams {
     }
 }
 
-/// What a training run leaves that the learner needs: its outcome and the lines that ran.
-#[derive(Clone, Debug, PartialEq)]
-struct TrainingRun {
-    outcome: Outcome,
-    executed_lines: Vec<u32>,
-}
-
-/// Verdicts by program text, shared by every learner of a task: a program runs once.
-#[derive(Clone, Debug, Default)]
-pub struct VerdictCache {
-    training: HashMap<String, TrainingRun>,
-    measuring: HashMap<String, bool>,
-}
-
-/// Which tests a program is run against.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TestSet {
-    /// The visible tests, with coverage: a training rollout.
-    Training,
-    /// Visible and hidden tests, the verdict only: a measurement.
-    Measuring,
-}
-
-impl VerdictCache {
-    pub fn has(&self, set: TestSet, program: &str) -> bool {
-        match set {
-            TestSet::Training => self.training.contains_key(program),
-            TestSet::Measuring => self.measuring.contains_key(program),
-        }
-    }
-
-    pub fn insert(&mut self, set: TestSet, program: String, verdict: &ProgramVerdict) {
-        match set {
-            TestSet::Training => {
-                let run = TrainingRun { outcome: verdict.outcome, executed_lines: verdict.executed_lines.clone() };
-                self.training.insert(program, run);
-            }
-            TestSet::Measuring => {
-                self.measuring.insert(program, verdict.passed);
-            }
-        }
-    }
-
-    /// Distinct programs run, both test sets together.
-    pub fn programs_run(&self) -> usize {
-        self.training.len() + self.measuring.len()
-    }
-}
-
 /// One measurement of the policy at the full task.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
@@ -329,40 +281,6 @@ pub struct Learner {
     /// The first and the latest update's rollouts, to show what the masks did.
     pub first_update: Option<Update>,
     pub last_update: Option<Update>,
-}
-
-fn softmax(logits: &[f64]) -> Vec<f64> {
-    let top = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let weights: Vec<f64> = logits.iter().map(|l| (l - top).exp()).collect();
-    let total: f64 = weights.iter().sum();
-    weights.into_iter().map(|w| w / total).collect()
-}
-
-fn sample(logits: &[f64], rng: &mut RunRng) -> usize {
-    WeightedIndex::new(softmax(logits)).expect("softmax weights are positive and finite").sample(rng)
-}
-
-/// The smallest set of most likely options whose probability reaches `top_p` (nucleus sampling;
-/// ties keep the bank's order), as weights: the others get 0.
-fn nucleus(probabilities: &[f64], top_p: f64) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..probabilities.len()).collect();
-    order.sort_by(|&a, &b| probabilities[b].total_cmp(&probabilities[a]));
-    let mut kept = vec![0.0; probabilities.len()];
-    let mut mass = 0.0;
-    for option in order {
-        if mass >= top_p {
-            break;
-        }
-        kept[option] = probabilities[option];
-        mass += probabilities[option];
-    }
-    kept
-}
-
-/// A line decoded at `temperature` from the nucleus of `top_p`.
-fn decode(logits: &[f64], temperature: f64, top_p: f64, rng: &mut RunRng) -> usize {
-    let scaled: Vec<f64> = logits.iter().map(|l| l / temperature).collect();
-    WeightedIndex::new(nucleus(&softmax(&scaled), top_p)).expect("the nucleus keeps the likeliest option").sample(rng)
 }
 
 /// The starting logits: each canonical line at `canonical_prior`, and in `mistaken_slots` slots
@@ -666,8 +584,6 @@ impl Learner {
 
 #[cfg(test)]
 mod tests {
-    use rand::SeedableRng;
-
     use super::*;
     use crate::python::{ProgramRequest, Scope, ScopeKind};
     use crate::stepcoder::fgo::LineRole;
@@ -824,24 +740,6 @@ mod tests {
             (tight - reinforce).abs() < 0.02,
             "a tight clip stops after about one step: {tight} against {reinforce}"
         );
-    }
-
-    /// Logits [1.5, 1, 0, 0] at T = 0.2 weigh e^7.5 = 1808.04, e^5 = 148.41, 1 and 1 (of 1958.45):
-    /// 0.92320, 0.07578, 0.00051, 0.00051. The first two hold 0.99898 ≥ 0.95, so the nucleus drops the
-    /// others; [1, 0, 0, 0] gives the canonical line 0.98019 alone.
-    #[test]
-    fn decoding_keeps_the_nucleus_at_the_temperature() {
-        let scaled = |logits: &[f64]| softmax(&logits.iter().map(|l| l / 0.2).collect::<Vec<_>>());
-        let kept = nucleus(&scaled(&[1.5, 1.0, 0.0, 0.0]), 0.95);
-        assert!((kept[0] - 0.923_20).abs() < 1e-5 && (kept[1] - 0.075_78).abs() < 1e-5, "{kept:?}");
-        assert_eq!((kept[2], kept[3]), (0.0, 0.0));
-        let kept = nucleus(&scaled(&[1.0, 0.0, 0.0, 0.0]), 0.95);
-        assert!((kept[0] - 0.980_19).abs() < 1e-5 && kept[1..].iter().all(|&k| k == 0.0), "{kept:?}");
-        assert_eq!(nucleus(&[0.25; 4], 1.0), vec![0.25; 4], "top-p 1 keeps every option");
-        let mut rng = RunRng::seed_from_u64(1);
-        assert!((0..200).all(|_| decode(&[1.0, 0.0, 0.0, 0.0], 0.2, 0.95, &mut rng) == 0));
-        let mistakes = (0..2000).filter(|_| decode(&[1.0, 1.5, 0.0, 0.0], 0.2, 0.95, &mut rng) == 1).count();
-        assert!((1780..1910).contains(&mistakes), "0.924 of 2000 ≈ 1848: {mistakes}");
     }
 
     /// The default start: one slot favours its first mutant, so the greedy program fails, and the
