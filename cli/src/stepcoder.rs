@@ -335,10 +335,6 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
     Ok(())
 }
 
-/// The sample in APPS+'s format the repository bundles (four records written here, not APPS+'s
-/// own), the default tasks of `run` and `profile`.
-const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
-
 #[derive(Serialize)]
 struct CompletionReport<'a> {
     mode: CompletionMode,
@@ -409,8 +405,7 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
 fn completion_tasks(args: &CompletionArgs) -> Result<Vec<CompletionTask>, Failure> {
     let mut tasks = match &args.tasks {
         Some(path) => read_tasks(path)?,
-        None => engine::task_import::parse_task_file("apps_plus.json", APPS_PLUS_SAMPLE)
-            .map_err(|e| io_failure(format!("the bundled APPS+ sample: {e:?}")))?,
+        None => engine::task_import::apps_plus_sample(),
     };
     if let Some(ids) = &args.task {
         let wanted: Vec<&str> = ids.split(',').map(str::trim).collect();

@@ -17,7 +17,7 @@ use engine::share::ablation_link::AblationLink;
 use engine::stepcoder::completion::{Completion, CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, ScopeKinds};
 use engine::stepcoder::fgo::KeptByOutcome;
-use engine::task_import::{ImportedTask, parse_task_file};
+use engine::task_import::{ImportedTask, apps_plus_sample};
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView};
@@ -29,13 +29,10 @@ use crate::stepcoder::masked_program::MaskedProgram;
 use crate::widgets::llm_settings::LlmChoice;
 use crate::widgets::param_fields::ParamFields;
 
-/// The sample in APPS+'s format that the repository bundles (`tasks/samples/apps_plus.json`):
-/// four records written for the playground, not APPS+'s own.
-const APPS_PLUS_SAMPLE: &str = include_str!("../../tasks/samples/apps_plus.json");
 const IMPORTED: &str = "imported:";
 
 fn bundled_tasks() -> Vec<ImportedTask> {
-    parse_task_file("apps_plus.json", APPS_PLUS_SAMPLE).unwrap_or_default()
+    apps_plus_sample()
 }
 
 fn parse_kinds(text: &str) -> ScopeKinds {

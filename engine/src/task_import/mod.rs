@@ -1,21 +1,6 @@
-//! Importing coding tasks from the two common benchmark formats into harness requests.
-//!
-//! - HumanEval JSONL: one object per line with `task_id`, `prompt`, `canonical_solution`, `test`
-//!   and `entry_point`. The reference program is prompt + solution; the test is the `test` code
-//!   followed by `check(entry_point)`, as HumanEval's own evaluation does.
-//! - APPS-style JSON: an array (or JSON lines) of objects with `problem` (or APPS's `question`), a
-//!   solution (`solution`, or APPS's `solutions` list, possibly JSON-encoded), `inputs`/`outputs`
-//!   (top level, or inside APPS's `input_output`, possibly JSON-encoded), optional `fn_name` and
-//!   `starter_code`. With `fn_name` each pair is a call (`Solution().fn_name` when the starter code
-//!   declares `class Solution`); without it, the program reads the input on stdin.
-//!
-//! - APPS+ (seed 002's cleaned APPS): an array (or JSON lines) of objects with `prompt` (a header
-//!   whose docstring is the problem), `canonical_solution`, `inputs`, `outputs`, `starter_code`,
-//!   `scope` (the conditional statements, `[kind, start, end]`), `difficulty`, and `fn_name` where
-//!   present. A call problem's function is `fn_name`, else the starter code's last `def`; its
-//!   string arguments and results are stored as Python literals (`"\"abc\""`) and go into the
-//!   test as they are. A standard-input problem's solution is a function of no arguments
-//!   (`def FsxrN():`), which each test calls after the program runs.
+//! Importing coding tasks from the common benchmark formats into harness requests, one file per
+//! format: HumanEval JSONL (`humaneval.rs`), APPS-style JSON (`apps.rs`) and APPS+, seed 002's
+//! cleaned APPS (`apps_plus.rs`). This file reads a file's objects and tells the formats apart.
 //!
 //! A file is imported whole or not at all: every malformed line is reported with its line number
 //! and field, and no task from a file with an error is returned.
@@ -25,6 +10,12 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+mod apps;
+mod apps_plus;
+mod humaneval;
+
+pub use apps_plus::apps_plus_sample;
 
 use crate::python::{ProgramRequest, Scope, TaskCode, TestCase};
 
@@ -120,9 +111,9 @@ pub fn parse_task_file(file_name: &str, text: &str) -> Result<Vec<ImportedTask>,
     let mut ids = BTreeSet::new();
     for (index, (line, object)) in objects.iter().enumerate() {
         let parsed = match format {
-            TaskFormat::HumanEval => humaneval_task(object, *line),
-            TaskFormat::Apps => apps_task(object, *line, index),
-            TaskFormat::AppsPlus => apps_plus_task(object, *line, index),
+            TaskFormat::HumanEval => humaneval::humaneval_task(object, *line),
+            TaskFormat::Apps => apps::apps_task(object, *line, index),
+            TaskFormat::AppsPlus => apps_plus::apps_plus_task(object, *line, index),
         };
         match parsed {
             Ok(task) if !ids.insert(task.id.clone()) => {
@@ -247,311 +238,10 @@ fn is_identifier(name: &str) -> bool {
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic()) && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
-fn humaneval_task(object: &Map<String, Value>, line: usize) -> Result<ImportedTask, ImportError> {
-    let id = string_field(object, line, "task_id")?;
-    let prompt = string_field(object, line, "prompt")?;
-    let solution = string_field(object, line, "canonical_solution")?;
-    let test = string_field(object, line, "test")?;
-    let entry_point = string_field(object, line, "entry_point")?;
-    if !is_identifier(&entry_point) {
-        return Err(error(Some(line), Some("entry_point"), format!("`{entry_point}` is not a Python name")));
-    }
-    if !test.contains("def check") {
-        return Err(error(Some(line), Some("test"), "defines no `check(candidate)` function"));
-    }
-    Ok(ImportedTask {
-        id,
-        format: TaskFormat::HumanEval,
-        starter_code: prompt.clone(),
-        solution: format!("{prompt}{solution}"),
-        prompt,
-        tests: vec![TestCase::Statement(format!("{test}\ncheck({entry_point})"))],
-        scope: None,
-        difficulty: None,
-    })
-}
-
-/// A value that APPS sometimes stores JSON-encoded inside a string.
-fn decoded(value: &Value) -> Value {
-    match value {
-        Value::String(s) => serde_json::from_str(s).unwrap_or_else(|_| value.clone()),
-        other => other.clone(),
-    }
-}
-
-fn apps_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<ImportedTask, ImportError> {
-    let id = apps_id(object, index, "apps");
-    let prompt = match (object.get("problem"), object.get("question")) {
-        (Some(_), _) => string_field(object, line, "problem")?,
-        (None, Some(_)) => string_field(object, line, "question")?,
-        (None, None) => return Err(error(Some(line), Some("problem"), "is missing (nor is `question`)")),
-    };
-    let solution = match (object.get("solution"), object.get("solutions").map(decoded)) {
-        (Some(_), _) => string_field(object, line, "solution")?,
-        (None, Some(Value::Array(list))) => match list.first() {
-            Some(Value::String(s)) => s.clone(),
-            Some(_) => return Err(error(Some(line), Some("solutions"), "must hold strings")),
-            None => String::new(),
-        },
-        (None, Some(_)) => return Err(error(Some(line), Some("solutions"), "must be a list of programs")),
-        (None, None) => String::new(),
-    };
-    let starter_code = match object.get("starter_code") {
-        None | Some(Value::Null) => String::new(),
-        Some(_) => string_field(object, line, "starter_code")?,
-    };
-    let io_field = if object.contains_key("input_output") { "input_output" } else { "inputs" };
-    let io = match object.get("input_output").map(decoded) {
-        Some(Value::Object(io)) => io,
-        Some(_) => return Err(error(Some(line), Some("input_output"), "must be an object with inputs and outputs")),
-        None => object.clone(),
-    };
-    let (inputs, outputs) = io_pairs(&io, line, io_field)?;
-    let tests = match fn_name(&io, object, line)? {
-        Some(name) => {
-            let callee = callee(&starter_code, &name);
-            inputs
-                .iter()
-                .zip(&outputs)
-                .map(|(input, output)| call_test(&callee, input, output, python_literal))
-                .collect()
-        }
-        None => stdin_tests(&inputs, &outputs, line, None)?,
-    };
-    Ok(ImportedTask {
-        id,
-        format: TaskFormat::Apps,
-        prompt,
-        starter_code,
-        solution,
-        tests,
-        scope: None,
-        difficulty: None,
-    })
-}
-
-fn apps_id(object: &Map<String, Value>, index: usize, prefix: &str) -> String {
-    match object.get("problem_id").or_else(|| object.get("id")) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => format!("{prefix}-{}", index + 1),
-    }
-}
-
-/// The inputs and outputs of `io` (the object itself, or APPS's `input_output`): lists of one
-/// length, not empty.
-fn io_pairs(io: &Map<String, Value>, line: usize, io_field: &str) -> Result<(Vec<Value>, Vec<Value>), ImportError> {
-    let pairs = |name: &str| -> Result<Vec<Value>, ImportError> {
-        match io.get(name) {
-            Some(Value::Array(values)) => Ok(values.clone()),
-            Some(other) => Err(error(Some(line), Some(name), format!("must be a list, not {}", kind(other)))),
-            None => Err(error(
-                Some(line),
-                Some(if io_field == "inputs" { name } else { io_field }),
-                format!("has no `{name}`"),
-            )),
-        }
-    };
-    let (inputs, outputs) = (pairs("inputs")?, pairs("outputs")?);
-    if inputs.len() != outputs.len() {
-        return Err(error(
-            Some(line),
-            Some("outputs"),
-            format!("{} outputs for {} inputs; they must pair up", outputs.len(), inputs.len()),
-        ));
-    }
-    if inputs.is_empty() {
-        return Err(error(Some(line), Some("inputs"), "is empty: a task needs at least one test"));
-    }
-    Ok((inputs, outputs))
-}
-
-fn fn_name(io: &Map<String, Value>, object: &Map<String, Value>, line: usize) -> Result<Option<String>, ImportError> {
-    match io.get("fn_name").or_else(|| object.get("fn_name")) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(name)) if is_identifier(name) => Ok(Some(name.clone())),
-        Some(other) => Err(error(Some(line), Some("fn_name"), format!("{other} is not a Python name"))),
-    }
-}
-
-/// How a test calls the function `name`: a method of a fresh `Solution` where the starter code
-/// declares that class (LeetCode's style), else the function itself.
-fn callee(starter_code: &str, name: &str) -> String {
-    if starter_code.contains("class Solution") { format!("Solution().{name}") } else { name.to_owned() }
-}
-
-fn stdin_tests(
-    inputs: &[Value],
-    outputs: &[Value],
-    line: usize,
-    call: Option<&str>,
-) -> Result<Vec<TestCase>, ImportError> {
-    inputs
-        .iter()
-        .zip(outputs)
-        .enumerate()
-        .map(|(i, (input, output))| {
-            Ok(TestCase::Io {
-                stdin: text_of(input).ok_or_else(|| io_error(line, "inputs", i))?,
-                stdout: text_of(output).ok_or_else(|| io_error(line, "outputs", i))?,
-                call: call.map(str::to_owned),
-            })
-        })
-        .collect()
-}
-
-/// The name of the last function the code defines at its top level with no parameters, e.g.
-/// `FsxrN` in `def FsxrN():`.
-fn wrapper_function(code: &str) -> Option<&str> {
-    code.lines().rev().find_map(|line| {
-        let name = line.strip_prefix("def ")?.trim_end().strip_suffix("():")?;
-        is_identifier(name).then_some(name)
-    })
-}
-
-/// The last function the code defines, at any depth: a call problem's function in its starter code.
-fn last_function(code: &str) -> Option<&str> {
-    code.lines().rev().find_map(|line| {
-        let rest = line.trim_start().strip_prefix("def ")?;
-        let name = &rest[..rest.find('(')?];
-        is_identifier(name).then_some(name)
-    })
-}
-
-fn apps_plus_task(object: &Map<String, Value>, line: usize, index: usize) -> Result<ImportedTask, ImportError> {
-    let id = match object.get("task_id") {
-        Some(Value::String(s)) => s.clone(),
-        _ => apps_id(object, index, "apps-plus"),
-    };
-    let prompt = string_field(object, line, "prompt")?;
-    let solution = string_field(object, line, "canonical_solution")?;
-    let starter_code = match object.get("starter_code") {
-        None | Some(Value::Null) => String::new(),
-        Some(_) => string_field(object, line, "starter_code")?,
-    };
-    let difficulty = match object.get("difficulty") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(string_field(object, line, "difficulty")?),
-    };
-    let scope = match object.get("scope") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(serde_json::from_value::<Vec<Scope>>(value.clone()).map_err(|e| {
-            error(Some(line), Some("scope"), format!("must be a list of [kind, start line, end line]: {e}"))
-        })?),
-    };
-    let (inputs, outputs) = io_pairs(object, line, "inputs")?;
-    let call_problem = !matches!(inputs[0], Value::String(_));
-    let tests = match fn_name(object, object, line)? {
-        Some(name) => {
-            let callee = callee(&starter_code, &name);
-            inputs.iter().zip(&outputs).map(|(i, o)| call_test(&callee, i, o, apps_plus_literal)).collect()
-        }
-        None if call_problem => {
-            let name = last_function(&starter_code).ok_or_else(|| {
-                error(
-                    Some(line),
-                    Some("starter_code"),
-                    "defines no function for the tests to call, and there is no `fn_name`",
-                )
-            })?;
-            let callee = callee(&starter_code, name);
-            inputs.iter().zip(&outputs).map(|(i, o)| call_test(&callee, i, o, apps_plus_literal)).collect()
-        }
-        None => {
-            // A solution that never calls its wrapper at the top level reads nothing unless called.
-            let wrapper = wrapper_function(&starter_code).or_else(|| wrapper_function(&solution));
-            let called = wrapper.is_some_and(|name| {
-                solution.lines().any(|l| {
-                    !l.starts_with([' ', '\t', '#']) && !l.starts_with("def ") && l.contains(&format!("{name}("))
-                })
-            });
-            stdin_tests(&inputs, &outputs, line, wrapper.filter(|_| !called))?
-        }
-    };
-    Ok(ImportedTask { id, format: TaskFormat::AppsPlus, prompt, starter_code, solution, tests, scope, difficulty })
-}
-
-fn io_error(line: usize, field: &str, index: usize) -> ImportError {
-    error(Some(line), Some(field), format!("item {} must be text or a list of lines", index + 1))
-}
-
-/// A standard-input case is a string, or a list of lines.
-fn text_of(value: &Value) -> Option<String> {
-    match value {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(lines) => {
-            lines.iter().map(|l| l.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>().map(|l| l.join("\n"))
-        }
-        _ => None,
-    }
-}
-
-/// APPS's call-based check: the arguments are a list; the expected value may be wrapped in a list.
-/// `literal` writes each argument, and each item of the expected list, as Python source.
-fn call_test(callee: &str, input: &Value, output: &Value, literal: fn(&Value) -> String) -> TestCase {
-    let items = |items: &[Value]| items.iter().map(literal).collect::<Vec<_>>().join(", ");
-    let arguments = match input {
-        Value::Array(args) => items(args),
-        single => literal(single),
-    };
-    let expected = match output {
-        Value::Array(values) => format!("[{}]", items(values)),
-        single => literal(single),
-    };
-    TestCase::Statement(format!(
-        "_result = {callee}({arguments})\nassert _result == {expected} or [_result] == {expected}, f'got {{_result!r}}'"
-    ))
-}
-
-/// A JSON value as a Python literal (JSON's string escapes are valid in Python).
-fn python_literal(value: &Value) -> String {
-    match value {
-        Value::Null => "None".into(),
-        Value::Bool(true) => "True".into(),
-        Value::Bool(false) => "False".into(),
-        Value::Number(n) => n.to_string(),
-        Value::String(_) => value.to_string(),
-        Value::Array(items) => format!("[{}]", items.iter().map(python_literal).collect::<Vec<_>>().join(", ")),
-        Value::Object(map) => format!(
-            "{{{}}}",
-            map.iter()
-                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), python_literal(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-/// An APPS+ argument, or an item of an expected result, as its authors' grader writes it into the
-/// call (`','.join(map(str, inputs))`, their `llama_reward_model.py`): APPS+ stores a string
-/// argument as the Python literal itself (`"\"abc\""`), which goes in as it is; anything else as
-/// its repr, with the strings inside it as they are, quote characters and all (record 434 of
-/// `valid_all.json` counts `"d1/"` with its quotes). A string not quoted, which APPS+ does not
-/// hold, goes in as a string.
-fn apps_plus_literal(value: &Value) -> String {
-    match value {
-        Value::String(s) if is_quoted(s) => s.clone(),
-        other => python_literal(other),
-    }
-}
-
-/// Whether `text` is one Python string literal: quoted at both ends with the same quote, and the
-/// quote not reopened inside (unless escaped).
-fn is_quoted(text: &str) -> bool {
-    let Some(quote) = text.chars().next().filter(|c| *c == '"' || *c == '\'') else { return false };
-    let Some(inner) = text.get(1..text.len() - 1).filter(|_| text.len() >= 2 && text.ends_with(quote)) else {
-        return false;
-    };
-    let mut escaped = false;
-    inner.chars().all(|c| {
-        let ok = escaped || c != quote;
-        escaped = !escaped && c == '\\';
-        ok
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::apps::python_literal;
+    use super::apps_plus::apps_plus_literal;
     use super::*;
 
     const HUMANEVAL_LINE: &str = r#"{"task_id": "Demo/0", "prompt": "def add(a, b):\n    \"\"\"Sum.\"\"\"\n", "canonical_solution": "    return a + b\n", "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n", "entry_point": "add"}"#;
@@ -621,8 +311,7 @@ mod tests {
 
     #[test]
     fn apps_plus_records_keep_scope_and_difficulty_call_their_wrapper_and_keep_literals() {
-        let text = include_str!("../../tasks/samples/apps_plus.json");
-        let tasks = parse_task_file("apps_plus.json", text).unwrap();
+        let tasks = apps_plus_sample();
         assert_eq!(tasks.len(), 4);
         assert!(tasks.iter().all(|t| t.format == TaskFormat::AppsPlus));
         let stdin = &tasks[0];
