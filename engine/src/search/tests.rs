@@ -6,8 +6,11 @@ use super::gif_mcts::{GifMcts, GifMctsParams};
 use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::zero_shot::ZeroShot;
 use super::*;
-use crate::llm::{FailureKind, LlmFailure};
-use crate::python::TestResult;
+use crate::effects::{ChatOutcome, Effectful, Need};
+use crate::llm::{FailureKind, LlmFailure, Usage};
+use crate::prompts::PromptSet;
+use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase, TestResult};
+use crate::rng::RunRng;
 
 fn task() -> SearchTask {
     let tests = (1..=4).map(|i| TestCase::Statement(format!("assert f({i}) == {}", i + 1))).collect();

@@ -1,0 +1,396 @@
+//! The machinery every search method shares, [`Search`]: it renders the prompt, asks for the LLM
+//! call, takes the program out of the reply, has it scored (each program text once), counts the
+//! budget in LLM calls, keeps the best program, and stops at a perfect score.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use super::bank::{BankTask, MUTANTS_LIMIT_MS};
+use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use super::{ActionKind, Expanded, Expansion, Method, Score, Scorer, SearchTask, keeps_prefix, program_of};
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
+use crate::llm::{ChatMessage, Usage};
+use crate::prompts::PromptSet;
+use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::rng::{RunRng, search_rng};
+use crate::task_import::ImportedTask;
+
+/// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
+fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
+    if prefill && expansion.kind == ActionKind::Generate && !expansion.code.trim().is_empty() {
+        // Whole lines: the continuation starts on a line of its own.
+        let lines = expansion.code.trim_end_matches('\n');
+        call.messages.push(ChatMessage::new("assistant", format!("```python\n{lines}\n")));
+    }
+}
+
+/// The best program so far after a number of LLM calls (the score-against-calls plot).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub llm_calls: u32,
+    pub best_score: f64,
+}
+
+/// An LLM call as it went: the prompt's user message and the raw reply (or why there was none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub prompt: String,
+    pub reply: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Pending {
+    /// The simulated LLM's bank for an imported task: the harness mutates its reference (the
+    /// search's first need, offline).
+    Bank(PythonBatch, Box<ImportedTask>, SimulatedLlmParams),
+    Chat(ChatCall, Expansion),
+    Test(PythonBatch, Expansion, Option<bool>, CallRecord),
+    Done,
+}
+
+/// A method run on one task with a budget of LLM calls.
+#[derive(Clone, Debug)]
+pub struct Search<M, S> {
+    method: M,
+    scorer: S,
+    task: SearchTask,
+    prompts: PromptSet,
+    budget: u32,
+    rng: RunRng,
+    pending: Pending,
+    /// Verdicts by program text: a program met again is not run again.
+    verdicts: HashMap<String, ProgramVerdict>,
+    llm_calls: u32,
+    usage: Usage,
+    expansions: Vec<Expanded>,
+    /// The call behind each expansion.
+    calls: Vec<CallRecord>,
+    best: Option<(String, f64)>,
+    progress: Vec<Progress>,
+    ended: String,
+    /// What answers offline: the task's program bank and the simulated LLM's odds.
+    simulated: Option<SimulatedLlm>,
+    /// Generate sends its prefix as the start of the assistant's reply (an endpoint that continues
+    /// it: `ProviderSettings::assistant_prefill`).
+    prefill: bool,
+    /// Each program is run through `autopep8.fix_code` before it is scored (`ProgramRequest::autopep8`).
+    autopep8: bool,
+}
+
+impl<M: Method, S: Scorer> Search<M, S> {
+    pub fn new(
+        method: M,
+        scorer: S,
+        task: SearchTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+    ) -> Result<Self, String> {
+        let mut search = Self::assemble(method, scorer, task, prompts, budget, seed)?;
+        search.ask();
+        Ok(search)
+    }
+
+    /// A search on an imported task that the simulated LLM answers, from a bank that the harness
+    /// makes by mutating `task`'s reference: that is the search's first need, and its first call
+    /// follows.
+    pub fn after_bank(
+        method: M,
+        scorer: S,
+        task: &ImportedTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+        simulated: SimulatedLlmParams,
+    ) -> Result<Self, String> {
+        let request = BankTask::mutants_request(task)?;
+        let mut search = Self::assemble(method, scorer, SearchTask::from(task), prompts, budget, seed)?;
+        // The reference is the task file's, not the playground's: a fresh interpreter, as for an LLM's.
+        let batch = PythonBatch::untrusted(request).with_limit(MUTANTS_LIMIT_MS);
+        search.pending = Pending::Bank(batch, Box::new(task.clone()), simulated);
+        Ok(search)
+    }
+
+    fn assemble(
+        method: M,
+        scorer: S,
+        task: SearchTask,
+        prompts: PromptSet,
+        budget: u32,
+        seed: u64,
+    ) -> Result<Self, String> {
+        prompts.check()?;
+        if budget == 0 {
+            return Err("the budget must allow at least one LLM call".into());
+        }
+        Ok(Self {
+            method,
+            scorer,
+            task,
+            prompts,
+            budget,
+            rng: search_rng(seed),
+            pending: Pending::Done,
+            verdicts: HashMap::new(),
+            llm_calls: 0,
+            usage: Usage::default(),
+            expansions: Vec::new(),
+            calls: Vec::new(),
+            best: None,
+            progress: Vec::new(),
+            ended: String::new(),
+            simulated: None,
+            prefill: false,
+            autopep8: false,
+        })
+    }
+
+    /// With `autopep8`, every program is run through `autopep8.fix_code` and scored as it comes
+    /// out, which is then the node's program, as in seed 004's official code.
+    pub fn with_autopep8(mut self, autopep8: bool) -> Self {
+        self.autopep8 = autopep8;
+        self
+    }
+
+    /// Offline, `simulated` answers the calls.
+    pub fn with_simulated_llm(mut self, simulated: SimulatedLlm) -> Self {
+        self.simulated = Some(simulated);
+        self
+    }
+
+    /// With `prefill`, generate's prefix is sent as the start of the reply, which the endpoint
+    /// continues; the call already asked for is amended.
+    pub fn with_prefill(mut self, prefill: bool) -> Self {
+        self.prefill = prefill;
+        if let Pending::Chat(call, expansion) = &mut self.pending {
+            prefill_call(prefill, call, expansion);
+        }
+        self
+    }
+
+    pub fn method(&self) -> &M {
+        &self.method
+    }
+
+    pub fn task(&self) -> &SearchTask {
+        &self.task
+    }
+
+    /// Every expansion in order.
+    pub fn expansions(&self) -> &[Expanded] {
+        &self.expansions
+    }
+
+    /// The call behind each expansion, in the same order.
+    pub fn calls(&self) -> &[CallRecord] {
+        &self.calls
+    }
+
+    /// The best program and its score.
+    pub fn best(&self) -> Option<(&str, f64)> {
+        self.best.as_ref().map(|(program, score)| (program.as_str(), *score))
+    }
+
+    pub fn progress(&self) -> &[Progress] {
+        &self.progress
+    }
+
+    pub fn llm_calls(&self) -> u32 {
+        self.llm_calls
+    }
+
+    pub fn usage(&self) -> Usage {
+        self.usage
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.pending == Pending::Done
+    }
+
+    /// A short digest of every expansion (its action, program, score and bug flag): two searches
+    /// with the same fingerprint went the same way.
+    pub fn fingerprint(&self) -> String {
+        let mut digest = fnv::FnvHasher::default();
+        for e in &self.expansions {
+            // `u8`, not `usize`: a digest must not depend on the platform's word size (wasm32 or native).
+            (e.kind.index() as u8, &e.program, e.evaluation.score.to_bits(), e.evaluation.bug).hash(&mut digest);
+        }
+        format!("{:016x}", digest.finish())
+    }
+
+    /// Why the search ended (empty while it runs).
+    pub fn ended(&self) -> &str {
+        &self.ended
+    }
+
+    fn finish(&mut self, why: impl Into<String>) {
+        self.pending = Pending::Done;
+        self.ended = why.into();
+    }
+
+    /// The method's next call, or the end.
+    fn ask(&mut self) {
+        if self.llm_calls >= self.budget {
+            return self.finish(format!("the budget of {} LLM calls is spent", self.budget));
+        }
+        let Some(expansion) = self.method.next(&mut self.rng) else {
+            return self.finish("the method has nothing left to try");
+        };
+        let example = expansion.parent.as_ref().and_then(|e| e.example.clone());
+        let none = || "None".to_owned();
+        let error = expansion.parent.as_ref().and_then(|e| e.error.clone()).unwrap_or_else(none);
+        let (input, expected, actual) =
+            example.map_or_else(|| (none(), none(), none()), |e| (e.input, e.expected, e.actual));
+        let values = [
+            ("task", self.task.description.as_str()),
+            ("code", &expansion.code),
+            ("input", &input),
+            ("expected", &expected),
+            ("actual", &actual),
+            ("error", &error),
+        ];
+        let prompt_id = self.method.prompt_id(expansion.kind);
+        match self.prompts.render(prompt_id, &values) {
+            Ok(mut messages) => {
+                if let Some(start) = self.method.reply_start() {
+                    messages.push(ChatMessage::new("assistant", start));
+                }
+                let mut call = ChatCall { prompt_id: prompt_id.into(), agent: expansion.kind.name().into(), messages };
+                prefill_call(self.prefill, &mut call, &expansion);
+                self.pending = Pending::Chat(call, expansion);
+            }
+            // `new` checked the prompts, so this is a broken invariant; end the search with it.
+            Err(message) => self.finish(message),
+        }
+    }
+
+    /// The expansion's outcome: `program` as it was scored (autopep8's, when `formatted`).
+    fn settle(
+        &mut self,
+        expansion: Expansion,
+        program: String,
+        formatted: Option<String>,
+        evaluation: Score,
+        kept_prefix: Option<bool>,
+        record: CallRecord,
+    ) {
+        self.calls.push(record);
+        let score = evaluation.score;
+        let (program, unformatted) = match formatted {
+            Some(formatted) => (formatted, Some(program)),
+            None => (program, None),
+        };
+        let expanded =
+            Expanded { kind: expansion.kind, program, unformatted, evaluation, kept_prefix, llm_calls: self.llm_calls };
+        self.method.absorb(&expanded, &mut self.rng);
+        if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
+            self.best = Some((expanded.program.clone(), score));
+        }
+        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
+        self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
+        self.expansions.push(expanded);
+        if best_score >= 1.0 {
+            return self.finish(self.scorer.perfect());
+        }
+        self.ask();
+    }
+}
+
+impl<M: Method, S: Scorer> Effectful for Search<M, S> {
+    fn need(&self) -> Need<'_> {
+        match &self.pending {
+            Pending::Bank(batch, ..) | Pending::Test(batch, ..) => Need::Python(batch),
+            Pending::Chat(call, _) => Need::Chat(call),
+            Pending::Done => Need::Done,
+        }
+    }
+
+    fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
+        let Pending::Chat(call, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
+            return;
+        };
+        self.llm_calls += 1;
+        let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
+        let prefilled = call.messages.last().filter(|m| m.role == "assistant").map(|m| m.content.as_str());
+        let (program, reply) = match outcome {
+            ChatOutcome::Reply { text, usage } => {
+                self.usage.add(usage);
+                // A continuation follows the prefill; a reply that opens a code block of its own
+                // (a fence with a language) started over, and is read alone (`kept_prefix` then
+                // says whether it kept the lines).
+                let opens_block = text
+                    .match_indices("```")
+                    .any(|(at, _)| text[at + 3..].starts_with(|c: char| c.is_ascii_alphabetic()));
+                let whole = match prefilled {
+                    Some(start) if !opens_block => format!("{start}{text}"),
+                    _ => text.clone(),
+                };
+                let program = program_of(expansion.kind, &whole).ok_or_else(|| {
+                    format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
+                });
+                (program, text)
+            }
+            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
+            ChatOutcome::Failed(failure) => {
+                let why = format!("the LLM call failed: {}", failure.message);
+                (Err(why.clone()), why)
+            }
+        };
+        let record = CallRecord { prompt, reply };
+        let program = match program {
+            Ok(program) => program,
+            Err(why) => return self.settle(expansion, String::new(), None, Score::no_program(why), None, record),
+        };
+        let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
+        match self.verdicts.get(&program) {
+            Some(verdict) => {
+                let (evaluation, formatted) = (self.scorer.evaluate(verdict, &mut self.rng), verdict.formatted.clone());
+                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
+            }
+            None => {
+                let request = ProgramRequest { autopep8: self.autopep8, ..self.scorer.request(&program) };
+                self.pending = Pending::Test(PythonBatch::untrusted(request), expansion, kept_prefix, record);
+            }
+        }
+    }
+
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, _now_ms: f64) {
+        let verdict = match only_verdict(verdicts) {
+            Ok(verdict) => verdict,
+            Err(why) => return self.finish(why),
+        };
+        match std::mem::replace(&mut self.pending, Pending::Done) {
+            Pending::Bank(_, task, params) => match BankTask::from_mutants(&task, &verdict) {
+                Ok(bank) => {
+                    self.simulated = Some(SimulatedLlm { params, bank });
+                    self.ask();
+                }
+                Err(why) => self.finish(why),
+            },
+            Pending::Test(mut batch, expansion, kept_prefix, record) => {
+                let program = batch.requests.remove(0).code;
+                let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
+                let formatted = verdict.formatted.clone();
+                self.verdicts.insert(program.clone(), verdict);
+                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
+            }
+            other => self.pending = other,
+        }
+    }
+
+    /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.
+    fn end(&mut self, reason: &str, _now_ms: f64) {
+        if !self.is_done() {
+            self.finish(reason);
+        }
+    }
+
+    fn offline_reply(&self, rng: &mut RunRng) -> String {
+        match (&self.pending, &self.simulated) {
+            (Pending::Chat(call, expansion), Some(simulated)) => simulated.reply(&call.prompt_id, expansion, rng),
+            _ => format!("The simulated LLM has no program bank for task {}.", self.task.id),
+        }
+    }
+}

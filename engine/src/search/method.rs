@@ -1,0 +1,100 @@
+//! What a search method is: the kinds of LLM call it can ask for (seed 004 §4), the call it asks
+//! for next ([`Method::next`]) and what it learns from the outcome ([`Method::absorb`]).
+
+use std::hash::Hash;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Score;
+use crate::llm::extract_code;
+use crate::prompts::id;
+use crate::rng::RunRng;
+
+/// What one LLM call does to a program (seed 004 §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ActionKind {
+    /// Continue the program from its first lines.
+    Generate,
+    /// Rewrite it from a failing test: its input, expected and actual output.
+    Improve,
+    /// Rewrite it from the error it raised.
+    Fix,
+}
+
+impl ActionKind {
+    pub const ALL: [ActionKind; 3] = [ActionKind::Generate, ActionKind::Improve, ActionKind::Fix];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        ["generate", "improve", "fix"][self.index()]
+    }
+
+    fn prompt_id(self) -> &'static str {
+        [id::GIF_MCTS_GENERATE, id::GIF_MCTS_IMPROVE, id::GIF_MCTS_FIX][self.index()]
+    }
+}
+
+/// An LLM call a method asks for: `kind` on `code` (the prefix to continue for generate, the whole
+/// program for improve and fix), with that program's evaluation for the prompt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expansion {
+    pub kind: ActionKind,
+    pub code: String,
+    pub parent: Option<Score>,
+}
+
+/// What came of an expansion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expanded {
+    pub kind: ActionKind,
+    /// The program the reply held (empty when it held none), as autopep8 made it when the search
+    /// runs it (the program that was scored).
+    pub program: String,
+    /// The reply's program before autopep8, when autopep8 changed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unformatted: Option<String>,
+    pub evaluation: Score,
+    /// For generate: whether the reply kept the prefix it was asked to continue.
+    pub kept_prefix: Option<bool>,
+    /// LLM calls made so far, this one included.
+    pub llm_calls: u32,
+}
+
+/// A search method: what to ask next, and what to learn from the answer.
+pub trait Method {
+    /// The next expansion; `None` when the method has nothing left to try.
+    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion>;
+    /// The outcome of the expansion `next` asked for.
+    fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng);
+    /// The prompt of an expansion of `kind`: the action's own, unless the method has one.
+    fn prompt_id(&self, kind: ActionKind) -> &'static str {
+        kind.prompt_id()
+    }
+    /// The start of every reply, sent as the assistant's turn (zero-shot CoT's "Let's think step
+    /// by step.").
+    fn reply_start(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// The program out of a reply: improve and fix replies hold a critique before `## Correct code`,
+/// which may quote code, so the program is looked for after that heading when there is one.
+pub fn program_of(kind: ActionKind, reply: &str) -> Option<String> {
+    const HEADING: &str = "## Correct code";
+    let tail = match (kind, reply.find(HEADING)) {
+        (ActionKind::Improve | ActionKind::Fix, Some(at)) => &reply[at + HEADING.len()..],
+        _ => reply,
+    };
+    extract_code(tail)
+}
+
+/// Whether a generate reply continued the prefix it was given: chat APIs cannot be made to, and
+/// the official code does not check (seed 004 spec §1.3); a search records it per node.
+pub fn keeps_prefix(prefix: &str, program: &str) -> bool {
+    program.trim_start().starts_with(prefix.trim())
+}

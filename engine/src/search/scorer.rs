@@ -1,0 +1,149 @@
+//! How a search scores a program: the task it searches on, a program's [`Score`], and the
+//! [`Scorer`] that turns verdicts into scores (the fraction of a task's tests passed,
+//! [`TestsScorer`], APPS's rule; or a code world model's accuracy,
+//! `world_model::WorldModelScorer`).
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+use crate::gym::GymId;
+use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TaskCode, TestCase};
+use crate::rng::RunRng;
+use crate::task_import::ImportedTask;
+
+/// A program-synthesis task: what to write, and the tests that score it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchTask {
+    pub id: String,
+    pub description: String,
+    pub tests: Vec<TestCase>,
+    /// For a code world model: the environment it models, whose recorded transitions score it
+    /// (it has no tests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub world_model: Option<GymId>,
+    /// What the tests' names mean, for an imported HumanEval task (see [`TaskCode`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_code: Option<TaskCode>,
+}
+
+impl From<&ImportedTask> for SearchTask {
+    /// An imported task as a search task: its problem statement, with the starter code when the
+    /// statement does not hold it already (APPS), and its tests.
+    fn from(task: &ImportedTask) -> Self {
+        let starter = task.starter_code.trim();
+        let description = if starter.is_empty() || task.prompt.contains(starter) {
+            task.prompt.clone()
+        } else {
+            format!("{}\n\nStart from:\n{starter}", task.prompt)
+        };
+        Self {
+            id: task.id.clone(),
+            description,
+            tests: task.tests.clone(),
+            world_model: None,
+            task_code: task.task_code(),
+        }
+    }
+}
+
+/// A failing test as the improve prompt shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailingExample {
+    pub input: String,
+    pub expected: String,
+    pub actual: String,
+    /// Which of the task's tests it is (by index), for a task with tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<usize>,
+    /// What the model got wrong in it, for a world model.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrong: Vec<PredictionPart>,
+}
+
+/// What a program is worth.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Score {
+    /// In [0, 1]: the fraction of tests passed (0 for a bug).
+    pub score: f64,
+    /// The program cannot be scored as it is and needs fixing (APPS: it does not compile).
+    pub bug: bool,
+    /// The error a fix prompt shows, with its line.
+    pub error: Option<String>,
+    /// The failing test an improve prompt shows.
+    pub example: Option<FailingExample>,
+    /// It passed only because verdicts were naive: the real verdict did not pass it (a reward hack).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hacked: bool,
+}
+
+impl Score {
+    /// A reply that gave no program to score: a bug, so the next action fixes it.
+    pub(super) fn no_program(why: String) -> Self {
+        Self { score: 0.0, bug: true, error: Some(why), example: None, hacked: false }
+    }
+}
+
+/// How programs are run and scored.
+pub trait Scorer {
+    fn request(&self, program: &str) -> ProgramRequest;
+    /// The program's evaluation from its verdict; `rng` picks the failing example where the rule
+    /// draws one.
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score;
+    /// Why a search ends at a score of 1.
+    fn perfect(&self) -> &'static str {
+        "a program passes every test"
+    }
+}
+
+/// APPS's scoring (seed 004 §5.2; the official code's `compute_reward`): the fraction of all tests
+/// passed; a bug is a compile error, a runtime error only a failed test; the improve example is one
+/// failing test drawn at random.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestsScorer {
+    pub tests: Vec<TestCase>,
+    /// What the tests' names mean (see [`TaskCode`]).
+    pub task_code: Option<TaskCode>,
+    /// Naive verdicts (see `ProgramRequest::naive`): the search's teaching switch.
+    pub naive: bool,
+    /// The official code's rule: the example comes from the first half of the tests only (the
+    /// rest stay hidden from the LLM), and there is none when only later tests fail. Off: any
+    /// failing test.
+    pub example_from_first_half: bool,
+}
+
+impl TestsScorer {
+    pub fn new(tests: Vec<TestCase>, task_code: Option<TaskCode>) -> Self {
+        Self { tests, task_code, naive: false, example_from_first_half: true }
+    }
+}
+
+impl Scorer for TestsScorer {
+    fn request(&self, program: &str) -> ProgramRequest {
+        let request = ProgramRequest::new(program, self.tests.clone()).verdict_only().with_task(self.task_code.clone());
+        ProgramRequest { naive: self.naive, ..request }
+    }
+
+    fn evaluate(&self, verdict: &ProgramVerdict, rng: &mut RunRng) -> Score {
+        if verdict.outcome == Outcome::Tampered {
+            // Caught reaching for its verdict: worth nothing, whatever it passed.
+            return Score { score: 0.0, bug: false, error: verdict.error.clone(), example: None, hacked: false };
+        }
+        let total = verdict.total.max(1);
+        let bug = verdict.outcome == Outcome::CompileError;
+        let score = if bug { 0.0 } else { f64::from(verdict.number_passed) / f64::from(total) };
+        let shown = if self.example_from_first_half { verdict.tests.len() / 2 } else { verdict.tests.len() };
+        let failing: Vec<_> = verdict.tests[..shown].iter().enumerate().filter(|(_, t)| !t.passed).collect();
+        let example = (!bug && score < 1.0 && !failing.is_empty()).then(|| {
+            let (index, test) = failing[rng.random_range(0..failing.len())];
+            let error = test.error.clone().unwrap_or_else(|| "the test failed".into());
+            FailingExample {
+                input: test.input.clone().unwrap_or_else(|| test.test.clone()),
+                expected: test.expected.clone().unwrap_or_else(|| "the assertion holds".into()),
+                actual: test.actual.clone().unwrap_or(error),
+                test: Some(index),
+                wrong: Vec::new(),
+            }
+        });
+        Score { score, bug, error: verdict.error.clone(), example, hacked: verdict.hacked() }
+    }
+}
