@@ -132,7 +132,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         solved: best_score >= 1.0,
         llm_calls: search.llm_calls(),
         nodes: search.expansions().len(),
-        hacked: search.expansions().iter().filter(|e| e.evaluation.hacked).count(),
+        hacked: search.expansions().iter().filter(|e| e.score.hacked).count(),
         reformatted: search.expansions().iter().filter(|e| e.unformatted.is_some()).count(),
         tokens: search.usage().total(),
         cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
@@ -153,10 +153,10 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         report.method, report.task, report.llm, report.budget, report.seed
     );
     for (i, e) in search.expansions().iter().enumerate() {
-        let bug = if e.evaluation.bug { " · bug" } else { "" };
-        let hacked = if e.evaluation.hacked { " · hacked: the real verdict refuses it" } else { "" };
+        let bug = if e.score.bug { " · bug" } else { "" };
+        let hacked = if e.score.hacked { " · hacked: the real verdict refuses it" } else { "" };
         let reformatted = if e.unformatted.is_some() { " · reformatted by autopep8" } else { "" };
-        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}{reformatted}", i + 1, e.kind.name(), e.evaluation.score);
+        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}{reformatted}", i + 1, e.kind.name(), e.score.score);
     }
     println!(
         "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",

@@ -8,7 +8,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use engine::agents::{Agent, AgentSpec, Dqn, DqnParams, Transition, random_legal};
+use engine::agents::{Agent, AgentSpec, Dqn, DqnParams, Experience, random_legal};
 use engine::device::Backend;
 use engine::env::ActionMask;
 use engine::{AgentId, EnvId, Environment, Observation, Run, RunRng, RunSpec};
@@ -76,7 +76,7 @@ fn dqn_train_step(c: &mut Criterion) {
                 let mut dqn = Dqn::new(params, inputs, 5, backend.device().unwrap(), &mut rng);
                 let features: Vec<f32> = (0..inputs).map(|i| (i % 7) as f32 / 7.0).collect();
                 let next = Observation { state: 0, mask: ActionMask::all(5) };
-                let transition = |action| Transition {
+                let transition = |action| Experience {
                     state: 0,
                     action,
                     reward: 1.0,
@@ -135,13 +135,13 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
                 let bug = rng.random_bool(0.2);
                 let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
                 let program = programs[rng.random_range(0..programs.len())].clone();
-                let evaluation = Score { score, bug, error: None, example: None, hacked: false };
+                let score = Score { score, bug, error: None, example: None, hacked: false };
                 search.absorb(
                     &Expanded {
                         kind: expansion.kind,
                         program,
                         unformatted: None,
-                        evaluation,
+                        score,
                         kept_prefix: None,
                         llm_calls: 0,
                     },

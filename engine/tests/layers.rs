@@ -1,8 +1,8 @@
 //! The module graphs of the engine (`engine/src`) and of the page (`src/`) have no cycle, and the
 //! page's panes do not import each other, as docs/architecture.md says: each file's `crate::` paths (outside comments) name the top-level
 //! modules it uses, and a name that the crate root re-exports counts as its module. Tests are not
-//! layers (a test may build its fixtures from above): test files and what follows `#[cfg(test)]`
-//! are not read.
+//! layers (a test may build its fixtures from above): test files and inline test modules are not
+//! read.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -50,6 +50,17 @@ fn crate_paths(line: &str) -> Vec<String> {
     found.into_iter().filter(|i| !i.is_empty()).collect()
 }
 
+/// The lines of a file before its inline tests (a `#[cfg(test)]` module with a body; a test module
+/// declared as `mod tests;` lives in a file of its own, which is not read).
+fn code_lines(text: &str) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .windows(2)
+        .position(|pair| pair[0].trim() == "#[cfg(test)]" && pair[1].trim_end().ends_with('{'))
+        .unwrap_or(lines.len());
+    lines[..end].to_vec()
+}
+
 fn graph(src: &Path, root: &str) -> Graph {
     let aliases = re_exports(&fs::read_to_string(src.join(root)).expect("the crate root"));
     let mut files = Vec::new();
@@ -64,7 +75,7 @@ fn graph(src: &Path, root: &str) -> Graph {
             continue;
         }
         let text = fs::read_to_string(&file).expect("a source file");
-        for line in text.lines().take_while(|l| l.trim() != "#[cfg(test)]") {
+        for line in code_lines(&text) {
             if line.trim_start().starts_with("//") {
                 continue;
             }
@@ -139,8 +150,133 @@ fn no_pane_imports_another_pane() {
     assert_eq!(crossings, Vec::<(&String, &String)>::new(), "a pane imports another pane");
 }
 
+/// The paths after each `prefix` (`crate::` or `super::`) in `line`, as segments: one path, or
+/// each of a `{…}` group's.
+fn paths_after(line: &str, prefix: &str) -> Vec<Vec<String>> {
+    let segments = |path: &str| -> Vec<String> {
+        path.split("::")
+            .map(|s| s.trim().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>())
+            .take_while(|s| !s.is_empty())
+            .collect()
+    };
+    let mut found = Vec::new();
+    for (at, _) in line.match_indices(prefix) {
+        if line[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &line[at + prefix.len()..];
+        let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')).unwrap_or(rest.len());
+        let (head, tail) = rest.split_at(end);
+        let head: Vec<String> = segments(head.trim_end_matches(':'));
+        match tail.strip_prefix('{').filter(|_| head.is_empty() || rest[..end].ends_with("::")) {
+            Some(group) => found.extend(group.split('}').next().unwrap_or_default().split(',').map(|item| {
+                let mut path = head.clone();
+                path.extend(segments(item));
+                path
+            })),
+            None => found.push(head),
+        }
+    }
+    found.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
+/// The file that a module path starting in `dir` names: the deepest `<seg>.rs` or `<seg>/mod.rs`
+/// the segments reach.
+fn file_named(dir: &Path, path: &[String]) -> Option<std::path::PathBuf> {
+    let (mut dir, mut found) = (dir.to_path_buf(), None);
+    for segment in path {
+        if dir.join(format!("{segment}.rs")).is_file() {
+            return Some(dir.join(format!("{segment}.rs")));
+        }
+        if !dir.join(segment).join("mod.rs").is_file() {
+            break;
+        }
+        dir = dir.join(segment);
+        found = Some(dir.join("mod.rs"));
+    }
+    found
+}
+
+/// A crate's files and the files each one uses through `crate::` and `super::` paths, leaving out
+/// the folders' `mod.rs` and the crate roots (a folder's registry and shared names stand above its
+/// files, not beside them).
+fn file_graph(src: &Path) -> Graph {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let name = |file: &Path| file.strip_prefix(src).expect("beneath src").display().to_string();
+    let mut graph = Graph::new();
+    for file in &files {
+        let stem = file.file_stem().expect("a name").to_string_lossy();
+        if ["mod", "lib", "main", "tests"].contains(&stem.as_ref()) || stem.ends_with("_tests") {
+            continue;
+        }
+        let parent = file.parent().expect("a folder");
+        let text = fs::read_to_string(file).expect("a source file");
+        for line in code_lines(&text).into_iter().filter(|l| !l.trim_start().starts_with("//")) {
+            let used = paths_after(line, "crate::")
+                .into_iter()
+                .filter_map(|path| file_named(src, &path))
+                .chain(paths_after(line, "super::").into_iter().filter_map(|path| file_named(parent, &path)));
+            for target in used {
+                let stem = target.file_stem().expect("a name").to_string_lossy();
+                if target != *file && !["mod", "lib", "main"].contains(&stem.as_ref()) {
+                    graph.entry(name(file)).or_default().insert(name(&target));
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// No file of the engine, the CLI or the page imports, through others, a file that imports it back.
+#[test]
+fn no_file_imports_in_a_loop() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let engine = file_graph(&root.join("engine/src"));
+    assert!(engine.get("search/hand_edit.rs").is_some_and(|uses| uses.contains("search/record.rs")), "{engine:?}");
+    for folder in ["engine/src", "cli/src", "src"] {
+        assert_eq!(cycles(&file_graph(&root.join(folder))), BTreeSet::new(), "in {folder}");
+    }
+}
+
+/// Each public type, trait and alias of the engine, the CLI, the page and its worker is defined
+/// once: a reader never has to ask which `Progress` a line means.
+#[test]
+fn each_public_type_name_is_defined_once() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for folder in ["engine/src", "cli/src", "src", "worker"] {
+        rust_files(&root.join(folder), &mut files);
+    }
+    let mut homes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for file in &files {
+        let text = fs::read_to_string(file).expect("a source file");
+        for line in code_lines(&text) {
+            let Some(rest) = line.strip_prefix("pub ") else { continue };
+            let Some((_, after)) = ["struct ", "enum ", "trait ", "type "].iter().find_map(|k| rest.split_once(k))
+            else {
+                continue;
+            };
+            let name: String = after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            homes
+                .entry(name)
+                .or_default()
+                .push(file.strip_prefix(&root).expect("beneath the root").display().to_string());
+        }
+    }
+    assert!(homes.contains_key("RunSpec") && homes.contains_key("Failure"), "the definitions are read");
+    let twice: BTreeMap<&String, &Vec<String>> = homes.iter().filter(|(_, files)| files.len() > 1).collect();
+    assert_eq!(twice, BTreeMap::new(), "public type names defined more than once");
+}
+
 #[test]
 fn the_reader_sees_groups_re_exports_and_a_cycle() {
+    assert_eq!(paths_after("use super::{bank::Bank, Score};", "super::"), [vec!["bank", "Bank"], vec!["Score"]]);
+    assert_eq!(paths_after("let x = crate::rng::planning_rngs(1);", "crate::"), [vec!["rng", "planning_rngs"]]);
+    assert_eq!(
+        paths_after("use crate::search::{Search, spec::SearchSpec};", "crate::")[1],
+        ["search", "spec", "SearchSpec"]
+    );
     assert_eq!(crate_paths("use crate::{download, upload};"), ["download", "upload"]);
     assert_eq!(crate_paths("let x = crate::rng::planning_rngs(1, 2);"), ["rng"]);
     assert_eq!(re_exports("pub use rng::RunRng;\npub use run::{Run, RunSpec};")["RunSpec"], "run");

@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
-use crate::services::model::{Metric, RunData, metrics_csv, metrics_json, series};
+use crate::services::model::{PlotMetric, RunData, metrics_csv, metrics_json, series};
 use crate::services::run_book::RunBook;
 use crate::widgets::download;
 use crate::widgets::frame::redraw_on_change;
@@ -15,7 +15,7 @@ use crate::widgets::frame::redraw_on_change;
 /// Points per series at most; more would not show on a canvas this wide.
 const MAX_POINTS: usize = 900;
 
-fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: Metric, window: usize) -> Result<(), String> {
+fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: PlotMetric, window: usize) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the plot canvas has no 2D context")?;
     let root = backend.into_drawing_area();
     let failed = |e: DrawingAreaErrorKind<_>| format!("the plot could not be drawn: {e}");
@@ -27,7 +27,7 @@ fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: Metric, window: usi
     // fractions rounded to "0 0 0 1 1".
     let x_max = points().map(|p| p.0).fold(10.0, f64::max);
     let (mut y_min, mut y_max) = match metric {
-        Metric::SuccessLast100 | Metric::Epsilon => (0.0, 1.0),
+        PlotMetric::SuccessLast100 | PlotMetric::Epsilon => (0.0, 1.0),
         _ => points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p.1), hi.max(p.1))),
     };
     if !y_min.is_finite() || y_max - y_min < 1e-9 {
@@ -71,7 +71,7 @@ fn draw(canvas: HtmlCanvasElement, runs: &[RunData], metric: Metric, window: usi
 #[component]
 pub fn MetricsPlot(on_error: Callback<Option<String>>) -> impl IntoView {
     let runs = expect_context::<RunBook>().runs;
-    let metric = RwSignal::new(Metric::SuccessLast100);
+    let metric = RwSignal::new(PlotMetric::SuccessLast100);
     let window = RwSignal::new(20usize);
     let canvas = NodeRef::<Canvas>::new();
     redraw_on_change(
@@ -115,9 +115,9 @@ pub fn MetricsPlot(on_error: Callback<Option<String>>) -> impl IntoView {
         <section aria-labelledby="plots-heading" class="panel" id="results">
             <h2 id="plots-heading">"Training curves"</h2>
             <div class="row">
-                <label>"Metric "
-                    <select id="metric" on:change=move |ev| { if let Some(m) = Metric::parse(&event_target_value(&ev)) { metric.set(m) } }>
-                        {Metric::ALL.iter().map(|m| view! { <option value=m.key()>{m.label()}</option> }).collect_view()}
+                <label>"PlotMetric "
+                    <select id="metric" on:change=move |ev| { if let Some(m) = PlotMetric::parse(&event_target_value(&ev)) { metric.set(m) } }>
+                        {PlotMetric::ALL.iter().map(|m| view! { <option value=m.key()>{m.label()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>"Smoothing: " <output id="smoothing-value">{move || window.get()}</output> " episodes "

@@ -41,7 +41,7 @@ use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 /// The summary line of a record: calls, best score, tokens and, for an endpoint, the cost.
 fn summary(record: &SearchRecord) -> String {
     let cost = if record.cost_usd > 0.0 { format!(" · ${:.4}", record.cost_usd) } else { String::new() };
-    let hacked = record.expansions.iter().filter(|e| e.evaluation.hacked).count();
+    let hacked = record.expansions.iter().filter(|e| e.score.hacked).count();
     let verdicts = match (record.spec.naive_verdicts, hacked) {
         (false, _) => String::new(),
         (true, 0) => " · naive verdicts".to_owned(),

@@ -2,12 +2,12 @@
 //! against LLM calls of every search listed.
 
 use engine::search::record::SearchRecord;
-use engine::search::spec::TreeNode;
+use engine::search::spec::SearchTreeNode;
 use engine::search::{ActionKind, Score};
 use leptos::prelude::*;
 
 /// Where each node sits: depth down, leaves left to right, a parent over its children's middle.
-fn layout(tree: &[TreeNode]) -> Vec<(f64, f64)> {
+fn layout(tree: &[SearchTreeNode]) -> Vec<(f64, f64)> {
     let children = |p: usize| (0..tree.len()).filter(move |&c| tree[c].parent == Some(p));
     fn place(n: usize, depth: f64, next: &mut f64, pos: &mut [(f64, f64)], kids: &dyn Fn(usize) -> Vec<usize>) -> f64 {
         let ks = kids(n);
@@ -108,7 +108,7 @@ pub fn NodeDetails(
             let tree = s.nodes();
             let n = tree.get(node)?;
             let (program, ev) = s.program_at(node).map(|(p, ev)| (p.to_owned(), ev.clone()))
-                .or_else(|| n.expansion.and_then(|i| s.expansions.get(i)).map(|e| (e.program.clone(), e.evaluation.clone())))?;
+                .or_else(|| n.expansion.and_then(|i| s.expansions.get(i)).map(|e| (e.program.clone(), e.score.clone())))?;
             let parent_program = n.parent.and_then(|p| s.program_at(p)).map(|(p, _)| p.to_owned()).unwrap_or_default();
             let diff = similar::TextDiff::from_lines(&parent_program, &program).unified_diff().context_radius(2).to_string();
             let expanded = n.expansion.and_then(|i| s.expansions.get(i).map(|e| (i, e.clone())));

@@ -145,7 +145,7 @@ impl RunData {
 
 /// The metrics the plot can show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
+pub enum PlotMetric {
     SuccessLast100,
     Return,
     Loss,
@@ -153,27 +153,27 @@ pub enum Metric {
     Length,
 }
 
-impl Metric {
-    pub const ALL: [Metric; 5] =
-        [Metric::SuccessLast100, Metric::Return, Metric::Loss, Metric::Epsilon, Metric::Length];
+impl PlotMetric {
+    pub const ALL: [PlotMetric; 5] =
+        [PlotMetric::SuccessLast100, PlotMetric::Return, PlotMetric::Loss, PlotMetric::Epsilon, PlotMetric::Length];
 
     pub fn key(self) -> &'static str {
         match self {
-            Metric::SuccessLast100 => "success_last100",
-            Metric::Return => "return",
-            Metric::Loss => "loss",
-            Metric::Epsilon => "epsilon",
-            Metric::Length => "length",
+            PlotMetric::SuccessLast100 => "success_last100",
+            PlotMetric::Return => "return",
+            PlotMetric::Loss => "loss",
+            PlotMetric::Epsilon => "epsilon",
+            PlotMetric::Length => "length",
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Metric::SuccessLast100 => "Success rate over the last 100 episodes",
-            Metric::Return => "Episode return",
-            Metric::Loss => "Loss (mean TD error² of the episode's learn steps)",
-            Metric::Epsilon => "Exploration rate ε",
-            Metric::Length => "Episode length (steps)",
+            PlotMetric::SuccessLast100 => "Success rate over the last 100 episodes",
+            PlotMetric::Return => "Episode return",
+            PlotMetric::Loss => "Loss (mean TD error² of the episode's learn steps)",
+            PlotMetric::Epsilon => "Exploration rate ε",
+            PlotMetric::Length => "Episode length (steps)",
         }
     }
 
@@ -183,11 +183,11 @@ impl Metric {
 
     pub fn value(self, record: &EpisodeRecord) -> Option<f64> {
         match self {
-            Metric::SuccessLast100 => Some(record.success_last100),
-            Metric::Return => Some(record.outcome.episode_return),
-            Metric::Loss => record.loss,
-            Metric::Epsilon => record.epsilon,
-            Metric::Length => Some(f64::from(record.outcome.length)),
+            PlotMetric::SuccessLast100 => Some(record.success_last100),
+            PlotMetric::Return => Some(record.outcome.episode_return),
+            PlotMetric::Loss => record.loss,
+            PlotMetric::Epsilon => record.epsilon,
+            PlotMetric::Length => Some(f64::from(record.outcome.length)),
         }
     }
 }
@@ -195,7 +195,7 @@ impl Metric {
 /// The plotted series of `metric`: a trailing moving average over `window` episodes, averaged
 /// into at most `max_points` buckets so that long runs draw as fast as short ones. One pass and no
 /// copy of the records: the plot redraws with every progress message, and a run may hold millions.
-pub fn series(records: &[EpisodeRecord], metric: Metric, window: usize, max_points: usize) -> Vec<(f64, f64)> {
+pub fn series(records: &[EpisodeRecord], metric: PlotMetric, window: usize, max_points: usize) -> Vec<(f64, f64)> {
     let window = window.max(1);
     let bucket = records.len().div_ceil(max_points.max(1)).max(1);
     let mut recent = VecDeque::with_capacity(window + 1);
@@ -311,21 +311,21 @@ mod tests {
     #[test]
     fn series_smooth_with_a_trailing_window_and_bucket_long_runs() {
         let run = trained(1000);
-        let raw = series(&run.records, Metric::Return, 1, 10_000);
+        let raw = series(&run.records, PlotMetric::Return, 1, 10_000);
         assert_eq!(raw.len(), 1000);
         assert!((raw[3].1 - run.records[3].outcome.episode_return).abs() < 1e-9);
-        let smooth = series(&run.records, Metric::Return, 10, 10_000);
+        let smooth = series(&run.records, PlotMetric::Return, 10, 10_000);
         let mean: f64 = run.records[0..10].iter().map(|r| r.outcome.episode_return).sum::<f64>() / 10.0;
         assert!((smooth[9].1 - mean).abs() < 1e-9);
         // The first points average what there is so far.
         assert!((smooth[0].1 - raw[0].1).abs() < 1e-9);
-        let bucketed = series(&run.records, Metric::Return, 1, 100);
+        let bucketed = series(&run.records, PlotMetric::Return, 1, 100);
         assert_eq!(bucketed.len(), 100);
         assert!((bucketed[0].0 - 4.5).abs() < 1e-9, "bucket of episodes 0..10 sits at 4.5");
         // Episodes without a value (no learn step yet) are skipped, not drawn as zero.
         let mut gappy = run.records.clone();
         gappy[0].loss = None;
-        assert_eq!(series(&gappy, Metric::Loss, 1, 10_000).len(), 999);
+        assert_eq!(series(&gappy, PlotMetric::Loss, 1, 10_000).len(), 999);
     }
 
     #[test]

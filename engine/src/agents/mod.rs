@@ -22,7 +22,7 @@ pub use thompson_sampling::{ThompsonParams, ThompsonSampling};
 
 /// One step of experience.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Transition<'a> {
+pub struct Experience<'a> {
     pub state: usize,
     pub action: usize,
     pub reward: f64,
@@ -37,7 +37,7 @@ pub struct Transition<'a> {
 
 /// The run's rolling metrics when an episode ends, for agents that keep their best checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Progress {
+pub struct RollingMetrics {
     pub success_last100: f64,
     /// Mean return of the last 50 episodes: seed 000's tie-break between equally successful
     /// checkpoints (`np.mean(episode_rewards[-log_every:])` with `log_every = 50`).
@@ -107,15 +107,15 @@ pub trait Agent {
     async fn act(&mut self, obs: Observation, features: &[f32], rng: &mut RunRng) -> Result<usize, String>;
     /// The action the learned policy prefers, without exploring.
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize;
-    fn observe(&mut self, transition: &Transition, rng: &mut RunRng);
+    fn observe(&mut self, transition: &Experience, rng: &mut RunRng);
     /// Stores an expert transition without learning from it yet (replay seeding).
-    fn remember(&mut self, _transition: &Transition) {}
+    fn remember(&mut self, _transition: &Experience) {}
     /// Expert episodes per task to store before training.
     fn expert_episodes_per_task(&self) -> u32 {
         0
     }
     /// Closes an episode (decays exploration); returns the episode's loss where the agent has one.
-    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String>;
+    async fn end_episode(&mut self, progress: &RollingMetrics) -> Result<Option<f64>, String>;
     /// Training is over: agents that keep a best checkpoint switch to it.
     fn finish(&mut self) {}
     /// The current exploration rate, for agents that explore ε-greedily.
@@ -365,16 +365,16 @@ impl Agent for AnyAgent {
     fn greedy(&self, obs: Observation, features: &[f32]) -> usize {
         each_agent!(self, a => a.greedy(obs, features))
     }
-    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+    fn observe(&mut self, transition: &Experience, rng: &mut RunRng) {
         each_agent!(self, a => a.observe(transition, rng))
     }
-    fn remember(&mut self, transition: &Transition) {
+    fn remember(&mut self, transition: &Experience) {
         each_agent!(self, a => a.remember(transition))
     }
     fn expert_episodes_per_task(&self) -> u32 {
         each_agent!(self, a => a.expert_episodes_per_task())
     }
-    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+    async fn end_episode(&mut self, progress: &RollingMetrics) -> Result<Option<f64>, String> {
         each_agent!(self, a => a.end_episode(progress).await)
     }
     fn finish(&mut self) {

@@ -13,7 +13,7 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax, random_legal};
+use super::{Agent, AgentId, Checkpoint, Experience, RollingMetrics, load_table, masked_argmax, random_legal};
 use crate::env::{ActionMask, Observation};
 use crate::params::check_range;
 use crate::rng::RunRng;
@@ -105,7 +105,7 @@ impl Agent for QLearning {
         masked_argmax(self.q_values(obs.state), obs.mask)
     }
 
-    fn observe(&mut self, t: &Transition, _rng: &mut RunRng) {
+    fn observe(&mut self, t: &Experience, _rng: &mut RunRng) {
         let bootstrap = if t.done { 0.0 } else { self.params.gamma * self.max_legal(t.next.state, t.next.mask) };
         let entry = &mut self.q[t.state * self.n_actions + t.action];
         let td_error = t.reward + bootstrap - *entry;
@@ -115,7 +115,7 @@ impl Agent for QLearning {
     }
 
     /// Decays ε; the loss is the episode's mean squared TD error.
-    async fn end_episode(&mut self, _progress: &Progress) -> Result<Option<f64>, String> {
+    async fn end_episode(&mut self, _progress: &RollingMetrics) -> Result<Option<f64>, String> {
         self.epsilon = (self.epsilon * self.params.epsilon_decay).max(self.params.epsilon_end);
         let loss = (self.updates > 0).then(|| self.squared_td_sum / f64::from(self.updates));
         self.squared_td_sum = 0.0;
@@ -161,7 +161,7 @@ mod tests {
         let mut agent = QLearning::new(params, 2, 2);
         agent.q[2 + 1] = 4.0; // Q(1, 1)
         agent.observe(
-            &Transition {
+            &Experience {
                 state: 0,
                 action: 0,
                 reward: 1.0,
@@ -175,7 +175,7 @@ mod tests {
         // 0 + 0.1 * (1 + 0.95 * 4 - 0)
         assert!((agent.q_values(0)[0] - 0.48).abs() < 1e-12);
         agent.observe(
-            &Transition {
+            &Experience {
                 state: 0,
                 action: 1,
                 reward: 2.0,
@@ -196,7 +196,7 @@ mod tests {
         agent.q[2] = 100.0; // Q(1, 0), illegal below
         let next = Observation { state: 1, mask: ActionMask::from_legal(&[false, true]) };
         agent.observe(
-            &Transition { state: 0, action: 0, reward: 1.0, next, done: false, features: &[], next_features: &[] },
+            &Experience { state: 0, action: 0, reward: 1.0, next, done: false, features: &[], next_features: &[] },
             &mut rng(),
         );
         assert_eq!(agent.q_values(0)[0], 1.0);
@@ -207,7 +207,7 @@ mod tests {
         let mut agent = QLearning::new(QLearningParams::default(), 1, 2);
         assert_eq!(agent.epsilon(), Some(0.1));
         for _ in 0..10_000 {
-            let progress = Progress { success_last100: 0.0, mean_return_last50: 0.0, window_full: false };
+            let progress = RollingMetrics { success_last100: 0.0, mean_return_last50: 0.0, window_full: false };
             crate::device::completed(agent.end_episode(&progress)).unwrap();
         }
         assert_eq!(agent.epsilon(), Some(0.01));

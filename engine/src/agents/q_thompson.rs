@@ -7,7 +7,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    Agent, AgentId, Checkpoint, Progress, QLearning, QLearningParams, ThompsonParams, ThompsonSampling, Transition,
+    Agent, AgentId, Checkpoint, Experience, QLearning, QLearningParams, RollingMetrics, ThompsonParams,
+    ThompsonSampling,
 };
 use crate::env::Observation;
 use crate::rng::RunRng;
@@ -52,12 +53,12 @@ impl Agent for QThompson {
         self.values.greedy(obs, &[])
     }
 
-    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+    fn observe(&mut self, transition: &Experience, rng: &mut RunRng) {
         self.values.observe(transition, rng);
         self.beliefs.observe(transition, rng);
     }
 
-    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+    async fn end_episode(&mut self, progress: &RollingMetrics) -> Result<Option<f64>, String> {
         self.beliefs.end_episode(progress).await?;
         self.values.end_episode(progress).await
     }

@@ -7,7 +7,7 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, load_table, masked_argmax};
+use super::{Agent, AgentId, Checkpoint, Experience, RollingMetrics, load_table, masked_argmax};
 use crate::env::Observation;
 use crate::params::check_range;
 use crate::rng::RunRng;
@@ -84,7 +84,7 @@ impl Agent for ThompsonSampling {
         masked_argmax(&self.action_values(obs, &[]), obs.mask)
     }
 
-    fn observe(&mut self, t: &Transition, _rng: &mut RunRng) {
+    fn observe(&mut self, t: &Experience, _rng: &mut RunRng) {
         let scaled = (t.reward.abs() / self.params.reward_scale).min(1.0);
         let (alpha, beta) = &mut self.beliefs[t.state * self.n_actions + t.action];
         if t.reward > self.params.threshold {
@@ -94,7 +94,7 @@ impl Agent for ThompsonSampling {
         }
     }
 
-    async fn end_episode(&mut self, _progress: &Progress) -> Result<Option<f64>, String> {
+    async fn end_episode(&mut self, _progress: &RollingMetrics) -> Result<Option<f64>, String> {
         Ok(None)
     }
 
@@ -136,14 +136,14 @@ mod tests {
     use rand::SeedableRng;
 
     impl ThompsonSampling {
-        fn observe_now(&mut self, t: &Transition) {
+        fn observe_now(&mut self, t: &Experience) {
             self.observe(t, &mut RunRng::seed_from_u64(0));
         }
     }
 
-    fn transition(action: usize, reward: f64) -> Transition<'static> {
+    fn transition(action: usize, reward: f64) -> Experience<'static> {
         let next = Observation { state: 0, mask: ActionMask::all(2) };
-        Transition { state: 0, action, reward, next, done: true, features: &[], next_features: &[] }
+        Experience { state: 0, action, reward, next, done: true, features: &[], next_features: &[] }
     }
 
     #[test]

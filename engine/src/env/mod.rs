@@ -10,6 +10,7 @@ pub mod executive;
 pub mod gym;
 pub mod hierarchical;
 pub mod live;
+pub mod live_rules;
 pub mod orchestrator;
 pub mod planner;
 mod spec;

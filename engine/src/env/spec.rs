@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::episode::Baseline;
 use super::executive::{self, ExecutiveEnv, ExecutiveParams};
 use super::gym::{GymEnvironment, GymParams};
-use super::live::AnyLiveRules;
+use super::live_rules::AnyLiveRules;
 use super::orchestrator::{self, OrchestratorEnv, OrchestratorParams};
 use super::planner::{PlannerEnv, PlannerRewards};
 use super::{AnyEnv, EnvId};

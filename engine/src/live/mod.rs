@@ -20,7 +20,8 @@ use crate::effects::{
     Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need, PythonBatch,
     only_verdict,
 };
-use crate::env::live::{Answer, AnyLiveRules, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
+use crate::env::live::{Answer, CallSpec, LiveRules, Move, OfflineContext, Reply, Settled};
+use crate::env::live_rules::AnyLiveRules;
 use crate::env::{ActionMask, EnvId, EnvSpec, Environment, Observation};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::PromptSet;

@@ -1,7 +1,7 @@
 //! The run's policies for the one episode loop ([`crate::env::episode::play`]): training's (acting
 //! and learning), the greedy policy's, and a scripted expert's that fills the replay memory.
 
-use crate::agents::{Agent, AnyAgent, Transition};
+use crate::agents::{Agent, AnyAgent, Experience};
 use crate::env::episode::Policy;
 use crate::env::{ActionMask, AnyEnv, Observation, Step};
 use crate::features::Featurizer;
@@ -53,12 +53,12 @@ impl<'a> Features<'a> {
         obs: Observation,
         action: usize,
         step: &Step,
-        use_it: impl FnOnce(&Transition) -> R,
+        use_it: impl FnOnce(&Experience) -> R,
     ) -> R {
         if let Some(f) = self.featurizer {
             f.write(env, &mut self.next);
         }
-        let transition = Transition {
+        let transition = Experience {
             state: obs.state,
             action,
             reward: step.reward,

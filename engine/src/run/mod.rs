@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use rand::{RngCore, SeedableRng};
 use serde::{Deserialize, Serialize};
 
-use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, Progress};
+use crate::agents::{Agent, AgentId, AgentSpec, AnyAgent, Checkpoint, RollingMetrics};
 use crate::device::{Backend, resolved};
 use crate::env::gym::{GymEnvironment, GymParams};
 use crate::env::{AnyEnv, EnvId, EnvSpec, Environment, Observation};
@@ -272,7 +272,7 @@ impl Run {
         let window_full = self.window.len() == WINDOW;
         let last50 = self.window.iter().rev().take(50);
         let mean_return_last50 = last50.clone().map(|&(_, ret)| ret).sum::<f64>() / last50.len() as f64;
-        let progress = Progress { success_last100, mean_return_last50, window_full };
+        let progress = RollingMetrics { success_last100, mean_return_last50, window_full };
         let loss = self.agent.end_episode(&progress).await?;
         self.totals.add(&outcome);
         self.tree.add(self.episode, &outcome.actions, outcome.episode_return, outcome.success);

@@ -112,7 +112,9 @@ pub struct Node {
     pub state: String,
     /// The whole program, whose score is the node's value.
     pub program: String,
-    pub evaluation: Option<Score>,
+    /// Kept and exported as `evaluation`, its name before.
+    #[serde(rename = "evaluation")]
+    pub score: Option<Score>,
     /// Which expansion made it, in the search's order (the latest, for a re-expanded terminal).
     pub expansion: Option<usize>,
     /// The actions its expansions offer (the official code's `initial_actions`).
@@ -147,7 +149,7 @@ impl Node {
             fixes_left: 0,
             state: String::new(),
             program: String::new(),
-            evaluation: None,
+            score: None,
             expansion: None,
             initial_actions: InitialActions::GenerateImprove,
         }
@@ -352,7 +354,7 @@ impl Method for GifMcts {
         let kind = self.nodes[child].kind().expect("children have actions");
         let parent = &self.nodes[node];
         let code = if kind == ActionKind::Generate { parent.state.clone() } else { parent.program.clone() };
-        let expansion = Expansion { kind, code, parent: parent.evaluation.clone() };
+        let expansion = Expansion { kind, code, parent: parent.score.clone() };
         self.selection = Some(Selection { path, parent: node, child });
         Some(expansion)
     }
@@ -361,8 +363,8 @@ impl Method for GifMcts {
         let Some(Selection { mut path, parent, child }) = self.selection.take() else { return };
         let p = &self.params;
         let kind = self.nodes[child].kind().expect("children have actions");
-        let score = expanded.evaluation.score;
-        let bug = expanded.evaluation.bug;
+        let score = expanded.score.score;
+        let bug = expanded.score.bug;
 
         // The child's state: the reply's first lines, L more than its parent's (App. A); a reply
         // shorter than that is a finished program, a terminal node whose score is its reward.
@@ -380,7 +382,7 @@ impl Method for GifMcts {
             node.expanded = true;
             node.state = lines[..lines.len().min(wanted)].join("\n");
             node.program = expanded.program.clone();
-            node.evaluation = Some(expanded.evaluation.clone());
+            node.score = Some(expanded.score.clone());
             node.expansion = Some(self.absorbed);
             self.absorbed += 1;
             node.terminal = terminal;

@@ -12,14 +12,14 @@ fn program(lines: usize) -> String {
 }
 
 fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
-    let evaluation = Score {
+    let score = Score {
         score,
         bug,
         error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()),
         example: None,
         hacked: false,
     };
-    Expanded { kind, program: program(lines), unformatted: None, evaluation, kept_prefix: None, llm_calls: 0 }
+    Expanded { kind, program: program(lines), unformatted: None, score, kept_prefix: None, llm_calls: 0 }
 }
 
 /// `next`, checked to be `kind`, then `absorb` of a program with `lines` lines and `score`.

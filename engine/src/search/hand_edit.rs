@@ -4,10 +4,8 @@
 //! in the search's record and exported with it. It is not part of what the search did: its calls,
 //! best score over calls and fingerprint stay the search's, and autopep8 leaves it as written.
 
-use serde::{Deserialize, Serialize};
-
-use super::record::SearchRecord;
-use super::spec::{AnyScorer, TreeNode};
+use super::record::{HandEdit, SearchRecord};
+use super::spec::{AnyScorer, SearchTreeNode};
 use super::{Score, Scorer};
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::search_rng;
@@ -16,28 +14,19 @@ use crate::task_import::ImportedTask;
 /// The label of an edited node's edge.
 pub const BY_HAND: &str = "by hand";
 
-/// A program edited by hand, and its score.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HandEdit {
-    /// The node it was edited from: an index of [`SearchRecord::nodes`].
-    pub from: usize,
-    pub program: String,
-    pub evaluation: Score,
-}
-
 impl SearchRecord {
     /// The search's tree, with each hand edit under the node it came from (after the search's own
     /// nodes, in the order they were made).
-    pub fn nodes(&self) -> Vec<TreeNode> {
-        let edits = self.edits.iter().enumerate().map(|(k, edit)| TreeNode {
+    pub fn nodes(&self) -> Vec<SearchTreeNode> {
+        let edits = self.edits.iter().enumerate().map(|(k, edit)| SearchTreeNode {
             parent: Some(edit.from),
             label: BY_HAND.into(),
             expansion: None,
             edit: Some(k),
             visits: 1,
-            value: edit.evaluation.score,
-            bug: edit.evaluation.bug,
-            hacked: edit.evaluation.hacked,
+            value: edit.score.score,
+            bug: edit.score.bug,
+            hacked: edit.score.hacked,
         });
         self.tree.iter().cloned().chain(edits).collect()
     }
@@ -48,8 +37,8 @@ impl SearchRecord {
         let nodes = self.nodes();
         let node = nodes.get(node)?;
         let (program, score) = match (node.expansion, node.edit) {
-            (Some(e), _) => self.expansions.get(e).map(|e| (e.program.as_str(), &e.evaluation))?,
-            (_, Some(k)) => self.edits.get(k).map(|e| (e.program.as_str(), &e.evaluation))?,
+            (Some(e), _) => self.expansions.get(e).map(|e| (e.program.as_str(), &e.score))?,
+            (_, Some(k)) => self.edits.get(k).map(|e| (e.program.as_str(), &e.score))?,
             _ => return None,
         };
         (!program.is_empty()).then_some((program, score))
@@ -102,8 +91,8 @@ impl HandEditing {
     /// Scores the edit from its `verdict` and adds it to `record`; returns its node's index.
     pub fn finish(self, record: &mut SearchRecord, verdict: &ProgramVerdict) -> usize {
         // The failing example a tests scorer draws is drawn as the search would draw its first.
-        let evaluation = self.scorer.evaluate(verdict, &mut search_rng(self.seed));
-        record.edits.push(HandEdit { from: self.from, program: self.program, evaluation });
+        let score = self.scorer.evaluate(verdict, &mut search_rng(self.seed));
+        record.edits.push(HandEdit { from: self.from, program: self.program, score });
         record.nodes().len() - 1
     }
 }
@@ -167,11 +156,7 @@ mod tests {
         );
         assert_eq!(HandEditing::new(&record, None, 0, "  \n".into()).err().unwrap(), "the edited program is empty");
         let mut bad = record.clone();
-        bad.edits.push(HandEdit {
-            from: past + 3,
-            program: "x".into(),
-            evaluation: record.expansions[0].evaluation.clone(),
-        });
+        bad.edits.push(HandEdit { from: past + 3, program: "x".into(), score: record.expansions[0].score.clone() });
         let problem = SearchRecord::import(&SearchRecord::export(&[bad])).unwrap_err();
         assert!(problem.contains("hand edit 1 comes from node"), "{problem}");
     }

@@ -28,7 +28,7 @@ fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
 
 /// The best program so far after a number of LLM calls (the score-against-calls plot).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Progress {
+pub struct BestSoFar {
     pub llm_calls: u32,
     pub best_score: f64,
 }
@@ -68,7 +68,7 @@ pub struct Search<M, S> {
     /// The call behind each expansion.
     calls: Vec<CallRecord>,
     best: Option<(String, f64)>,
-    progress: Vec<Progress>,
+    progress: Vec<BestSoFar>,
     ended: String,
     /// What answers offline: the task's program bank and the simulated LLM's odds.
     simulated: Option<SimulatedLlm>,
@@ -193,7 +193,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.best.as_ref().map(|(program, score)| (program.as_str(), *score))
     }
 
-    pub fn progress(&self) -> &[Progress] {
+    pub fn progress(&self) -> &[BestSoFar] {
         &self.progress
     }
 
@@ -215,7 +215,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         let mut digest = fnv::FnvHasher::default();
         for e in &self.expansions {
             // `u8`, not `usize`: a digest must not depend on the platform's word size (wasm32 or native).
-            (e.kind.index() as u8, &e.program, e.evaluation.score.to_bits(), e.evaluation.bug).hash(&mut digest);
+            (e.kind.index() as u8, &e.program, e.score.score.to_bits(), e.score.bug).hash(&mut digest);
         }
         format!("{:016x}", digest.finish())
     }
@@ -272,24 +272,24 @@ impl<M: Method, S: Scorer> Search<M, S> {
         expansion: Expansion,
         program: String,
         formatted: Option<String>,
-        evaluation: Score,
+        score: Score,
         kept_prefix: Option<bool>,
         record: CallRecord,
     ) {
         self.calls.push(record);
-        let score = evaluation.score;
+        let value = score.score;
         let (program, unformatted) = match formatted {
             Some(formatted) => (formatted, Some(program)),
             None => (program, None),
         };
         let expanded =
-            Expanded { kind: expansion.kind, program, unformatted, evaluation, kept_prefix, llm_calls: self.llm_calls };
+            Expanded { kind: expansion.kind, program, unformatted, score, kept_prefix, llm_calls: self.llm_calls };
         self.method.absorb(&expanded, &mut self.rng);
-        if self.best.as_ref().is_none_or(|(_, best)| score > *best) {
-            self.best = Some((expanded.program.clone(), score));
+        if self.best.as_ref().is_none_or(|(_, best)| value > *best) {
+            self.best = Some((expanded.program.clone(), value));
         }
         let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
-        self.progress.push(Progress { llm_calls: self.llm_calls, best_score });
+        self.progress.push(BestSoFar { llm_calls: self.llm_calls, best_score });
         self.expansions.push(expanded);
         if best_score >= 1.0 {
             return self.finish(self.scorer.perfect());
@@ -346,8 +346,8 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program) {
             Some(verdict) => {
-                let (evaluation, formatted) = (self.scorer.evaluate(verdict, &mut self.rng), verdict.formatted.clone());
-                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
+                let (score, formatted) = (self.scorer.evaluate(verdict, &mut self.rng), verdict.formatted.clone());
+                self.settle(expansion, program, formatted, score, kept_prefix, record);
             }
             None => {
                 let request = ProgramRequest { autopep8: self.autopep8, ..self.scorer.request(&program) };
@@ -371,10 +371,10 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             },
             Pending::Test(mut batch, expansion, kept_prefix, record) => {
                 let program = batch.requests.remove(0).code;
-                let evaluation = self.scorer.evaluate(&verdict, &mut self.rng);
+                let score = self.scorer.evaluate(&verdict, &mut self.rng);
                 let formatted = verdict.formatted.clone();
                 self.verdicts.insert(program.clone(), verdict);
-                self.settle(expansion, program, formatted, evaluation, kept_prefix, record);
+                self.settle(expansion, program, formatted, score, kept_prefix, record);
             }
             other => self.pending = other,
         }

@@ -40,7 +40,7 @@ impl ActionKind {
 }
 
 /// An LLM call a method asks for: `kind` on `code` (the prefix to continue for generate, the whole
-/// program for improve and fix), with that program's evaluation for the prompt.
+/// program for improve and fix), with that program's score for the prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Expansion {
     pub kind: ActionKind,
@@ -58,7 +58,9 @@ pub struct Expanded {
     /// The reply's program before autopep8, when autopep8 changed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unformatted: Option<String>,
-    pub evaluation: Score,
+    /// Kept and exported as `evaluation`, its name before.
+    #[serde(rename = "evaluation")]
+    pub score: Score,
     /// For generate: whether the reply kept the prefix it was asked to continue.
     pub kept_prefix: Option<bool>,
     /// LLM calls made so far, this one included.

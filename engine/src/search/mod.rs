@@ -29,6 +29,6 @@ pub mod world_model;
 pub mod world_model_tasks;
 pub mod zero_shot;
 
-pub use machine::{CallRecord, Progress, Search};
+pub use machine::{BestSoFar, CallRecord, Search};
 pub use method::{ActionKind, Expanded, Expansion, Method, keeps_prefix, program_of};
 pub use scorer::{FailingExample, Score, Scorer, SearchTask, TestsScorer};

@@ -4,23 +4,33 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::hand_edit::HandEdit;
-use super::spec::{ProgramSearch, SearchSpec, TreeNode};
-use super::{CallRecord, Expanded, Progress};
+use super::spec::{ProgramSearch, SearchSpec, SearchTreeNode};
+use super::{BestSoFar, CallRecord, Expanded, Score};
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
+
+/// A program edited by hand, and its score (`hand_edit.rs` makes and scores them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandEdit {
+    /// The node it was edited from: an index of [`SearchRecord::nodes`].
+    pub from: usize,
+    pub program: String,
+    /// Kept and exported as `evaluation`, its name before.
+    #[serde(rename = "evaluation")]
+    pub score: Score,
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SearchRecord {
     pub spec: SearchSpec,
     /// `simulated`, or the model that answered.
     pub llm: String,
-    pub tree: Vec<TreeNode>,
+    pub tree: Vec<SearchTreeNode>,
     pub expansions: Vec<Expanded>,
     /// The call behind each expansion, in the same order.
     pub calls: Vec<CallRecord>,
-    pub progress: Vec<Progress>,
+    pub progress: Vec<BestSoFar>,
     /// The best program and its score.
     pub best: Option<(String, f64)>,
     pub usage: Usage,

@@ -144,7 +144,7 @@ impl Scorer for AnyScorer {
 
 /// A node of a search's tree as views draw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TreeNode {
+pub struct SearchTreeNode {
     pub parent: Option<usize>,
     /// The action that made it: `g1`, `i2`, `f1` … for GIF-MCTS, the action's name otherwise.
     pub label: String,
@@ -314,8 +314,8 @@ fn bundled_bank(id: &str) -> Result<BankTask, String> {
 impl ProgramSearch {
     /// The tree of programs: GIF-MCTS's expanded nodes; WorldCoder's programs under the one each
     /// refined; zero-shot's samples under the empty program.
-    pub fn tree(&self) -> Vec<TreeNode> {
-        let root = TreeNode {
+    pub fn tree(&self) -> Vec<SearchTreeNode> {
+        let root = SearchTreeNode {
             parent: None,
             label: "root".into(),
             expansion: None,
@@ -327,15 +327,15 @@ impl ProgramSearch {
         };
         let expansions = self.expansions();
         let flat = |parent_of: &dyn Fn(usize) -> usize| {
-            let children = expansions.iter().enumerate().map(|(i, e)| TreeNode {
+            let children = expansions.iter().enumerate().map(|(i, e)| SearchTreeNode {
                 parent: Some(parent_of(i)),
                 label: e.kind.name().into(),
                 expansion: Some(i),
                 edit: None,
                 visits: 1,
-                value: e.evaluation.score,
-                bug: e.evaluation.bug,
-                hacked: e.evaluation.hacked,
+                value: e.score.score,
+                bug: e.score.bug,
+                hacked: e.score.hacked,
             });
             std::iter::once(root.clone()).chain(children).collect()
         };
@@ -348,7 +348,7 @@ impl ProgramSearch {
                 kept.iter()
                     .map(|&i| {
                         let n = &nodes[i];
-                        TreeNode {
+                        SearchTreeNode {
                             parent: n.parent.and_then(index_of),
                             label: n
                                 .action
@@ -358,7 +358,7 @@ impl ProgramSearch {
                             visits: n.visits,
                             value: n.value(),
                             bug: n.bug,
-                            hacked: n.expansion.is_some_and(|e| expansions[e].evaluation.hacked),
+                            hacked: n.expansion.is_some_and(|e| expansions[e].score.hacked),
                         }
                     })
                     .collect()

@@ -183,8 +183,7 @@ fn replies_without_code_and_failed_calls_are_bugs_and_a_refused_key_ends_the_sea
     let words = ChatOutcome::Reply { text: "I cannot help with that.".into(), usage: Usage::default() };
     let (prompts, runs) = drive(&mut search, vec![words, server, refused]);
     assert_eq!(runs, 0);
-    let errors: Vec<_> =
-        search.expansions().iter().map(|e| (e.evaluation.bug, e.evaluation.error.clone().unwrap())).collect();
+    let errors: Vec<_> = search.expansions().iter().map(|e| (e.score.bug, e.score.error.clone().unwrap())).collect();
     assert_eq!(errors[0], (true, "the reply held no Python code: I cannot help with that.".to_owned()));
     assert_eq!(errors[1], (true, "the LLM call failed: HTTP 500".to_owned()));
     assert!(prompts[1].contains("the reply held no Python code"), "the fix prompt names what went wrong");

@@ -35,7 +35,9 @@ pub struct Candidate {
     /// The program this one refined (`None` for the first, generated one).
     pub parent: Option<usize>,
     pub program: String,
-    pub evaluation: Score,
+    /// Kept and exported as `evaluation`, its name before.
+    #[serde(rename = "evaluation")]
+    pub score: Score,
     pub alpha: f64,
     pub beta: f64,
 }
@@ -80,12 +82,12 @@ impl Method for WorldCoder {
         let chosen = if self.params.sequential { self.pool.len() - 1 } else { self.sample(rng) };
         self.refining = Some(chosen);
         let c = &self.pool[chosen];
-        let kind = if c.evaluation.bug { ActionKind::Fix } else { ActionKind::Improve };
-        Some(Expansion { kind, code: c.program.clone(), parent: Some(c.evaluation.clone()) })
+        let kind = if c.score.bug { ActionKind::Fix } else { ActionKind::Improve };
+        Some(Expansion { kind, code: c.program.clone(), parent: Some(c.score.clone()) })
     }
 
     fn absorb(&mut self, expanded: &Expanded, _rng: &mut RunRng) {
-        let r = expanded.evaluation.score;
+        let r = expanded.score.score;
         let parent = self.refining.take();
         if let Some(refined) = parent {
             let strict = if r >= 1.0 { 1.0 } else { 0.0 };
@@ -96,7 +98,7 @@ impl Method for WorldCoder {
         self.pool.push(Candidate {
             parent,
             program: expanded.program.clone(),
-            evaluation: expanded.evaluation.clone(),
+            score: expanded.score.clone(),
             alpha: 1.0 + c * r,
             beta: 1.0 + c * (1.0 - r),
         });
@@ -109,17 +111,15 @@ mod tests {
 
     use super::*;
 
-    fn expanded(kind: ActionKind, score: f64, bug: bool) -> Expanded {
-        let evaluation =
-            Score { score, bug, error: bug.then(|| "SyntaxError (line 1)".into()), example: None, hacked: false };
-        Expanded {
-            kind,
-            program: format!("x = {score}\n"),
-            unformatted: None,
-            evaluation,
-            kept_prefix: None,
-            llm_calls: 1,
-        }
+    fn expanded(kind: ActionKind, value: f64, bug: bool) -> Expanded {
+        let score = Score {
+            score: value,
+            bug,
+            error: bug.then(|| "SyntaxError (line 1)".into()),
+            example: None,
+            hacked: false,
+        };
+        Expanded { kind, program: format!("x = {value}\n"), unformatted: None, score, kept_prefix: None, llm_calls: 1 }
     }
 
     #[test]
@@ -148,14 +148,14 @@ mod tests {
             Candidate {
                 parent: None,
                 program: "a".into(),
-                evaluation: expanded(ActionKind::Improve, 0.6, false).evaluation,
+                score: expanded(ActionKind::Improve, 0.6, false).score,
                 alpha: 4.0,
                 beta: 3.0,
             },
             Candidate {
                 parent: None,
                 program: "b".into(),
-                evaluation: expanded(ActionKind::Fix, 0.0, true).evaluation,
+                score: expanded(ActionKind::Fix, 0.0, true).score,
                 alpha: 1.0,
                 beta: 7.0,
             },

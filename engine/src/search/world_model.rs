@@ -149,8 +149,8 @@ mod tests {
     fn a_perfect_model_scores_one_and_shows_no_example() {
         let scorer = scorer();
         let perfect = verdict(&scorer, vec![p(24, -1.0, false), p(36, -100.0, false), p(47, -1.0, true)], None);
-        let evaluation = scorer.evaluate(&perfect, &mut RunRng::seed_from_u64(0));
-        assert_eq!((evaluation.score, evaluation.bug, evaluation.example), (1.0, false, None));
+        let score = scorer.evaluate(&perfect, &mut RunRng::seed_from_u64(0));
+        assert_eq!((score.score, score.bug, score.example), (1.0, false, None));
     }
 
     #[test]
@@ -158,17 +158,17 @@ mod tests {
         let scorer = scorer();
         // The cliff costs −1 instead of −100: transition 2 scores ⅔ (state and done right).
         let wrong = verdict(&scorer, vec![p(24, -1.0, false), p(36, -1.0, false), p(47, -1.0, true)], None);
-        let evaluation = scorer.evaluate(&wrong, &mut RunRng::seed_from_u64(0));
+        let score = scorer.evaluate(&wrong, &mut RunRng::seed_from_u64(0));
         // Classes: −1 (transitions 1 and 3, both right: 1), −100 (⅔): (1 + ⅔) / 2.
-        assert!((evaluation.score - 5.0 / 6.0).abs() < 1e-12, "{}", evaluation.score);
-        let example = evaluation.example.unwrap();
+        assert!((score.score - 5.0 / 6.0).abs() < 1e-12, "{}", score.score);
+        let example = score.example.unwrap();
         assert_eq!(example.input, "Initial state:\n24\nAction: 2");
         assert_eq!(example.expected, "Next state:\n36\nReward: -100.0\nDone: False");
         assert_eq!(example.actual, "Next state:\n36\nReward: -1.0\nDone: False");
         let paper =
             WorldModelScorer { scoring: WorldModelScoring { metric: Metric::Paper, ..scorer.scoring }, ..scorer };
-        let evaluation = paper.evaluate(&wrong, &mut RunRng::seed_from_u64(0));
-        assert!((evaluation.score - (1.0 + 2.0 / 3.0 + 1.0) / 3.0).abs() < 1e-12);
+        let score = paper.evaluate(&wrong, &mut RunRng::seed_from_u64(0));
+        assert!((score.score - (1.0 + 2.0 / 3.0 + 1.0) / 3.0).abs() < 1e-12);
     }
 
     #[test]
@@ -176,8 +176,8 @@ mod tests {
         let scorer = scorer();
         let error = "Error when calling `step` on transition 3: KeyError: 47 (line 9)";
         let crashed = verdict(&scorer, vec![p(24, -1.0, false), p(36, -100.0, false)], Some(error));
-        let evaluation = scorer.evaluate(&crashed, &mut RunRng::seed_from_u64(0));
-        assert_eq!((evaluation.score, evaluation.bug, evaluation.error.as_deref()), (0.0, true, Some(error)));
+        let score = scorer.evaluate(&crashed, &mut RunRng::seed_from_u64(0));
+        assert_eq!((score.score, score.bug, score.error.as_deref()), (0.0, true, Some(error)));
         // Its accuracy on what it did predict is still there to show.
         assert!((scorer.accuracy(&crashed).paper - 2.0 / 3.0).abs() < 1e-12);
     }

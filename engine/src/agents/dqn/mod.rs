@@ -35,7 +35,7 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Agent, AgentId, Checkpoint, Progress, Transition, masked_argmax, random_legal};
+use super::{Agent, AgentId, Checkpoint, Experience, RollingMetrics, masked_argmax, random_legal};
 use crate::device::{Backend, f32_values, resolved};
 use crate::params::check_range;
 use crate::rng::RunRng;
@@ -353,14 +353,14 @@ impl Agent for Dqn {
         masked_argmax(&self.action_values(obs, features), obs.mask)
     }
 
-    fn observe(&mut self, transition: &Transition, rng: &mut RunRng) {
+    fn observe(&mut self, transition: &Experience, rng: &mut RunRng) {
         self.replay.push(transition);
         if self.replay.len >= self.params.learning_starts {
             self.learn(rng);
         }
     }
 
-    fn remember(&mut self, transition: &Transition) {
+    fn remember(&mut self, transition: &Experience) {
         self.replay.push(transition);
     }
 
@@ -372,7 +372,7 @@ impl Agent for Dqn {
     /// 50 episodes, as seed 000's training loop does; unlike the seed, only once 100 episodes are in
     /// the window (before that, one lucky episode would read as 100% and could never be beaten).
     /// The loss is the mean over the episode's learn steps.
-    async fn end_episode(&mut self, progress: &Progress) -> Result<Option<f64>, String> {
+    async fn end_episode(&mut self, progress: &RollingMetrics) -> Result<Option<f64>, String> {
         let losses = match self.episode_losses.len() {
             0 => Vec::new(),
             _ => f32_values(Tensor::cat(std::mem::take(&mut self.episode_losses), 0).into_data_async().await)?,
@@ -464,7 +464,7 @@ mod tests {
         let obs = Observation { state: 0, mask: ActionMask::all(3) };
         for step in 0..600 {
             let action = step % 3;
-            let t = Transition {
+            let t = Experience {
                 state: 0,
                 action,
                 reward: action as f64,
@@ -517,7 +517,7 @@ mod tests {
         let features = [0.2, 1.0, 0.0, 0.5];
         let obs = Observation { state: 0, mask: ActionMask::all(3) };
         for action in 0..8 {
-            let t = Transition {
+            let t = Experience {
                 state: 0,
                 action: action % 3,
                 reward: 1.0,
@@ -576,7 +576,7 @@ mod tests {
         assert!(dqn.cpu_copy.is_some());
         assert_eq!(dqn.q_values(&features), on_device, "every layer is copied in its place");
         let obs = Observation { state: 0, mask: ActionMask::all(3) };
-        let t = Transition {
+        let t = Experience {
             state: 0,
             action: 1,
             reward: 1.0,

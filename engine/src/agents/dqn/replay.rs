@@ -3,7 +3,7 @@
 
 use rand::seq::index;
 
-use crate::agents::{Transition, effective_mask};
+use crate::agents::{Experience, effective_mask};
 use crate::env::ActionMask;
 use crate::rng::RunRng;
 
@@ -28,7 +28,7 @@ impl Replay {
         Self { capacity, input_dim, ..Self::default() }
     }
 
-    pub(super) fn push(&mut self, t: &Transition) {
+    pub(super) fn push(&mut self, t: &Experience) {
         let d = self.input_dim;
         if self.len < self.capacity {
             self.states.extend_from_slice(t.features);
