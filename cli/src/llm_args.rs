@@ -2,7 +2,7 @@
 //! read from the environment.
 
 use engine::effects::Llm;
-use engine::llm::{ProviderSettings, preset};
+use engine::llm::{PRESETS, ProviderSettings, preset};
 
 use crate::common::{Failure, usage};
 
@@ -45,10 +45,8 @@ impl LlmArgs {
             return Ok((Llm::offline(seed), "simulated LLM".to_owned(), None));
         }
         let Some(preset) = preset(&self.llm) else {
-            return Err(usage(format!(
-                "unknown LLM '{}'; valid: simulated, openrouter, openai, ollama, lmstudio, custom",
-                self.llm
-            )));
+            let presets: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+            return Err(usage(format!("unknown LLM '{}'; valid: simulated, {}", self.llm, presets.join(", "))));
         };
         let mut settings = ProviderSettings::from_preset(preset);
         if let Some(url) = &self.base_url {

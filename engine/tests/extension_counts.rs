@@ -1,0 +1,100 @@
+//! docs/architecture.md says how many Rust files adding each kind of thing touches ("Adding to the
+//! playground"). This test counts them in the code, for one existing example of each kind: the
+//! files whose code (comments and inline tests aside) names the example's variant, with its own
+//! file and any file the kind needs besides (a `mod` line), and checks the docs' number.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).expect("a source folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// Code lines of a file: before its inline tests, without comment lines.
+fn code(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .windows(2)
+        .position(|pair| pair[0].trim() == "#[cfg(test)]" && pair[1].trim_end().ends_with('{'))
+        .unwrap_or(lines.len());
+    lines[..end].iter().filter(|l| !l.trim_start().starts_with("//")).copied().collect::<Vec<_>>().join("\n")
+}
+
+/// Whether `text` names `path` as a whole word (`GymId::Taxi`, not `GymId::TaxiV2`).
+fn names(text: &str, path: &str) -> bool {
+    text.match_indices(path).any(|(at, _)| {
+        !text[at + path.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            && !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':')
+    })
+}
+
+/// The Rust files beneath the engine, the CLI, the page and the worker whose code names any of
+/// `paths`, with `own` (relative to the repository) added.
+fn touched(paths: &[&str], own: &[&str]) -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for folder in ["engine/src", "cli/src", "src", "worker"] {
+        rust_files(&root.join(folder), &mut files);
+    }
+    let mut found: BTreeSet<String> = own.iter().map(|f| f.to_string()).collect();
+    for file in files {
+        let stem = file.file_stem().expect("a name").to_string_lossy().into_owned();
+        if stem == "tests" || stem.ends_with("_tests") {
+            continue;
+        }
+        let text = code(&fs::read_to_string(&file).expect("a source file"));
+        if paths.iter().any(|path| names(&text, path)) {
+            found.insert(file.strip_prefix(&root).expect("beneath the root").display().to_string());
+        }
+    }
+    found
+}
+
+/// The number the docs give after `**{kind}** (`, if they give one.
+fn documented(kind: &str) -> Option<usize> {
+    let docs = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/architecture.md")).unwrap();
+    let marker = format!("**{kind}** (");
+    let at = docs.find(&marker)?;
+    docs[at + marker.len()..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
+}
+
+#[test]
+fn the_docs_count_the_files_that_adding_each_kind_of_thing_touches() {
+    let kinds: [(&str, BTreeSet<String>); 7] = [
+        ("An agent", touched(&["AgentId::QThompson", "AgentSpec::QThompson", "AnyAgent::QThompson"], &[])),
+        (
+            "An environment",
+            touched(&["EnvId::Orchestrator", "EnvSpec::Orchestrator", "AnyEnv::Orchestrator"], &[])
+                .into_iter()
+                .filter(|f| !f.ends_with("/live.rs"))
+                .collect(),
+        ),
+        ("A live mode", touched(&["AnyLiveRules::Orchestrator", "OrchestratorLive"], &["engine/src/prompts.rs"])),
+        ("A Gymnasium environment", touched(&["GymId::Taxi"], &["engine/src/gym/taxi.rs"])),
+        (
+            "A search method",
+            touched(
+                &["MethodSpec::ZeroShot", "AnyMethod::ZeroShot"],
+                &["engine/src/search/zero_shot.rs", "engine/src/search/mod.rs"],
+            ),
+        ),
+        ("A pane", touched(&["Pane::About"], &["src/about/mod.rs"])),
+        ("An LLM provider", touched(&["\"lmstudio\""], &[])),
+    ];
+    let wrong: Vec<String> = kinds
+        .iter()
+        .filter(|(kind, files)| documented(kind) != Some(files.len()))
+        .map(|(kind, files)| {
+            format!("{kind}: the docs say {:?}, the code touches {}: {files:?}", documented(kind), files.len())
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
