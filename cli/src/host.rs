@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PythonBatch};
+use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PYTHON_COULD_NOT_RUN, PythonBatch};
 use engine::llm::ChatMessage;
 use engine::python::ProgramVerdict;
 
@@ -87,7 +87,7 @@ impl<'a> Host<'a> {
                 Need::Python(batch) => match self.run(batch) {
                     Ok(verdicts) => task.python_done(verdicts, now()),
                     Err(message) => {
-                        let why = format!("Python could not run the programs: {message}");
+                        let why = format!("{PYTHON_COULD_NOT_RUN}: {message}");
                         task.end(&why, now());
                         return Err(why);
                     }

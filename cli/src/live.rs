@@ -103,9 +103,8 @@ fn perform<T: Effectful>(task: &mut T, llm: Llm, trained: Option<&Run>, quiet: b
         Some(run) => live::decide(run, &state),
         None => Err("the fixed pipeline decides for itself".to_owned()),
     };
-    // An episode that Python failed ends with the reason, which its summary gives.
-    let _ = Host::new(llm, &mut python).with_decide(decide).streaming(quiet).drive(task, |_| {});
-    Ok(())
+    // An episode whose programs Python could not run has no result: it is an error.
+    Host::new(llm, &mut python).with_decide(decide).streaming(quiet).drive(task, |_| {}).map_err(io_failure)
 }
 
 /// §6.2 measured: the policy trained on the simulator's odds, then one retrained on the odds

@@ -1,6 +1,7 @@
 //! `rlcg`: train agents on the seed environments from the command line.
 //!
-//! Exit codes: 0 success, 1 an I/O failure, 2 bad arguments (unknown names, out-of-range values, a
+//! Exit codes: 0 success, 1 an I/O failure (python3 that could not run the programs among them: such a
+//! run has no result), 2 bad arguments (unknown names, out-of-range values, a
 //! malformed task file), 3 `check` found reference solutions that do not pass (or, with `--banks`,
 //! tasks whose bank cannot be made).
 

@@ -118,8 +118,8 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     let (llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
     let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
     let mut python = NativePython::start().map_err(io_failure)?;
-    // A search that Python failed ends with the reason, which its report gives.
-    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut search, |_| {});
+    // A search whose programs Python could not run has no result: it is an error, not a score of 0.
+    Host::new(llm, &mut python).streaming(args.json).drive(&mut search, |_| {}).map_err(io_failure)?;
 
     let (best_program, best_score) = search.best().map_or((String::new(), 0.0), |(p, s)| (p.to_owned(), s));
     let report = SearchReport {

@@ -375,8 +375,8 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         settings.top_p = params.top_p;
     }
     let mut python = NativePython::start().map_err(io_failure)?;
-    // A run that Python failed ends with the reason, which its report gives.
-    let _ = Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {});
+    // A run whose programs Python could not run has no result: it is an error.
+    Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {}).map_err(io_failure)?;
     let report = CompletionReport {
         mode,
         llm: label,

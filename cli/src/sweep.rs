@@ -22,6 +22,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use engine::effects::PYTHON_COULD_NOT_RUN;
 use engine::stepcoder::ablation::mean_interval;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -313,6 +314,15 @@ fn merge(dir: &Path, csv: Option<&Path>, json: bool) -> Result<(), Failure> {
         return Err(usage(format!("{} holds no sweep cells (cell-I.json)", dir.display())));
     }
     cells.sort_by_key(|c| c.index);
+    let unrun: Vec<String> =
+        cells.iter().filter(|c| python_failed(&c.result)).map(|c| format!("cell-{}", c.index)).collect();
+    if !unrun.is_empty() {
+        return Err(io_failure(format!(
+            "{}: Python could not run the programs of {}; their numbers are not results (run them again)",
+            dir.display(),
+            unrun.join(", ")
+        )));
+    }
     let rows = rows(&cells);
     if let Some(path) = csv {
         std::fs::write(path, to_csv(&rows)).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
@@ -329,6 +339,17 @@ fn merge(dir: &Path, csv: Option<&Path>, json: bool) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// Whether a cell's result says that Python could not run its programs (a cell kept by an `rlcg`
+/// that still exited 0 then).
+fn python_failed(result: &Value) -> bool {
+    match result {
+        Value::String(text) => text.starts_with(PYTHON_COULD_NOT_RUN),
+        Value::Array(items) => items.iter().any(python_failed),
+        Value::Object(fields) => fields.values().any(python_failed),
+        _ => false,
+    }
 }
 
 /// The table as CSV: one line per row and number, with its parameters.

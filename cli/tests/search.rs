@@ -143,3 +143,41 @@ fn with_naive_verdicts_a_search_converges_on_reward_hacks_and_without_them_each_
     assert_eq!(plain["fingerprint"], "e5240abb2b9ed189");
     assert_eq!(plain["hacked"], 0);
 }
+
+/// A search whose programs Python could not run (here: the harness's autopep8 missing, as in a
+/// clone where `scripts/setup` has not installed it) is an error, not a best score of 0, and
+/// `sweep merge` refuses a cell that an older `rlcg` kept from such a run.
+#[test]
+fn a_search_that_python_could_not_run_exits_non_zero_and_merge_refuses_its_cell() {
+    let empty = std::env::temp_dir().join(format!("rlcg-no-python-lib-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let without_autopep8 = std::process::Command::new("python3")
+        .args(["-c", "import autopep8"])
+        .env("PYTHONPATH", &empty)
+        .output()
+        .is_ok_and(|o| !o.status.success());
+    if without_autopep8 {
+        let output = common::rlcg_command(&["search", "--task", "binary_search", "--budget", "3", "--json"])
+            .env("RLCG_PYTHON_LIB", &empty)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("Python could not run the programs") && stderr.contains("autopep8"), "{stderr}");
+        assert!(!String::from_utf8_lossy(&output.stdout).contains("best_score"), "no report of a score");
+    }
+
+    let cells = empty.join("cells");
+    std::fs::create_dir_all(&cells).unwrap();
+    let cell = |index: u32, ended: &str| {
+        let result = serde_json::json!({ "best_score": 0.0, "ended": ended });
+        let cell = serde_json::json!({ "index": index, "params": { "--seed": index.to_string() }, "result": result });
+        std::fs::write(cells.join(format!("cell-{index}.json")), cell.to_string()).unwrap();
+    };
+    cell(0, "budget spent");
+    cell(1, "Python could not run the programs: autopep8 is not installed");
+    let output = rlcg(&["sweep", "merge", cells.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && stderr.contains("cell-1") && !stderr.contains("cell-0"), "{stderr}");
+    std::fs::remove_dir_all(&empty).unwrap();
+}

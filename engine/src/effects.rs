@@ -16,6 +16,10 @@ use crate::llm::{ChatMessage, FailureKind, LlmFailure, ProviderSettings, Usage};
 use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 
+/// How a host's reason begins when Python could not run a task's programs: the task ended there, and
+/// what it reports is not a result (a CLI command exits non-zero; `rlcg sweep merge` refuses it).
+pub const PYTHON_COULD_NOT_RUN: &str = "Python could not run the programs";
+
 /// What a task needs next.
 #[derive(Debug, PartialEq)]
 pub enum Need<'a> {

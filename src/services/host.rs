@@ -5,7 +5,7 @@
 //! cancels. Live episodes, searches, StepCoder's completion runs and ablations, and world models'
 //! planning runs all go through [`drive`]; no component holds a loop of its own.
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PythonBatch};
+use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PYTHON_COULD_NOT_RUN, PythonBatch};
 use engine::python::{Author, ProgramRequest, ProgramVerdict};
 use futures_channel::oneshot;
 use gloo_timers::future::TimeoutFuture;
@@ -85,7 +85,7 @@ pub async fn drive<T: Effectful>(
                 match run_batch(python, batch, cancel).await {
                     Ok(verdicts) => task.python_done(verdicts, now()),
                     Err(message) => {
-                        let why = format!("Python could not run the programs: {message}");
+                        let why = format!("{PYTHON_COULD_NOT_RUN}: {message}");
                         task.end(&why, now());
                         show(task);
                         return Err(why);
