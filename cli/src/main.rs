@@ -134,7 +134,7 @@ enum Command {
         #[command(flatten)]
         args: live::LiveArgs,
     },
-    /// Seed 004's program search on one task: GIF-MCTS, WorldCoder or zero-shot sampling, with the
+    /// Seed 004's program search on one task: GIF-MCTS, WorldCoder or zero-shot CoT, with the
     /// simulated LLM or an endpoint, every program scored by python3.
     Search {
         #[command(flatten)]

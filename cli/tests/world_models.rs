@@ -230,6 +230,10 @@ fn blackjacks_oracle_foresees_the_real_cards_as_the_official_one_and_r_cwm_is_me
     let (random, oracle, model, normalised) = plan(&["--episodes", "200"]);
     assert_eq!((random, oracle, model), (-0.41, 0.305, -0.105));
     assert!((normalised - 0.4266).abs() < 1e-4, "{normalised}");
+    // Over 3000 episodes (docs/reproductions.md's row) R sits at the paper range's lower edge.
+    let (random, oracle, model, normalised) = plan(&["--episodes", "3000"]);
+    assert_eq!((random, oracle, model), (-0.393, 0.315, -0.11));
+    assert!((normalised - 0.3997).abs() < 1e-4, "{normalised}");
     // An oracle that draws its own cards is a fair planner, no better than the model here.
     let (_, fair, _, normalised) = plan(&["--episodes", "200", "--oracle-without-foresight"]);
     assert!(fair < 0.0 && normalised > 0.8, "{fair} {normalised}");

@@ -1,5 +1,5 @@
 //! Searches over programs that an LLM writes (seed 004): GIF-MCTS and its baselines, WorldCoder
-//! and zero-shot sampling. A method decides what to ask next ([`Method::next`]: generate, improve
+//! and zero-shot CoT. A method decides what to ask next ([`Method::next`]: generate, improve
 //! or fix, on which program) and learns from what came of it ([`Method::absorb`]); [`Search`] is
 //! the machinery they share: it renders the prompt, asks for the LLM call, takes the program out of
 //! the reply, has it scored (each program text once), counts the budget in LLM calls, keeps the

@@ -115,8 +115,9 @@ pub struct LearnerParams {
     pub canonical_prior: f64,
     /// Slots in which the starting policy favours a mistake over the canonical line, drawn per
     /// task and seed (the same for every arm). Ours: without one the starting greedy program is
-    /// the canonical one, and decoding at T = 0.2 passes about 0.8 of the time before any
-    /// training; with one it passes about 0.06 of the time (0.98⁹ × 0.076), and the greedy
+    /// the canonical one, and decoding at T = 0.2 passes every time before any training (top-p
+    /// 0.95 keeps only the canonical line, at 0.98, in each slot); with one it passes about 0.076
+    /// of the time (the mistaken slot's canonical line within its nucleus), and the greedy
     /// program fails.
     pub mistaken_slots: usize,
     /// The favoured mistake's starting logit: the slot's first mutant, which in every bundled bank
