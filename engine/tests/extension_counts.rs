@@ -5,27 +5,15 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).expect("a source folder") {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
+mod source;
+
+use source::{code_lines, rust_files};
 
 /// Code lines of a file: before its inline tests, without comment lines.
 fn code(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    let end = lines
-        .windows(2)
-        .position(|pair| pair[0].trim() == "#[cfg(test)]" && pair[1].trim_end().ends_with('{'))
-        .unwrap_or(lines.len());
-    lines[..end].iter().filter(|l| !l.trim_start().starts_with("//")).copied().collect::<Vec<_>>().join("\n")
+    code_lines(text).into_iter().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
 /// Whether `text` names `path` as a whole word (`GymId::Taxi`, not `GymId::TaxiV2`).

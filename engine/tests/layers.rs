@@ -8,18 +8,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-type Graph = BTreeMap<String, BTreeSet<String>>;
+mod source;
 
-fn rust_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) {
-    for entry in fs::read_dir(dir).expect("a source folder") {
-        let path = entry.expect("a folder entry").path();
-        if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            found.push(path);
-        }
-    }
-}
+use source::{code_lines, rust_files};
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// Names the root file re-exports (`pub use module::{A, B};`), by name.
 fn re_exports(root_file: &str) -> BTreeMap<String, String> {
@@ -48,17 +41,6 @@ fn crate_paths(line: &str) -> Vec<String> {
         }
     }
     found.into_iter().filter(|i| !i.is_empty()).collect()
-}
-
-/// The lines of a file before its inline tests (a `#[cfg(test)]` module with a body; a test module
-/// declared as `mod tests;` lives in a file of its own, which is not read).
-fn code_lines(text: &str) -> Vec<&str> {
-    let lines: Vec<&str> = text.lines().collect();
-    let end = lines
-        .windows(2)
-        .position(|pair| pair[0].trim() == "#[cfg(test)]" && pair[1].trim_end().ends_with('{'))
-        .unwrap_or(lines.len());
-    lines[..end].to_vec()
 }
 
 fn graph(src: &Path, root: &str) -> Graph {
