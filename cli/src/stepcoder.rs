@@ -15,7 +15,7 @@ use engine::stepcoder::ablation::{Ablation, AblationSpec, CurvePoint, table_1_pa
 use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
-use engine::stepcoder::policy_gradient::{Arm, LearnerParams, UpdateRule};
+use engine::stepcoder::learner_params::{Arm, LearnerParams, UpdateRule};
 use serde::Serialize;
 use serde_json::json;
 

@@ -159,8 +159,9 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
 /// sampling; every program failing its tests with every line run.
 fn stepcoder_learner_update(c: &mut Criterion) {
     use engine::python::{LogicalLine, Outcome, ProgramRequest, ProgramVerdict, Scope, ScopeKind};
+    use engine::stepcoder::learner_params::{Arm, LearnerParams};
     use engine::stepcoder::line_bank::line_bank_tasks;
-    use engine::stepcoder::policy_gradient::{Arm, Learner, LearnerParams};
+    use engine::stepcoder::policy_gradient::Learner;
     use engine::stepcoder::verdict_cache::VerdictCache;
     let task = line_bank_tasks().remove(0);
     let program = task.canonical();

@@ -4,7 +4,7 @@
 
 use engine::share::{AblationControl, Teaching};
 use engine::stepcoder::ablation::AblationSpec;
-use engine::stepcoder::policy_gradient::{Arm, LearnerParams};
+use engine::stepcoder::learner_params::{Arm, LearnerParams};
 use leptos::prelude::*;
 
 /// What the form holds, as the user edits it.

@@ -9,7 +9,8 @@ use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
 use engine::share::{AblationControl, Pane, Teaching};
 use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, ArmSummary};
-use engine::stepcoder::policy_gradient::{self, Arm};
+use engine::stepcoder::learner_params::Arm;
+use engine::stepcoder::policy_gradient;
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView};

@@ -10,7 +10,7 @@
 
 use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
-use crate::stepcoder::policy_gradient::{Arm, LearnerParams};
+use crate::stepcoder::learner_params::{Arm, LearnerParams};
 
 use super::{AblationControl, LINK_VERSION, Link, Teaching, link_pairs, name_of, of_name, read, read_params, whole};
 

@@ -11,8 +11,9 @@ use std::hash::{Hash, Hasher};
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+use super::learner_params::{Arm, LearnerParams};
 use super::line_bank::{LineBankTask, line_bank_tasks};
-use super::policy_gradient::{Arm, Learner, LearnerParams, Measurement};
+use super::policy_gradient::{Learner, Measurement};
 use super::verdict_cache::{TestSet, VerdictCache};
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::params::Parameters;

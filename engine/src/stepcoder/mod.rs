@@ -11,6 +11,7 @@ pub mod ablation;
 pub mod completion;
 pub mod curriculum;
 pub mod fgo;
+pub mod learner_params;
 pub mod line_bank;
 pub mod policy_gradient;
 pub mod sampling;
