@@ -13,8 +13,9 @@ export async function read(path) {
 /** The harness in Node as the page's worker runs it: the page's Pyodide build, judge and candidate. */
 export async function harnessInNode() {
   const { loadPyodide } = await import(new URL('build/pyodide/pyodide.mjs', root).href);
-  const { loadPair } = await import(new URL('static/python/pair.mjs', root).href);
-  return loadPair(loadPyodide, new URL('build/pyodide/', root).pathname, await read('static/python/harness.py'));
+  const { loadPair, harnessSources } = await import(new URL('static/python/pair.mjs', root).href);
+  const sources = await harnessSources((path) => read(`static/python/${path}`));
+  return loadPair(loadPyodide, new URL('build/pyodide/', root).pathname, sources);
 }
 
 /**

@@ -269,7 +269,7 @@ fn train_inside(
     json: bool,
 ) -> Result<(), Failure> {
     let env = GymId::parse(env).map_err(usage)?;
-    if tabulated::states(env).is_none() {
+    if env.tabulated_states().is_none() {
         return Err(usage(format!(
             "{} cannot be tabulated, so no agent trains inside its model (CliffWalking-v0, Taxi-v3, Blackjack-v1 can)",
             env.name()

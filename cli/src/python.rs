@@ -1,4 +1,4 @@
-//! The shared harness (`static/python/harness.py`) on the machine's python3.
+//! The shared harness (the package `static/python/harness/`) on the machine's python3.
 //!
 //! A runner keeps one python3 process, the harness's judge, and feeds it one request per line. The
 //! judge runs each program in a candidate interpreter of its own, forked from a zygote that has never
@@ -16,10 +16,40 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use engine::effects::PythonRun;
-use engine::python::{HARNESS_PY, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
+use engine::python::{HARNESS_MODULES, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
 use serde::Deserialize;
 
 use crate::sandbox::{self, Interpreter, Scratch};
+
+/// What python3 runs: the harness package imported from its modules' sources, which follow as
+/// arguments (name, text, name, text…), so the binary needs no file beside it and no file of the
+/// harness exists for a program to change; then the judge's loop.
+const BOOT: &str = r#"import importlib.abc, importlib.util, sys
+
+class HarnessSources(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, sources):
+        self.sources = sources
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, module = fullname.partition(".")
+        if package != "harness" or module == "__init__" or (module or "__init__") not in self.sources:
+            return None
+        name = module or "__init__"
+        return importlib.util.spec_from_loader(fullname, self, origin=f"harness/{name}.py", is_package=not module)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        module.__file__ = module.__spec__.origin
+        name = module.__name__.partition(".")[2] or "__init__"
+        exec(compile(self.sources[name], module.__file__, "exec"), vars(module))
+
+sys.meta_path.insert(0, HarnessSources(dict(zip(sys.argv[1::2], sys.argv[2::2]))))
+del sys.argv[1:]
+import harness
+harness.main()
+"#;
 
 /// Time python3 gets to start, import the harness and say what confines it.
 const START_LIMIT: Duration = Duration::from_secs(10);
@@ -75,7 +105,7 @@ fn interpreter() -> Result<&'static Interpreter, String> {
 }
 
 impl NativePython {
-    /// Starts python3 on the harness (passed with `-c`, so the binary needs no file beside it) in
+    /// Starts python3 on the harness (from memory, see [`BOOT`]) in
     /// the sandbox (`sandbox.rs`): a process group of its own, no environment but the harness's
     /// memory limit and where its packages are, a scratch folder as its working directory.
     pub fn start() -> Result<Self, String> {
@@ -93,7 +123,8 @@ impl NativePython {
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         sandbox::confine(&mut command, interpreter, &scratch)?;
         let mut child = command
-            .args(["-I", "-c", HARNESS_PY])
+            .args(["-I", "-c", BOOT])
+            .args(HARNESS_MODULES.iter().flat_map(|(name, text)| [*name, *text]))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -132,7 +163,7 @@ impl NativePython {
         match self.replies.recv_timeout(Duration::from_millis(limit_ms.into())) {
             Ok(reply) => {
                 let verdict = parse_reply(&reply);
-                // The judge found its zygote ended or stopped and has ended itself (harness.py, `main`).
+                // The judge found its zygote ended or stopped and has ended itself (harness/__init__.py, `main`).
                 if reply.starts_with(r#"{"restart": true"#) {
                     self.restart()?;
                 }

@@ -1,7 +1,7 @@
 //! The native Python sandbox (issues 33 and 48). `rlcg` runs code that a remote LLM wrote, or that a
 //! task file holds, so the harness's python3 (the judge), its zygote and every candidate interpreter
 //! it forks run confined by the kernel, set up in the child between fork and exec, and again in each
-//! candidate (harness.py, `_confine`) before it runs anything:
+//! candidate (harness/confinement.py, `_confine`) before it runs anything:
 //! - **mounts** (nix, in a mount namespace, and a user namespace where the CLI is not root): every
 //!   mount read-only, so nothing outside the scratch folder changes, metadata included; the scratch
 //!   folder a tmpfs of its own with a quota;

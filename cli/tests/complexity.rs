@@ -1,4 +1,4 @@
-//! The harness's complexity analyzer (seed 003's metrics, `static/python/harness.py`) on one
+//! The harness's complexity analyzer (seed 003's metrics, `static/python/harness/analysis.py`) on one
 //! program per construct, each against numbers worked by hand from its rules: cyclomatic = 1 +
 //! decision points (if, conditional expression, loop, except, match case, each comprehension and
 //! its filters, each extra operand of a boolean operator); cognitive = SonarSource's increments

@@ -160,10 +160,11 @@ fn nothing_of_the_callers_environment_reaches_a_program() {
 
 #[test]
 fn a_program_that_patches_the_harness_reaches_no_later_verdict() {
-    // The issue's own attempt: replace a harness function through `sys.modules["__main__"]`; the
-    // next two programs, both wrong, must still fail (each has an interpreter of its own).
+    // The issue's own attempt: replace the harness's functions through `sys.modules` (the judge's
+    // module and the package's, where they live since the harness is a package); the next two
+    // programs, both wrong, must still fail (each has an interpreter of its own).
     let mut python = NativePython::start().unwrap();
-    let patch = "import sys\nsys.modules['__main__']._record = lambda *a, **k: None\nsys.modules['__main__'].run_program = lambda *a, **k: {'passed': True}\n";
+    let patch = "import sys\nsys.modules['harness.judge']._record = lambda *a, **k: None\nsys.modules['harness'].run_program = lambda *a, **k: {'passed': True}\n";
     assert_blocked(&mut python, "patching the harness", patch, &["the program changed the harness's names"]);
     let tests = vec![TestCase::Statement("assert f(1) == 2".into()), TestCase::Statement("assert f(2) == 3".into())];
     for _ in 0..2 {

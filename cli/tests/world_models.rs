@@ -337,6 +337,7 @@ fn planned(
         seed,
         float32,
         planner: PlannerParams::default(),
+        splitmix64: false,
     };
     let request = plan.into_request(environment.to_owned());
     let verdict = NativePython::start().unwrap().run(&request, EPISODE_LIMIT_MS).unwrap();
@@ -487,4 +488,83 @@ fn a_models_names_and_exceptions_do_not_change_what_the_scorer_compares() {
     let report = score(&stops, transitions.path());
     assert_eq!((report["bug"].as_bool(), report["official"].as_f64()), (Some(true), Some(0.0)), "{report}");
     assert!(report["error"].as_str().unwrap().contains("StopIteration"), "{report}");
+}
+
+/// The episodes the harness's planner must play as the engine's (`tasks/gym/planner_parity.json`):
+/// CartPole and MountainCar, whose models the page and the CLI plan in Python, each from three
+/// seeds, the oracle planning with the reference model and its choices drawn from SplitMix64.
+fn parity_episodes() -> Vec<(PlanRequest, PlayedEpisode)> {
+    use engine::cwm::mcts::{SplitMix64, TrueEnvironment, plan};
+    let planner = PlannerParams { rollout_steps: 20, ..PlannerParams::default() };
+    let mut episodes = Vec::new();
+    for env in [GymId::CartPole, GymId::MountainCar] {
+        let task = world_model_task(env);
+        for seed in 1..=3 {
+            let mut real = env.make(&mut gym_rng(u64::from(seed)));
+            let request = PlanRequest {
+                environment: task.program(&vec![None; task.slots.len()]),
+                start: real.unrounded_obs(),
+                policy: PlanningPolicy::Oracle,
+                actions: env.actions(),
+                max_steps: 40,
+                seed,
+                float32: false,
+                planner: planner.clone(),
+                splitmix64: true,
+            };
+            // Neither environment draws: the model's stream goes unused.
+            let oracle = TrueEnvironment { actions: env.actions(), foresight: false };
+            let mut draws = SplitMix64::new(u64::from(seed), gym_rng(0));
+            let mut episode = PlayedEpisode::default();
+            while episode.actions.len() < request.max_steps as usize && !episode.terminated {
+                let action = plan(&oracle, &(real.clone(), gym_rng(0)), &planner, &mut draws);
+                let step = real.step(action, &mut gym_rng(0));
+                episode.actions.push(action);
+                episode.rewards.push(step.reward);
+                episode.observations.push(real.unrounded_obs());
+                episode.terminated = step.terminated;
+            }
+            episodes.push((request, episode));
+        }
+    }
+    episodes
+}
+
+/// The planner exists twice, in Rust (`cwm/mcts.rs`, for the tabulated models) and in the harness
+/// (for the continuous ones): from the same seeds and draws, python3 plays the engine's episodes
+/// action for action, and so does the page's Pyodide (e2e/planner-parity.spec.mjs), both against
+/// the record in `tasks/gym/planner_parity.json`. `RLCG_WRITE_FIXTURES=1` writes that record anew.
+#[test]
+fn the_harness_planner_plays_the_engines_episodes_from_the_same_draws() {
+    let episodes = parity_episodes();
+    let record = serde_json::json!({
+        "about": "Episodes of the engine's planner (cwm/mcts.rs) that the harness's (planner.py) must play alike; written by cli/tests/world_models.rs",
+        "episodes": episodes.iter().map(|(plan, episode)| serde_json::json!({
+            "request": plan.clone().into_request(String::new()),
+            "actions": episode.actions,
+            "rewards": episode.rewards,
+            "terminated": episode.terminated,
+        })).collect::<Vec<_>>(),
+    });
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/gym/planner_parity.json");
+    if std::env::var_os("RLCG_WRITE_FIXTURES").is_some() {
+        std::fs::write(path, serde_json::to_string_pretty(&record).unwrap() + "\n").unwrap();
+    }
+    let recorded: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(recorded, record, "the engine's planner no longer plays the recorded episodes");
+    // Forty steps each, none ended: long enough for a difference in any choice to show.
+    assert!(episodes.iter().all(|(_, e)| e.actions.len() == 40), "{episodes:?}");
+    let mut python = NativePython::start().unwrap();
+    for (plan, expected) in &episodes {
+        let verdict = python.run(&plan.clone().into_request(String::new()), EPISODE_LIMIT_MS).unwrap();
+        assert_eq!(verdict.outcome, Outcome::Pass, "{:?}", verdict.error);
+        let played = PlayedEpisode::of(&verdict).unwrap();
+        assert_eq!(
+            (&played.actions, &played.rewards, played.terminated),
+            (&expected.actions, &expected.rewards, expected.terminated),
+            "seed {}, start {:?}",
+            plan.seed,
+            plan.start
+        );
+    }
 }

@@ -38,7 +38,7 @@ const SLOTS: &[(&str, &[&str])] = &[
     (id::GIF_MCTS_GENERATE, &["task", "code"]),
     (id::GIF_MCTS_IMPROVE, &["task", "code", "input", "expected", "actual"]),
     (id::GIF_MCTS_FIX, &["task", "code", "error"]),
-    (id::ZERO_SHOT_COT, &["task"]),
+    (id::ZERO_SHOT_COT, &["task", "io_format"]),
     (id::STEPCODER_COMPLETE, &["task", "prefix"]),
 ];
 

@@ -1,5 +1,5 @@
 //! What the engine asks of a Python runner and what it gets back: the request and verdict types of
-//! the shared harness (`static/python/harness.py`). The engine never runs Python itself (sans-IO);
+//! the shared harness (the package `static/python/harness/`). The engine never runs Python itself (sans-IO);
 //! Pyodide in the browser and python3 in the CLI do, and both speak these types.
 
 use serde::{Deserialize, Serialize};
@@ -20,8 +20,22 @@ pub enum Author {
 pub const DEFAULT_TIME_LIMIT_MS: u32 = 5_000;
 /// Characters of stdout and of stderr kept per run.
 pub const DEFAULT_OUTPUT_LIMIT: usize = 10_000;
-/// The harness source, for runners that load it from memory (the CLI writes it to a temporary file).
-pub const HARNESS_PY: &str = include_str!("../../static/python/harness.py");
+/// The harness package's modules (`static/python/harness/<name>.py`) by name, for runners that load
+/// it from memory (the CLI's python3): the same files the page's Pyodide writes to its file system
+/// (`HARNESS_MODULES` in `static/python/pair.mjs`).
+pub const HARNESS_MODULES: [(&str, &str); 11] = [
+    ("__init__", include_str!("../../static/python/harness/__init__.py")),
+    ("analysis", include_str!("../../static/python/harness/analysis.py")),
+    ("banks", include_str!("../../static/python/harness/banks.py")),
+    ("candidate", include_str!("../../static/python/harness/candidate.py")),
+    ("common", include_str!("../../static/python/harness/common.py")),
+    ("confinement", include_str!("../../static/python/harness/confinement.py")),
+    ("crossing", include_str!("../../static/python/harness/crossing.py")),
+    ("judge", include_str!("../../static/python/harness/judge.py")),
+    ("link", include_str!("../../static/python/harness/link.py")),
+    ("planner", include_str!("../../static/python/harness/planner.py")),
+    ("world_models", include_str!("../../static/python/harness/world_models.py")),
+];
 
 /// One test: a Python statement run after the program in its globals, or an input/output pair on
 /// which the whole program runs (APPS's standard-input problems).
@@ -500,6 +514,26 @@ pub struct Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_hosts_load_every_module_of_the_harness_package_and_no_other() {
+        let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../static/python/harness");
+        let mut files: Vec<String> = std::fs::read_dir(folder)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .filter_map(|name| name.strip_suffix(".py").map(str::to_owned))
+            .collect();
+        files.sort();
+        let listed: Vec<&str> = HARNESS_MODULES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(files, listed);
+        let pair = include_str!("../../static/python/pair.mjs");
+        let quoted: Vec<String> = listed.iter().map(|name| format!("'{name}'")).collect();
+        assert!(pair.contains(&format!("HARNESS_MODULES = [{}];", quoted.join(", "))), "pair.mjs lists other modules");
+        // No module of the harness is over about 600 lines (docs/architecture.md).
+        for (name, text) in HARNESS_MODULES {
+            assert!(text.lines().count() <= 600, "harness/{name}.py has {} lines", text.lines().count());
+        }
+    }
 
     #[test]
     fn tests_serialise_as_the_harness_reads_them() {

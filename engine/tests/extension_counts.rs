@@ -66,7 +66,10 @@ fn the_docs_count_the_files_that_adding_each_kind_of_thing_touches() {
                 .collect(),
         ),
         ("A live mode", touched(&["AnyLiveRules::Orchestrator", "OrchestratorLive"], &["engine/src/prompts.rs"])),
-        ("A Gymnasium environment", touched(&["GymId::Taxi"], &["engine/src/gym/taxi.rs"])),
+        (
+            "A Gymnasium environment",
+            touched(&["GymId::Taxi", "GymEnv::Taxi", "taxi::Taxi"], &["engine/src/gym/taxi.rs"]),
+        ),
         (
             "A search method",
             touched(
@@ -85,4 +88,25 @@ fn the_docs_count_the_files_that_adding_each_kind_of_thing_touches() {
         })
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// The Gymnasium environments' variants, from their list in `gym/mod.rs`.
+fn gymnasium_variants() -> Vec<String> {
+    let list = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/gym/mod.rs")).unwrap();
+    let body = list.split("\ngymnasium_environments! {\n").nth(1).expect("the list").split('}').next().unwrap();
+    body.lines().filter_map(|line| line.split_once(" => ")).map(|(variant, _)| variant.trim().to_owned()).collect()
+}
+
+/// Every fact of a Gymnasium environment is in its own file, read through the list: no other code
+/// matches on, or names, one environment's variant (a test may).
+#[test]
+fn no_code_names_one_gymnasium_environment_outside_its_list() {
+    let variants = gymnasium_variants();
+    assert_eq!(variants.len(), 6, "{variants:?}");
+    let paths: Vec<String> = variants
+        .iter()
+        .flat_map(|v| [format!("GymId::{v}"), format!("GymEnv::{v}"), format!("EnvId::Gym(GymId::{v})")])
+        .collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    assert_eq!(touched(&paths, &[]), BTreeSet::new());
 }

@@ -28,7 +28,7 @@
 // still reach is computation. The page's host sends a Content-Security-Policy for this script as
 // well (scripts/serve-dist.py), but nothing here depends on it.
 import { loadPyodide } from '../pyodide/pyodide.mjs';
-import { loadPair } from './pair.mjs';
+import { harnessSources, loadPair } from './pair.mjs';
 
 // What the worker itself needs, kept where programs cannot reach: module bindings are not
 // properties of any object, and closures cannot be inspected.
@@ -66,13 +66,13 @@ let ready;
 
 async function start(warm) {
   const indexURL = new URL('../pyodide/', import.meta.url).href;
-  const source = await (await fetch(new URL('./harness.py', import.meta.url))).text();
+  const sources = await harnessSources(async (path) => (await fetch(new URL(`./${path}`, import.meta.url))).text());
   const wasm = warm?.wasm ?? (await compilePyodide(`${indexURL}pyodide.asm.wasm`));
   // Pyodide instantiates the module it fetches; both interpreters take the compiled one instead.
   // The lockdown replaces this function for programs.
   WebAssembly.instantiateStreaming = async (_response, imports) => ({ instance: await WebAssembly.instantiate(wasm, imports), module: wasm });
   const snapshots = warm && { judge: warm.judge, candidate: warm.candidate };
-  const pair = await loadPair(loadPyodide, indexURL, source, { snapshots, snapshottable: !warm });
+  const pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !warm });
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
   if (!warm) {

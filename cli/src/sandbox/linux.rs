@@ -310,7 +310,7 @@ impl Namespaces {
             );
         }
         // The judge's children (the zygote) start a PID namespace owned by this user namespace,
-        // in which the zygote may then start one for each candidate (harness.py, `_PidNamespaces`).
+        // in which the zygote may then start one for each candidate (harness/confinement.py, `_PidNamespaces`).
         let _ = unshare(CloneFlags::CLONE_NEWPID);
         let tmpfs = Some(c"tmpfs");
         if mount(

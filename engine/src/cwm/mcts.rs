@@ -135,6 +135,69 @@ impl Model for TrueEnvironment {
     }
 }
 
+/// Where the planner's own choices come from (its ties, rollouts and final draw), and the stream a
+/// model steps with. A run's [`RunRng`] is both.
+pub trait PlannerDraws {
+    /// An index below `n`.
+    fn below(&mut self, n: usize) -> usize;
+    /// A float in [0, 1).
+    fn unit(&mut self) -> f64;
+    /// The stream a model steps with (Blackjack's cards, a tabulated model's outcomes).
+    fn model_rng(&mut self) -> &mut RunRng;
+}
+
+impl PlannerDraws for RunRng {
+    fn below(&mut self, n: usize) -> usize {
+        self.random_range(0..n)
+    }
+
+    fn unit(&mut self) -> f64 {
+        self.random()
+    }
+
+    fn model_rng(&mut self) -> &mut RunRng {
+        self
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014) for the planner's choices, a stream the harness's planner
+/// (`static/python/harness/planner.py`, a plan request's `splitmix64`) draws too: with it, both
+/// planners make the same plans, which a test in each host holds them to. The model steps with
+/// `model`.
+pub struct SplitMix64 {
+    state: u64,
+    pub model: RunRng,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64, model: RunRng) -> Self {
+        Self { state: seed, model }
+    }
+
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+impl PlannerDraws for SplitMix64 {
+    /// By remainder: a bias of at most n / 2⁶⁴, and the same in Python.
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 * 2f64.powi(-53)
+    }
+
+    fn model_rng(&mut self) -> &mut RunRng {
+        &mut self.model
+    }
+}
+
 struct StateNode<S> {
     state: S,
     terminal: bool,
@@ -157,7 +220,7 @@ impl ActionNode {
 }
 
 /// One planning step: the action to take in `state`, after `params.simulations` simulations.
-pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut RunRng) -> usize {
+pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut impl PlannerDraws) -> usize {
     let mut tree = vec![StateNode {
         state: state.clone(),
         terminal: false,
@@ -171,7 +234,7 @@ pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: 
     let qs: Vec<f64> = tree[0].actions.iter().map(|a| a.q().unwrap_or(0.0) / params.temperature).collect();
     let top = qs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = qs.iter().map(|q| (q - top).exp()).collect();
-    let mut draw = rng.random::<f64>() * weights.iter().sum::<f64>();
+    let mut draw = rng.unit() * weights.iter().sum::<f64>();
     for (action, w) in weights.iter().enumerate() {
         if draw < *w {
             return action;
@@ -181,7 +244,7 @@ pub fn plan<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: 
     weights.len() - 1
 }
 
-fn uct<S>(node: &StateNode<S>, params: &PlannerParams, rng: &mut RunRng) -> usize {
+fn uct<S>(node: &StateNode<S>, params: &PlannerParams, rng: &mut impl PlannerDraws) -> usize {
     let ln_n = f64::from(node.visits.max(1)).ln();
     let scores: Vec<f64> = node
         .actions
@@ -194,7 +257,7 @@ fn uct<S>(node: &StateNode<S>, params: &PlannerParams, rng: &mut RunRng) -> usiz
     let top = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let best: Vec<usize> = (0..scores.len()).filter(|&a| scores[a] == top).collect();
     // A draw only for a tie: one action is what the official `np.random.choice` of one returns.
-    if params.random_ties && best.len() > 1 { best[rng.random_range(0..best.len())] } else { best[0] }
+    if params.random_ties && best.len() > 1 { best[rng.below(best.len())] } else { best[0] }
 }
 
 /// One simulation from node `at`; its return, `r + γ·v`.
@@ -203,10 +266,10 @@ fn simulate<M: Model>(
     tree: &mut Vec<StateNode<M::State>>,
     at: usize,
     params: &PlannerParams,
-    rng: &mut RunRng,
+    rng: &mut impl PlannerDraws,
 ) -> f64 {
     let action = uct(&tree[at], params, rng);
-    let (next, reward, done) = model.step(&tree[at].state, action, rng);
+    let (next, reward, done) = model.step(&tree[at].state, action, rng.model_rng());
     let key = model.key(&next);
     let value = match tree[at].actions[action].children.get(&key).copied() {
         Some(child) if tree[child].terminal => 0.0,
@@ -229,10 +292,11 @@ fn simulate<M: Model>(
 }
 
 /// A uniformly random rollout's discounted return.
-fn rollout<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut RunRng) -> f64 {
+fn rollout<M: Model>(model: &M, state: &M::State, params: &PlannerParams, rng: &mut impl PlannerDraws) -> f64 {
     let (mut state, mut total, mut weight) = (state.clone(), 0.0, 1.0);
     for _ in 0..params.rollout_steps {
-        let (next, reward, done) = model.step(&state, rng.random_range(0..model.actions()), rng);
+        let action = rng.below(model.actions());
+        let (next, reward, done) = model.step(&state, action, rng.model_rng());
         total += weight * reward;
         weight *= params.discount;
         if done {

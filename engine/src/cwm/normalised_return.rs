@@ -128,6 +128,10 @@ pub struct PlanRequest {
     /// Round each observation the planner and the episode see to float32, as Gymnasium's spaces.
     pub float32: bool,
     pub planner: PlannerParams,
+    /// The planner's choices drawn from SplitMix64 seeded with `seed` (`mcts::SplitMix64`) rather
+    /// than `random.Random`: what a test sets to hold the harness's planner to the engine's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub splitmix64: bool,
 }
 
 impl PlanRequest {
@@ -226,7 +230,7 @@ impl PlanningRun {
 
     /// Whether a model of `env` plans in the harness rather than as a table.
     pub fn plans_in_python(env: GymId) -> bool {
-        tabulated::states(env).is_none()
+        env.tabulated_states().is_none()
     }
 
     pub fn is_done(&self) -> bool {
@@ -257,6 +261,7 @@ impl PlanningRun {
             seed: rng.random(),
             float32: self.env.continuous(),
             planner: self.protocol.planner.clone(),
+            splitmix64: false,
         };
         // Only the model's episodes run a program from outside the playground.
         let (code, author) = match policy {

@@ -2,12 +2,12 @@
 //! the state space is small, tabulate the model once and plan in Rust"): the harness predicts the
 //! model's outcome for every state and action in one call, and the table then steps in Rust, for
 //! the planner and for agents trained inside the model. CliffWalking and Taxi are deterministic:
-//! one outcome per pair. Blackjack's model draws cards: each pair is asked [`BLACKJACK_SAMPLES`]
-//! times and the table draws among the outcomes.
+//! one outcome per pair. Blackjack's model draws cards: each pair is asked
+//! `Gymnasium::TABULATION_SAMPLES` times and the table draws among the outcomes.
 //!
-//! The states are the ones an episode can be in before its end: CliffWalking's cells off the cliff
-//! and the goal (0–36), Taxi's 500, Blackjack's sums 4–21 against each dealer card, with a usable
-//! ace from 12. A model that predicts a state outside them (a move off the grid) sends its episode
+//! The states are the ones an episode can be in before its end (`Gymnasium::tabulated_states`):
+//! CliffWalking's cells off the cliff and the goal (0–36), Taxi's 500, Blackjack's sums 4–21 against
+//! each dealer card, with a usable ace from 12. A model that predicts a state outside them (a move off the grid) sends its episode
 //! there and ends it: the table knows nothing beyond.
 
 use std::collections::HashMap;
@@ -16,15 +16,12 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::mcts::{Model, obs_key};
-use crate::gym::transitions::obs_of;
 use crate::gym::{GymId, GymObs};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 
 /// How long tabulating a model may take: every state and action in one run.
 pub const TABULATE_LIMIT_MS: u32 = 60_000;
-/// How often each Blackjack pair is asked of its model.
-pub const BLACKJACK_SAMPLES: usize = 16;
 
 /// One outcome of a pair.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,35 +62,16 @@ impl From<TabulatedModel> for Table {
     }
 }
 
-/// The states of `env` the table covers, or `None` when its state space is continuous.
-pub fn states(env: GymId) -> Option<Vec<GymObs>> {
-    match env {
-        GymId::CliffWalking => Some((0..=36).map(GymObs::Discrete).collect()),
-        GymId::Taxi => Some((0..500).map(GymObs::Discrete).collect()),
-        GymId::Blackjack => Some(
-            (4..=21)
-                .flat_map(|sum| (1..=10).flat_map(move |card| [0, 1].map(|ace| [sum, card, ace])))
-                .filter(|&[sum, _, ace]| ace == 0 || sum >= 12)
-                .map(GymObs::Triple)
-                .collect(),
-        ),
-        GymId::CartPole | GymId::MountainCar | GymId::Acrobot => None,
-    }
-}
-
-fn samples(env: GymId) -> usize {
-    if env == GymId::Blackjack { BLACKJACK_SAMPLES } else { 1 }
-}
-
 /// The harness request that tabulates `program`, the world model of `env`.
 pub fn request(env: GymId, program: &str) -> Result<ProgramRequest, String> {
-    let states =
-        states(env).ok_or_else(|| format!("{}'s states are continuous: it cannot be tabulated", env.name()))?;
+    let states = env
+        .tabulated_states()
+        .ok_or_else(|| format!("{}'s states are continuous: it cannot be tabulated", env.name()))?;
     let mut pairs = Vec::new();
     for state in &states {
         let value = serde_json::to_value(state).expect("observations serialise");
         for action in 0..env.actions() {
-            pairs.extend(std::iter::repeat_n((value.clone(), action), samples(env)));
+            pairs.extend(std::iter::repeat_n((value.clone(), action), env.tabulation_samples()));
         }
     }
     Ok(ProgramRequest::world_model(program, pairs))
@@ -107,9 +85,9 @@ impl TabulatedModel {
             let why = verdict.error.clone().unwrap_or_else(|| verdict.outcome.label().to_owned());
             return Err(format!("the model cannot be tabulated: {why}"));
         }
-        let states = states(env).ok_or_else(|| format!("{} cannot be tabulated", env.name()))?;
+        let states = env.tabulated_states().ok_or_else(|| format!("{} cannot be tabulated", env.name()))?;
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
-        let per_state = env.actions() * samples(env);
+        let per_state = env.actions() * env.tabulation_samples();
         if predictions.len() != states.len() * per_state {
             return Err(format!(
                 "the harness gave {} predictions for {} pairs",
@@ -120,10 +98,10 @@ impl TabulatedModel {
         let mut rows = Vec::with_capacity(states.len());
         for (state, chunk) in states.iter().zip(predictions.chunks(per_state)) {
             let mut row = Vec::with_capacity(env.actions());
-            for (action, outcomes) in chunk.chunks(samples(env)).enumerate() {
+            for (action, outcomes) in chunk.chunks(env.tabulation_samples()).enumerate() {
                 let read = |p: &crate::python::Prediction| -> Result<TableEntry, String> {
                     let shown = || format!("state {:?}, action {action}", state);
-                    let next = obs_of(env, &p.next_obs).map_err(|e| format!("{}: {e}", shown()))?;
+                    let next = env.obs_of(&p.next_obs).map_err(|e| format!("{}: {e}", shown()))?;
                     let reward = p
                         .reward
                         .as_f64()
@@ -194,7 +172,7 @@ pub(crate) mod tests {
             .unwrap()
             .iter()
             .map(|(state, action)| {
-                let mut real = GymEnv::from_obs(env, &obs_of(env, state).unwrap()).unwrap();
+                let mut real = GymEnv::from_obs(env, &env.obs_of(state).unwrap()).unwrap();
                 let step = real.step(*action, &mut rng);
                 Prediction {
                     next_obs: serde_json::to_value(&step.obs).unwrap(),
@@ -215,7 +193,7 @@ pub(crate) mod tests {
         for env in [GymId::CliffWalking, GymId::Taxi] {
             let table = TabulatedModel::from_verdict(env, &perfect_verdict(env)).unwrap();
             let mut rng = RunRng::seed_from_u64(0);
-            for state in states(env).unwrap() {
+            for state in env.tabulated_states().unwrap() {
                 for action in 0..env.actions() {
                     let mut live = GymEnv::from_obs(env, &state).unwrap();
                     let step = live.step(action, &mut rng);
@@ -227,8 +205,7 @@ pub(crate) mod tests {
                 }
             }
         }
-        assert_eq!(states(GymId::Blackjack).unwrap().len(), 18 * 10 + 10 * 10);
-        assert!(states(GymId::CartPole).is_none());
+        assert!(GymId::CartPole.tabulated_states().is_none());
         assert!(request(GymId::Acrobot, "").unwrap_err().contains("continuous"));
         let table = TabulatedModel::from_verdict(GymId::CliffWalking, &perfect_verdict(GymId::CliffWalking)).unwrap();
         let json = serde_json::to_string(&table).unwrap();

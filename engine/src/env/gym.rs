@@ -7,10 +7,10 @@
 //! environment does and sees only the model's outcomes (seed 004's point: a model written once
 //! replaces real experience).
 //!
-//! The discrete state index: CliffWalking's and Taxi's own, Blackjack's `(sum·11 + card)·2 + ace`.
-//! Features: one-hot for CliffWalking and Taxi; Blackjack's three values scaled to 0–1; the float
-//! observation for the others. Success: CliffWalking's goal, Taxi's delivery, a Blackjack win,
-//! CartPole's pole still up at the time limit, MountainCar's flag, Acrobot's line.
+//! Each environment's file says what its state index, features, flags and success are
+//! ([`crate::gym::Gymnasium`]): CliffWalking's and Taxi's own index, one-hot; Blackjack's three
+//! values; the float observation of the others. Success: CliffWalking's goal, Taxi's delivery, a
+//! Blackjack win, CartPole's pole still up at the time limit, MountainCar's flag, Acrobot's line.
 
 use std::sync::Arc;
 
@@ -23,9 +23,6 @@ use crate::cwm::mcts::Model;
 use crate::cwm::tabulated::TabulatedModel;
 use crate::gym::{GymEnv, GymId, GymObs, TimeLimit};
 use crate::rng::RunRng;
-
-/// Blackjack's state index: sums 0–31, cards 0–10, and the ace flag.
-const BLACKJACK_STATES: usize = 32 * 11 * 2;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GymParams {
@@ -62,55 +59,6 @@ impl GymParams {
     }
 }
 
-/// The names of a Gymnasium environment's actions.
-pub fn action_names(id: GymId) -> &'static [&'static str] {
-    match id {
-        GymId::Blackjack => &["stick", "hit"],
-        GymId::CliffWalking => &["up", "right", "down", "left"],
-        GymId::Taxi => &["south", "north", "east", "west", "pick up", "drop off"],
-        GymId::CartPole => &["push left", "push right"],
-        GymId::MountainCar => &["accelerate left", "coast", "accelerate right"],
-        GymId::Acrobot => &["torque −1", "torque 0", "torque +1"],
-    }
-}
-
-/// Its states' count for tabular agents (1 where they are continuous: only the DQN learns there).
-pub fn n_states(id: GymId) -> usize {
-    match id {
-        GymId::CliffWalking => 48,
-        GymId::Taxi => 500,
-        GymId::Blackjack => BLACKJACK_STATES,
-        GymId::CartPole | GymId::MountainCar | GymId::Acrobot => 1,
-    }
-}
-
-fn feature_dim(id: GymId) -> usize {
-    match id {
-        GymId::CliffWalking => 48,
-        GymId::Taxi => 500,
-        GymId::Blackjack => 3,
-        GymId::CartPole => 4,
-        GymId::MountainCar => 2,
-        GymId::Acrobot => 6,
-    }
-}
-
-fn state_index(obs: &GymObs) -> usize {
-    match obs {
-        GymObs::Discrete(s) => *s as usize,
-        GymObs::Triple([sum, card, ace]) => {
-            ((sum.clamp(&0, &31) * 11 + card.clamp(&0, &10)) * 2 + ace.clamp(&0, &1)) as usize
-        }
-        GymObs::Floats(_) => 0,
-    }
-}
-
-/// The observation behind Blackjack's state index.
-fn blackjack_obs(state: usize) -> [i64; 3] {
-    let state = state as i64;
-    [state / 22, state / 2 % 11, state % 2]
-}
-
 #[derive(Clone, Debug)]
 pub struct GymEnvironment {
     params: GymParams,
@@ -142,9 +90,9 @@ impl Environment for GymEnvironment {
         let id = self.params.env;
         EnvInfo {
             id: EnvId::Gym(id),
-            action_names: action_names(id),
-            n_states: n_states(id),
-            feature_dim: feature_dim(id),
+            action_names: id.action_names(),
+            n_states: id.tabular_states(),
+            feature_dim: id.feature_dim(),
             text_names: &[],
             tasks: vec![id.name().to_owned()],
         }
@@ -170,30 +118,17 @@ impl Environment for GymEnvironment {
         };
         self.obs = obs;
         let truncated = self.limit.step() && !terminated;
-        let success = match id {
-            GymId::Blackjack => terminated && reward > 0.0,
-            GymId::CartPole => truncated,
-            _ => terminated,
-        };
-        let info = StepInfo { success, invalid_action: false, agent_call: false };
+        let info =
+            StepInfo { success: id.success(reward, terminated, truncated), invalid_action: false, agent_call: false };
         Step { observation: self.observation(), reward, terminated, truncated, info }
     }
 
     fn observation(&self) -> Observation {
-        Observation { state: state_index(&self.obs), mask: ActionMask::all(self.params.env.actions()) }
+        Observation { state: self.params.env.state_index(&self.obs), mask: ActionMask::all(self.params.env.actions()) }
     }
 
     fn features(&self, out: &mut [f32]) {
-        out.fill(0.0);
-        match &self.obs {
-            GymObs::Discrete(s) => out[*s as usize] = 1.0,
-            GymObs::Triple([sum, card, ace]) => {
-                out[0] = *sum as f32 / 31.0;
-                out[1] = *card as f32 / 10.0;
-                out[2] = *ace as f32;
-            }
-            GymObs::Floats(v) => out[..v.len()].copy_from_slice(v),
-        }
+        self.params.env.features(&self.obs, out);
     }
 
     fn observation_values(&self) -> Vec<f64> {
@@ -201,29 +136,7 @@ impl Environment for GymEnvironment {
     }
 
     fn state_flags(&self, state: usize) -> Vec<(&'static str, String)> {
-        match self.params.env {
-            GymId::CliffWalking => vec![("row", (state / 12).to_string()), ("column", (state % 12).to_string())],
-            GymId::Taxi => {
-                let (rest, destination) = (state / 4, state % 4);
-                let (cell, passenger) = (rest / 5, rest % 5);
-                let landmark = |i: usize| ["R", "G", "Y", "B", "in taxi"][i].to_owned();
-                vec![
-                    ("row", (cell / 5).to_string()),
-                    ("column", (cell % 5).to_string()),
-                    ("passenger", landmark(passenger)),
-                    ("destination", landmark(destination)),
-                ]
-            }
-            GymId::Blackjack => {
-                let [sum, card, ace] = blackjack_obs(state);
-                vec![
-                    ("sum", sum.to_string()),
-                    ("dealer", card.to_string()),
-                    ("usable ace", super::flag("", ace == 1).1),
-                ]
-            }
-            GymId::CartPole | GymId::MountainCar | GymId::Acrobot => Vec::new(),
-        }
+        self.params.env.state_flags(state)
     }
 }
 
@@ -233,9 +146,7 @@ mod tests {
     use crate::cwm::tabulated::tests::perfect_verdict;
 
     #[test]
-    fn state_indices_and_flags_read_each_other() {
-        assert_eq!(state_index(&GymObs::Triple([21, 10, 1])), (21 * 11 + 10) * 2 + 1);
-        assert_eq!(blackjack_obs((21 * 11 + 10) * 2 + 1), [21, 10, 1]);
+    fn taxi_flags_read_its_state_index() {
         let taxi = GymEnvironment::new(GymParams::new(GymId::Taxi));
         // State 328: row 3, column 1, passenger at Y (2), destination R (0), as Gymnasium's docs.
         let flags = taxi.state_flags(328);

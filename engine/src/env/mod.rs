@@ -202,26 +202,71 @@ impl TryFrom<String> for EnvId {
     }
 }
 
+/// What the playground shows and needs about one of the seeds' environments, beside its dynamics
+/// ([`Environment`]); each implements it in its own file. The Gymnasium environments say the same
+/// through [`crate::gym::Gymnasium`].
+pub trait SeedEnvironment {
+    const NAME: &'static str;
+    /// One line for the environment pickers and `rlcg envs`.
+    const SUMMARY: &'static str;
+    /// The report that specifies it, as the page's anchor (`seed-000`).
+    const SOURCE: &'static str;
+    const ACTION_NAMES: &'static [&'static str];
+    /// The fixed pipeline that drives live mode without a trained policy, in words.
+    const LIVE_PIPELINE: Option<&'static str> = None;
+    /// What the exact start values ([`EnvSpec::start_values`]) say about the values the seed
+    /// reports, where it reports some.
+    const START_VALUES_NOTE: Option<&'static str> = None;
+    /// The paths an optimal policy takes, in words, where the seed names them.
+    const CANONICAL_PATHS: Option<&'static str> = None;
+    /// Whether its test actions can use verdicts measured in Python instead of the recorded ones.
+    const MEASURES_VERDICTS: bool = false;
+    /// The episode budget a run needs to learn it (the seed's), for a tabular or a neural agent.
+    fn default_episodes(neural_agent: bool) -> u32;
+    /// The programs of its bundled task data, each with its tests and recorded verdict.
+    fn bundled_programs() -> Vec<tasks::BundledProgram> {
+        Vec::new()
+    }
+}
+
+/// A fact of an environment: from its [`SeedEnvironment`] impl as `$seed`, or from its Gymnasium
+/// id as `$gym`.
+macro_rules! env_fact {
+    ($id:expr, $seed:ident => $of_seed:expr, $gym:pat => $of_gym:expr) => {
+        match $id {
+            EnvId::Executive => {
+                type $seed = ExecutiveEnv;
+                $of_seed
+            }
+            EnvId::Planner => {
+                type $seed = PlannerEnv;
+                $of_seed
+            }
+            EnvId::Orchestrator => {
+                type $seed = OrchestratorEnv;
+                $of_seed
+            }
+            EnvId::Gym($gym) => $of_gym,
+        }
+    };
+}
+
 impl EnvId {
-    pub const ALL: [EnvId; 9] = [
-        EnvId::Executive,
-        EnvId::Planner,
-        EnvId::Orchestrator,
-        EnvId::Gym(GymId::CliffWalking),
-        EnvId::Gym(GymId::Taxi),
-        EnvId::Gym(GymId::Blackjack),
-        EnvId::Gym(GymId::CartPole),
-        EnvId::Gym(GymId::MountainCar),
-        EnvId::Gym(GymId::Acrobot),
-    ];
+    /// The seeds' environments, then the Gymnasium ones in their list's order.
+    pub const ALL: [EnvId; 3 + GymId::ALL.len()] = {
+        let mut all = [EnvId::Executive; 3 + GymId::ALL.len()];
+        all[1] = EnvId::Planner;
+        all[2] = EnvId::Orchestrator;
+        let mut i = 0;
+        while i < GymId::ALL.len() {
+            all[3 + i] = EnvId::Gym(GymId::ALL[i]);
+            i += 1;
+        }
+        all
+    };
 
     pub fn name(self) -> &'static str {
-        match self {
-            EnvId::Executive => "executive",
-            EnvId::Planner => "planner",
-            EnvId::Orchestrator => "orchestrator",
-            EnvId::Gym(id) => id.name(),
-        }
+        env_fact!(self, K => K::NAME, id => id.name())
     }
 
     /// Whether its states are few enough for a table of values (every environment but
@@ -231,35 +276,7 @@ impl EnvId {
     }
 
     pub fn summary(self) -> &'static str {
-        match self {
-            EnvId::Executive => {
-                "Seed 000: pick generate, test, debug, search or stop to solve three HumanEval-style tasks with a simulated LLM"
-            }
-            EnvId::Planner => {
-                "Seed 000: one planning episode, planning -> execution -> integration -> evaluation -> stop, for compute(a, b)"
-            }
-            EnvId::Orchestrator => {
-                "Seed 003: choose which agent (planner, coder, tester, debugger) to call next; 64 states, calibrated success odds"
-            }
-            EnvId::Gym(GymId::CliffWalking) => {
-                "Seed 004 (Gymnasium): walk a 4 × 12 grid from the bottom left to the bottom right without falling off the cliff between them"
-            }
-            EnvId::Gym(GymId::Taxi) => {
-                "Seed 004 (Gymnasium): drive a taxi on a 5 × 5 grid with walls, pick a passenger up and drop them at their destination"
-            }
-            EnvId::Gym(GymId::Blackjack) => {
-                "Seed 004 (Gymnasium): hit or stick against a dealer; an infinite deck, Sutton and Barto's rules"
-            }
-            EnvId::Gym(GymId::CartPole) => {
-                "Seed 004 (Gymnasium): push a cart left or right to keep its pole upright for 500 steps (continuous states: DQN only)"
-            }
-            EnvId::Gym(GymId::MountainCar) => {
-                "Seed 004 (Gymnasium): swing an underpowered car up to the flag on the right hill (continuous states: DQN only)"
-            }
-            EnvId::Gym(GymId::Acrobot) => {
-                "Seed 004 (Gymnasium): swing a two-link pendulum's free end above a line by torque at its middle joint (continuous states: DQN only)"
-            }
-        }
+        env_fact!(self, K => K::SUMMARY, id => id.summary())
     }
 
     pub fn parse(name: &str) -> Result<Self, String> {
@@ -271,30 +288,17 @@ impl EnvId {
 
     /// The names of the environment's actions, by index.
     pub fn action_names(self) -> &'static [&'static str] {
-        match self {
-            EnvId::Executive => executive::ACTION_NAMES,
-            EnvId::Planner => planner::ACTION_NAMES,
-            EnvId::Orchestrator => orchestrator::ACTION_NAMES,
-            EnvId::Gym(id) => gym::action_names(id),
-        }
+        env_fact!(self, K => K::ACTION_NAMES, id => id.action_names())
     }
 
     /// The report that specifies the environment, as the page's anchor (`seed-000`).
     pub fn source(self) -> &'static str {
-        match self {
-            EnvId::Executive | EnvId::Planner => "seed-000",
-            EnvId::Orchestrator => "seed-003",
-            EnvId::Gym(_) => "seed-004",
-        }
+        env_fact!(self, K => K::SOURCE, _ => "seed-004")
     }
 
     /// The fixed pipeline that drives live mode without a trained policy, in words.
     pub fn live_pipeline(self) -> Option<&'static str> {
-        match self {
-            EnvId::Executive => Some("generate → test → debug → test → stop"),
-            EnvId::Planner | EnvId::Gym(_) => None,
-            EnvId::Orchestrator => Some("planner → coder → tester → debugger → tester"),
-        }
+        env_fact!(self, K => K::LIVE_PIPELINE, _ => None)
     }
 
     /// Whether a trained policy of this environment can drive a real LLM (live mode).
@@ -305,62 +309,34 @@ impl EnvId {
     /// What the exact start values ([`EnvSpec::start_values`]) say about the values the seed
     /// reports, where it reports some.
     pub fn start_values_note(self) -> Option<&'static str> {
-        match self {
-            EnvId::Orchestrator => Some(
-                "Seed 003 §6.1 reports Q(s0, planner) = 0.01, which cannot come out of these rules: planning first still leads to code and passing tests.",
-            ),
-            EnvId::Executive | EnvId::Planner | EnvId::Gym(_) => None,
-        }
+        env_fact!(self, K => K::START_VALUES_NOTE, _ => None)
     }
 
     /// The paths an optimal policy takes, in words, where the seed names them.
     pub fn canonical_paths(self) -> Option<&'static str> {
-        match self {
-            EnvId::Executive => Some(
-                "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; \
-                 and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop.",
-            ),
-            EnvId::Gym(GymId::CliffWalking) => {
-                Some("CliffWalking's optimal path: up, eleven times right, down; 13 steps, a return of −13.")
-            }
-            EnvId::Planner | EnvId::Orchestrator | EnvId::Gym(_) => None,
-        }
+        env_fact!(self, K => K::CANONICAL_PATHS, id => id.canonical_path())
     }
 
     /// The programs of its bundled task data, each with its tests and recorded verdict.
-    pub fn bundled_programs(self) -> Vec<crate::env::tasks::BundledProgram> {
-        match self {
-            EnvId::Executive => crate::env::tasks::executive_programs(),
-            EnvId::Planner => crate::env::tasks::planner_programs(),
-            EnvId::Orchestrator | EnvId::Gym(_) => Vec::new(),
-        }
+    pub fn bundled_programs(self) -> Vec<tasks::BundledProgram> {
+        env_fact!(self, K => K::bundled_programs(), _ => Vec::new())
     }
 
     /// Whether its test actions can use verdicts measured in Python instead of the recorded ones.
     pub fn measures_verdicts(self) -> bool {
-        matches!(self, EnvId::Executive)
+        env_fact!(self, K => K::MEASURES_VERDICTS, _ => false)
     }
 
     /// The programs a host runs in Python to measure the verdicts its test actions use, in order
     /// ([`EnvSpec::set_measured_verdicts`]); empty where they use none.
-    pub fn measured_programs(self) -> Vec<crate::env::tasks::BundledProgram> {
+    pub fn measured_programs(self) -> Vec<tasks::BundledProgram> {
         if self.measures_verdicts() { self.bundled_programs() } else { Vec::new() }
     }
 
     /// The episode budget a run needs to learn (the seeds' budgets); a neural agent learns the
     /// executive and the planner from its expert episodes in fewer (the playground DQN: 500).
     pub fn default_episodes(self, neural_agent: bool) -> u32 {
-        match self {
-            EnvId::Orchestrator => 5000,
-            EnvId::Planner if neural_agent => 500,
-            EnvId::Planner => 3000,
-            EnvId::Executive if neural_agent => 500,
-            EnvId::Executive => 3000,
-            EnvId::Gym(GymId::CliffWalking) => 500,
-            EnvId::Gym(GymId::Taxi) => 3000,
-            EnvId::Gym(GymId::Blackjack) => 20_000,
-            EnvId::Gym(_) => 300,
-        }
+        env_fact!(self, K => K::default_episodes(neural_agent), id => id.default_episodes())
     }
 }
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, flag};
-use crate::env::tasks::{PlannerTask, planner_task};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, SeedEnvironment, Step, StepCosts, flag};
+use crate::env::tasks::{BundledProgram, PlannerTask, planner_programs, planner_task};
 use crate::params::{check_range, check_reward};
 
 pub const PLANNING: usize = 0;
@@ -207,6 +207,23 @@ impl PlannerEnv {
 
     fn is_success(&self) -> bool {
         self.flags.evaluated && self.flags.last_test_passed && !self.flags.invalid_action
+    }
+}
+
+impl SeedEnvironment for PlannerEnv {
+    const NAME: &'static str = "planner";
+    const SUMMARY: &'static str =
+        "Seed 000: one planning episode, planning -> execution -> integration -> evaluation -> stop, for compute(a, b)";
+    const SOURCE: &'static str = "seed-000";
+    const ACTION_NAMES: &'static [&'static str] = ACTION_NAMES;
+
+    /// Seed 000's 3000; a neural agent learns from its expert episodes in 500.
+    fn default_episodes(neural_agent: bool) -> u32 {
+        if neural_agent { 500 } else { 3000 }
+    }
+
+    fn bundled_programs() -> Vec<BundledProgram> {
+        planner_programs()
     }
 }
 

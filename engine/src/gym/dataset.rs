@@ -1,15 +1,12 @@
 //! An environment's dataset as seed 004 builds it (spec §3.2): 5 trajectories of uniformly random
-//! actions and 5 of a simple heuristic, each of at most 100 steps, made from a seed. A dataset is a
-//! transitions file (`transitions.rs`), so it exports and imports as JSON lines, and a file
-//! recorded from Gymnasium is one too.
-
-use std::collections::{HashMap, VecDeque};
+//! actions and 5 of a simple heuristic (each environment's `Gymnasium::heuristic_action`), each of
+//! at most 100 steps, made from a seed. A dataset is a transitions file (`transitions.rs`), so it
+//! exports and imports as JSON lines, and a file recorded from Gymnasium is one too.
 
 use rand::Rng;
 
-use super::taxi::Taxi;
-use super::transitions::{Transition, obs_of};
-use super::{GymEnv, GymId, GymObs, TimeLimit};
+use super::transitions::Transition;
+use super::{GymId, TimeLimit};
 use crate::rng::RunRng;
 
 /// Trajectories of each kind.
@@ -26,7 +23,7 @@ pub fn dataset(id: GymId, rng: &mut RunRng) -> Vec<Transition> {
             let mut limit = TimeLimit::of(id);
             for t in 0..MAX_STEPS {
                 let obs = env.obs();
-                let action = if heuristic { heuristic_action(&env) } else { rng.random_range(0..id.actions()) };
+                let action = if heuristic { env.heuristic_action() } else { rng.random_range(0..id.actions()) };
                 let step = env.step(action, rng);
                 let truncated = limit.step();
                 lines.push(Transition {
@@ -63,8 +60,8 @@ pub fn from_json_lines(id: GymId, text: &str) -> Result<Vec<Transition>, String>
         if transition.env != id.name() {
             continue;
         }
-        obs_of(id, &transition.obs)
-            .and(obs_of(id, &transition.next_obs))
+        id.obs_of(&transition.obs)
+            .and(id.obs_of(&transition.next_obs))
             .map_err(|e| format!("line {}: {e}", index + 1))?;
         if transition.action >= id.actions() {
             return Err(format!(
@@ -81,51 +78,6 @@ pub fn from_json_lines(id: GymId, text: &str) -> Result<Vec<Transition>, String>
         return Err(format!("the file holds no transition of {}", id.name()));
     }
     Ok(transitions)
-}
-
-/// What a person would try first: CliffWalking's safe path along the row above the cliff, Taxi's
-/// shortest delivery, CartPole pushed toward where the pole falls, MountainCar pushed with its
-/// motion (left from rest, which reaches the flag within 100 steps from starts right of about
-/// −0.47), Acrobot's torque against the first link's swing (which pumps energy in), and
-/// Blackjack's hit below 17.
-fn heuristic_action(env: &GymEnv) -> usize {
-    match (env, env.obs()) {
-        (GymEnv::CliffWalking(_), GymObs::Discrete(state)) => match (state / 12, state % 12) {
-            (3, 0) => 0,
-            (_, 11) => 2,
-            (row, _) if row < 2 => 2,
-            _ => 1,
-        },
-        (GymEnv::Taxi(taxi), _) => shortest_delivery(taxi),
-        (GymEnv::CartPole(_), GymObs::Floats(o)) => usize::from(o[2] + 0.5 * o[3] > 0.0),
-        (GymEnv::MountainCar(_), GymObs::Floats(o)) if o[1] > 0.0 => 2,
-        (GymEnv::Acrobot(_), GymObs::Floats(o)) if o[4] < 0.0 => 2,
-        (GymEnv::Blackjack(_), GymObs::Triple([sum, ..])) => usize::from(sum < 17),
-        // MountainCar moving left or at rest is pushed left; Acrobot swinging forward gets torque −1.
-        _ => 0,
-    }
-}
-
-/// The first action of a shortest way to deliver the passenger (breadth-first over Taxi's rules).
-fn shortest_delivery(start: &Taxi) -> usize {
-    let mut first_action: HashMap<i64, Option<usize>> = HashMap::from([(start.encode(), None)]);
-    let mut queue = VecDeque::from([start.clone()]);
-    while let Some(taxi) = queue.pop_front() {
-        let via = first_action[&taxi.encode()];
-        for action in 0..6 {
-            let mut next = taxi.clone();
-            let step = next.step(action);
-            let first = via.unwrap_or(action);
-            if step.terminated {
-                return first;
-            }
-            first_action.entry(next.encode()).or_insert_with(|| {
-                queue.push_back(next);
-                Some(first)
-            });
-        }
-    }
-    0
 }
 
 #[cfg(test)]

@@ -11,8 +11,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::blackjack::Blackjack;
-use super::{GymEnv, GymId, GymObs, TimeLimit};
+use super::{GymId, GymObs, Gymnasium, TimeLimit};
 use crate::rng::RunRng;
 
 /// How far a float observation may be from Gymnasium's.
@@ -33,22 +32,10 @@ pub struct Transition {
     pub t: Option<u32>,
 }
 
-/// An observation of `id` from its JSON.
-pub fn obs_of(id: GymId, value: &Value) -> Result<GymObs, String> {
-    let parsed = match id {
-        GymId::CliffWalking | GymId::Taxi => value.as_i64().map(GymObs::Discrete),
-        GymId::Blackjack => serde_json::from_value::<[i64; 3]>(value.clone()).ok().map(GymObs::Triple),
-        GymId::CartPole | GymId::MountainCar | GymId::Acrobot => {
-            serde_json::from_value::<Vec<f32>>(value.clone()).ok().map(GymObs::Floats)
-        }
-    };
-    parsed.ok_or_else(|| format!("{value} is not an observation of {}", id.name()))
-}
-
 /// What differs between a recorded transition and the engine's, or `Ok` when nothing does.
 pub fn check_transition(transition: &Transition) -> Result<(), String> {
     let id = GymId::parse(&transition.env)?;
-    let (obs, next) = (obs_of(id, &transition.obs)?, obs_of(id, &transition.next_obs)?);
+    let (obs, next) = (id.obs_of(&transition.obs)?, id.obs_of(&transition.next_obs)?);
     if transition.action >= id.actions() {
         return Err(format!("action {} is not one of {}'s {}", transition.action, id.name(), id.actions()));
     }
@@ -65,25 +52,36 @@ pub fn check_transition(transition: &Transition) -> Result<(), String> {
         }
         None => {}
     }
-    if let (GymObs::Triple(before), GymObs::Triple(after)) = (&obs, &next) {
-        if !Blackjack::possible(*before, transition.action, *after, transition.reward, transition.terminated) {
-            problems.push("the rules allow no such hand".into());
-        }
-    } else {
-        let mut env = GymEnv::from_obs(id, &obs)?;
-        // Only Blackjack draws, so this RNG is never used.
-        let step = env.step(transition.action, &mut RunRng::seed_from_u64(0));
-        if !same_obs(&step.obs, &next) {
-            problems.push(format!("next_obs {:?}, the engine's {:?}", next, step.obs));
-        }
-        if step.reward != transition.reward {
-            problems.push(format!("reward {}, the engine's {}", transition.reward, step.reward));
-        }
-        if step.terminated != transition.terminated {
-            problems.push(format!("terminated {}, the engine's {}", transition.terminated, step.terminated));
-        }
-    }
+    problems.extend(id.transition_problems(&obs, transition.action, &next, transition.reward, transition.terminated));
     if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+}
+
+/// What differs between the step `K` takes from `obs` and the recorded one: every environment's
+/// check but where the outcome is drawn at random.
+pub(super) fn replay_problems<K: Gymnasium>(
+    obs: &GymObs,
+    action: usize,
+    next: &GymObs,
+    reward: f64,
+    terminated: bool,
+) -> Vec<String> {
+    let mut env = match K::from_obs(obs) {
+        Ok(env) => env,
+        Err(problem) => return vec![problem],
+    };
+    // Only an environment that draws uses this RNG, and those are judged by their rules instead.
+    let step = env.step(action, &mut RunRng::seed_from_u64(0));
+    let mut problems = Vec::new();
+    if !same_obs(&step.obs, next) {
+        problems.push(format!("next_obs {next:?}, the engine's {:?}", step.obs));
+    }
+    if step.reward != reward {
+        problems.push(format!("reward {reward}, the engine's {}", step.reward));
+    }
+    if step.terminated != terminated {
+        problems.push(format!("terminated {terminated}, the engine's {}", step.terminated));
+    }
+    problems
 }
 
 fn same_obs(a: &GymObs, b: &GymObs) -> bool {

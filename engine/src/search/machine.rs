@@ -250,6 +250,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             ("expected", &expected),
             ("actual", &actual),
             ("error", &error),
+            ("io_format", self.task.io_format()),
         ];
         let prompt_id = self.method.prompt_id(expansion.kind);
         match self.prompts.render(prompt_id, &values) {

@@ -26,6 +26,18 @@ pub struct SearchTask {
     pub task_code: Option<TaskCode>,
 }
 
+impl SearchTask {
+    /// The official CoT prompt's line on how the program meets its input (`generate_CoT_prompt`):
+    /// standard input for a task tested on it (APPS's without a `fn_name`), else a call.
+    pub fn io_format(&self) -> &'static str {
+        if self.tests.iter().any(|test| matches!(test, TestCase::Io { .. })) {
+            "Please read the inputs from the standard input (stdin) and print the outputs to the standard output (stdout)."
+        } else {
+            "Use Call-Based format."
+        }
+    }
+}
+
 impl From<&ImportedTask> for SearchTask {
     /// An imported task as a search task: its problem statement, with the starter code when the
     /// statement does not hold it already (APPS), and its tests.

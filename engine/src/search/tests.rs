@@ -115,7 +115,14 @@ fn zero_shot_is_the_papers_cot_prompt_and_reads_the_code_after_the_reasoning() {
     assert_eq!(call.prompt_id, crate::prompts::id::ZERO_SHOT_COT);
     let roles: Vec<&str> = call.messages.iter().map(|m| m.role.as_str()).collect();
     assert_eq!(roles, ["user", "assistant"], "no system prompt, as the official `generate_CoT_prompt`");
-    assert!(call.messages[0].content.starts_with("Write f(x) that returns x + 1.\n\nOutput your code solution"));
+    // The task, the official line on its input (a call: its tests are statements), the format.
+    assert!(
+        call.messages[0]
+            .content
+            .starts_with("Write f(x) that returns x + 1.\nUse Call-Based format.\n\nOutput your code solution"),
+        "{}",
+        call.messages[0].content
+    );
     assert_eq!(call.messages[1].content, "Let's think step by step.");
     let text = "We need x + 1, for example `f(1)` is 2.\n```python\ndef f(x):\n    return x + 1  # passes 4\n```\n";
     search.chat_done(ChatOutcome::Reply { text: text.into(), usage: Usage::default() }, 0.0);

@@ -1,6 +1,7 @@
 //! The six code-world-model tasks of seed 004's benchmark (CWMB's discrete-action part): per
 //! Gymnasium environment, the description an LLM writes the model from, and the simulated LLM's
-//! bank. Both are files under `tasks/world_models/`:
+//! bank. Both are files under `tasks/world_models/`, which each environment's file includes
+//! (`Gymnasium::WORLD_MODEL_DESCRIPTION` and `WORLD_MODEL_BANK`):
 //! - `<id>.md`, the environment described in our own words with every fact of the paper's
 //!   descriptions (App. J.3: description, actions, observations, rewards, start state, episode
 //!   end), then `interface.md`, the class to write (§3.4) and the notes every prompt carries;
@@ -17,40 +18,6 @@ use crate::gym::GymId;
 use crate::python::{Fault, FaultKind, PredictionPart, Slot};
 
 const INTERFACE: &str = include_str!("../../../tasks/world_models/interface.md");
-
-/// (environment, description, bank file)
-const FILES: [(GymId, &str, &str); 6] = [
-    (
-        GymId::Blackjack,
-        include_str!("../../../tasks/world_models/Blackjack-v1.md"),
-        include_str!("../../../tasks/world_models/Blackjack-v1.bank.py"),
-    ),
-    (
-        GymId::CliffWalking,
-        include_str!("../../../tasks/world_models/CliffWalking-v0.md"),
-        include_str!("../../../tasks/world_models/CliffWalking-v0.bank.py"),
-    ),
-    (
-        GymId::Taxi,
-        include_str!("../../../tasks/world_models/Taxi-v3.md"),
-        include_str!("../../../tasks/world_models/Taxi-v3.bank.py"),
-    ),
-    (
-        GymId::CartPole,
-        include_str!("../../../tasks/world_models/CartPole-v1.md"),
-        include_str!("../../../tasks/world_models/CartPole-v1.bank.py"),
-    ),
-    (
-        GymId::MountainCar,
-        include_str!("../../../tasks/world_models/MountainCar-v0.md"),
-        include_str!("../../../tasks/world_models/MountainCar-v0.bank.py"),
-    ),
-    (
-        GymId::Acrobot,
-        include_str!("../../../tasks/world_models/Acrobot-v1.md"),
-        include_str!("../../../tasks/world_models/Acrobot-v1.bank.py"),
-    ),
-];
 
 /// A bank file's slots and faults (see the module's doc), or what is wrong with it, by line.
 pub fn parse_bank(text: &str) -> Result<Vec<Slot>, String> {
@@ -97,15 +64,16 @@ pub fn world_model_tasks() -> Arc<[BankTask]> {
     static TASKS: OnceLock<Arc<[BankTask]>> = OnceLock::new();
     TASKS
         .get_or_init(|| {
-            FILES
-                .iter()
-                .map(|(id, description, bank)| BankTask {
+            GymId::ALL
+                .into_iter()
+                .map(|id| BankTask {
                     id: id.name().to_owned(),
-                    description: format!("{}\n{INTERFACE}", description.trim_end()),
+                    description: format!("{}\n{INTERFACE}", id.world_model_description().trim_end()),
                     tests: Vec::new(),
                     task_code: None,
-                    slots: parse_bank(bank).unwrap_or_else(|e| panic!("tasks/world_models/{}.bank.py: {e}", id.name())),
-                    world_model: Some(*id),
+                    slots: parse_bank(id.world_model_bank())
+                        .unwrap_or_else(|e| panic!("tasks/world_models/{}.bank.py: {e}", id.name())),
+                    world_model: Some(id),
                 })
                 .collect()
         })

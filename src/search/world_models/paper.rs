@@ -52,7 +52,7 @@ pub fn PaperComparison(list: Signal<Vec<SearchRecord>>) -> impl IntoView {
             <p class="hint">"Accuracy / R(CWM): the mean best accuracy of the searches kept here, and the mean R(CWM) of those whose best model was planned with (the quick protocol; \"Plan with it\" on the best model records it), labelled by who answered them (simulated: the simulated LLM, not the paper's models), beside seed 004's Tables 9 (Llama 3 70B, 50 calls) and 10 (GPT-4 Turbo, 10 calls). N/A: the oracle did no better than random."</p>
             <table id="cwm-comparison">
                 <thead><tr><th>"environment"</th><th>"GIF-MCTS here"</th><th>"WorldCoder here"</th><th>"Llama GIF-MCTS"</th><th>"Llama WorldCoder"</th><th>"GPT-4 GIF-MCTS"</th><th>"GPT-4 WorldCoder"</th></tr></thead>
-                <tbody>{paper_environments().map(|env| view! {
+                <tbody>{paper_environments().into_iter().map(|env| view! {
                     <tr><td>{env.name()}</td><td>{move || ours(env, "gif-mcts")}</td><td>{move || ours(env, "worldcoder")}</td>
                     {paper_results(env).iter().map(|p| view! { <td>{accuracy_and_return(p.accuracy, p.normalised)}</td> }).collect_view()}</tr>
                 }).collect_view()}</tbody>

@@ -16,8 +16,10 @@ use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepCosts, StepInfo, flag};
-use crate::env::tasks::{ExecutiveTask, MeasuredVerdict, executive_tasks, executive_tasks_measured};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, SeedEnvironment, Step, StepCosts, StepInfo, flag};
+use crate::env::tasks::{
+    BundledProgram, ExecutiveTask, MeasuredVerdict, executive_programs, executive_tasks, executive_tasks_measured,
+};
 use crate::params::{check_range, check_reward};
 
 pub mod live;
@@ -395,6 +397,28 @@ impl ExecutiveEnv {
                 ExecutiveOutcome::Stopped(self.is_success())
             }
         }
+    }
+}
+
+impl SeedEnvironment for ExecutiveEnv {
+    const NAME: &'static str = "executive";
+    const SUMMARY: &'static str = "Seed 000: pick generate, test, debug, search or stop to solve three HumanEval-style tasks with a simulated LLM";
+    const SOURCE: &'static str = "seed-000";
+    const ACTION_NAMES: &'static [&'static str] = ACTION_NAMES;
+    const LIVE_PIPELINE: Option<&'static str> = Some("generate → test → debug → test → stop");
+    const CANONICAL_PATHS: Option<&'static str> = Some(
+        "The executive's canonical paths: generate → test → stop; generate → test → debug → test → stop; \
+         and, for the task that needs documentation, generate → test → debug → test → search → debug → test → stop.",
+    );
+    const MEASURES_VERDICTS: bool = true;
+
+    /// Seed 000's 3000; a neural agent learns from its expert episodes in 500.
+    fn default_episodes(neural_agent: bool) -> u32 {
+        if neural_agent { 500 } else { 3000 }
+    }
+
+    fn bundled_programs() -> Vec<BundledProgram> {
+        executive_programs()
     }
 }
 

@@ -34,7 +34,7 @@ use rand_chacha::ChaCha8Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, Step, StepInfo, flag};
+use super::{ActionMask, EnvId, EnvInfo, Environment, Observation, SeedEnvironment, Step, StepInfo, flag};
 use crate::params::{check_range, check_reward};
 
 pub mod live;
@@ -359,6 +359,22 @@ impl OrchestratorEnv {
         };
         self.code_correct = correct;
         outcome
+    }
+}
+
+impl SeedEnvironment for OrchestratorEnv {
+    const NAME: &'static str = "orchestrator";
+    const SUMMARY: &'static str = "Seed 003: choose which agent (planner, coder, tester, debugger) to call next; 64 states, calibrated success odds";
+    const SOURCE: &'static str = "seed-003";
+    const ACTION_NAMES: &'static [&'static str] = ACTION_NAMES;
+    const LIVE_PIPELINE: Option<&'static str> = Some("planner → coder → tester → debugger → tester");
+    const START_VALUES_NOTE: Option<&'static str> = Some(
+        "Seed 003 §6.1 reports Q(s0, planner) = 0.01, which cannot come out of these rules: planning first still leads to code and passing tests.",
+    );
+
+    /// Seed 003's budget.
+    fn default_episodes(_neural_agent: bool) -> u32 {
+        5000
     }
 }
 
