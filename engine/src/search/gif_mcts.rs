@@ -68,6 +68,12 @@ pub struct GifMctsParams {
     /// would be (generate and improve for a healthy one), beside its old children (this project's
     /// earlier rule).
     pub quirk_reexpansion_reoffers_initial_actions: bool,
+    /// A node's state and its terminal test come from the reply as the LLM wrote it, as the official
+    /// code's `parser.parse` (`first_new_l_lines`, `new_length`); only the full program is formatted
+    /// (autopep8) and scored. Off: both come from autopep8's output, which adds lines to most world
+    /// models (this project's earlier rule: a terminal node one level deeper, generate continuing a
+    /// formatted prefix).
+    pub state_from_raw_reply: bool,
 }
 
 impl Default for GifMctsParams {
@@ -89,6 +95,7 @@ impl Default for GifMctsParams {
             quirk_state_newline: true,
             quirk_local_value_counts_new_child: true,
             quirk_reexpansion_reoffers_initial_actions: true,
+            state_from_raw_reply: true,
         }
     }
 }
@@ -368,7 +375,11 @@ impl Method for GifMcts {
 
         // The child's state: the reply's first lines, L more than its parent's (App. A); a reply
         // shorter than that is a finished program, a terminal node whose score is its reward.
-        let lines: Vec<&str> = expanded.program.trim_end_matches('\n').split('\n').collect();
+        let written = match &expanded.unformatted {
+            Some(reply) if p.state_from_raw_reply => reply,
+            _ => &expanded.program,
+        };
+        let lines: Vec<&str> = written.trim_end_matches('\n').split('\n').collect();
         let wanted = self.state_lines(&self.nodes[parent].state) + p.lines_per_step as usize;
         let terminal = lines.len() < wanted;
         let fixes_left =

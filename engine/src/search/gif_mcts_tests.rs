@@ -198,3 +198,20 @@ fn a_reexpanded_terminal_node_is_offered_its_initial_actions_afresh_or_beside_th
     // Earlier rule: a healthy program's improve (generate is off), beside the old fix.
     assert_eq!(reexpanded(false), (vec![(ActionKind::Fix, 1), (ActionKind::Improve, 1)], true));
 }
+
+#[test]
+fn a_nodes_state_and_terminal_test_come_from_the_reply_as_written_not_from_autopep8() {
+    // A one-line reply that autopep8 made five lines long: the official parser reads the reply,
+    // shorter than a first state (4 lines with the newline quirk), so the node is terminal.
+    let four = "x1 = 1\nx2 = 2\nx3 = 3\nx4 = 4";
+    for (from_raw, terminal, state) in [(true, true, "x1 = 1"), (false, false, four)] {
+        let mut rng = RunRng::seed_from_u64(1);
+        let mut search = GifMcts::new(GifMctsParams { state_from_raw_reply: from_raw, ..GifMctsParams::default() });
+        search.next(&mut rng).expect("the root's generate");
+        let mut formatted = outcome(ActionKind::Generate, 5, 0.5, false);
+        formatted.unformatted = Some(program(1));
+        search.absorb(&formatted, &mut rng);
+        let node = &search.nodes()[1];
+        assert_eq!((node.terminal, node.state.as_str(), node.program.as_str()), (terminal, state, program(5).as_str()));
+    }
+}
