@@ -1,5 +1,7 @@
 //! The six discrete-action environments of seed 004's benchmark (CWMB), identical to Gymnasium
-//! 0.29.1: the same ids, spaces, rewards, termination and time limits, one file per environment.
+//! 0.29.1: the same ids, spaces, rewards, termination and time limits. Each is one file whose type
+//! implements [`Gymnasium`] (its dynamics and every fact about it), and one line of the list at
+//! [`gymnasium_environments!`], which makes [`GymId`] and [`GymEnv`].
 //! A step returns `terminated`; the time limit's truncation is the [`TimeLimit`]'s, kept apart.
 //! Continuous states are f64 inside and f32 in the observation, as in Gymnasium; Blackjack draws
 //! from the run's RNG.
