@@ -96,11 +96,9 @@ class _CandidateServer:
         """What the harness's answers rely on: builtins, its own names (every module's), the modules
         loaded, and the names of the modules it answers through."""
         used = (json, sys, builtins)
-        own = {f"{module.__name__}.{name}": value for module in self.harness_modules for name, value in vars(module).items()}
         # Copies compared by identity (`id()` is an audit event, which this server's own hook hears).
-        return [("sys.modules", dict(sys.modules)), ("the harness's names", own)] + [
-            (module.__name__, dict(vars(module))) for module in used
-        ]
+        own = [(f"the harness's names ({module.__name__})", dict(vars(module))) for module in self.harness_modules]
+        return [("sys.modules", dict(sys.modules))] + own + [(module.__name__, dict(vars(module))) for module in used]
 
     def _check_integrity(self):
         """Names the program rebound or removed (modules it imported and names it added are its own)."""
