@@ -92,7 +92,8 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await expect(page.locator('#stepcoder-learn-plot .arm polygon.interval')).toHaveCount(4);
   // The same spec as `rlcg stepcoder learn --seeds 2 --param budget=128`: the same fingerprint.
   const status = await page.locator('#stepcoder-learn-status').textContent();
-  expect(status).toContain('fingerprint 5d9568187a243aa1');
+  expect(status).toContain('fingerprint 9baaf2fadd44673a');
+  await expect(page.locator('#stepcoder-rollout-rule')).toContainText('T 0.8, top-p 0.9, as seed 002 §4.2 samples them');
 
   // The rollouts behind the numbers, with their masks: StepCoder's first update starts late in the
   // program, so its lines begin grey; vanilla's latest is at the full task and keeps every line.
@@ -115,21 +116,21 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   await page.locator('#stepcoder-learn-export').click();
   const exported = JSON.parse(await readFile(await (await download).path(), 'utf8'));
   expect(exported).toHaveLength(1);
-  expect(exported[0]).toMatchObject({ fingerprint: '5d9568187a243aa1', spec: { seeds: 2, params: { budget: 128 } } });
+  expect(exported[0]).toMatchObject({ fingerprint: '9baaf2fadd44673a', spec: { seeds: 2, params: { budget: 128 } } });
   expect(exported[0].rows.filter((r) => r.task === null)).toHaveLength(4);
   await page.reload();
   await expect(page.locator('#stepcoder-learn-status')).toContainText('Kept from an earlier visit', { timeout: 30_000 });
-  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 5d9568187a243aa1');
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 9baaf2fadd44673a');
   await expect(page.locator('#stepcoder-learn-table tbody tr')).toHaveCount(4);
   await expect(page.locator('#stepcoder-rollouts-summary')).toContainText('run it again');
-  expect(await page.locator('#stepcoder-learn-link').inputValue()).toContain('r.fp=5d9568187a243aa1');
+  expect(await page.locator('#stepcoder-learn-link').inputValue()).toContain('r.fp=9baaf2fadd44673a');
   await page.locator('#stepcoder-kept .kept-forget').click();
   await expect(page.locator('#stepcoder-kept tbody tr')).toHaveCount(0);
   expect(errors).toEqual([]);
 
   // Its link reruns it in a fresh browser and says the run came out the same.
   const link = await page.locator('#stepcoder-learn-link').inputValue();
-  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=5d9568187a243aa1');
+  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=9baaf2fadd44673a');
   const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');
@@ -161,5 +162,23 @@ test('a teacher\'s ablation link opens on the StepCoder pane alone with its arms
   await expect(page.locator('#stepcoder-learn-status')).toContainText('Done in', { timeout: 120_000 });
   await expect(page.locator('#stepcoder-learn-table tbody tr')).toHaveCount(2);
   await expect(page.locator('#stepcoder-learn-table tbody tr').nth(1).locator('td').first()).toHaveText('stepcoder');
+  expect(errors).toEqual([]);
+});
+
+test('the earlier rule, training rollouts at T 1, is a switch that a link carries, and is said under the table', async ({ page }) => {
+  test.setTimeout(240_000);
+  const errors = watchErrors(page);
+  // The same spec as `rlcg stepcoder learn --arms vanilla --seeds 1 --param budget=128 --param
+  // rollout_temperature=1 --param rollout_top_p=1`: the same fingerprint.
+  await page.goto('./#v=1&stepcoder=learn&seeds=1&arms=vanilla&p.budget=128&p.rollout_temperature=1&p.rollout_top_p=1');
+  await expect(page.locator('#stepcoder-rollouts-t1')).toBeChecked();
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint b91d9e86bd1f4ae1', { timeout: 120_000 });
+  await expect(page.locator('#stepcoder-rollout-rule')).toContainText("this project's earlier rule, not §4.2's");
+  // Switched off: §4.2's sampling, another run (the CLI's fingerprint without the two settings).
+  await page.locator('#stepcoder-rollouts-t1').uncheck();
+  await page.locator('#stepcoder-learn').click();
+  await expect(page.locator('#stepcoder-learn-status')).toContainText('fingerprint 889312c2174a914d', { timeout: 120_000 });
+  await expect(page.locator('#stepcoder-rollout-rule')).toContainText('as seed 002 §4.2 samples them');
+  expect(await page.locator('#stepcoder-learn-link').inputValue()).not.toContain('rollout_temperature');
   expect(errors).toEqual([]);
 });

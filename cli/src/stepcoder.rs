@@ -11,7 +11,7 @@ use engine::effects::Llm;
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};
-use engine::stepcoder::ablation::{Ablation, AblationSpec, CurvePoint, table_1_pass_at_1};
+use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, CurvePoint, table_1_pass_at_1};
 use engine::stepcoder::completion::{CompletionMode, CompletionParams, CompletionRun, CompletionTask};
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
@@ -264,7 +264,9 @@ fn curriculum(path: &Path, only: Option<&str>, kinds: ScopeKinds, json: bool) ->
     Ok(())
 }
 
-fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Failure> {
+/// Runs the ablation of `spec`, every program in python3, `jobs` at a time (default: the machine's
+/// cores).
+pub(crate) fn run_ablation(spec: AblationSpec, jobs: Option<usize>) -> Result<(Ablation, AblationReport), Failure> {
     let mut ablation = Ablation::new(spec).map_err(usage)?;
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let (_, total) = ablation.progress();
@@ -279,6 +281,11 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
         return Err(usage(error.clone()));
     }
     let report = ablation.report(started.elapsed().as_secs_f64());
+    Ok((ablation, report))
+}
+
+fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Failure> {
+    let (ablation, report) = run_ablation(spec, jobs)?;
     if json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
         return Ok(());
@@ -286,8 +293,10 @@ fn learn(spec: AblationSpec, jobs: Option<usize>, json: bool) -> Result<(), Fail
     let (budget, params) = (ablation.spec.params.budget, &ablation.spec.params);
     println!(
         "pass@1 at the full task after {budget} executions per task, sampled at T = 1 and decoded at T = {}, \
-         top-p {} (mean and 95% interval over seeds; vs vanilla: the paired difference, seed by seed)",
-        params.measure_temperature, params.measure_top_p
+         top-p {} (mean and 95% interval over seeds; vs vanilla: the paired difference, seed by seed); {}",
+        params.measure_temperature,
+        params.measure_top_p,
+        params.rollout_rule()
     );
     let interval = |p: &CurvePoint| format!("{:+.3} [{:+.3}, {:+.3}]", p.mean, p.low, p.high);
     for row in &report.rows {

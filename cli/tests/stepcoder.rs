@@ -195,9 +195,10 @@ fn learn_is_deterministic_whatever_the_parallelism() {
 
 /// The sheet's prototype found CCCS's effect large and robust. On the four bundled tasks, with the
 /// defaults (budget 1024 executions per task, learning rate 2, the canonical prior 1 with one
-/// favoured mistake), ten seeds are enough to see it at both decodings: +CCCS's paired difference
-/// from vanilla, seed by seed, has its 95% interval above 0 sampled at T 1 and decoded at T 0.2,
-/// top-p 0.95 (20 seeds: docs/reproductions.md).
+/// favoured mistake, rollouts at §4.2's T 0.8, top-p 0.9), ten seeds are enough to see it sampled
+/// at T 1: +CCCS's paired difference from vanilla, seed by seed, has its 95% interval above 0
+/// (measured +0.047 [+0.014, +0.080]). Decoded at T 0.2, top-p 0.95 it is larger but noisier
+/// (+0.160 [−0.070, +0.391] over ten seeds; above 0 over twenty: docs/reproductions.md).
 #[test]
 fn the_curriculum_lifts_pass_at_1_well_beyond_vanilla() {
     let output = rlcg(&["stepcoder", "learn", "--arms", "vanilla,cccs", "--seeds", "10", "--json"]);
@@ -206,11 +207,8 @@ fn the_curriculum_lifts_pass_at_1_well_beyond_vanilla() {
     let rows = report["rows"].as_array().unwrap();
     let overall = |arm: &str| rows.iter().find(|r| r["task"].is_null() && r["arm"] == arm).unwrap();
     let versus = &overall("cccs")["versus_vanilla"];
-    for decoding in ["sampled", "decoded"] {
-        let low = versus[decoding]["low"].as_f64().unwrap();
-        assert!(low > 0.0, "CCCS against vanilla, {decoding}: {versus}");
-    }
-    assert!(versus["sampled"]["mean"].as_f64().unwrap() > 0.2, "{versus}");
+    assert!(versus["sampled"]["low"].as_f64().unwrap() > 0.0, "CCCS against vanilla, sampled: {versus}");
+    assert!(versus["decoded"]["mean"].as_f64().unwrap() > 0.1, "CCCS against vanilla, decoded: {versus}");
     assert_eq!(overall("vanilla")["versus_vanilla"], serde_json::Value::Null);
     let reached = overall("cccs")["full_task_reached"].as_u64();
     assert!(reached >= Some(36), "the curriculum reaches the full task in nearly every run: {reached:?} of 40");
@@ -218,6 +216,21 @@ fn the_curriculum_lifts_pass_at_1_well_beyond_vanilla() {
         let median = overall(arm)["greedy_median_executions"].as_f64();
         assert!(median.is_none_or(|m| m > 0.0), "{arm}: the starting greedy program fails: {median:?}");
     }
+}
+
+/// `rollout_temperature=1 rollout_top_p=1` is the earlier rule exactly: the same runs, bit for bit,
+/// as before §4.2's sampling was the default (the earlier fingerprint of this spec, which the page's
+/// e2e run pinned), and the default is another run.
+#[test]
+fn rollouts_at_t_1_are_the_earlier_runs_bit_for_bit() {
+    let fingerprint = |extra: &[&str]| {
+        let mut args = vec!["stepcoder", "learn", "--seeds", "2", "--param", "budget=128", "--json"];
+        args.extend(extra);
+        last_json_line(&rlcg(&args))["fingerprint"].as_str().unwrap().to_owned()
+    };
+    let earlier = ["--param", "rollout_temperature=1", "--param", "rollout_top_p=1"];
+    assert_eq!(fingerprint(&earlier), "5d9568187a243aa1");
+    assert_eq!(fingerprint(&[]), "9baaf2fadd44673a", "the quick reproduction's (cli/tests/reproduce_quick.md)");
 }
 
 /// The simulated LLM gets each remaining header wrong with probability 0.3: on the APPS+ sample's

@@ -1,6 +1,7 @@
-//! The StepCoder ablation's form: its arms, seeds and executions per task, read back into an
-//! `AblationSpec` whose other settings are the link's (or the defaults); a teacher's link may hide
-//! or lock any of the three.
+//! The StepCoder ablation's form: its arms, seeds and executions per task, and whether training
+//! rollouts are sampled at T 1 (the earlier rule) instead of §4.2's T 0.8, top-p 0.9, read back
+//! into an `AblationSpec` whose other settings are the link's (or the defaults); a teacher's link
+//! may hide or lock any of the first three.
 
 use engine::share::{AblationControl, Teaching};
 use engine::stepcoder::ablation::AblationSpec;
@@ -15,6 +16,13 @@ pub struct AblationForm {
     arms: RwSignal<Vec<Arm>>,
     seeds: RwSignal<String>,
     budget: RwSignal<String>,
+    /// Training rollouts at T 1 from the whole softmax, this project's earlier rule.
+    earlier_rollouts: RwSignal<bool>,
+}
+
+/// Whether `params` sample their rollouts by the earlier rule.
+fn is_earlier(params: &LearnerParams) -> bool {
+    (params.rollout_temperature, params.rollout_top_p) == (1.0, 1.0)
 }
 
 impl AblationForm {
@@ -23,6 +31,7 @@ impl AblationForm {
             arms: RwSignal::new(template.arms.clone()),
             seeds: RwSignal::new(template.seeds.to_string()),
             budget: RwSignal::new(template.params.budget.to_string()),
+            earlier_rollouts: RwSignal::new(is_earlier(&template.params)),
             template: StoredValue::new(template),
         }
     }
@@ -43,14 +52,22 @@ impl AblationForm {
             return Err("arms: choose at least one arm".to_owned());
         }
         let template = self.template.get_value();
-        Ok(AblationSpec { arms, seeds, params: LearnerParams { budget, ..template.params }, ..template })
+        let paper = LearnerParams::default();
+        let (rollout_temperature, rollout_top_p) =
+            match (self.earlier_rollouts.get_untracked(), is_earlier(&template.params)) {
+                (true, _) => (1.0, 1.0),
+                (false, true) => (paper.rollout_temperature, paper.rollout_top_p),
+                (false, false) => (template.params.rollout_temperature, template.params.rollout_top_p),
+            };
+        let params = LearnerParams { budget, rollout_temperature, rollout_top_p, ..template.params };
+        Ok(AblationSpec { arms, seeds, params, ..template })
     }
 }
 
 /// The form's fields, hidden or locked as `teaching` says.
 #[component]
 pub fn AblationFormFields(form: AblationForm, teaching: Teaching<AblationControl>) -> impl IntoView {
-    let AblationForm { arms, seeds, budget, .. } = form;
+    let AblationForm { arms, seeds, budget, earlier_rollouts, .. } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
     let arm_box = move |arm: Arm| {
         view! {
@@ -73,6 +90,11 @@ pub fn AblationFormFields(form: AblationForm, teaching: Teaching<AblationControl
             </label>
             <label hidden=hides(AblationControl::Executions)>"Executions per task"
                 <input id="stepcoder-learn-budget" disabled=locks(AblationControl::Executions) prop:value=move || budget.get() on:input=move |ev| budget.set(event_target_value(&ev)) />
+            </label>
+            <label class="inline" title="Seed 002 §4.2 samples training rollouts at T 0.8, top-p 0.9; this project's earlier tables sampled them at T 1">
+                <input type="checkbox" id="stepcoder-rollouts-t1" prop:checked=move || earlier_rollouts.get()
+                    on:change=move |ev| earlier_rollouts.set(event_target_checked(&ev)) />
+                "Rollouts at T 1 (earlier rule, not §4.2's)"
             </label>
         </div>
     }

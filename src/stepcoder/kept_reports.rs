@@ -14,7 +14,14 @@ pub const KEPT: usize = 20;
 pub fn described(report: &AblationReport) -> String {
     let arms: Vec<&str> = report.spec.arms.iter().map(|a| a.name()).collect();
     let tasks = if report.spec.tasks.is_empty() { "all tasks".to_owned() } else { report.spec.tasks.join(", ") };
-    format!("{} × {} seeds × {} executions on {tasks}", arms.join(", "), report.spec.seeds, report.spec.params.budget)
+    let params = &report.spec.params;
+    format!(
+        "{} × {} seeds × {} executions on {tasks}; {}",
+        arms.join(", "),
+        report.spec.seeds,
+        params.budget,
+        params.rollout_rule()
+    )
 }
 
 /// Keeps `reports` in this browser (losing them costs a rerun, so a refusal is not shown).

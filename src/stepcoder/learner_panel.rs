@@ -34,6 +34,13 @@ fn link_to(report: &AblationReport, teaching: Teaching<AblationControl>) -> Stri
     address_of(&AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()), teaching })
 }
 
+/// How the shown ablation sampled its training rollouts, as a sentence.
+fn rollout_rule_sentence(params: &engine::stepcoder::learner_params::LearnerParams) -> String {
+    let rule = params.rollout_rule();
+    let mut letters = rule.chars();
+    letters.next().map_or(String::new(), |first| format!("{}{}.", first.to_uppercase(), letters.as_str()))
+}
+
 /// `link` is a shared ablation: its spec fills the form and runs at once, and its fingerprint is
 /// compared with the one the page gets. Finished ablations are kept in this browser (the last
 /// `kept_reports::KEPT`), exported and imported as the reports `rlcg stepcoder learn --json` prints.
@@ -134,7 +141,7 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
     };
     view! {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
-        <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update. The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is measured at the full task on visible and hidden tests, sampled as the policy is (T 1) and decoded as Table 1 decodes (T 0.2, top-p 0.95). The starting policy, ours, favours a mistake in one line, so its greedy program fails. These are a different quantity on a toy, not a reproduction of Table 1."</p>
+        <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update, sampled as §4.2 samples them (T 0.8, top-p 0.9). The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is measured at the full task on visible and hidden tests, sampled as the policy is (T 1) and decoded as Table 1 decodes (T 0.2, top-p 0.95). The starting policy, ours, favours a mistake in one line, so its greedy program fails. These are a different quantity on a toy, not a reproduction of Table 1."</p>
         <AblationFormFields form=form teaching=teaching />
         <p class="actions">
             <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the arms"</button>
@@ -153,6 +160,7 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
         <div hidden=move || shown.with(Option::is_none)>
             <CurvePlot rows=Signal::derive(overall) />
             <AblationTable rows=Signal::derive(overall) />
+            <p id="stepcoder-rollout-rule" class="hint">{move || shown.with(|s| s.as_ref().map(|r| rollout_rule_sentence(&r.spec.params)))}</p>
             {move || if live() {
                 view! { <Rollouts ablation=ablation_done finished /> }.into_any()
             } else {

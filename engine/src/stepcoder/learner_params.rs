@@ -96,6 +96,16 @@ pub struct LearnerParams {
     /// compiles and fails a test (the banks list syntax breaks last). At 1.5 against the
     /// canonical 1, the mistake is decoded 92% of the time at T = 0.2, the canonical line 8%.
     pub mistake_prior: f64,
+    /// The temperature training rollouts are sampled at (seed 002 §4.2: 0.8). The update's score
+    /// and PPO's ratio use the policy at this temperature (∇ log softmax(l/T) = (onehot − π_T)/T),
+    /// as trl's PPO divides the logits by its sampling temperature; the nucleus is not in them.
+    /// `rollout_temperature=1` with `rollout_top_p=1` draws from the policy as it is, the rule of
+    /// this project's earlier tables, and of a report kept from before this setting existed.
+    #[serde(default = "earlier_rollouts")]
+    pub rollout_temperature: f64,
+    /// The nucleus training rollouts are sampled from (seed 002 §4.2: top-p 0.9).
+    #[serde(default = "earlier_rollouts")]
+    pub rollout_top_p: f64,
     /// Programs sampled at the full task to measure pass@1 (at each decoding).
     pub measure_samples: usize,
     /// The temperature pass@1 is also decoded at (seed 002 §4.2: 0.2).
@@ -108,6 +118,28 @@ pub struct LearnerParams {
     pub curriculum: CurriculumParams,
     /// What FGO does with programs that do not compile (used by the FGO arms).
     pub compile_errors: CompileErrorRule,
+}
+
+/// T 1 and the whole nucleus: how rollouts were sampled before `rollout_temperature` existed.
+fn earlier_rollouts() -> f64 {
+    1.0
+}
+
+impl LearnerParams {
+    /// How the training rollouts are sampled, as the tables label it.
+    pub fn rollout_rule(&self) -> String {
+        let paper = Self::default();
+        let (t, p) = (self.rollout_temperature, self.rollout_top_p);
+        if (t, p) == (paper.rollout_temperature, paper.rollout_top_p) {
+            format!("training rollouts sampled at T {t}, top-p {p}, as seed 002 §4.2 samples them")
+        } else if (t, p) == (1.0, 1.0) {
+            "training rollouts sampled at T 1 from the whole softmax: this project's earlier rule, not §4.2's \
+             T 0.8, top-p 0.9"
+                .to_owned()
+        } else {
+            format!("training rollouts sampled at T {t}, top-p {p} (§4.2 samples at T 0.8, top-p 0.9)")
+        }
+    }
 }
 
 impl Default for LearnerParams {
@@ -123,6 +155,8 @@ impl Default for LearnerParams {
             canonical_prior: 1.0,
             mistaken_slots: 1,
             mistake_prior: 1.5,
+            rollout_temperature: 0.8,
+            rollout_top_p: 0.9,
             measure_samples: 32,
             measure_temperature: 0.2,
             measure_top_p: 0.95,
@@ -152,6 +186,11 @@ impl crate::params::Parameters for LearnerParams {
             (self.mistaken_slots <= 100, "mistaken_slots must be at most 100"),
             (self.mistake_prior.is_finite(), "mistake_prior must be a number"),
             (
+                self.rollout_temperature > 0.0 && self.rollout_temperature <= 2.0,
+                "rollout_temperature must be in (0, 2]",
+            ),
+            (self.rollout_top_p > 0.0 && self.rollout_top_p <= 1.0, "rollout_top_p must be in (0, 1]"),
+            (
                 self.measure_temperature > 0.0 && self.measure_temperature <= 2.0,
                 "measure_temperature must be in (0, 2]",
             ),
@@ -165,5 +204,24 @@ impl crate::params::Parameters for LearnerParams {
             ),
         ];
         checks.into_iter().find(|(ok, _)| !ok).map_or(Ok(()), |(_, why)| Err(why.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report kept from before the setting existed was sampled at T 1, and says so; a new one
+    /// samples as §4.2 does.
+    #[test]
+    fn settings_without_the_rollout_temperature_are_the_earlier_rule() {
+        let old: LearnerParams = serde_json::from_str(r#"{"budget": 128}"#).unwrap();
+        assert_eq!((old.rollout_temperature, old.rollout_top_p, old.budget), (1.0, 1.0, 128));
+        assert!(old.rollout_rule().contains("earlier rule"), "{}", old.rollout_rule());
+        let paper = LearnerParams::default();
+        assert_eq!((paper.rollout_temperature, paper.rollout_top_p), (0.8, 0.9));
+        assert!(paper.rollout_rule().contains("as seed 002 §4.2 samples them"), "{}", paper.rollout_rule());
+        let round_trip: LearnerParams = serde_json::from_str(&serde_json::to_string(&paper).unwrap()).unwrap();
+        assert_eq!(round_trip, paper);
     }
 }

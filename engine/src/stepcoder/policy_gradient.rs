@@ -1,7 +1,8 @@
 //! The line-bank learner: a policy that really learns, on which CCCS and FGO are measured (the
 //! seed 002 sheet §5 (c)). The policy is a softmax per line of a [`LineBankTask`], trained by
 //! REINFORCE with the group-mean baseline (or PPO-clip with a KL term to the initial policy) on
-//! batches of rollouts, every program run against the task's visible tests.
+//! batches of rollouts sampled as §4.2 samples them (T = 0.8, top-p 0.9), every program run against
+//! the task's visible tests.
 //!
 //! The four arms differ only in two switches, Table 1's ablation rows:
 //! - CCCS: the slots before the curriculum's start line are fixed to the canonical lines and are
@@ -186,6 +187,16 @@ impl Learner {
         self.logits.iter().map(|l| softmax(l)).collect()
     }
 
+    /// The probabilities training rollouts are sampled from before the nucleus, slot by slot:
+    /// the softmax at the rollout temperature, whose log the update differentiates.
+    fn rollout_probabilities(&self) -> Vec<Vec<f64>> {
+        self.logits.iter().map(|l| self.tempered(l)).collect()
+    }
+
+    fn tempered(&self, logits: &[f64]) -> Vec<f64> {
+        softmax(&logits.iter().map(|l| l / self.params.rollout_temperature).collect::<Vec<_>>())
+    }
+
     /// The program of the most likely line in every slot; a tie is broken at random (from the
     /// measuring stream), so that a uniform policy's greedy program is not the canonical one
     /// merely because the bank lists it first.
@@ -231,6 +242,7 @@ impl Learner {
         let measured = draw(&sample);
         let decoded = draw(&|l, rng| decode(l, temperature, top_p, rng));
         let start_line = if self.arm.uses_cccs() { self.curriculum.start_line() } else { None };
+        let (rollout_temperature, rollout_top_p) = (self.params.rollout_temperature, self.params.rollout_top_p);
         let mut choices = Vec::new();
         if train {
             for _ in 0..self.params.rollouts {
@@ -239,7 +251,11 @@ impl Learner {
                     .iter()
                     .zip(&self.slot_lines)
                     .map(|(l, &line)| {
-                        if start_line.is_some_and(|start| line < start) { 0 } else { sample(l, &mut self.training_rng) }
+                        if start_line.is_some_and(|start| line < start) {
+                            0
+                        } else {
+                            decode(l, rollout_temperature, rollout_top_p, &mut self.training_rng)
+                        }
                     })
                     .collect();
                 choices.push(rollout);
@@ -305,7 +321,7 @@ impl Learner {
                 }
             }
         }
-        let old = self.probabilities();
+        let old = self.rollout_probabilities();
         let epochs = match self.params.update {
             UpdateRule::Reinforce => 1,
             UpdateRule::PpoClip => self.params.ppo_epochs,
@@ -368,7 +384,8 @@ impl Learner {
         kept: &[Vec<bool>],
         old: &[f64],
     ) -> Vec<f64> {
-        let policy = softmax(&self.logits[slot]);
+        let policy = self.tempered(&self.logits[slot]);
+        let scale = 1.0 / self.params.rollout_temperature;
         let mut gradient = vec![0.0; policy.len()];
         let mut sampled = false;
         let rollouts = advantages.len() as f64;
@@ -389,17 +406,17 @@ impl Learner {
                     if clipped { 0.0 } else { ratio * advantage }
                 }
             };
-            // ∇ log π(a) = onehot(a) − π for a softmax.
+            // ∇ log π(a) = (onehot(a) − π) / T for the softmax of logits / T.
             for (option, g) in gradient.iter_mut().enumerate() {
-                *g += weight * (f64::from(u8::from(option == action)) - policy[option]) / rollouts;
+                *g += weight * scale * (f64::from(u8::from(option == action)) - policy[option]) / rollouts;
             }
         }
         if self.params.update == UpdateRule::PpoClip && sampled {
-            // −β ∇ KL(π ‖ π₀): ∂/∂θ_k = π_k (log(π_k / π₀_k) − KL).
-            let reference = softmax(&self.initial_logits[slot]);
+            // −β ∇ KL(π ‖ π₀), both at the rollout temperature: ∂/∂θ_k = π_k (log(π_k / π₀_k) − KL) / T.
+            let reference = self.tempered(&self.initial_logits[slot]);
             let kl: f64 = policy.iter().zip(&reference).map(|(p, q)| p * (p / q).ln()).sum();
             for (k, g) in gradient.iter_mut().enumerate() {
-                *g -= self.params.kl_coefficient * policy[k] * ((policy[k] / reference[k]).ln() - kl);
+                *g -= self.params.kl_coefficient * scale * policy[k] * ((policy[k] / reference[k]).ln() - kl);
             }
         }
         gradient
@@ -507,6 +524,26 @@ mod tests {
     }
 
     /// The StepCoder arm on `task` (seed 3) with a budget of 40 updates, and an empty cache.
+    /// Two rollouts of a uniform slot (π = 0.25 at any temperature), one picking line 0 with
+    /// advantage +1 and one line 1 with −1: the score at T = 0.8 is (onehot − π)/0.8 each, so the
+    /// mean is ((e₀ − π) − (e₁ − π)) / (2 × 0.8) = [0.625, −0.625, 0, 0]; at T = 1, [0.5, −0.5, 0, 0].
+    #[test]
+    fn the_score_is_taken_at_the_rollout_temperature() {
+        let task = &line_bank_tasks()[0];
+        let verdict = canonical(task);
+        let uniform = LearnerParams { canonical_prior: 0.0, mistaken_slots: 0, ..LearnerParams::default() };
+        let choices = vec![vec![0; 10], vec![1; 10]];
+        let kept = vec![vec![true; 10]; 2];
+        for (temperature, expected) in [(0.8, 0.625), (1.0, 0.5)] {
+            let params = LearnerParams { rollout_temperature: temperature, ..uniform };
+            let learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, params);
+            let old = learner.rollout_probabilities();
+            let gradient = learner.gradient(0, &choices, &[1.0, -1.0], &kept, &old[0]);
+            let worked = [expected, -expected, 0.0, 0.0];
+            assert!(gradient.iter().zip(worked).all(|(g, w)| (g - w).abs() < 1e-12), "T {temperature}: {gradient:?}");
+        }
+    }
+
     fn stepcoder_for_40_updates(task: &LineBankTask) -> (Learner, VerdictCache) {
         let params = LearnerParams { budget: 16 * 40, ..LearnerParams::default() };
         (Learner::new(task, 0, &canonical(task), Arm::StepCoder, 3, params), VerdictCache::default())
@@ -566,14 +603,22 @@ mod tests {
         let first_line = |program: &str| program.lines().nth(1).map(str::to_owned);
         let target = first_line(&task.canonical());
         let moved = |update: UpdateRule, ppo_clip: f64| {
-            let params =
-                LearnerParams { update, ppo_clip, canonical_prior: 0.0, mistaken_slots: 0, ..LearnerParams::default() };
+            // Without the KL term, which pulls back once the clip holds. At T 0.8 one step already
+            // moves the ratio past 1.2, so the clip of §4.2's reading (0.8) is the one with room.
+            let params = LearnerParams {
+                update,
+                ppo_clip,
+                kl_coefficient: 0.0,
+                canonical_prior: 0.0,
+                mistaken_slots: 0,
+                ..LearnerParams::default()
+            };
             let mut learner = Learner::new(task, 0, &verdict, Arm::Vanilla, 1, params);
             run_all(&mut learner, &mut VerdictCache::default(), |p| first_line(p) == target);
             learner.probabilities()[0][0]
         };
         let reinforce = moved(UpdateRule::Reinforce, 0.2);
-        let (ppo, tight) = (moved(UpdateRule::PpoClip, 0.2), moved(UpdateRule::PpoClip, 0.001));
+        let (ppo, tight) = (moved(UpdateRule::PpoClip, 0.8), moved(UpdateRule::PpoClip, 0.001));
         assert!(reinforce > 0.25, "{reinforce}");
         assert!(ppo > reinforce, "four epochs go further than one step: {ppo} against {reinforce}");
         assert!(

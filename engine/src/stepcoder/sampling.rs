@@ -65,4 +65,34 @@ mod tests {
         let mistakes = (0..2000).filter(|_| decode(&[1.0, 1.5, 0.0, 0.0], 0.2, 0.95, &mut rng) == 1).count();
         assert!((1780..1910).contains(&mistakes), "0.924 of 2000 ≈ 1848: {mistakes}");
     }
+
+    /// T = 1 with top-p 1 keeps every option at its softmax weight, so it draws exactly what
+    /// `sample` draws from the same stream: the switch back to the earlier rollouts' rule.
+    #[test]
+    fn decoding_at_t_1_with_the_whole_nucleus_is_sampling() {
+        let logits = [1.5, 1.0, 0.0, -0.5];
+        let (mut one, mut other) = (RunRng::seed_from_u64(3), RunRng::seed_from_u64(3));
+        for _ in 0..500 {
+            assert_eq!(decode(&logits, 1.0, 1.0, &mut one), sample(&logits, &mut other));
+        }
+    }
+
+    /// §4.2's rollouts: logits [1, 0, 0, 0] at T = 0.8 weigh e^1.25 = 3.4903 and 1, 1, 1 (of
+    /// 6.4903): 0.5378 and 0.1541 each; the first three hold 0.8459 < 0.9, so the nucleus keeps all
+    /// four. Once the canonical line has learned a logit of 2.5 (e^3.125 = 22.760 of 25.760:
+    /// 0.8835, each mutant 0.0388) the nucleus keeps it and one mutant (0.9224): the rare mutants
+    /// are no longer drawn.
+    #[test]
+    fn training_rollouts_are_drawn_at_t_0_8_from_the_nucleus_of_0_9() {
+        let tempered = |logits: &[f64]| softmax(&logits.iter().map(|l| l / 0.8).collect::<Vec<_>>());
+        let start = tempered(&[1.0, 0.0, 0.0, 0.0]);
+        assert!((start[0] - 0.537_77).abs() < 1e-5 && (start[1] - 0.154_08).abs() < 1e-5, "{start:?}");
+        assert!(nucleus(&start, 0.9).iter().all(|&k| k > 0.0), "0.8459 < 0.9: all four kept");
+        let learned = tempered(&[2.5, 0.0, 0.0, 0.0]);
+        assert!((learned[0] - 0.883_5).abs() < 1e-4, "{learned:?}");
+        assert_eq!(nucleus(&learned, 0.9).iter().filter(|&&k| k > 0.0).count(), 2);
+        let mut rng = RunRng::seed_from_u64(2);
+        let rare = (0..1000).filter(|_| decode(&[2.5, 0.0, 0.0, 0.0], 0.8, 0.9, &mut rng) >= 2).count();
+        assert_eq!(rare, 0, "outside the nucleus, never drawn");
+    }
 }
