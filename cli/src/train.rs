@@ -95,19 +95,15 @@ pub fn hierarchical(
     let (top, sub) = hierarchical::LEVELS;
     let executive = trained(spec(sub, executive_episodes)?)?;
     let planner = trained(spec(top, planner_episodes)?)?;
-    let trace = hierarchical_inference(
-        (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
-        (&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)),
-    )
-    .map_err(usage)?;
-    // The delivered program runs against the task's tests in python3 (in the sandbox).
-    let trace = if trace.final_code.is_empty() {
-        trace
-    } else {
-        let mut python = NativePython::start().map_err(io_failure)?;
-        let verdict = python.run(&trace.final_request(), DEFAULT_TIME_LIMIT_MS).map_err(io_failure)?;
-        trace.judged(&verdict)
-    };
+    let solved = hierarchical::solve_subtasks(&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs))
+        .map_err(usage)?;
+    // The planner's evaluation is the delivered program's run against the task's tests, in python3
+    // (in the sandbox).
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let verdict = python.run(&solved.request(), DEFAULT_TIME_LIMIT_MS).map_err(io_failure)?;
+    let trace =
+        hierarchical_inference((&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)), solved, &verdict)
+            .map_err(usage)?;
     if json {
         println!("{}", serde_json::to_string(&trace).expect("traces serialise"));
         return Ok(());
@@ -125,11 +121,8 @@ pub fn hierarchical(
             }
         }
     }
-    println!("Evaluation (the planner's episode): {}", trace.evaluation);
     println!("Final code, composed of the subtasks' code and the glue:\n{}", trace.final_code);
-    if let Some((passed, total)) = trace.final_tests {
-        println!("The final code in python3: Tests {passed}/{total}");
-    }
+    println!("The planner's evaluation, the final code in python3: {}", trace.evaluation);
     println!("{}", if trace.passed { "PASSED" } else { "FAILED" });
     Ok(())
 }

@@ -3,7 +3,8 @@
 use engine::agents::{AgentSpec, DqnParams};
 use engine::device::Backend;
 use engine::env::executive::{DEBUG, GENERATE, SEARCH, STOP, TEST};
-use engine::env::hierarchical::{HierarchicalTrace, hierarchical_inference};
+use engine::env::hierarchical::{HierarchicalTrace, SolvedSubtasks, hierarchical_inference, solve_subtasks};
+use engine::python::{Outcome, ProgramRequest, ProgramVerdict};
 use engine::{AgentId, EnvId, Environment, Run, RunSpec};
 
 fn dqn_spec(env: EnvId, params: DqnParams, seed: u64, episodes: u32) -> RunSpec {
@@ -85,39 +86,56 @@ fn planner_dqn_seed_configuration() {
     planner_reproduces(DqnParams::seed(EnvId::Planner), Backend::Ndarray);
 }
 
-/// §9: the planner drives compute(a, b) and the executive solves each subtask (that the delivered
-/// code passes the planner's tests in real Python is checked through the CLI, in cli/tests).
+/// §9: the planner drives compute(a, b) and the executive solves each subtask. Python is not here,
+/// so the composed program's run is stood in for by a verdict, which the planner's evaluation must
+/// read (the real run in python3 is in cli/tests: `hierarchical_json_has_passed_subtasks_and_final_code`).
 #[test]
 fn hierarchical_inference_delivers_passing_code() {
     let executive = train_until(RunSpec::new(EnvId::Executive, AgentId::Dqn, 1, 500), 1.0).0;
     let planner = train_until(RunSpec::new(EnvId::Planner, AgentId::Dqn, 1, 500), 1.0).0;
-    let infer = |planner: &Run, executive: &Run| -> Result<HierarchicalTrace, String> {
+    let verdict = |passed: u32| {
+        let mut verdict =
+            ProgramVerdict::from_host(&ProgramRequest::new("", vec![]), Outcome::Pass, String::new(), 0.0);
+        (verdict.passed, verdict.number_passed, verdict.total) = (passed == 4, passed, 4);
+        verdict
+    };
+    let solved = solve_subtasks(&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)).unwrap();
+    let infer = |solved: SolvedSubtasks, passed: u32| -> Result<HierarchicalTrace, String> {
         hierarchical_inference(
             (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
-            (&executive.spec().env, |env: &_, obs| executive.greedy_action(env, obs)),
+            solved,
+            &verdict(passed),
         )
     };
-    let trace = infer(&planner, &executive).unwrap();
+    let trace = infer(solved.clone(), 4).unwrap();
     assert!(trace.passed, "{trace:#?}");
+    assert_eq!((trace.evaluation.as_str(), trace.final_tests), ("Tests 4/4", Some((4, 4))));
     assert_eq!(trace.subtasks.len(), 3);
     for subtask in &trace.subtasks {
         let actions: Vec<_> = subtask.steps.iter().map(|s| s.action.as_str()).collect();
         assert_eq!(actions, ["generate", "test", "stop"], "{}", subtask.name);
     }
-    assert!(infer(&executive, &planner).is_err(), "runs in the wrong roles are refused");
+    assert!(solve_subtasks(&planner.spec().env, |_: &_, _| 0).is_err(), "runs in the wrong roles are refused");
+    assert!(
+        hierarchical_inference((&executive.spec().env, |_: &_, _| 0), solved.clone(), &verdict(4)).is_err(),
+        "runs in the wrong roles are refused"
+    );
     // The delivered program is the subtasks' code, as the executive left it, then the glue.
     let task = engine::env::tasks::planner_task();
     assert_eq!(trace.final_code, task.compose(&trace.subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>()));
     assert!(trace.final_code.contains("def compute(a, b)") && trace.final_code.contains("def cbrt("));
+    // The planner's evaluation reads the delivered program's verdict: one test failing fails the
+    // episode, with the same steps up to it.
+    let failing = infer(solved, 3).unwrap();
+    assert!(!failing.passed && failing.evaluation == "Tests 3/4", "{failing:#?}");
+    let evaluation = failing.planner_steps.iter().find(|s| s.action == "evaluation").unwrap();
+    assert!(evaluation.reward < trace.planner_steps.iter().find(|s| s.action == "evaluation").unwrap().reward);
     // An executive that stops at once leaves no code: the subtasks fail, and so does the hierarchy.
     let stop = EnvId::Executive.action_names().iter().position(|&a| a == "stop").unwrap();
-    let quitter = hierarchical_inference(
-        (&planner.spec().env, |env: &_, obs| planner.greedy_action(env, obs)),
-        (&executive.spec().env, |_: &_, _| stop),
-    )
-    .unwrap();
-    assert!(!quitter.passed && quitter.subtasks.iter().all(|s| !s.success && s.code.is_empty()));
-    assert!(!quitter.final_code.contains("def add("), "{}", quitter.final_code);
+    let quitter = solve_subtasks(&executive.spec().env, |_: &_, _| stop).unwrap();
+    assert!(quitter.subtasks.iter().all(|s| !s.success && s.code.is_empty()));
+    assert!(!quitter.program.contains("def add("), "{}", quitter.program);
+    assert!(!infer(quitter, 4).unwrap().passed, "failed subtasks fail it whatever the verdict");
 }
 
 /// Runs are values for the DQN too: same spec, bit-identical records and Q-values.

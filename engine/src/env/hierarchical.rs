@@ -1,9 +1,15 @@
 //! Hierarchical inference, seed 000 §9: the planner's greedy policy drives the top-level task;
 //! when it executes, every subtask is solved by the executive's greedy policy; integration and
 //! evaluation follow. Both levels are played by the one episode loop; the result is a trace the
-//! CLI prints (`rlcg hierarchical`). The program delivered is composed of the code the executive
-//! left for each subtask and the integration's glue (`compute`), and judged by its own run in
-//! Python ([`HierarchicalTrace::final_request`]): a subtask that failed makes it fail.
+//! CLI prints (`rlcg hierarchical`).
+//!
+//! The program delivered is composed of the code the executive left for each subtask and the
+//! integration's glue (`compute`), and the planner's evaluation judges that program by its own run
+//! in Python, not a stored verdict: so it goes in two steps. [`solve_subtasks`] plays the executive
+//! on every subtask and composes the program ([`SolvedSubtasks::request`], a need the host runs);
+//! [`hierarchical_inference`] plays the planner with that program as its integration and its
+//! verdict as its evaluation. The executive's greedy episodes do not depend on the planner, so
+//! solving them first changes nothing but when they are played.
 
 use std::sync::Arc;
 
@@ -12,9 +18,10 @@ use serde::{Deserialize, Serialize};
 use super::episode::{Policy, play};
 use super::executive::ExecutiveParams;
 use super::planner::EXECUTION;
+use super::tasks::PlannerTask;
 use super::{EnvId, EnvSpec, Environment, ExecutiveEnv, Observation, PlannerEnv, Step};
 use crate::device::resolved;
-use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
+use crate::python::{ProgramRequest, ProgramVerdict, TestCase, Verdict};
 
 /// The environments of the two levels: the top level's, then the subtasks'.
 pub const LEVELS: (EnvId, EnvId) = (EnvId::Planner, EnvId::Executive);
@@ -49,91 +56,105 @@ pub struct PlannerStep {
 pub struct HierarchicalTrace {
     pub query: String,
     pub planner_steps: Vec<PlannerStep>,
+    /// The subtasks, once the planner executed (none otherwise).
     pub subtasks: Vec<SubtaskTrace>,
-    pub integrated_code: String,
-    /// The planner's evaluation feedback, e.g. `Tests 4/4` (the simulated planner's episode).
+    /// The planner's evaluation feedback, the delivered program's run against the task's tests,
+    /// e.g. `Tests 4/4` (empty when the planner never evaluated).
     pub evaluation: String,
-    /// The planner episode succeeded and every subtask passed its tests.
+    /// The planner episode succeeded (its evaluation passed) and every subtask passed its tests.
     pub passed: bool,
     /// The program delivered to the user: each subtask's code as the executive left it, then the
     /// glue; empty when the planner never executed.
     pub final_code: String,
-    /// The task's tests on `final_code`, passed of total, once it has run ([`Self::judged`]).
+    /// The task's tests on `final_code`, passed of total, when the planner executed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_tests: Option<(u32, u32)>,
 }
 
-impl HierarchicalTrace {
-    /// The delivered program's run against the task's tests.
-    pub fn final_request(&self) -> ProgramRequest {
-        let tests = crate::env::tasks::planner_task().tests.iter().map(|t| TestCase::Statement(t.clone())).collect();
-        ProgramRequest::new(self.final_code.clone(), tests).verdict_only()
-    }
+/// The executive's episodes on every subtask, and the program they compose with the glue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SolvedSubtasks {
+    pub subtasks: Vec<SubtaskTrace>,
+    pub program: String,
+}
 
-    /// The trace with the delivered program's `verdict`: it passes only when that program does.
-    pub fn judged(mut self, verdict: &ProgramVerdict) -> Self {
-        self.final_tests = Some((verdict.number_passed, verdict.total));
-        self.passed &= verdict.passed;
-        self
+impl SolvedSubtasks {
+    /// The composed program's run against the task's tests: the planner's evaluation.
+    pub fn request(&self) -> ProgramRequest {
+        let tests = crate::env::tasks::planner_task().tests.iter().map(|t| TestCase::Statement(t.clone())).collect();
+        ProgramRequest::new(self.program.clone(), tests).verdict_only()
     }
 }
 
-/// Runs the hierarchy: `planner` and `executive` are the greedy policies of runs on the two
-/// [`LEVELS`], whose specs are `planner_spec` and `executive_spec`.
+/// Plays `executive`, the greedy policy of a run whose spec is `executive_spec`, on each of §9's
+/// subtasks, and composes the delivered program.
 ///
 /// # Errors
-/// If the specs are not of the two levels' environments.
+/// If the spec is not the executive's.
+pub fn solve_subtasks(
+    executive_spec: &EnvSpec,
+    executive: impl Fn(&ExecutiveEnv, Observation) -> usize,
+) -> Result<SolvedSubtasks, String> {
+    let EnvSpec::Executive(params) = executive_spec else {
+        return Err(format!("hierarchical inference needs an {} run for the subtasks", LEVELS.1.name()));
+    };
+    let task = crate::env::tasks::planner_task();
+    let subtasks: Vec<SubtaskTrace> =
+        task.subtasks.iter().map(|s| solve_subtask(params, &executive, s.as_executive_task())).collect();
+    let program = task.compose(&subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>());
+    Ok(SolvedSubtasks { subtasks, program })
+}
+
+/// Plays `planner`, the greedy policy of a run whose spec is `planner_spec`, on §9's task: its
+/// execution delivers `solved`, its integration is `solved`'s program, and its evaluation reads
+/// `verdict`, that program's run ([`SolvedSubtasks::request`]).
+///
+/// # Errors
+/// If the spec is not the planner's.
 pub fn hierarchical_inference(
     (planner_spec, planner): (&EnvSpec, impl Fn(&PlannerEnv, Observation) -> usize),
-    (executive_spec, executive): (&EnvSpec, impl Fn(&ExecutiveEnv, Observation) -> usize),
+    solved: SolvedSubtasks,
+    verdict: &ProgramVerdict,
 ) -> Result<HierarchicalTrace, String> {
-    let (EnvSpec::Planner(planner_rewards), EnvSpec::Executive(executive_params)) = (planner_spec, executive_spec)
-    else {
-        let (top, sub) = LEVELS;
-        return Err(format!("hierarchical inference needs a {} run and an {} run", top.name(), sub.name()));
+    let EnvSpec::Planner(planner_rewards) = planner_spec else {
+        return Err(format!("hierarchical inference needs a {} run for the top level", LEVELS.0.name()));
     };
-    let mut env = PlannerEnv::new(crate::env::tasks::planner_task(), *planner_rewards);
+    let judged = Verdict { passed: verdict.passed, number_passed: verdict.number_passed, total: verdict.total };
+    let task = PlannerTask {
+        integrated_code: solved.program.clone(),
+        integrated_verdict: judged,
+        ..(*crate::env::tasks::planner_task()).clone()
+    };
+    let mut env = PlannerEnv::new(Arc::new(task), *planner_rewards);
     let obs = env.reset(0);
-    let mut top =
-        TopLevel { decide: planner, executive: (executive_params, executive), steps: Vec::new(), subtasks: Vec::new() };
+    let mut top = TopLevel { decide: planner, solved, executed: false, steps: Vec::new() };
     let outcome = resolved(play(&mut env, obs, &mut top));
-    let integrated_code = env.integrated_code().to_owned();
-    let passed = outcome.success && !top.subtasks.is_empty() && top.subtasks.iter().all(|s| s.success);
-    let final_code = if top.subtasks.is_empty() {
-        String::new()
-    } else {
-        env.task().compose(&top.subtasks.iter().map(|s| s.code.as_str()).collect::<Vec<_>>())
-    };
+    let (subtasks, final_code) =
+        if top.executed { (top.solved.subtasks, top.solved.program) } else { (Vec::new(), String::new()) };
+    let passed = outcome.success && !subtasks.is_empty() && subtasks.iter().all(|s| s.success);
     Ok(HierarchicalTrace {
         query: env.task().prompt.clone(),
         planner_steps: top.steps,
-        subtasks: top.subtasks,
+        final_tests: top.executed.then_some((judged.number_passed, judged.total)),
+        subtasks,
         final_code,
-        integrated_code,
         evaluation: env.feedback().to_owned(),
         passed,
-        final_tests: None,
     })
 }
 
-/// The planner's greedy policy; executing the plan first solves every subtask.
-struct TopLevel<'a, P, E> {
+/// The planner's greedy policy; executing the plan delivers the solved subtasks.
+struct TopLevel<P> {
     decide: P,
-    executive: (&'a ExecutiveParams, E),
+    solved: SolvedSubtasks,
+    executed: bool,
     steps: Vec<PlannerStep>,
-    subtasks: Vec<SubtaskTrace>,
 }
 
-impl<P: Fn(&PlannerEnv, Observation) -> usize, E: Fn(&ExecutiveEnv, Observation) -> usize> Policy<PlannerEnv>
-    for TopLevel<'_, P, E>
-{
+impl<P: Fn(&PlannerEnv, Observation) -> usize> Policy<PlannerEnv> for TopLevel<P> {
     async fn choose(&mut self, env: &PlannerEnv, obs: Observation) -> Result<usize, String> {
         let action = (self.decide)(env, obs);
-        if action == EXECUTION && obs.mask.allows(EXECUTION) {
-            let (params, decide) = &self.executive;
-            self.subtasks =
-                env.task().subtasks.iter().map(|s| solve_subtask(params, decide, s.as_executive_task())).collect();
-        }
+        self.executed |= action == EXECUTION && obs.mask.allows(EXECUTION);
         Ok(action)
     }
 
