@@ -236,13 +236,7 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    if before.calibration.as_ref().is_none_or(|c| !c.has_trials()) {
-        return Err(usage(format!("{} has no odds for live episodes to calibrate", before.env)));
-    }
-    let retrained = TrainArgs { env_params: before.calibrated_env_params.clone(), ..args.train.clone() };
-    let after = validation_report(args, &retrained, &tasks)?;
-    let (seed_before, seed_after) = engine::calibration::SEED_SUCCESS_BEFORE_AND_AFTER;
-    let report = RecalibrationReport { before, after, seed_before, seed_after };
+    let report = recalibrated(args, &tasks, before)?;
     if args.train.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
         return Ok(());
@@ -257,10 +251,41 @@ fn validate(args: &LiveArgs) -> Result<(), Failure> {
         "\nseed 003 §6.2: live success of the learned policy {:.0}% → {:.0}% after calibration (seed 003: {:.0}% → {:.0}%)",
         rate(&report.before),
         rate(&report.after),
-        100.0 * seed_before,
-        100.0 * seed_after
+        100.0 * report.seed_before,
+        100.0 * report.seed_after
     );
     Ok(())
+}
+
+/// §6.2: a policy retrained on the odds calibrated from `before`'s episodes, validated again.
+fn recalibrated(args: &LiveArgs, tasks: &[LiveTask], before: ValidationReport) -> Result<RecalibrationReport, Failure> {
+    if before.calibration.as_ref().is_none_or(|c| !c.has_trials()) {
+        return Err(usage(format!("{} has no odds for live episodes to calibrate", before.env)));
+    }
+    let retrained = TrainArgs { env_params: before.calibrated_env_params.clone(), ..args.train.clone() };
+    let after = validation_report(args, &retrained, tasks)?;
+    let (seed_before, seed_after) = engine::calibration::SEED_SUCCESS_BEFORE_AND_AFTER;
+    Ok(RecalibrationReport { before, after, seed_before, seed_after })
+}
+
+/// Seed 003's validation on its five tasks as `command_line` (the arguments of `rlcg live`) asks,
+/// without printing: the report before, and with `--recalibrate` the one after.
+pub(crate) fn seed003_validation(command_line: &[&str]) -> Result<(ValidationTable, Option<ValidationTable>), Failure> {
+    #[derive(clap::Parser)]
+    struct Live {
+        #[command(flatten)]
+        args: LiveArgs,
+    }
+    let args = <Live as clap::Parser>::try_parse_from(std::iter::once("live").chain(command_line.iter().copied()))
+        .map_err(|e| usage(e.to_string()))?
+        .args;
+    let tasks = task_set(&args)?;
+    let before = validation_report(&args, &args.train, &tasks)?;
+    if !args.recalibrate {
+        return Ok((before.table, None));
+    }
+    let report = recalibrated(&args, &tasks, before)?;
+    Ok((report.before.table, Some(report.after.table)))
 }
 
 /// The policy that `train` describes, and the fixed pipeline, on every task `args.rounds` times.

@@ -18,6 +18,7 @@ mod cwm;
 mod gym;
 mod live;
 mod llm_args;
+mod reproduce;
 mod search;
 mod stepcoder;
 mod sweep;
@@ -169,6 +170,12 @@ enum Command {
         #[command(flatten)]
         args: sweep::SweepArgs,
     },
+    /// Regenerate the tables of docs/reproductions.md from the engine, in the same Markdown;
+    /// `--check docs/reproductions.md` lists every cell that differs.
+    Reproduce {
+        #[command(flatten)]
+        args: reproduce::ReproduceArgs,
+    },
     /// List the environments and agents.
     List {
         #[arg(long)]
@@ -197,6 +204,7 @@ fn main() -> ExitCode {
         Command::Cwm { command } => cwm::run(&command),
         Command::Stepcoder { command } => stepcoder::run(&command),
         Command::Sweep { args } => sweep::sweep(&args),
+        Command::Reproduce { args } => reproduce::reproduce(&args),
         Command::List { json } => {
             train::list(json);
             Ok(())

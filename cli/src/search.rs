@@ -13,6 +13,7 @@ use engine::effects::Llm;
 use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
+use engine::search::bench::{BenchOutcome, BenchRow, BenchSpec};
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use engine::share::search_link::{SIMULATED, SearchLink};
@@ -203,26 +204,13 @@ pub struct SearchBenchArgs {
     json: bool,
 }
 
-/// One method at one budget, over every task and seed.
-#[derive(Clone, Debug, Serialize)]
-struct BenchRow {
-    method: String,
-    budget: u32,
-    searches: usize,
-    mean_best_score: f64,
-    /// The standard error of that mean.
-    standard_error: f64,
-    solved_fraction: f64,
-    mean_llm_calls: f64,
-}
-
 #[derive(Serialize)]
-struct BenchReport {
+pub(crate) struct BenchReport {
     llm: &'static str,
     simulated_llm: SimulatedLlmParams,
     tasks: Vec<String>,
     seeds: usize,
-    rows: Vec<BenchRow>,
+    pub rows: Vec<BenchRow>,
     wall_seconds: f64,
 }
 
@@ -236,7 +224,7 @@ fn parse_list<T: std::str::FromStr>(what: &str, text: &str) -> Result<Vec<T>, Fa
         .collect()
 }
 
-fn parse_seeds(text: &str) -> Result<Vec<u64>, Failure> {
+pub(crate) fn parse_seeds(text: &str) -> Result<Vec<u64>, Failure> {
     match text.split_once('-') {
         Some((from, to)) => {
             let [from, to] = [from, to].map(|n| n.trim().parse::<u64>());
@@ -249,38 +237,18 @@ fn parse_seeds(text: &str) -> Result<Vec<u64>, Failure> {
     }
 }
 
-/// One finished search: the best score after each call.
-struct Outcome {
-    method: usize,
-    progress: Vec<f64>,
-}
-
 pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     let methods: Vec<MethodSpec> =
         args.methods.split(',').map(|m| MethodSpec::parse(m.trim())).collect::<Result<_, _>>().map_err(usage)?;
-    let mut budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
-    budgets.sort_unstable();
-    budgets.dedup();
+    let budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
     let seeds = parse_seeds(&args.seeds)?;
     let tasks: Vec<String> = match &args.tasks {
         Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
         None => search_tasks().iter().map(|t| t.id.clone()).collect(),
     };
     let odds = simulated_llm(&args.simulated_llm)?;
-    let max_budget = *budgets.last().ok_or_else(|| usage("--budgets: give at least one"))?;
-    let template = SearchSpec { simulated_llm: odds.clone(), autopep8: !args.no_autopep8, ..SearchSpec::default() };
-    let jobs = bench_jobs(&methods, &tasks, &seeds, max_budget, &template)?;
-    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let started = std::time::Instant::now();
-    let outcomes = run_bench(jobs, workers).map_err(|e| io_failure(format!("python3: {e}")))?;
-    let report = BenchReport {
-        llm: "simulated LLM",
-        simulated_llm: odds,
-        tasks,
-        seeds: seeds.len(),
-        rows: bench_rows(&methods, &budgets, &outcomes),
-        wall_seconds: started.elapsed().as_secs_f64(),
-    };
+    let template = SearchSpec { simulated_llm: odds, autopep8: !args.no_autopep8, ..SearchSpec::default() };
+    let report = bench_report(BenchSpec::new(methods, budgets, seeds, tasks, template), args.jobs)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
     } else {
@@ -289,34 +257,28 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Every search of the bench, by method index, each built once here so that a bad task or budget
-/// is reported before anything runs.
-fn bench_jobs(
-    methods: &[MethodSpec],
-    tasks: &[String],
-    seeds: &[u64],
-    budget: u32,
-    template: &SearchSpec,
-) -> Result<Vec<(usize, SearchSpec)>, Failure> {
-    let mut jobs = Vec::new();
-    for (m, method) in methods.iter().enumerate() {
-        for task in tasks {
-            for &seed in seeds {
-                let spec = SearchSpec { method: method.clone(), task: task.clone(), budget, seed, ..template.clone() };
-                spec.start(None, true, PromptSet::default()).map_err(usage)?;
-                jobs.push((m, spec));
-            }
-        }
-    }
-    Ok(jobs)
+/// Runs `spec`'s searches on the simulated LLM, on `jobs` threads (default: the machine's cores).
+pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<BenchReport, Failure> {
+    let searches = spec.searches().map_err(|e| usage(format!("--budgets: {e}")))?;
+    let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let started = std::time::Instant::now();
+    let outcomes = run_bench(searches, workers).map_err(|e| io_failure(format!("python3: {e}")))?;
+    Ok(BenchReport {
+        llm: "simulated LLM",
+        rows: spec.rows(&outcomes),
+        simulated_llm: spec.template.simulated_llm,
+        seeds: spec.seeds.len(),
+        tasks: spec.tasks,
+        wall_seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 /// Runs the searches on the simulated LLM, `workers` at a time, each thread with its own host and
 /// python3; verdicts are shared by program across the searches, as the harness gives a program the
 /// same verdict every time.
-fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Outcome>, String> {
+fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<BenchOutcome>, String> {
     let bar = progress_bar(jobs.len() as u64, "searches");
-    let queue = Mutex::new(jobs.into_iter());
+    let queue = Mutex::new(jobs.into_iter().enumerate());
     let memo: VerdictMemo = Mutex::new(HashMap::new());
     let outcomes = Mutex::new(Vec::new());
     let failure = Mutex::new(None::<String>);
@@ -328,14 +290,14 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Outco
                     Err(e) => return *failure.lock().expect("unpoisoned") = Some(e),
                 };
                 loop {
-                    let Some((method, spec)) = queue.lock().expect("unpoisoned").next() else { return };
+                    let Some((job, (method, spec))) = queue.lock().expect("unpoisoned").next() else { return };
                     let mut search = spec.start(None, true, PromptSet::default()).expect("built once already");
                     let llm = Llm::offline(spec.seed);
                     if let Err(e) = Host::new(llm, &mut python).with_memo(&memo).drive(&mut search, |_| {}) {
                         return *failure.lock().expect("unpoisoned") = Some(e);
                     }
                     let progress = search.progress().iter().map(|p| p.best_score).collect();
-                    outcomes.lock().expect("unpoisoned").push(Outcome { method, progress });
+                    outcomes.lock().expect("unpoisoned").push(BenchOutcome { job, method, progress });
                     bar.inc(1);
                 }
             });
@@ -346,36 +308,6 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Outco
         Some(e) => Err(e),
         None => Ok(outcomes.into_inner().expect("unpoisoned")),
     }
-}
-
-/// Each method at each budget: the mean best score after that many calls (a search that stopped
-/// earlier, solved, keeps its last), its standard error, the share solved and the calls made.
-fn bench_rows(methods: &[MethodSpec], budgets: &[u32], outcomes: &[Outcome]) -> Vec<BenchRow> {
-    let mut rows = Vec::new();
-    for (m, method) in methods.iter().enumerate() {
-        for &budget in budgets {
-            let runs: Vec<&Outcome> = outcomes.iter().filter(|o| o.method == m).collect();
-            let at_budget = |o: &Outcome| {
-                o.progress.get((budget as usize).min(o.progress.len()).saturating_sub(1)).copied().unwrap_or(0.0)
-            };
-            let scores: Vec<f64> = runs.iter().map(|o| at_budget(o)).collect();
-            let n = scores.len() as f64;
-            let mean = scores.iter().sum::<f64>() / n;
-            let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-            let solved = scores.iter().filter(|&&s| s >= 1.0).count() as f64 / n;
-            let calls = runs.iter().map(|o| o.progress.len().min(budget as usize) as f64).sum::<f64>() / n;
-            rows.push(BenchRow {
-                method: method.name().to_owned(),
-                budget,
-                searches: scores.len(),
-                mean_best_score: mean,
-                standard_error: (variance / n).sqrt(),
-                solved_fraction: solved,
-                mean_llm_calls: calls,
-            });
-        }
-    }
-    rows
 }
 
 fn print_bench(report: &BenchReport) {

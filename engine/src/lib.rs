@@ -19,6 +19,7 @@ pub mod prompts;
 pub mod protocol;
 pub mod python;
 pub mod record_rows;
+pub mod reproduce;
 pub mod rng;
 pub mod run;
 pub mod search;

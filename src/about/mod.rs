@@ -1,8 +1,12 @@
 //! The About section: the reports the playground reproduces, every environment and agent with its
-//! source, and the build's name for bug reports.
+//! source, the reproductions that re-run in the tab, and the build's name for bug reports.
 
 use engine::{AgentId, EnvId};
 use leptos::prelude::*;
+
+mod reproductions;
+
+use reproductions::Reproductions;
 
 /// Where each environment and agent comes from.
 const SEEDS: [(&str, &str, &str); 4] = [
@@ -62,6 +66,7 @@ pub fn About() -> impl IntoView {
             <h2 id="reward-hacking">"Reward hacking"</h2>
             <p>"Every reward here is a verdict of a program's tests, so a learner that optimises it can learn to game the verdict instead of writing the program: return a value that says it equals anything, patch the grader, exit with status 0 before the tests, read the expected answer from the test's own code. Models trained on unit-test rewards do exactly this (Baker et al., 2025, “Monitoring reasoning models for misbehavior”; Denison et al., 2024, “Sycophancy to subterfuge”), and Skalse et al. (2022, “Defining and characterizing reward hacking”) show why any proxy reward can be gamed."</p>
             <p>"This playground's verdicts are built not to be: the program runs in an interpreter of its own, the tests in another that it cannot reach, and only plain data of exact builtin types crosses between them (EvalPlus compares outputs that way; Liu et al., 2023). A hack that is caught gets the outcome “tampered”, what was caught, and the reward of a runtime error. To watch hacking succeed, tick “Naive verdicts” in the Search pane and raise the simulated LLM's “hack_share”: the search then converges on hacks and reports the task solved, and the tree crosses every node the real verdict refuses. docs/guide.md lists each kind of hack and what catches it."</p>
+            <Reproductions />
             <h2>"Sources"</h2>
             <ol class="sources">
                 {SEEDS.iter().map(|(id, title, note)| view! { <li id=*id><cite>{*title}</cite>". "{*note}</li> }).collect_view()}

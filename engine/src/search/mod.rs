@@ -13,10 +13,12 @@
 //! ([`world_model::WorldModelScorer`]).
 
 pub mod bank;
+pub mod bench;
 pub mod gif_mcts;
 pub mod hand_edit;
 mod machine;
 mod method;
+pub mod paper_table_1;
 pub mod record;
 mod scorer;
 pub mod simulated_llm;

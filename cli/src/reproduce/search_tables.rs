@@ -1,0 +1,29 @@
+//! Seed 004's search tables (`engine::reproduce::search`), their benches run on all cores.
+
+use engine::reproduce::search::{
+    bundled_bench, bundled_table, odds_benches, odds_table, world_model_bench, world_model_environments,
+    world_model_table,
+};
+use engine::reproduce::{Scale, Table};
+
+use crate::common::Failure;
+use crate::search::bench_report;
+
+/// The bundled tasks at 10 and 20 calls, and the same searches at 20 calls under other odds.
+pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
+    let default = bench_report(bundled_bench(scale), jobs)?.rows;
+    let mut others = Vec::new();
+    for (label, spec) in odds_benches(scale) {
+        others.push((label, bench_report(spec, jobs)?.rows));
+    }
+    Ok(vec![bundled_table(scale, &default), odds_table(scale, &default, &others)])
+}
+
+/// Each environment's world model searched by GIF-MCTS and WorldCoder at 10 and 50 calls.
+pub fn world_models(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
+    let mut rows = Vec::new();
+    for env in world_model_environments() {
+        rows.push((env, bench_report(world_model_bench(scale, env), jobs)?.rows));
+    }
+    Ok(vec![world_model_table(scale, &rows)])
+}

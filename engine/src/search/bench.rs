@@ -1,0 +1,246 @@
+//! Many searches on the simulated LLM, as seed 004's tables run them: each method on each task with
+//! each seed, once with the largest budget; each method's mean best score after each budget, its
+//! standard error and the share solved. The CLI runs the searches on all cores
+//! (`rlcg search-bench`, `rlcg reproduce`); [`SequentialBench`] runs them one after another as
+//! one task, for the page.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use super::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use crate::effects::{Effectful, Need, OfflineLlm, PythonBatch};
+use crate::prompts::PromptSet;
+use crate::python::ProgramVerdict;
+
+/// What a bench runs.
+#[derive(Clone, Debug)]
+pub struct BenchSpec {
+    pub methods: Vec<MethodSpec>,
+    /// LLM calls at which the scores are read, smallest first.
+    pub budgets: Vec<u32>,
+    pub seeds: Vec<u64>,
+    pub tasks: Vec<String>,
+    /// The settings every search shares (the simulated LLM's odds, autopep8).
+    pub template: SearchSpec,
+}
+
+/// One finished search: the best score after each call.
+#[derive(Clone, Debug)]
+pub struct BenchOutcome {
+    /// Its place in [`BenchSpec::searches`], so that the sums run in one order whatever order the
+    /// searches finished in.
+    pub job: usize,
+    pub method: usize,
+    pub progress: Vec<f64>,
+}
+
+/// One method at one budget, over every task and seed.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub method: String,
+    pub budget: u32,
+    pub searches: usize,
+    pub mean_best_score: f64,
+    /// The standard error of that mean.
+    pub standard_error: f64,
+    pub solved_fraction: f64,
+    pub mean_llm_calls: f64,
+}
+
+impl BenchSpec {
+    /// The bench of `methods` × `tasks` × `seeds`, read at `budgets` (in any order, repeats dropped).
+    pub fn new(
+        methods: Vec<MethodSpec>,
+        mut budgets: Vec<u32>,
+        seeds: Vec<u64>,
+        tasks: Vec<String>,
+        template: SearchSpec,
+    ) -> Self {
+        budgets.sort_unstable();
+        budgets.dedup();
+        Self { methods, budgets, seeds, tasks, template }
+    }
+
+    /// Every search, by method index, each started once here so that a bad task or budget is
+    /// reported before anything runs.
+    pub fn searches(&self) -> Result<Vec<(usize, SearchSpec)>, String> {
+        let budget = *self.budgets.last().ok_or("give at least one budget")?;
+        let mut searches = Vec::new();
+        for (m, method) in self.methods.iter().enumerate() {
+            for task in &self.tasks {
+                for &seed in &self.seeds {
+                    let spec = SearchSpec {
+                        method: method.clone(),
+                        task: task.clone(),
+                        budget,
+                        seed,
+                        ..self.template.clone()
+                    };
+                    spec.start(None, true, PromptSet::default())?;
+                    searches.push((m, spec));
+                }
+            }
+        }
+        Ok(searches)
+    }
+
+    /// Each method at each budget: the mean best score after that many calls (a search that
+    /// stopped earlier, solved, keeps its last), its standard error, the share solved and the calls
+    /// made. `outcomes` in any order.
+    pub fn rows(&self, outcomes: &[BenchOutcome]) -> Vec<BenchRow> {
+        let mut outcomes: Vec<&BenchOutcome> = outcomes.iter().collect();
+        outcomes.sort_by_key(|o| o.job);
+        let mut rows = Vec::new();
+        for (m, method) in self.methods.iter().enumerate() {
+            for &budget in &self.budgets {
+                let runs: Vec<&&BenchOutcome> = outcomes.iter().filter(|o| o.method == m).collect();
+                let at_budget = |o: &BenchOutcome| {
+                    o.progress.get((budget as usize).min(o.progress.len()).saturating_sub(1)).copied().unwrap_or(0.0)
+                };
+                let scores: Vec<f64> = runs.iter().map(|o| at_budget(o)).collect();
+                let n = scores.len() as f64;
+                let mean = scores.iter().sum::<f64>() / n;
+                let variance = scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+                let solved = scores.iter().filter(|&&s| s >= 1.0).count() as f64 / n;
+                let calls = runs.iter().map(|o| o.progress.len().min(budget as usize) as f64).sum::<f64>() / n;
+                rows.push(BenchRow {
+                    method: method.name().to_owned(),
+                    budget,
+                    searches: scores.len(),
+                    mean_best_score: mean,
+                    standard_error: (variance / n).sqrt(),
+                    solved_fraction: solved,
+                    mean_llm_calls: calls,
+                });
+            }
+        }
+        rows
+    }
+}
+
+/// The search under way, with the simulated LLM that answers it (seeded by the search's seed, as
+/// the CLI's host seeds it).
+struct Running {
+    job: usize,
+    method: usize,
+    search: ProgramSearch,
+    llm: OfflineLlm,
+}
+
+/// A bench as one task: the searches one after another, the simulated LLM's replies made here
+/// (announced as [`Need::Compute`]), and a batch of programs that ran before answered from the
+/// verdicts kept, as the CLI's hosts share theirs (the harness gives a program the same verdict
+/// every time). The host only runs Python.
+pub struct SequentialBench {
+    pub spec: BenchSpec,
+    searches: Vec<(usize, SearchSpec)>,
+    next: usize,
+    running: Option<Running>,
+    pub outcomes: Vec<BenchOutcome>,
+    verdicts: HashMap<String, ProgramVerdict>,
+    pub error: Option<String>,
+}
+
+fn key(request: &crate::python::ProgramRequest) -> String {
+    serde_json::to_string(request).expect("requests serialise")
+}
+
+impl SequentialBench {
+    pub fn new(spec: BenchSpec) -> Result<Self, String> {
+        let searches = spec.searches()?;
+        let mut bench = Self {
+            spec,
+            searches,
+            next: 0,
+            running: None,
+            outcomes: Vec::new(),
+            verdicts: HashMap::new(),
+            error: None,
+        };
+        bench.start_next();
+        Ok(bench)
+    }
+
+    /// Searches finished, of all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.outcomes.len(), self.searches.len())
+    }
+
+    fn start_next(&mut self) {
+        self.running = self.searches.get(self.next).map(|(method, spec)| Running {
+            job: self.next,
+            method: *method,
+            search: spec.start(None, true, PromptSet::default()).expect("started once already"),
+            llm: OfflineLlm::new(spec.seed),
+        });
+        self.next += 1;
+    }
+}
+
+/// `batch`'s verdicts, when every program of it ran before.
+fn remembered(verdicts: &HashMap<String, ProgramVerdict>, batch: &PythonBatch) -> Option<Vec<ProgramVerdict>> {
+    batch.requests.iter().map(|r| verdicts.get(&key(r)).cloned()).collect()
+}
+
+/// What the search under way waits for, as the bench does it.
+enum Step {
+    Chat,
+    Remembered(Vec<ProgramVerdict>),
+    Compute,
+    Finished,
+}
+
+impl Effectful for SequentialBench {
+    fn need(&self) -> Need<'_> {
+        let Some(running) = &self.running else { return Need::Done };
+        match running.search.need() {
+            Need::Python(batch) if remembered(&self.verdicts, batch).is_none() => Need::Python(batch),
+            _ => Need::Compute,
+        }
+    }
+
+    fn compute(&mut self, now_ms: f64) {
+        let Some(running) = &mut self.running else { return };
+        let step = match running.search.need() {
+            Need::Chat(_) => Step::Chat,
+            Need::Python(batch) => match remembered(&self.verdicts, batch) {
+                Some(verdicts) => Step::Remembered(verdicts),
+                None => return,
+            },
+            Need::Compute => Step::Compute,
+            Need::Done | Need::Decide(_) => Step::Finished,
+        };
+        match step {
+            Step::Chat => {
+                let reply = running.llm.reply(&running.search);
+                running.search.chat_done(reply, now_ms);
+            }
+            Step::Remembered(verdicts) => running.search.python_done(verdicts, now_ms),
+            Step::Compute => running.search.compute(now_ms),
+            Step::Finished => {
+                let progress = running.search.progress().iter().map(|p| p.best_score).collect();
+                self.outcomes.push(BenchOutcome { job: running.job, method: running.method, progress });
+                self.start_next();
+            }
+        }
+    }
+
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
+        let Some(running) = &mut self.running else { return };
+        if let Need::Python(batch) = running.search.need() {
+            for (request, verdict) in batch.requests.iter().zip(&verdicts) {
+                self.verdicts.insert(key(request), verdict.clone());
+            }
+        }
+        running.search.python_done(verdicts, now_ms);
+    }
+
+    fn end(&mut self, reason: &str, now_ms: f64) {
+        if let Some(running) = &mut self.running {
+            running.search.end(reason, now_ms);
+        }
+        self.error = Some(reason.to_owned());
+        self.running = None;
+    }
+}
