@@ -54,16 +54,28 @@ fn documented(kind: &str) -> Option<usize> {
     docs[at + marker.len()..].chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()
 }
 
+/// Without the reproductions, which name the report's own environment and agents (seed 003's
+/// tables are the orchestrator's, with q-thompson): a new agent or environment touches none of them.
+fn beside_reproductions(files: BTreeSet<String>) -> BTreeSet<String> {
+    files.into_iter().filter(|f| !f.starts_with("engine/src/reproduce/")).collect()
+}
+
 #[test]
 fn the_docs_count_the_files_that_adding_each_kind_of_thing_touches() {
     let kinds: [(&str, BTreeSet<String>); 7] = [
-        ("An agent", touched(&["AgentId::QThompson", "AgentSpec::QThompson", "AnyAgent::QThompson"], &[])),
+        (
+            "An agent",
+            beside_reproductions(touched(&["AgentId::QThompson", "AgentSpec::QThompson", "AnyAgent::QThompson"], &[])),
+        ),
         (
             "An environment",
-            touched(&["EnvId::Orchestrator", "EnvSpec::Orchestrator", "AnyEnv::Orchestrator"], &[])
-                .into_iter()
-                .filter(|f| !f.ends_with("/live.rs"))
-                .collect(),
+            beside_reproductions(touched(
+                &["EnvId::Orchestrator", "EnvSpec::Orchestrator", "AnyEnv::Orchestrator"],
+                &[],
+            ))
+            .into_iter()
+            .filter(|f| !f.ends_with("/live.rs"))
+            .collect(),
         ),
         ("A live mode", touched(&["AnyLiveRules::Orchestrator", "OrchestratorLive"], &["engine/src/prompts.rs"])),
         (

@@ -4,19 +4,23 @@
 use cli::host::Host;
 use cli::python::NativePython;
 use engine::cwm::normalised_return::{PlanningPolicy, PlanningRun, Protocol};
-use engine::cwm::paper_results::paper_results;
+use engine::cwm::paper_results::{paper_environments, paper_results};
 use engine::gym::GymId;
 use engine::search::world_model_tasks::world_model_task;
 
 use crate::common::{Failure, io_failure, usage};
 use engine::reproduce::{Scale, Table, signed};
 
-/// The environments planned in Rust (the model tabulated), with their episodes per policy and
-/// seed: the paper's 10, and for Blackjack, whose R is noise at 10, many more over three seeds.
+/// The environments planned in Rust (the model tabulated), in the paper's order, with their
+/// episodes per policy and seed as each reproduces its R (`Gymnasium::PLANNING_REPRODUCTION`); the
+/// quick run plays at most 200 episodes, with seed 1.
 fn planned(scale: Scale) -> Vec<(GymId, u32, u64)> {
-    let blackjack = scale.pick(vec![(3000, 1), (3000, 2), (3000, 3)], vec![(200, 1)]);
-    let mut planned = vec![(GymId::CliffWalking, 10, 1), (GymId::Taxi, 10, 1)];
-    planned.extend(blackjack.into_iter().map(|(episodes, seed)| (GymId::Blackjack, episodes, seed)));
+    let mut planned = Vec::new();
+    for env in paper_environments().into_iter().filter(|&env| !PlanningRun::plans_in_python(env)) {
+        let reproduction = env.planning_reproduction();
+        let episodes = scale.pick(reproduction.episodes, reproduction.episodes.min(200));
+        planned.extend((1..=scale.pick(reproduction.seeds, 1)).map(|seed| (env, episodes, seed)));
+    }
     planned
 }
 
@@ -46,7 +50,7 @@ fn planned_row(
     if let Some(error) = &run.error {
         return Err(io_failure(format!("{}: the model could not plan: {error}", env.name())));
     }
-    let decimals = if env == GymId::Blackjack { 3 } else { 1 };
+    let decimals = env.planning_reproduction().decimals;
     let mean = |policy| run.mean_return(policy).map_or("—".to_owned(), |v| signed(v, decimals));
     let mut row = first;
     row.extend([
@@ -82,13 +86,15 @@ pub fn tables(scale: Scale, _jobs: Option<usize>) -> Result<Vec<Table>, Failure>
 }
 
 /// The continuous environments, whose models are planned in python3 (one harness run per
-/// episode): the paper's protocol, or in the quick run CartPole under the quick protocol, as the
-/// page runs it.
+/// episode): the paper's protocol, or in the quick run the first of them under the quick protocol,
+/// as the page runs it.
 pub fn python_tables(scale: Scale, _jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
     let mut python = NativePython::start().map_err(io_failure)?;
+    let in_python: Vec<GymId> =
+        paper_environments().into_iter().filter(|&env| PlanningRun::plans_in_python(env)).collect();
     let (planned, protocol, protocol_name) = match scale {
-        Scale::Full => (vec![GymId::CartPole, GymId::MountainCar, GymId::Acrobot], Protocol::paper(), "the paper's"),
-        Scale::Quick => (vec![GymId::CartPole], Protocol::quick(), "the quick"),
+        Scale::Full => (in_python, Protocol::paper(), "the paper's"),
+        Scale::Quick => (in_python[..1].to_vec(), Protocol::quick(), "the quick"),
     };
     let mut rows = Vec::new();
     for env in planned {

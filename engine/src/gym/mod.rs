@@ -91,6 +91,15 @@ impl ObsKind {
 
 /// One Gymnasium environment of the benchmark, in its own file: its dynamics and every fact that
 /// the playground shows or needs about it. [`gymnasium_environments!`] below lists them.
+/// How an environment's R(CWM) is reproduced: episodes per policy, over seeds 1 to `seeds`, and
+/// the decimals its mean returns are shown with (the paper's 10 episodes and one seed by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlanningReproduction {
+    pub episodes: u32,
+    pub seeds: u64,
+    pub decimals: usize,
+}
+
 pub trait Gymnasium: Clone + std::fmt::Debug + PartialEq + Sized {
     /// Gymnasium's id.
     const NAME: &'static str;
@@ -122,6 +131,8 @@ pub trait Gymnasium: Clone + std::fmt::Debug + PartialEq + Sized {
     /// How often each state-action pair is asked of a tabulated world model (more than once where
     /// the model draws at random).
     const TABULATION_SAMPLES: usize = 1;
+    /// How docs/reproductions.md's planning table reproduces its R(CWM).
+    const PLANNING_REPRODUCTION: PlanningReproduction = PlanningReproduction { episodes: 10, seeds: 1, decimals: 1 };
 
     fn reset(rng: &mut RunRng) -> Self;
     /// The environment in the state an observation shows, as far as it shows it.
@@ -235,6 +246,9 @@ macro_rules! gymnasium_environments {
             }
             pub fn tabulation_samples(self) -> usize {
                 match self { $(GymId::$variant => <$kind>::TABULATION_SAMPLES),+ }
+            }
+            pub fn planning_reproduction(self) -> PlanningReproduction {
+                match self { $(GymId::$variant => <$kind>::PLANNING_REPRODUCTION),+ }
             }
             pub fn success(self, reward: f64, terminated: bool, truncated: bool) -> bool {
                 match self { $(GymId::$variant => <$kind>::success(reward, terminated, truncated)),+ }
