@@ -28,10 +28,15 @@ pub fn progress_bar(length: u64, unit: &str) -> ProgressBar {
     bar
 }
 
+/// The text of the file at `path`, or a failure that names it.
+pub fn read_text(path: &Path) -> Result<String, Failure> {
+    std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))
+}
+
 /// The tasks of a HumanEval JSONL or APPS-style JSON file; a file with any problem is refused
 /// whole, with every problem named.
 pub fn read_tasks(path: &Path) -> Result<Vec<ImportedTask>, Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let text = read_text(path)?;
     let name = path.display().to_string();
     parse_task_file(&name, &text).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(|e| format!("{name}: {e}")).collect();

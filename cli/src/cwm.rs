@@ -26,7 +26,7 @@ use engine::{AgentId, EnvId, Run, RunSpec};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::common::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, read_text, usage};
 
 #[derive(Subcommand)]
 pub enum CwmCommand {
@@ -128,10 +128,6 @@ pub fn run(command: &CwmCommand) -> Result<(), Failure> {
     }
 }
 
-fn read(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))
-}
-
 #[derive(Serialize)]
 struct ScoreReport {
     env: &'static str,
@@ -158,9 +154,9 @@ fn score(
     json: bool,
 ) -> Result<(), Failure> {
     let env = GymId::parse(env).map_err(usage)?;
-    let code = read(program)?;
+    let code = read_text(program)?;
     let transitions = match transitions {
-        Some(path) => from_json_lines(env, &read(path)?).map_err(|e| usage(format!("{}: {e}", path.display())))?,
+        Some(path) => from_json_lines(env, &read_text(path)?).map_err(|e| usage(format!("{}: {e}", path.display())))?,
         None => dataset(env, &mut gym_rng(dataset_seed)),
     };
     let labelling = if truncation_is_done { Labelling::TerminatedOrTruncated } else { Labelling::Terminated };
@@ -214,7 +210,7 @@ fn plan(env: &str, program: &Path, protocol: Protocol, seed: u64, json: bool) ->
     if episodes == 0 {
         return Err(usage("--episodes must be at least 1"));
     }
-    let code = read(program)?;
+    let code = read_text(program)?;
     let reference = world_model_task(env).reference();
     let mut evaluation = PlanningRun::new(env, code, reference, protocol, seed).map_err(usage)?;
     let mut python = NativePython::start().map_err(io_failure)?;
@@ -275,7 +271,7 @@ fn train_inside(
             env.name()
         )));
     }
-    let code = read(program)?;
+    let code = read_text(program)?;
     let mut python = NativePython::start().map_err(io_failure)?;
     let verdict = python.run(&tabulated::request(env, &code).map_err(usage)?, TABULATE_LIMIT_MS).map_err(io_failure)?;
     let table = TabulatedModel::from_verdict(env, &verdict).map_err(usage)?;

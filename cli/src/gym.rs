@@ -9,7 +9,7 @@ use clap::Subcommand;
 use engine::gym::{GymId, dataset, random_steps, transitions};
 use engine::rng::gym_rng;
 
-use crate::common::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, read_text, usage};
 
 #[derive(Subcommand)]
 pub enum GymCommand {
@@ -101,7 +101,7 @@ fn bench(steps: u32, envs: &[String], seed: u64, json: bool) -> Result<(), Failu
 }
 
 fn check(path: &Path, json: bool) -> Result<(), Failure> {
-    let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+    let text = read_text(path)?;
     let report = transitions::check(&text);
     if json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));

@@ -27,7 +27,7 @@ use engine::stepcoder::ablation::mean_interval;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::common::{Failure, io_failure, progress_bar, usage};
+use crate::common::{Failure, io_failure, progress_bar, read_text, usage};
 
 /// The environment variables that carry a cell's index on a cluster, in the order they are read.
 pub const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
@@ -100,7 +100,7 @@ fn argument(value: &Value) -> String {
 
 impl Sweep {
     fn read(path: &Path) -> Result<Self, Failure> {
-        let text = std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+        let text = read_text(path)?;
         let sweep: Self = serde_json::from_str(&text).map_err(|e| {
             usage(format!("{}: not a sweep file (line {}, column {}): {e}", path.display(), e.line(), e.column()))
         })?;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use engine::reproduce::{Scale, Table, blocks, orchestrator};
 
-use crate::common::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, read_text, usage};
 
 mod live_tables;
 mod planning_table;
@@ -61,21 +61,22 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), Failure> {
     if let Some(unknown) = chosen.iter().find(|c| !names.contains(c)) {
         return Err(usage(format!("--only: no group '{unknown}'; the groups are {}", names.join(", "))));
     }
+    // Both files are read before the run, so that a wrong path costs nothing; the tables are
+    // printed before the file is written, so that a file without a table's markers loses none.
+    let checked = args.check.as_deref().map(read_text).transpose()?;
+    let written = args.write.as_deref().map(read_text).transpose()?;
     let mut tables = Vec::new();
     for (name, generate) in GROUPS.iter().filter(|(name, _)| chosen.contains(name)) {
         eprintln!("{}", scale.command(name));
         tables.extend(generate(scale, args.jobs)?);
     }
-    let differences = match &args.check {
-        Some(path) => blocks::differences(&read(path)?, &tables),
-        None => Vec::new(),
-    };
-    if let Some(path) = &args.write {
-        let written = blocks::replaced(&read(path)?, &tables).map_err(usage)?;
-        std::fs::write(path, written).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
-    }
     for table in &tables {
         println!("{}\n", table.markdown());
+    }
+    let differences = checked.map_or_else(Vec::new, |text| blocks::differences(&text, &tables));
+    if let (Some(path), Some(text)) = (&args.write, written) {
+        let replaced = blocks::replaced(&text, &tables).map_err(usage)?;
+        std::fs::write(path, replaced).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
     }
     if let Some(path) = &args.check {
         match differences.len() {
@@ -91,8 +92,4 @@ pub fn reproduce(args: &ReproduceArgs) -> Result<(), Failure> {
     } else {
         Err(Failure { code: 1, message: format!("{} cell(s) differ", differences.len()) })
     }
-}
-
-fn read(path: &std::path::Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))
 }
