@@ -15,10 +15,9 @@ fn range(values: &[i64], show: impl Fn(i64) -> String) -> String {
     if low == high { show(low) } else { format!("{}–{}", show(low), show(high)) }
 }
 
-fn change(table: &ValidationTable) -> String {
-    table
-        .change_in_agent_calls
-        .map_or("—".to_owned(), |c| format!("{}%", if c >= 0.0 { format!("+{c:.1}") } else { signed(c, 1) }))
+/// A change in percent with its sign, as the docs write it (`+5.3%`, `−41.2%`).
+fn signed_percent(change: f64) -> String {
+    if change >= 0.0 { format!("+{change:.1}%") } else { format!("{}%", signed(change, 1)) }
 }
 
 pub fn tables(scale: Scale, _jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
@@ -37,7 +36,6 @@ pub fn tables(scale: Scale, _jobs: Option<usize>) -> Result<Vec<Table>, Failure>
     let all_steps: Vec<i64> = validations.iter().flat_map(steps).collect();
     let changes: Vec<f64> = validations.iter().filter_map(|t| t.change_in_agent_calls).collect();
     let [low, high] = [f64::min, f64::max].map(|pick| changes.iter().copied().reduce(pick).unwrap_or(0.0));
-    let signed_percent = |c: f64| if c >= 0.0 { format!("+{c:.1}%") } else { format!("{}%", signed(c, 1)) };
     let out_of = |n: i64| format!("{n} of 5");
     let of_five = |values: &[i64]| format!("{} of 5", range(values, |n| n.to_string()));
     let seeds_label = format!("seeds 1–{}", seeds.len());
@@ -75,7 +73,7 @@ pub fn tables(scale: Scale, _jobs: Option<usize>) -> Result<Vec<Table>, Failure>
             vec![
                 "change in agent calls".to_owned(),
                 "−56.5%".to_owned(),
-                change(first),
+                first.change_in_agent_calls.map_or("—".to_owned(), signed_percent),
                 if low == high {
                     signed_percent(low)
                 } else {
