@@ -17,7 +17,7 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   await expect(page.locator('#python-state')).toContainText('loads when you first run');
   expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
   // The next program's interpreters (the judge's and the candidate's) load after this verdict.
-  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s\)/, { timeout: 30_000 });
+  await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s[;)]/, { timeout: 30_000 });
   await expect(page.locator('#tests-passed')).toHaveText('2/2 tests');
 
   expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
@@ -90,7 +90,7 @@ for (const [fallback, file, from, to] of [
       expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
       expect(await runProgram(page, 'def add(a, b):\n    return a - b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
     }
-    await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s\)/, { timeout: 30_000 });
+    await expect(page.locator('#python-state')).toContainText(/Python ready \(loaded in \d+\.\d\d s[;)]/, { timeout: 30_000 });
     expect(served).toBe(true);
     if (fallback === 'no memory snapshot') expect(warnings.join('\n')).toContain('no memory snapshot of the Python interpreters: Error: no snapshot in this test');
     expect(errors).toEqual([]);

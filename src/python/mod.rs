@@ -145,7 +145,14 @@ pub fn PythonPane() -> impl IntoView {
         move || match state.get() {
             PythonState::Idle => "Python loads when you first run a program.".to_owned(),
             PythonState::Loading => "Loading Python (Pyodide)…".to_owned(),
-            PythonState::Ready { load_ms } => format!("Python ready (loaded in {:.2} s).", load_ms / 1000.0),
+            PythonState::Ready { load_ms, after_verdict_ms: None } => {
+                format!("Python ready (loaded in {:.2} s).", load_ms / 1000.0)
+            }
+            PythonState::Ready { load_ms, after_verdict_ms: Some(after) } => format!(
+                "Python ready (loaded in {:.2} s; ready {:.0} ms after the last verdict).",
+                load_ms / 1000.0,
+                after
+            ),
             PythonState::Running => "Running…".to_owned(),
             PythonState::Failed(message) => message,
         }

@@ -104,9 +104,19 @@ pub async fn drive<T: Effectful>(
     Ok(())
 }
 
-/// The verdicts of `batch`, in order: its runs ([`PythonBatch::runs`]) one after another on the
-/// page's one Python, with a cancel between two.
+/// The verdicts of `batch`, in order, from its runs ([`PythonBatch::runs`]): a person's or an
+/// LLM's programs one after another, with a cancel between two; the playground's own in one chunk
+/// per worker, side by side ([`Python::lanes`]).
 async fn run_batch(python: &Python, batch: PythonBatch, cancel: &CancelToken) -> Result<Vec<ProgramVerdict>, String> {
+    if batch.author == Author::Playground {
+        let runs = batch.runs(Python::lanes()).into_iter().map(|run| (run.request, run.limit_ms)).collect();
+        let (tx, rx) = oneshot::channel();
+        python.run_all_as(Author::Playground, runs, move |results| {
+            let _ = tx.send(results);
+        });
+        let results = rx.await.map_err(|_| "Python stopped before giving a verdict".to_string())?;
+        return batch.verdicts(results.into_iter().collect::<Result<_, _>>()?);
+    }
     let mut of_runs = Vec::new();
     for run in batch.runs(1) {
         if cancel.is_cancelled() {

@@ -9,7 +9,9 @@
 //! loading beside it, which made a world model's scoring two to eight times slower.
 //! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
 //! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
-//! them all and Pyodide is not loaded again for every batch.
+//! them all and Pyodide is not loaded again for every batch. They also run on more than one worker,
+//! one per core as the CLI's python3 processes do ([`Python::lanes`]): the further workers are
+//! started, from the first worker's warm start, when the first batch of them comes.
 //! At a program's time limit the worker is interrupted through a shared buffer when the page is
 //! cross-origin isolated (Pyodide then raises KeyboardInterrupt, and the harness reports a timeout);
 //! a program that ignores the interrupt (a loop catching BaseException, a long C call) or a page
@@ -31,6 +33,8 @@ use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 const INTERRUPT_GRACE_MS: u32 = 500;
 /// Pyodide's interrupt buffer value for SIGINT.
 const SIGINT: i32 = 2;
+/// The most workers the playground's own programs run on (each two interpreters of about 30 MB).
+const MAX_LANES: usize = 8;
 
 /// What the page shows about Python.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +43,11 @@ pub enum PythonState {
     Idle,
     Loading,
     Ready {
+        /// How long this interpreter took to load.
         load_ms: f64,
+        /// How long after the last program's verdict it was ready (0 when it had loaded ahead),
+        /// none before the first program.
+        after_verdict_ms: Option<f64>,
     },
     Running,
     Failed(String),
@@ -71,6 +79,8 @@ struct Interpreter {
     ready: bool,
     /// How long it took to load Pyodide and the harness.
     load_ms: f64,
+    /// When it was ready, by the page's clock.
+    ready_at: f64,
     interrupt: Option<Int32Array>,
 }
 
@@ -94,10 +104,8 @@ struct Host {
     running: Option<Running>,
     next_id: u32,
     next_serial: u32,
-    /// What later workers start from (the `warm_start` message of the first, cold one: Pyodide's
-    /// compiled module and a memory snapshot of each interpreter, 30 MB each), kept for the
-    /// session.
-    warm_start: Option<JsValue>,
+    /// When the last program's verdict was handed over, by the page's clock.
+    verdict_at: Option<f64>,
 }
 
 impl Host {
@@ -111,6 +119,13 @@ impl Host {
 pub struct Python {
     host: Rc<RefCell<Host>>,
     pub state: RwSignal<PythonState>,
+    /// What later workers start from (the `warm_start` message of the first, cold one: Pyodide's
+    /// compiled module and a memory snapshot of each interpreter, 30 MB each), kept for the
+    /// session and shared with the helpers.
+    warm_start: Rc<RefCell<Option<JsValue>>>,
+    /// Further workers of their own for the playground's programs, up to one per core beyond this
+    /// one (none in a helper itself).
+    helpers: Rc<RefCell<Vec<Python>>>,
 }
 
 impl Python {
@@ -125,6 +140,10 @@ impl Python {
     }
 
     pub fn new() -> Self {
+        Self::lane(Rc::new(RefCell::new(None)))
+    }
+
+    fn lane(warm_start: Rc<RefCell<Option<JsValue>>>) -> Self {
         let host = Host {
             current: None,
             spare: None,
@@ -132,9 +151,42 @@ impl Python {
             running: None,
             next_id: 1,
             next_serial: 1,
-            warm_start: None,
+            verdict_at: None,
         };
-        Self { host: Rc::new(RefCell::new(host)), state: RwSignal::new(PythonState::Idle) }
+        Self {
+            host: Rc::new(RefCell::new(host)),
+            state: RwSignal::new(PythonState::Idle),
+            warm_start,
+            helpers: Rc::default(),
+        }
+    }
+
+    /// How many workers the playground's own programs may run on: one per core the browser reports
+    /// (at most [`MAX_LANES`]).
+    pub fn lanes() -> usize {
+        let cores = Reflect::get(&js_sys::global(), &"navigator".into())
+            .and_then(|navigator| Reflect::get(&navigator, &"hardwareConcurrency".into()))
+            .ok()
+            .and_then(|cores| cores.as_f64())
+            .unwrap_or(1.0);
+        (cores as usize).clamp(1, MAX_LANES)
+    }
+
+    /// The worker a program of the playground's goes to: the least busy of this one and its
+    /// helpers, a new helper while there are fewer than [`Python::lanes`] and this one's warm start
+    /// is there to start it from.
+    fn lane_for_playground(&self) -> Python {
+        let busy = |python: &Python| {
+            let host = python.host.borrow();
+            host.queue.len() + usize::from(host.running.is_some())
+        };
+        let mut helpers = self.helpers.borrow_mut();
+        let least = std::iter::once(self).chain(helpers.iter()).min_by_key(|python| busy(python)).unwrap_or(self);
+        if busy(least) > 0 && helpers.len() + 1 < Self::lanes() && self.warm_start.borrow().is_some() {
+            helpers.push(Self::lane(self.warm_start.clone()));
+            return helpers.last().cloned().unwrap_or_else(|| self.clone());
+        }
+        least.clone()
     }
 
     /// Whether an interrupt can stop a runaway program without restarting Python.
@@ -153,7 +205,7 @@ impl Python {
         self.run_as(Author::Untrusted, request, limit_ms, done);
     }
 
-    /// [`Python::run`] for a program by `author`.
+    /// [`Python::run`] for a program by `author`: the playground's own go to the least busy worker.
     pub fn run_as(
         &self,
         author: Author,
@@ -161,7 +213,12 @@ impl Python {
         limit_ms: u32,
         done: impl FnOnce(Result<ProgramVerdict, String>) + 'static,
     ) {
-        self.host.borrow_mut().queue.push_back(Job { request, limit_ms, author, done: Box::new(done) });
+        let lane = if author == Author::Playground { self.lane_for_playground() } else { self.clone() };
+        lane.enqueue(Job { request, limit_ms, author, done: Box::new(done) });
+    }
+
+    fn enqueue(&self, job: Job) {
+        self.host.borrow_mut().queue.push_back(job);
         if self.host.borrow().current.is_none() {
             self.state.set(PythonState::Loading);
             match self.start_interpreter() {
@@ -172,19 +229,32 @@ impl Python {
         self.pump();
     }
 
-    /// Queues several programs; `done` gets their results in request order once all are in.
+    /// Queues several programs of a person or an LLM; `done` gets their results in request order
+    /// once all are in.
     pub fn run_all(
         &self,
         requests: Vec<ProgramRequest>,
         limit_ms: u32,
         done: impl FnOnce(Vec<Result<ProgramVerdict, String>>) + 'static,
     ) {
-        let total = requests.len();
+        let runs = requests.into_iter().map(|request| (request, limit_ms)).collect();
+        self.run_all_as(Author::Untrusted, runs, done);
+    }
+
+    /// [`Python::run_all`] for programs by `author`, each with its own limit: the playground's own
+    /// run side by side on the workers [`Python::run_as`] gives them.
+    pub fn run_all_as(
+        &self,
+        author: Author,
+        runs: Vec<(ProgramRequest, u32)>,
+        done: impl FnOnce(Vec<Result<ProgramVerdict, String>>) + 'static,
+    ) {
+        let total = runs.len();
         let results = Rc::new(RefCell::new((0..total).map(|_| None).collect::<Vec<_>>()));
         let done = Rc::new(RefCell::new(Some(done)));
-        for (index, request) in requests.into_iter().enumerate() {
+        for (index, (request, limit_ms)) in runs.into_iter().enumerate() {
             let (results, done) = (results.clone(), done.clone());
-            self.run(request, limit_ms, move |result| {
+            self.run_as(author, request, limit_ms, move |result| {
                 let mut slots = results.borrow_mut();
                 slots[index] = Some(result);
                 if slots.iter().all(Option::is_some)
@@ -226,7 +296,7 @@ impl Python {
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
         let start = Object::new();
         let _ = Reflect::set(&start, &"type".into(), &"start".into());
-        if let Some(warm_start) = &self.host.borrow().warm_start {
+        if let Some(warm_start) = &*self.warm_start.borrow() {
             let _ = Reflect::set(&start, &"warm_start".into(), warm_start);
         }
         let _ = worker.post_message(&start);
@@ -238,7 +308,15 @@ impl Python {
             let _ = worker.post_message(&message);
             Int32Array::new(&buffer)
         });
-        Ok(Interpreter { worker, handlers: vec![on_message, on_error], serial, ready: false, load_ms: 0.0, interrupt })
+        Ok(Interpreter {
+            worker,
+            handlers: vec![on_message, on_error],
+            serial,
+            ready: false,
+            load_ms: 0.0,
+            ready_at: 0.0,
+            interrupt,
+        })
     }
 
     /// Whether `serial` is the interpreter running the program `id` now.
@@ -253,10 +331,11 @@ impl Python {
         match field("type").as_string().as_deref() {
             // Only a worker still loading sends it, before any program has run in it.
             Some("warm_start") => {
-                let mut host = self.host.borrow_mut();
+                let host = self.host.borrow();
                 let loading = host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready);
-                if loading && host.warm_start.is_none() {
-                    host.warm_start = Some(data);
+                let mut warm_start = self.warm_start.borrow_mut();
+                if loading && warm_start.is_none() {
+                    *warm_start = Some(data);
                 }
             }
             Some("ready") => {
@@ -269,6 +348,7 @@ impl Python {
                     {
                         interpreter.ready = true;
                         interpreter.load_ms = load_ms;
+                        interpreter.ready_at = js_sys::Date::now();
                     }
                 }
                 self.pump();
@@ -333,6 +413,7 @@ impl Python {
         // The verdict first, drawn before the next interpreters start: starting one copies the warm
         // start's snapshots to its worker, which takes the main thread a while.
         let author = running.job.author;
+        self.host.borrow_mut().verdict_at = Some(js_sys::Date::now());
         (running.job.done)(result);
         let python = self.clone();
         Timeout::new(0, move || match python.load_ahead(author) {
@@ -372,9 +453,10 @@ impl Python {
         if !current.ready {
             return self.state.set(PythonState::Loading);
         }
-        let load_ms = current.load_ms;
+        let (load_ms, ready_at) = (current.load_ms, current.ready_at);
         let Some(job) = host.queue.pop_front() else {
-            return self.state.set(PythonState::Ready { load_ms });
+            let after_verdict_ms = host.verdict_at.map(|verdict_at| (ready_at - verdict_at).max(0.0));
+            return self.state.set(PythonState::Ready { load_ms, after_verdict_ms });
         };
         let id = host.next_id;
         host.next_id += 1;

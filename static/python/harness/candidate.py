@@ -136,7 +136,9 @@ class _CandidateServer:
             current.update(self.builtins)
 
     def _reset(self, output_limit, coverage, step_limit):
-        self.snapshot = self._snapshot()  # what this program, and only it, may be caught changing
+        """Ready for a program (`_begin`) or done with one: its scope and state dropped. Nothing of a
+        program runs between its end and the next one's `_begin`, which takes the snapshot."""
+        self.snapshot = []
         self.builtins = dict(vars(builtins))
         self.scope = {"__name__": "__main__"}
         self.handles, self.handle_ids = [], {}
@@ -145,6 +147,10 @@ class _CandidateServer:
         self.steps = _StepLimit(step_limit) if step_limit else None
         self.program = None
         self.planning = None
+
+    def _begin(self, output_limit, coverage, step_limit):
+        self._reset(output_limit, coverage, step_limit)
+        self.snapshot = self._snapshot()  # what this program, and only it, may be caught changing
 
     def serve(self, text):
         """One question as JSON text to its answer as JSON text (the hosts' entry point)."""
@@ -163,7 +169,7 @@ class _CandidateServer:
         op = message.get("op")
         if op == "load":
             self.recorder.stop()
-            self._reset(int(message.get("output_limit", DEFAULT_OUTPUT_LIMIT)), bool(message.get("coverage")), message.get("step_limit"))
+            self._begin(int(message.get("output_limit", DEFAULT_OUTPUT_LIMIT)), bool(message.get("coverage")), message.get("step_limit"))
             self.recorder.start()
             program = self._compile(message["code"])
             if isinstance(program, dict) or not message.get("run", True):
@@ -192,7 +198,7 @@ class _CandidateServer:
             # A program of its own, as `load` starts one: what it may be caught changing is what
             # the interpreter held just before it (the page's worker closes doors in between).
             self.recorder.stop()
-            self._reset(DEFAULT_OUTPUT_LIMIT, False, None)
+            self._begin(DEFAULT_OUTPUT_LIMIT, False, None)
         if op == "predict":
             return self._predict(message)
         if op == "naive":
@@ -219,9 +225,11 @@ class _CandidateServer:
 
     def _compile(self, code):
         try:
-            return compile(code, CANDIDATE, "exec")
+            program = compile(code, CANDIDATE, "exec")
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
             return {"compile_error": _compile_error(exc)}
+        self.recorder.watch(program)
+        return program
 
     def _running(self, run, exits_caught=False):
         """`run()` as the program's code runs (output captured, exits guarded, lines recorded, steps

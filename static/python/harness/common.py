@@ -63,9 +63,10 @@ class BoundedOutput(io.TextIOBase):
 
 
 class LineRecorder:
-    """Records which lines of the candidate ran: sys.monitoring where the interpreter has it (each
-    line reports once, then is disabled, so coverage costs almost nothing), sys.settrace before 3.12.
-    Started once per program, and resumed only while the program's code runs."""
+    """Records which lines of the candidate ran: sys.monitoring's local events where the interpreter
+    has them, set on the program's own code objects only (each line reports once, then is
+    disabled, and no other code is instrumented, so coverage costs almost nothing), sys.settrace
+    before 3.12, on only while the program's code runs. Started once per program."""
 
     TOOL = 3  # sys.monitoring's free slot after the debugger (0), coverage.py (1) and profilers (2)
 
@@ -73,6 +74,7 @@ class LineRecorder:
         self.lines = set()
         self.monitoring = getattr(sys, "monitoring", None)
         self.started = False
+        self.watched = []
 
     def start(self):
         if self.monitoring is not None:
@@ -81,21 +83,30 @@ class LineRecorder:
             self.monitoring.restart_events()
         self.started = True
 
+    def watch(self, code):
+        """Records the lines of `code` (the program, compiled) and of the code objects within it."""
+        if self.monitoring is None or not self.started:
+            return
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            self.monitoring.set_local_events(self.TOOL, current, self.monitoring.events.LINE)
+            self.watched.append(current)
+            pending.extend(const for const in current.co_consts if isinstance(const, type(code)))
+
     def resume(self):
-        if self.monitoring is not None:
-            self.monitoring.set_events(self.TOOL, self.monitoring.events.LINE)
-        else:
+        if self.monitoring is None:
             sys.settrace(self._on_call)
 
     def pause(self):
-        if self.monitoring is not None:
-            self.monitoring.set_events(self.TOOL, 0)
-        else:
+        if self.monitoring is None:
             sys.settrace(None)
 
     def stop(self):
         if self.started and self.monitoring is not None:
-            self.monitoring.set_events(self.TOOL, 0)
+            for code in self.watched:
+                self.monitoring.set_local_events(self.TOOL, code, 0)
+            self.watched.clear()
             self.monitoring.register_callback(self.TOOL, self.monitoring.events.LINE, None)
             self.monitoring.free_tool_id(self.TOOL)
         self.started = False
@@ -120,6 +131,9 @@ class NoRecorder:
     lines = ()
 
     def start(self):
+        pass
+
+    def watch(self, code):
         pass
 
     resume = pause = stop = start

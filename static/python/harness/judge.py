@@ -297,9 +297,14 @@ def _literal_call(test):
     return call.func.id, args, kwargs, identity, compile(ast.Expression(compare.comparators[0]), TEST, "eval")
 
 
-def _judged(link, reply, plan, scope):
-    """A batched test's (kind, message), as running `assert call == value` would give them."""
+_NOTHING = object()
+
+
+def _judged(test, link, reply, plan, scope):
+    """A batched test's (kind, message, example), as running `assert call == value` would give
+    them; a failed test's example is what the call returned in the batch, not a second call."""
     _, _, _, identity, value = plan
+    returned = _NOTHING
     try:
         returned = link.result(reply)
         expected = eval(value, scope)
@@ -308,23 +313,28 @@ def _judged(link, reply, plan, scope):
     except (KeyboardInterrupt, CandidateGone, _OutOfProtocol):
         raise
     except (Exception, SystemExit, GeneratorExit) as exc:
-        return _kind_and_message(exc)
-    return None, None
+        kind, message = _kind_and_message(exc)
+        return kind, message, _equality_example(test, scope, kind, message, returned)
+    return None, None, None
 
 TYPING_IMPORT = compile("from typing import List", TEST, "exec")
 
 
-def _equality_example(test, scope, kind, message):
+def _equality_example(test, scope, kind, message, returned=_NOTHING):
     """For a failed `assert <call> == <value>`: the call's source, the value's repr, and what the
-    call returned (or the exception it raised, which `message` already describes). The call runs a
-    second time, so a function with state may answer differently than it did in the test."""
+    call returned (or the exception it raised, which `message` already describes). Without
+    `returned` (what the test's own call gave) the call runs a second time, so a function with
+    state may answer differently than it did in the test."""
     parts = _equality_parts(test)
     if parts is None:
         return None
     source, call, value = parts
     try:
         expected = repr(eval(value, scope))
-        actual = message if kind == "runtime" else repr(eval(call, scope))
+        if kind == "runtime":
+            actual = message
+        else:
+            actual = repr(returned if returned is not _NOTHING else eval(call, scope))
     except KeyboardInterrupt:
         raise
     except BaseException:  # a second run of the call that fails differently: no example
@@ -441,10 +451,10 @@ def _statement_tests(link, loaded, tests, verdict, task, code):
             _record(verdict, test, "runtime", problem)
         return None
     # When every test only calls a function of the program's with literals and compares what it
-    # returns, one question carries all the calls (a failing test's example still calls again, after
-    # them all rather than straight after its own). They are asked in the reverse of the tests'
-    # order: such calls are independent, so an honest answer does not depend on it, while a program
-    # that answers by counting its calls (the visible tests' values in turn) answers the wrong one.
+    # returns, one question carries all the calls (a failing test's example is what its call
+    # returned there). They are asked in the reverse of the tests' order: such calls are
+    # independent, so an honest answer does not depend on it, while a program that answers by
+    # counting its calls (the visible tests' values in turn) answers the wrong one.
     plans = [_literal_call(test) for test in tests]
     batched = None
     if len(tests) > 1 and all(plan is not None and isinstance(scope.get(plan[0]), _Foreign) for plan in plans):
@@ -456,10 +466,10 @@ def _statement_tests(link, loaded, tests, verdict, task, code):
             _record(verdict, test, "runtime", f"the test itself does not compile: {compiled.msg}")
             continue
         if batched is not None:
-            kind, message = _judged(link, batched[index], plans[index], scope)
+            kind, message, example = _judged(test, link, batched[index], plans[index], scope)
         else:
             kind, message = _run_statement(compiled, scope)
-        example = _equality_example(test, scope, kind, message) if kind is not None else None
+            example = _equality_example(test, scope, kind, message) if kind is not None else None
         _record(verdict, test, kind, message, example)
     return None
 
