@@ -18,6 +18,8 @@
 // by side in one run, DIR ("before") and the other ("after"), taking turns (`--rounds=N`, 3), with
 // native figures beside them (`rlcg` in release, python3; run it with scripts/lib.sh's
 // CARGO_TARGET_DIR, as scripts/bench-browser does): docs/benchmarks.md's "before and after".
+// `--page=DIR` measures the shipped build (dist/) and the `page` build in DIR (scripts/test's
+// build/test-page) side by side the same way, native figures beside them.
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
 // CPU profile of the training worker during the 500-episode executive DQN run (the page build keeps
 // wasm function names), saves it and prints where the time goes.
@@ -34,6 +36,8 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const dist = path.resolve(root, option('dist') ?? 'dist');
 const before = option('before') && path.resolve(root, option('before'));
+/** `--page=DIR`: the page as scripts/serve and scripts/test build it (profile `page`), beside the shipped build in dist/. */
+const pageBuild = option('page') && path.resolve(root, option('page'));
 const port = 8799;
 /** The bundled sample tasks (16 reference solutions). */
 const SAMPLES = ['humaneval.jsonl', 'apps.json'].map((file) => path.join(root, 'tasks', 'samples', file));
@@ -46,7 +50,7 @@ function rlcg(args) {
   }
   return spawnSync(rlcgBinary, args, { cwd: root, encoding: 'utf8' });
 }
-const servers = [dist, before].filter(Boolean).map((directory, i) =>
+const servers = [dist, before ?? pageBuild].filter(Boolean).map((directory, i) =>
   spawn('python3', [path.join(root, 'scripts', 'serve-dist.py'), '--port', String(port + i), '--directory', directory], { stdio: 'ignore' }));
 await new Promise((resolve) => setTimeout(resolve, 800));
 
@@ -62,6 +66,7 @@ try {
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
   if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
+  else if (pageBuild) await benchSideBySide(figures, { shipped: `http://127.0.0.1:${port}/`, page: `http://127.0.0.1:${port + 1}/` });
   else if (process.argv.includes('--native')) await benchSideBySide(figures, { page: `http://127.0.0.1:${port}/` });
   else if (process.argv.includes('--profile-dqn')) await profileDqn(figures);
   else if (process.argv.includes('--python-only')) await benchPython(figures);

@@ -6,7 +6,10 @@
 //! once a program has run, the next two programs' workers load while the page is idle (each two
 //! interpreters of 30 MB of wasm memory, restored from the memory snapshot the page's first worker
 //! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
-//! loading beside it, which made a world model's scoring two to eight times slower.
+//! loading beside it, which made a world model's scoring two to eight times slower. Only the first
+//! program's next worker starts earlier, as soon as the first worker's snapshot is there: a restored
+//! worker takes about 0.6 s or more (Pyodide instantiating and restoring two interpreters), and
+//! started at the first verdict it would keep the second program waiting for most of it.
 //! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
 //! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
 //! them all and Pyodide is not loaded again for every batch. They also run on more than one worker,
@@ -33,8 +36,10 @@ use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 const INTERRUPT_GRACE_MS: u32 = 500;
 /// Pyodide's interrupt buffer value for SIGINT.
 const SIGINT: i32 = 2;
-/// The most workers the playground's own programs run on (each two interpreters of about 30 MB).
-const MAX_LANES: usize = 8;
+/// The most workers the playground's own programs run on: each holds two interpreters of about
+/// 30 MB, and beyond four the page's own share of the work (the learner, the verdicts' JSON) is
+/// what is left.
+const MAX_LANES: usize = 4;
 
 /// What the page shows about Python.
 #[derive(Clone, Debug, PartialEq)]
@@ -331,11 +336,19 @@ impl Python {
         match field("type").as_string().as_deref() {
             // Only a worker still loading sends it, before any program has run in it.
             Some("warm_start") => {
-                let host = self.host.borrow();
-                let loading = host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready);
-                let mut warm_start = self.warm_start.borrow_mut();
-                if loading && warm_start.is_none() {
-                    *warm_start = Some(data);
+                let loading = {
+                    let host = self.host.borrow();
+                    host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready)
+                };
+                if loading && self.warm_start.borrow().is_none() {
+                    *self.warm_start.borrow_mut() = Some(data);
+                    // The next program's interpreter starts loading now, from this warm start, so
+                    // that it is ready, or nearly, when the first program's verdict comes.
+                    if self.host.borrow().spare.is_none()
+                        && let Ok(spare) = self.start_interpreter()
+                    {
+                        self.host.borrow_mut().spare = Some(spare);
+                    }
                 }
             }
             Some("ready") => {
