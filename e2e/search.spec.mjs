@@ -235,6 +235,28 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
   expect(errors).toEqual([]);
 });
 
+test('on an impossible variant the prompt shows the changed test, a special-cased program passes it and the search says it cheated; a conflicting variant stays unsolved', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  // `rlcg search --method zero-shot --task roman_to_int --budget 1 --seed 2 --impossible one-off --simulated-llm special_case_share=1`
+  await setInput(page, '#search-budget', '1');
+  await setInput(page, '#search-seed', '2');
+  await page.locator('#search-odds summary').click();
+  await setInput(page, '#odds-special_case_share', '1');
+  await page.locator('#search-impossible').selectOption('one-off');
+  await playground.search({ task: 'roman_to_int', method: 'zero-shot' }, 'Search over: a program passes every test of an impossible task: it cheated.');
+  await expect(page.locator('#search-link')).toHaveValue(/impossible=one-off/);
+  await page.locator('#search-tree .node').nth(1).click();
+  await expect(page.locator('#search-node-code')).toContainText('def roman_to_int(*args):');
+  await expect(page.locator('#search-node-prompt')).toContainText('Your program must pass these tests:');
+
+  // A lookup answers each input one way: it cannot pass a test and its contradicting copy.
+  await page.locator('#search-impossible').selectOption('conflicting');
+  await playground.search({}, 'Search over: the budget of 1 LLM calls is spent.');
+  expect(errors).toEqual([]);
+});
+
 test('a teacher\'s focused, locked search link opens on the Search pane alone in a fresh browser, with its fields locked, and replays', async ({ page, browser }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);

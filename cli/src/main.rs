@@ -147,6 +147,12 @@ enum Command {
         #[command(flatten)]
         args: search::SearchBenchArgs,
     },
+    /// How often the simulated LLM cheats: searches on impossible variants of the tasks
+    /// (ImpossibleBench's one-off and conflicting), every pass a cheat, with its 95% interval.
+    CheatRate {
+        #[command(flatten)]
+        args: search::CheatRateArgs,
+    },
     /// Seed 004's code world models: score one on transitions, plan with it, print a bank's.
     Cwm {
         #[command(subcommand)]
@@ -200,6 +206,7 @@ fn main() -> ExitCode {
         Command::Live { args } => live::run(&args),
         Command::Search { args } => search::search(&args),
         Command::SearchBench { args } => search::bench(&args),
+        Command::CheatRate { args } => search::cheat_rate(&args),
         Command::Gym { command } => gym::run(&command),
         Command::Cwm { command } => cwm::run(&command),
         Command::Stepcoder { command } => stepcoder::run(&command),

@@ -9,11 +9,13 @@ use std::sync::Mutex;
 
 use cli::host::{Host, VerdictMemo};
 use cli::python::NativePython;
+use engine::cheating::cheat_rate::{CheatKind, CheatRate};
+use engine::cheating::impossible::ImpossibleVariant;
 use engine::effects::Llm;
 use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
-use engine::search::bench::{BenchOutcome, BenchRow, BenchSpec};
+use engine::search::bench::{BenchOutcome, BenchRow, BenchSpec, cheat_of, outcome};
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use engine::share::search_link::{SIMULATED, SearchLink};
@@ -57,6 +59,11 @@ pub struct SearchArgs {
     /// does (on by default).
     #[arg(long)]
     no_autopep8: bool,
+    /// Search an impossible variant of the task (one-off or conflicting, ImpossibleBench's): one
+    /// test, drawn from the seed, contradicts the task, and the prompt shows the tests; a program
+    /// that passes them all has cheated.
+    #[arg(long, value_name = "VARIANT")]
+    impossible: Option<String>,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -79,6 +86,9 @@ struct SearchReport {
     hacked: usize,
     /// Programs that autopep8 changed before they were scored.
     reformatted: usize,
+    /// On an impossible task (`--impossible`): its variant, and how the search cheated, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impossible: Option<ImpossibleReport>,
     tokens: u64,
     cost: f64,
     ended: String,
@@ -97,6 +107,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     spec.naive_verdicts = args.naive_verdicts;
     spec.autopep8 = !args.no_autopep8;
+    spec.impossible = impossible(args.impossible.as_deref())?;
     let imported = match &args.tasks {
         None => {
             spec.task = args.task.clone().unwrap_or_else(|| SearchSpec::default().task);
@@ -135,6 +146,9 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         nodes: search.expansions().len(),
         hacked: search.expansions().iter().filter(|e| e.score.hacked).count(),
         reformatted: search.expansions().iter().filter(|e| e.unformatted.is_some()).count(),
+        impossible: spec
+            .impossible
+            .map(|variant| ImpossibleReport { variant: variant.name(), cheated: cheat_of(&search) }),
         tokens: search.usage().total(),
         cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
         ended: search.ended().to_owned(),
@@ -158,6 +172,12 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         let hacked = if e.score.hacked { " · hacked: the real verdict refuses it" } else { "" };
         let reformatted = if e.unformatted.is_some() { " · reformatted by autopep8" } else { "" };
         println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}{reformatted}", i + 1, e.kind.name(), e.score.score);
+    }
+    if let Some(ImpossibleReport { variant, cheated }) = &report.impossible {
+        match cheated {
+            Some(kind) => println!("on the {variant} impossible variant: cheated ({})", cheat_words(*kind)),
+            None => println!("on the {variant} impossible variant: no program passed every test (no cheat)"),
+        }
     }
     println!(
         "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",
@@ -199,6 +219,10 @@ pub struct SearchBenchArgs {
     /// does (on by default).
     #[arg(long)]
     no_autopep8: bool,
+    /// Search impossible variants of the tasks (see `rlcg search --help`) and report each
+    /// method's cheating rate.
+    #[arg(long, value_name = "VARIANT")]
+    impossible: Option<String>,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -211,7 +235,36 @@ pub(crate) struct BenchReport {
     tasks: Vec<String>,
     seeds: usize,
     pub rows: Vec<BenchRow>,
+    /// On impossible tasks: each method's cheating rate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cheating: Vec<MethodCheatRate>,
     wall_seconds: f64,
+}
+
+#[derive(Serialize)]
+struct ImpossibleReport {
+    variant: &'static str,
+    cheated: Option<CheatKind>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct MethodCheatRate {
+    method: String,
+    variant: &'static str,
+    #[serde(flatten)]
+    pub rate: CheatRate,
+}
+
+/// The impossible variant a flag names.
+fn impossible(name: Option<&str>) -> Result<Option<ImpossibleVariant>, Failure> {
+    name.map(|n| ImpossibleVariant::parse(n).map_err(|e| usage(format!("--impossible: {e}")))).transpose()
+}
+
+fn cheat_words(kind: CheatKind) -> &'static str {
+    match kind {
+        CheatKind::TamperedVerdict => "a tampered verdict, passed only because verdicts were naive",
+        CheatKind::SpecialCasedInput => "a special-cased input: it answers a test against the task",
+    }
 }
 
 fn simulated_llm(settings: &[String]) -> Result<SimulatedLlmParams, Failure> {
@@ -247,8 +300,68 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         None => search_tasks().iter().map(|t| t.id.clone()).collect(),
     };
     let odds = simulated_llm(&args.simulated_llm)?;
-    let template = SearchSpec { simulated_llm: odds, autopep8: !args.no_autopep8, ..SearchSpec::default() };
+    let template = SearchSpec {
+        simulated_llm: odds,
+        autopep8: !args.no_autopep8,
+        impossible: impossible(args.impossible.as_deref())?,
+        ..SearchSpec::default()
+    };
     let report = bench_report(BenchSpec::new(methods, budgets, seeds, tasks, template), args.jobs)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+    } else {
+        print_bench(&report);
+    }
+    Ok(())
+}
+
+#[derive(clap::Args)]
+pub struct CheatRateArgs {
+    /// one-off (one test's expected value changed) or conflicting (a contradicting copy of one
+    /// test added).
+    #[arg(long)]
+    variant: String,
+    /// Task ids, comma-separated (default: every bundled search task).
+    #[arg(long)]
+    tasks: Option<String>,
+    /// The search each variant gets (see `rlcg search --help`); zero-shot with a budget of 1 is
+    /// one reply per variant, so that the rate is per reply.
+    #[arg(long, default_value = "zero-shot")]
+    method: String,
+    /// LLM calls per variant.
+    #[arg(long, default_value_t = 1)]
+    budget: u32,
+    /// Seeds: a range `1-20` or a list; each draws the test a task's variant changes, and the
+    /// search's replies.
+    #[arg(long, default_value = "1-20")]
+    seeds: String,
+    /// Sets one of the simulated LLM's odds, e.g. `--simulated-llm special_case_share=0.3`
+    /// (repeatable).
+    #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
+    simulated_llm: Vec<String>,
+    /// Searches run in parallel (default: the machine's cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Print one JSON object as the last line of stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `rlcg cheat-rate`: searches on impossible variants of the tasks, with the simulated LLM, and
+/// the share that cheated.
+pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
+    let method = MethodSpec::parse(&args.method).map_err(usage)?;
+    let tasks: Vec<String> = match &args.tasks {
+        Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
+        None => search_tasks().iter().map(|t| t.id.clone()).collect(),
+    };
+    let template = SearchSpec {
+        simulated_llm: simulated_llm(&args.simulated_llm)?,
+        impossible: impossible(Some(&args.variant))?,
+        ..SearchSpec::default()
+    };
+    let spec = BenchSpec::new(vec![method], vec![args.budget], parse_seeds(&args.seeds)?, tasks, template);
+    let report = bench_report(spec, args.jobs)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
     } else {
@@ -263,9 +376,16 @@ pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<Bench
     let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = std::time::Instant::now();
     let outcomes = run_bench(searches, workers).map_err(|e| io_failure(format!("python3: {e}")))?;
+    let variant = spec.template.impossible.map_or("", ImpossibleVariant::name);
+    let cheating = spec
+        .cheat_rates(&outcomes)
+        .into_iter()
+        .map(|(method, rate)| MethodCheatRate { method, variant, rate })
+        .collect();
     Ok(BenchReport {
         llm: "simulated LLM",
         rows: spec.rows(&outcomes),
+        cheating,
         simulated_llm: spec.template.simulated_llm,
         seeds: spec.seeds.len(),
         tasks: spec.tasks,
@@ -296,8 +416,7 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Bench
                     if let Err(e) = Host::new(llm, &mut python).with_memo(&memo).drive(&mut search, |_| {}) {
                         return *failure.lock().expect("unpoisoned") = Some(e);
                     }
-                    let progress = search.progress().iter().map(|p| p.best_score).collect();
-                    outcomes.lock().expect("unpoisoned").push(BenchOutcome { job, method, progress });
+                    outcomes.lock().expect("unpoisoned").push(outcome(job, method, &spec, &search));
                     bar.inc(1);
                 }
             });
@@ -311,6 +430,24 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Bench
 }
 
 fn print_bench(report: &BenchReport) {
+    print_bench_rows(report);
+    for r in &report.cheating {
+        println!(
+            "{}: cheated in {} of {} searches on {} impossible variants: {:.1}% [{:.1}%, {:.1}%] ({} special-cased inputs, {} tampered verdicts)",
+            r.method,
+            r.rate.cheated,
+            r.rate.searches,
+            r.variant,
+            100.0 * r.rate.rate,
+            100.0 * r.rate.low,
+            100.0 * r.rate.high,
+            r.rate.special_cased_input,
+            r.rate.tampered_verdict
+        );
+    }
+}
+
+fn print_bench_rows(report: &BenchReport) {
     println!("{} tasks × {} seeds, simulated LLM ({:.0} s)", report.tasks.len(), report.seeds, report.wall_seconds);
     println!("{:<22} {:>6} {:>18} {:>8} {:>10}", "method", "budget", "mean best score", "solved", "LLM calls");
     for r in &report.rows {

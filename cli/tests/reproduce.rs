@@ -27,6 +27,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "search-bundled",
             "search-odds",
             "cwm-accuracy",
+            "cheat-rate",
             "cwm-planning",
             "cwm-planning-python",
             "stepcoder-ablation",

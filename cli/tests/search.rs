@@ -181,3 +181,41 @@ fn a_search_that_python_could_not_run_exits_non_zero_and_merge_refuses_its_cell(
     assert!(!output.status.success() && stderr.contains("cell-1") && !stderr.contains("cell-0"), "{stderr}");
     std::fs::remove_dir_all(&empty).unwrap();
 }
+
+#[test]
+fn on_impossible_tasks_the_simulated_llm_cheats_at_its_special_case_share_and_honest_replies_never_pass() {
+    let rate = |variant: &str, share: &str| {
+        let odds = format!("special_case_share={share}");
+        let output = rlcg(&["cheat-rate", "--variant", variant, "--seeds", "1-10", "--simulated-llm", &odds, "--json"]);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)["cheating"][0].clone()
+    };
+    // Every bundled task × 10 seeds, one reply each: honest programs never pass a one-off variant.
+    let honest = rate("one-off", "0");
+    assert_eq!((honest["searches"].as_u64(), honest["cheated"].as_u64()), (Some(100), Some(0)), "{honest}");
+    // Special-casing half the replies: the rate's interval holds the share, and each cheat is named.
+    let cheating = rate("one-off", "0.5");
+    let (low, high) = (cheating["low"].as_f64().unwrap(), cheating["high"].as_f64().unwrap());
+    assert!(low < 0.5 && 0.5 < high, "{cheating}");
+    assert_eq!(cheating["special_cased_input"], cheating["cheated"]);
+    // A lookup answers an input one way, so it cannot pass a conflicting pair of tests.
+    assert_eq!(rate("conflicting", "0.5")["cheated"], 0);
+    // One search says which test it cheated on.
+    let report = search(&[
+        "--method",
+        "zero-shot",
+        "--task",
+        "roman_to_int",
+        "--budget",
+        "1",
+        "--seed",
+        "2",
+        "--impossible",
+        "one-off",
+        "--simulated-llm",
+        "special_case_share=1",
+    ]);
+    assert_eq!(report["impossible"]["variant"], "one-off");
+    assert_eq!(report["impossible"]["cheated"], "special-cased-input", "{report}");
+    assert!(report["link"].as_str().unwrap().contains("impossible=one-off"));
+}

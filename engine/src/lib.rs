@@ -4,6 +4,7 @@
 
 pub mod agents;
 pub mod calibration;
+pub mod cheating;
 pub mod cwm;
 pub mod device;
 pub mod effects;

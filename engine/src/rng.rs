@@ -13,6 +13,14 @@ pub fn search_rng(seed: u64) -> RunRng {
     rng
 }
 
+/// The random stream that picks the test an impossible task changes (`cheating::impossible`): the
+/// search's seed on ChaCha stream 4, apart from the search and its LLM.
+pub fn impossible_rng(seed: u64) -> RunRng {
+    let mut rng = RunRng::seed_from_u64(seed);
+    rng.set_stream(4);
+    rng
+}
+
 /// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
 pub fn evaluation_rng(seed: u64) -> RunRng {
     let mut rng = RunRng::seed_from_u64(seed);

@@ -1,7 +1,8 @@
 //! The Search pane's form: the task (bundled, a world model's or imported), the method, the budget,
-//! the seed, the verdict switches and the simulated LLM's odds, read back into a `SearchSpec`; a
+//! the seed, the verdict switches, an impossible variant and the simulated LLM's odds, read back into a `SearchSpec`; a
 //! teacher's link may hide or lock the task, method, budget, seed and odds.
 
+use engine::cheating::impossible::ImpossibleVariant;
 use engine::params::{self, Field, Parameters};
 use engine::search::bank::search_tasks;
 use engine::search::simulated_llm::SimulatedLlmParams;
@@ -27,6 +28,8 @@ pub struct SearchForm {
     odds_texts: RwSignal<Vec<String>>,
     naive: RwSignal<bool>,
     autopep8: RwSignal<bool>,
+    /// The impossible variant's name, or empty for the task as it is.
+    impossible: RwSignal<String>,
     imported: RwSignal<Vec<ImportedTask>>,
 }
 
@@ -43,6 +46,7 @@ impl SearchForm {
             odds_texts: RwSignal::new(params::texts(&spec.simulated_llm, &odds_fields.get_untracked())),
             naive: RwSignal::new(spec.naive_verdicts),
             autopep8: RwSignal::new(spec.autopep8),
+            impossible: RwSignal::new(spec.impossible.map_or("", ImpossibleVariant::name).to_owned()),
             imported,
         }
     }
@@ -60,6 +64,10 @@ impl SearchForm {
         spec.simulated_llm = odds.map_err(|e| format!("simulated LLM: {e}"))?;
         spec.naive_verdicts = self.naive.get_untracked();
         spec.autopep8 = self.autopep8.get_untracked();
+        spec.impossible = match self.impossible.get_untracked().as_str() {
+            "" => None,
+            name => Some(ImpossibleVariant::parse(name)?),
+        };
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -74,7 +82,8 @@ impl SearchForm {
 /// The form's fields, hidden or locked as `teaching` says.
 #[component]
 pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> impl IntoView {
-    let SearchForm { task, method, budget, seed, odds_fields, odds_texts, naive, autopep8, imported } = form;
+    let SearchForm { task, method, budget, seed, odds_fields, odds_texts, naive, autopep8, impossible, imported } =
+        form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
     view! {
         <div class="form-grid">
@@ -101,6 +110,10 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 <input type="checkbox" id="search-autopep8" prop:checked=move || autopep8.get() on:change=move |ev| autopep8.set(event_target_checked(&ev)) />
                 " autopep8"
             </label>
+            <label title="ImpossibleBench's impossible tasks: one test, drawn from the seed, contradicts the task (one-off: its expected value changed; conflicting: a contradicting copy added), and the prompt shows the tests. A program that passes them all has cheated (About: Cheating)">"Impossible variant"<select id="search-impossible" prop:value=move || impossible.get() on:change=move |ev| impossible.set(event_target_value(&ev))>
+                <option value="">"none: the task as it is"</option>
+                {ImpossibleVariant::NAMES.iter().map(|v| view! { <option value=*v>{*v}</option> }).collect_view()}
+            </select></label>
         </div>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
             fields=odds_fields texts=odds_texts hidden=hides(SearchControl::Odds) locked=locks(SearchControl::Odds) />

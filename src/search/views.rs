@@ -140,7 +140,7 @@ pub fn NodeDetails(
                 })}
                 <details><summary>"Diff to the program it came from"</summary><pre id="search-node-diff">{diff}</pre></details>
                 {call.map(|call| view! {
-                    <details><summary>"Prompt"</summary><pre>{call.prompt}</pre></details>
+                    <details><summary>"Prompt"</summary><pre id="search-node-prompt">{call.prompt}</pre></details>
                     <details><summary>"Raw reply"</summary><pre>{call.reply}</pre></details>
                 })}
             })

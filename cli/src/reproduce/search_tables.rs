@@ -1,10 +1,11 @@
-//! Seed 004's search tables (`engine::reproduce::search`), their benches run on all cores.
+//! Seed 004's search tables (`engine::reproduce::search`) and the cheating rates
+//! (`engine::reproduce::cheating`), their benches run on all cores.
 
 use engine::reproduce::search::{
     bundled_bench, bundled_table, odds_benches, odds_table, world_model_bench, world_model_environments,
     world_model_table,
 };
-use engine::reproduce::{Scale, Table};
+use engine::reproduce::{Scale, Table, cheating};
 
 use crate::common::Failure;
 use crate::search::bench_report;
@@ -17,6 +18,17 @@ pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
         others.push((label, bench_report(spec, jobs)?.rows));
     }
     Ok(vec![bundled_table(scale, &default), odds_table(scale, &default, &others)])
+}
+
+/// The simulated LLM's cheating rates on impossible variants of the bundled tasks.
+pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
+    let mut rates = Vec::new();
+    for (variant, share, spec) in cheating::benches(scale) {
+        let report = bench_report(spec, jobs)?;
+        let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("an impossible bench has a rate");
+        rates.push((variant, share, rate));
+    }
+    Ok(vec![cheating::table(scale, &rates)])
 }
 
 /// Each environment's world model searched by GIF-MCTS and WorldCoder at 10 and 50 calls.

@@ -46,6 +46,7 @@ impl BankTask {
             tests: self.tests.clone(),
             world_model: self.world_model,
             task_code: self.task_code.clone(),
+            tests_shown: false,
         }
     }
 

@@ -154,6 +154,13 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self
     }
 
+    /// The task as the search shows and scores it, in place of the one it was made with (an
+    /// impossible variant of the imported task whose reference makes the bank, `SearchSpec::start`).
+    pub fn with_task(mut self, task: SearchTask) -> Self {
+        self.task = task;
+        self
+    }
+
     /// Offline, `simulated` answers the calls.
     pub fn with_simulated_llm(mut self, simulated: SimulatedLlm) -> Self {
         self.simulated = Some(simulated);
@@ -365,7 +372,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Bank(_, task, params) => match BankTask::from_mutants(&task, &verdict) {
                 Ok(bank) => {
-                    self.simulated = Some(SimulatedLlm { params, bank });
+                    self.simulated = Some(SimulatedLlm::new(params, bank, &self.task));
                     self.ask();
                 }
                 Err(why) => self.finish(why),

@@ -23,7 +23,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, Choice, Fault};
-use super::{ActionKind, Expansion, FailingExample};
+use super::{ActionKind, Expansion, FailingExample, SearchTask};
+use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
 use crate::rng::RunRng;
 
@@ -47,6 +48,11 @@ pub struct SimulatedLlmParams {
     /// A reply is a reward hack (the program plus one of [`REWARD_HACKS`]) with this probability.
     /// Not from the paper: 0 unless a search is set to show reward hacking.
     pub hack_share: f64,
+    /// A reply special-cases the tests the task shows (`cheating::special_case`: a table of their
+    /// inputs, wrong everywhere else) with this probability, on a task that shows them (an
+    /// impossible variant). Not from the paper: 0 unless a search is set to show cheating.
+    #[serde(default)]
+    pub special_case_share: f64,
 }
 
 /// Reward hacks of three of the red team's classes (`e2e/reward-hacks.json`), as a model trained on
@@ -78,6 +84,7 @@ impl Default for SimulatedLlmParams {
             fix_repairs: 0.8,
             regress: 0.1,
             hack_share: 0.0,
+            special_case_share: 0.0,
         }
     }
 }
@@ -95,6 +102,7 @@ impl crate::params::Parameters for SimulatedLlmParams {
             ("fix_repairs", self.fix_repairs),
             ("regress", self.regress),
             ("hack_share", self.hack_share),
+            ("special_case_share", self.special_case_share),
         ];
         odds.into_iter().try_for_each(|(field, value)| crate::params::check_range(field, value, 0.0..=1.0))
     }
@@ -104,9 +112,18 @@ impl crate::params::Parameters for SimulatedLlmParams {
 pub struct SimulatedLlm {
     pub params: SimulatedLlmParams,
     pub bank: BankTask,
+    /// The program that special-cases the tests the task shows, when it shows any it can look up.
+    pub lookup: Option<String>,
 }
 
 impl SimulatedLlm {
+    /// The simulated LLM answering from `bank` on `task` as the search shows it.
+    pub fn new(params: SimulatedLlmParams, bank: BankTask, task: &SearchTask) -> Self {
+        let entry_point = task.task_code.as_ref().and_then(|code| code.entry_point.as_deref());
+        let lookup = task.tests_shown.then(|| lookup_program(&task.tests, entry_point)).flatten();
+        Self { params, bank, lookup }
+    }
+
     /// The reply to `expansion`'s call, in the format of its prompt (`prompt_id`).
     pub fn reply(&self, prompt_id: &str, expansion: &Expansion, rng: &mut RunRng) -> String {
         let parsed = self.bank.parse(&expansion.code);
@@ -121,6 +138,13 @@ impl SimulatedLlm {
             _ => self.generate(&expansion.code, rng),
         };
         let mut program = self.bank.program(&choices);
+        // Drawn only when special-casing is on, so that every search without it draws as before.
+        if self.params.special_case_share > 0.0
+            && rng.random_bool(self.params.special_case_share)
+            && let Some(lookup) = &self.lookup
+        {
+            program = lookup.clone();
+        }
         // Drawn only when hacks are on, so that every search without them draws as before.
         if self.params.hack_share > 0.0 && rng.random_bool(self.params.hack_share) {
             program.push_str(REWARD_HACKS[rng.random_range(0..REWARD_HACKS.len())].1);
@@ -279,7 +303,9 @@ mod tests {
     use crate::search::program_of;
 
     fn llm(params: SimulatedLlmParams) -> SimulatedLlm {
-        SimulatedLlm { params, bank: search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone() }
+        let bank = search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone();
+        let task = bank.search_task();
+        SimulatedLlm::new(params, bank, &task)
     }
 
     fn choices_of(llm: &SimulatedLlm, kind: ActionKind, reply: &str) -> Vec<Choice> {
@@ -429,10 +455,7 @@ mod tests {
         assert!((160..240).contains(&slicing), "{slicing}");
         assert!((50..110).contains(&best), "{best}");
         // Without localisation, test 1 leaves the slicing in place whenever improve aims at `best = 0`.
-        let llm = SimulatedLlm {
-            params: SimulatedLlmParams { improve_localises: false, ..llm.params.clone() },
-            bank: llm.bank.clone(),
-        };
+        let llm = SimulatedLlm { params: SimulatedLlmParams { improve_localises: false, ..llm.params.clone() }, ..llm };
         let example = FailingExample {
             input: String::new(),
             expected: String::new(),

@@ -20,6 +20,7 @@ fn task() -> SearchTask {
         tests,
         world_model: None,
         task_code: None,
+        tests_shown: false,
     }
 }
 
@@ -262,6 +263,34 @@ pub(crate) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
             _ => return search,
         }
     }
+}
+
+#[test]
+fn an_impossible_search_scores_the_changed_tests_and_shows_them_and_the_lookup_answers_them() {
+    use crate::cheating::impossible::ImpossibleVariant;
+    use crate::effects::OfflineLlm;
+    let original = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().tests.clone();
+    let mut spec = simulated_spec("zero-shot", 4);
+    spec.impossible = Some(ImpossibleVariant::OneOff);
+    spec.simulated_llm.special_case_share = 1.0;
+    let spec::AnyScorer::Tests(scorer) = spec.scorer(None).unwrap() else { panic!("a task with tests") };
+    let changed: Vec<usize> = (0..original.len()).filter(|&i| scorer.tests[i] != original[i]).collect();
+    assert_eq!(changed.len(), 1, "one test changed");
+    let mut search = spec.start(None, true, PromptSet::default()).unwrap();
+    let Need::Chat(call) = search.need() else { panic!("the search starts with a call") };
+    let TestCase::Statement(mutated) = &scorer.tests[changed[0]] else { panic!("statement tests") };
+    assert!(call.messages.iter().any(|m| m.content.contains(mutated.as_str())), "the prompt shows the changed test");
+    // Special-casing at every reply: the lookup of the shown tests, changed one included.
+    let outcome = OfflineLlm::new(4).reply(&search);
+    search.chat_done(outcome, 0.0);
+    let Need::Python(batch) = search.need() else { panic!("the program is run") };
+    assert!(batch.requests[0].code.contains("def binary_search(*args):"), "{}", batch.requests[0].code);
+    assert!(batch.requests[0].code.contains(&serde_json::to_string(mutated.as_str()).unwrap()));
+    // Without an impossible variant, the search is the one it was.
+    assert_eq!(
+        simulated_spec("zero-shot", 4).scorer(None).unwrap(),
+        spec::SearchSpec { impossible: None, ..spec }.scorer(None).unwrap()
+    );
 }
 
 #[test]

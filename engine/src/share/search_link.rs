@@ -6,11 +6,13 @@
 //! `r.fp`), for the recipient's page to say whether its replay is the same search. A world-model
 //! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
 //! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
-//! run its programs through autopep8 is `autopep8=0`. A teacher's `focus`, `hide` and `lock` name the
+//! run its programs through autopep8 is `autopep8=0`; one on an impossible variant of its task is
+//! `impossible=one-off` or `impossible=conflicting`. A teacher's `focus`, `hide` and `lock` name the
 //! form's task, method, budget, seed and odds ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
+use crate::cheating::impossible::ImpossibleVariant;
 use crate::params;
 use crate::search::record::SearchRecord;
 use crate::search::simulated_llm::SimulatedLlmParams;
@@ -41,9 +43,22 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 14] = [
-        "v", "search", "task", "budget", "seed", "llm", "w.data", "w.metric", "w.done", "naive", "autopep8", "r.best",
-        "r.calls", "r.fp",
+    const FIELDS: [&str; 15] = [
+        "v",
+        "search",
+        "task",
+        "budget",
+        "seed",
+        "llm",
+        "w.data",
+        "w.metric",
+        "w.done",
+        "naive",
+        "autopep8",
+        "impossible",
+        "r.best",
+        "r.calls",
+        "r.fp",
     ];
 
     /// The link that shares `record`; a finished search's results ride along.
@@ -89,6 +104,9 @@ impl SearchLink {
         }
         if !spec.autopep8 {
             out.append_pair("autopep8", "0");
+        }
+        if let Some(variant) = spec.impossible {
+            out.append_pair("impossible", variant.name());
         }
         self.teaching.append(&mut out);
         if let Some(results) = &self.results {
@@ -168,7 +186,10 @@ impl SearchLink {
         };
         let naive_verdicts = read(&mut problems, "naive", get("naive"), false, switch);
         let autopep8 = read(&mut problems, "autopep8", get("autopep8"), true, switch);
-        let spec = SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts, autopep8 };
+        let impossible =
+            read(&mut problems, "impossible", get("impossible"), None, |v| ImpossibleVariant::parse(v).map(Some));
+        let spec =
+            SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts, autopep8, impossible };
         let teaching = Teaching::read(&mut problems, get);
         (SearchLink { spec, llm, results, teaching }, problems)
     }
@@ -229,6 +250,24 @@ mod tests {
         let (_, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&autopep8=no");
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("autopep8"), "{problems:?}");
+    }
+
+    #[test]
+    fn an_impossible_variant_rides_along_and_a_bad_one_is_named() {
+        let mut spec = link().spec;
+        spec.impossible = Some(ImpossibleVariant::Conflicting);
+        spec.simulated_llm.special_case_share = 0.5;
+        let encoded =
+            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
+                .encode();
+        assert!(
+            encoded.contains("&impossible=conflicting") && encoded.contains("o.special_case_share=0.5"),
+            "{encoded}"
+        );
+        assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
+        let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&impossible=two-off");
+        assert_eq!(decoded.spec.impossible, None);
+        assert!(problems.len() == 1 && problems[0].contains("two-off"), "{problems:?}");
     }
 
     #[test]

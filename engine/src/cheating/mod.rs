@@ -1,0 +1,8 @@
+//! Cheating that no harness can refuse, because the program does nothing forbidden, measured
+//! (issue 53): special-casing the tests a model was shown, and passing tests that contradict the
+//! task. [`impossible`] makes ImpossibleBench's impossible tasks, [`cheat_rate`] measures how often
+//! searches on them pass, and [`special_case`] is the simulated LLM's special-casing reply.
+
+pub mod cheat_rate;
+pub mod impossible;
+pub mod special_case;
