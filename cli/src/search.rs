@@ -271,6 +271,14 @@ fn simulated_llm(settings: &[String]) -> Result<SimulatedLlmParams, Failure> {
     params::apply(&SimulatedLlmParams::default(), settings).map_err(|e| usage(format!("--simulated-llm: {e}")))
 }
 
+/// The task ids of a `--tasks` list, or every bundled search task's.
+fn task_ids(list: Option<&str>) -> Vec<String> {
+    match list {
+        Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
+        None => search_tasks().iter().map(|t| t.id.clone()).collect(),
+    }
+}
+
 fn parse_list<T: std::str::FromStr>(what: &str, text: &str) -> Result<Vec<T>, Failure> {
     text.split(',')
         .map(|item| item.trim().parse().map_err(|_| usage(format!("--{what}: '{item}' is not a number"))))
@@ -295,10 +303,7 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         args.methods.split(',').map(|m| MethodSpec::parse(m.trim())).collect::<Result<_, _>>().map_err(usage)?;
     let budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
     let seeds = parse_seeds(&args.seeds)?;
-    let tasks: Vec<String> = match &args.tasks {
-        Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
-        None => search_tasks().iter().map(|t| t.id.clone()).collect(),
-    };
+    let tasks = task_ids(args.tasks.as_deref());
     let odds = simulated_llm(&args.simulated_llm)?;
     let template = SearchSpec {
         simulated_llm: odds,
@@ -351,10 +356,7 @@ pub struct CheatRateArgs {
 /// the share that cheated.
 pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
     let method = MethodSpec::parse(&args.method).map_err(usage)?;
-    let tasks: Vec<String> = match &args.tasks {
-        Some(list) => list.split(',').map(|t| t.trim().to_owned()).collect(),
-        None => search_tasks().iter().map(|t| t.id.clone()).collect(),
-    };
+    let tasks = task_ids(args.tasks.as_deref());
     let template = SearchSpec {
         simulated_llm: simulated_llm(&args.simulated_llm)?,
         impossible: impossible(Some(&args.variant))?,
