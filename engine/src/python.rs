@@ -106,6 +106,11 @@ pub struct ProgramRequest {
     /// What the tests' names mean (statement tests): see [`TaskCode`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskCode>,
+    /// The statement tests are a model's (LATS's and Reflexion's own): the judge runs no code of
+    /// theirs, only `assert f(<literals>) == <literal>` on a function of the program's, whose call it
+    /// asks the program for; any other test is `refused` (its [`TestResult::kind`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub data_tests: bool,
 }
 
 impl ProgramRequest {
@@ -123,6 +128,7 @@ impl ProgramRequest {
             naive: false,
             autopep8: false,
             task: None,
+            data_tests: false,
         }
     }
 
@@ -208,7 +214,8 @@ impl Outcome {
 pub struct TestResult {
     pub test: String,
     pub passed: bool,
-    /// `assertion`, `runtime` or `not_run` (the program failed before the tests); none when passed.
+    /// `assertion`, `runtime`, `not_run` (the program failed before the tests) or `refused` (a
+    /// model's test that is not data, see `ProgramRequest::data_tests`); none when passed.
     pub kind: Option<String>,
     /// The failing assertion or the exception, with the candidate's line where there is one.
     pub error: Option<String>,

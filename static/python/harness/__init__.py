@@ -71,6 +71,11 @@ test would have seen otherwise.
 A request with `"naive": true` (statement tests only) is judged as common graders judge, in the
 program's own interpreter, for the search's teaching switch (see `_naively`).
 
+A request with `"data_tests": true` (statement tests that a model wrote: LATS's and Reflexion's own
+tests) runs no code of a test: each must be `assert f(<literals>) == <literal>` on a function of the
+program's, whose call the judge asks the program for, or it is recorded as `refused` (see
+`_data_test`).
+
 A request with `"autopep8": true` runs the code through `autopep8.fix_code` first, as seed 004's
 official code does before it scores a program, and runs what comes out; the verdict's `formatted`
 holds it when it differs from the code (see `_autopep8`).
@@ -201,6 +206,7 @@ def _handle(request, connect):
         output_limit=int(request.get("output_limit", DEFAULT_OUTPUT_LIMIT)),
         naive=bool(request.get("naive", False)),
         task=task,
+        data_tests=bool(request.get("data_tests", False)),
     )
 
 

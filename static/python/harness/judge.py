@@ -155,10 +155,10 @@ def _settle(verdict, sandbox, started, finished, caught):
     verdict["duration_ms"] = (time.perf_counter() - started) * 1000
 
 
-def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None, naive=False, task=None):
+def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DEFAULT_OUTPUT_LIMIT, step_limit=None, naive=False, task=None, data_tests=False):
     """Run `code` against `tests` (the program in `link`'s candidate interpreter, the tests here);
     return a JSON-ready verdict (see the module docstring). With `naive`, see `_naively`; `task`, see
-    `_test_scope`."""
+    `_test_scope`; `data_tests`, see `_data_test`."""
     started = time.perf_counter()
     verdict = _verdict(len(tests))
     if not _analysed(code, analysis, verdict, started):
@@ -182,7 +182,7 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
                 _not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
                 return verdict
             if statements:
-                program_error = _statement_tests(link, loaded, tests, verdict, task, code)
+                program_error = _statement_tests(link, loaded, tests, verdict, task, code, data_tests)
             else:
                 _stdin_tests(link, tests, verdict, sandbox)
     except KeyboardInterrupt:
@@ -433,9 +433,28 @@ def _test_scope(link, names, tests, task, code, verdict):
     return scope, None
 
 
-def _statement_tests(link, loaded, tests, verdict, task, code):
+def _data_test(test, scope):
+    """For a test that a model wrote (`data_tests`): its plan when it is data only, an
+    `assert name(<literals>) == <literal>` (or `is`) on a function of the program's, else None. The
+    judge runs no code of such a test: it asks the program for the call and compares what came back
+    with the literal, so a test cannot act with the judge's rights, whatever the model wrote."""
+    plan = _literal_call(test)
+    if plan is None or not isinstance(scope.get(plan[0]), _Foreign):
+        return None
+    try:
+        ast.literal_eval(ast.parse(test).body[0].test.comparators[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return plan
+
+
+REFUSED_TEST = "refused: a test the model wrote runs only as data, `assert f(<literals>) == <literal>` on a function of the program's"
+
+
+def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False):
     """The tests, in the judge, in the scope `_test_scope` gives them; the program's error when it
-    failed before them."""
+    failed before them. With `data_tests` (tests a model wrote), each test is data or refused (see
+    `_data_test`)."""
     if "raised" in loaded:
         kind, message = _kind_and_message(link.exception(loaded["raised"]))
         message = message if kind == "runtime" else f"the program raised {message}"
@@ -455,17 +474,24 @@ def _statement_tests(link, loaded, tests, verdict, task, code):
     # returned there). They are asked in the reverse of the tests' order: such calls are
     # independent, so an honest answer does not depend on it, while a program that answers by
     # counting its calls (the visible tests' values in turn) answers the wrong one.
-    plans = [_literal_call(test) for test in tests]
-    batched = None
-    if len(tests) > 1 and all(plan is not None and isinstance(scope.get(plan[0]), _Foreign) for plan in plans):
-        asked = [(scope[plan[0]], plan[1], plan[2]) for plan in reversed(plans)]
-        batched = link.calls(asked)[::-1]
+    if data_tests:
+        plans = [_data_test(test, scope) for test in tests]
+    else:
+        plans = [_literal_call(test) for test in tests]
+    asked = [index for index, plan in enumerate(plans) if plan is not None and isinstance(scope.get(plan[0]), _Foreign)]
+    batched = {}
+    if asked and (data_tests or len(tests) > 1 and len(asked) == len(tests)):
+        calls = [(scope[plans[i][0]], plans[i][1], plans[i][2]) for i in reversed(asked)]
+        batched = dict(zip(reversed(asked), link.calls(calls)))
     for index, test in enumerate(tests):
+        if data_tests and plans[index] is None:
+            _record(verdict, test, "refused", REFUSED_TEST)
+            continue
         compiled = _compiled_test(test)
         if isinstance(compiled, SyntaxError):
             _record(verdict, test, "runtime", f"the test itself does not compile: {compiled.msg}")
             continue
-        if batched is not None:
+        if index in batched:
             kind, message, example = _judged(test, link, batched[index], plans[index], scope)
         else:
             kind, message = _run_statement(compiled, scope)
