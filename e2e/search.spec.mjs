@@ -329,3 +329,41 @@ test('any node of a search opens in the editor; changed, it is scored again as a
   expect(exported.searches[0].edits[0].program).toBe(broken);
   expect(errors.filter((e) => !e.includes('status of 500'))).toEqual([]);
 });
+
+test('LATS and Reflexion search on tests the LLM wrote: each node shows its own tests, what they said and its reflection, and a LATS link replays exactly', async ({ page, browser }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await page.locator('#search-method').selectOption('lats');
+  await expect(page.locator('#search-method-note')).toBeVisible();
+  await expect(page.locator('#search-method-note')).toContainText('lats-strict never shows them to the search (pass@1)');
+  // `rlcg search --method lats --task caesar --budget 20 --seed 1`: the same calls and programs.
+  await playground.search({ task: 'caesar' }, 'Search over: the budget of 20 LLM calls is spent.');
+  await expect(page.locator('#search-summary')).toContainText("20 LLM calls · answer's score 0.857 · the task's tests looked at 4 time(s)");
+  const link = await page.locator('#search-link').inputValue();
+  expect(link).toMatch(/#v=1&search=lats&task=caesar&budget=20&seed=1&llm=simulated&r\.best=0\.857&r\.calls=20&r\.fp=be90a512bbe04b5b$/);
+  // LATS's root is its simple solution, and every node a program with its own tests.
+  await expect(page.locator('#search-tree .node')).toHaveCount(7);
+  await page.locator('#search-tree .node').first().click();
+  await expect(page.locator('#search-node h3')).toContainText('Call 2 · simple');
+  await expect(page.locator('#search-node-tests')).toContainText('assert caesar(');
+  await expect(page.locator('#search-node-test-feedback')).toContainText('Tested passed:');
+  await expect(page.locator('#search-node-hidden')).toBeVisible();
+  await expect(page.locator('#search-node-reflection')).toContainText('The implementation fails `assert caesar(');
+
+  // Reflexion: each program under the one before, the answer its last.
+  await page.locator('#search-method').selectOption('reflexion');
+  await playground.search({}, 'Search over: the iterations are done: the last program is the answer.');
+  await expect(page.locator('#search-summary')).toContainText("16 LLM calls · answer's score 1.000 · the task's tests looked at 1 time(s)");
+  await expect(page.locator('#search-tree .node')).toHaveCount(9);
+  await page.locator('#search-tree .node').nth(2).click();
+  await expect(page.locator('#search-node h3')).toContainText('retry');
+  await expect(page.locator('#search-node-hidden')).toContainText('did not look at the task\'s tests');
+
+  const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
+  await other.goto(link);
+  await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 20 LLM calls and programs, best score 0.857', { timeout: 120_000 });
+  await other.context().close();
+  expect(errors).toEqual([]);
+  expect(otherErrors).toEqual([]);
+});

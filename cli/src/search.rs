@@ -1,10 +1,10 @@
 //! `rlcg search` and `rlcg search-bench`: seed 004's program searches (GIF-MCTS, WorldCoder,
-//! zero-shot) on the command line, every program scored by python3 through the page's harness.
+//! zero-shot), LATS and Reflexion on the command line, every program scored by python3 through the page's harness.
 //! One search goes through the native host like live mode; the bench runs many on the simulated
 //! LLM, on all cores, and reports each method's mean best score as seed 004's Table 1 does.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use cli::host::{Host, VerdictMemo};
@@ -16,6 +16,7 @@ use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::bank::search_tasks;
 use engine::search::bench::{BenchOutcome, BenchRow, BenchSpec, cheat_of, outcome};
+use engine::search::lats::HiddenTests;
 use engine::search::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use engine::share::search_link::{SIMULATED, SearchLink};
@@ -26,9 +27,14 @@ use crate::llm_args::LlmArgs;
 
 #[derive(clap::Args)]
 pub struct SearchArgs {
-    /// gif-mcts, worldcoder, zero-shot, or an ablation: gif-mcts-no-generate, -no-improve, -no-fix.
+    /// gif-mcts, worldcoder, zero-shot, an ablation (gif-mcts-no-generate, -no-improve, -no-fix),
+    /// lats (lats-strict: `--mode strict`) or reflexion.
     #[arg(long, default_value = "gif-mcts")]
     method: String,
+    /// For lats: official (the task's tests checked whenever a child passes its own, as LATS's
+    /// code does: closer to pass@k) or strict (once, on the answer: pass@1).
+    #[arg(long)]
+    mode: Option<String>,
     /// Tasks: a HumanEval JSONL or APPS-style JSON file (an endpoint must answer them); default:
     /// the bundled search tasks, whose program banks the simulated LLM answers from.
     #[arg(long)]
@@ -80,8 +86,13 @@ struct SearchReport {
     best_score: f64,
     solved: bool,
     llm_calls: u32,
-    /// Programs the search wrote (one per LLM call).
+    /// How many times the method looked at the task's own tests (`ProgramSearch::hidden_checks`).
+    hidden_checks: u32,
+    /// Programs the search wrote (one per LLM call, but for LATS's and Reflexion's tests and
+    /// reflections).
     nodes: usize,
+    /// LATS's and Reflexion's calls that wrote tests or reflections.
+    text_calls: usize,
     /// Programs that passed only because verdicts were naive (`--naive-verdicts`): reward hacks.
     hacked: usize,
     /// Programs that autopep8 changed before they were scored.
@@ -102,7 +113,13 @@ struct SearchReport {
 }
 
 pub fn search(args: &SearchArgs) -> Result<(), Failure> {
-    let method = MethodSpec::parse(&args.method).map_err(usage)?;
+    let mut method = MethodSpec::parse(&args.method).map_err(usage)?;
+    if let Some(mode) = &args.mode {
+        let MethodSpec::Lats(params) = &mut method else {
+            return Err(usage(format!("--mode is for lats, not {}", args.method)));
+        };
+        params.mode = HiddenTests::parse(mode).map_err(usage)?;
+    }
     let mut spec = SearchSpec::new(method, "", args.budget, args.seed);
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     spec.naive_verdicts = args.naive_verdicts;
@@ -143,7 +160,9 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         best_score,
         solved: best_score >= 1.0,
         llm_calls: search.llm_calls(),
+        hidden_checks: search.hidden_checks(),
         nodes: search.expansions().len(),
+        text_calls: search.texts().len(),
         hacked: search.expansions().iter().filter(|e| e.score.hacked).count(),
         reformatted: search.expansions().iter().filter(|e| e.unformatted.is_some()).count(),
         impossible: spec
@@ -171,7 +190,21 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         let bug = if e.score.bug { " · bug" } else { "" };
         let hacked = if e.score.hacked { " · hacked: the real verdict refuses it" } else { "" };
         let reformatted = if e.unformatted.is_some() { " · reformatted by autopep8" } else { "" };
-        println!("  call {:>3}  {:<8} score {:.3}{bug}{hacked}{reformatted}", i + 1, e.kind.name(), e.score.score);
+        println!(
+            "  program {:>3}  {:<8} score {:.3} (after {} calls){bug}{hacked}{reformatted}",
+            i + 1,
+            e.kind.name(),
+            e.score.score,
+            e.llm_calls
+        );
+    }
+    if !search.texts().is_empty() {
+        println!("  {} more calls wrote tests or reflections", search.texts().len());
+    }
+    if spec.method.writes_own_tests() {
+        println!(
+            "(as the official LATS code runs it; ours where it differs: the prompt recalls the path's programs, Reflexion's retry sends its reflection, a model's test runs only as data — docs/reproductions.md)"
+        );
     }
     if let Some(ImpossibleReport { variant, cheated }) = &report.impossible {
         match cheated {
@@ -180,10 +213,12 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         }
     }
     println!(
-        "best score {:.3}{} · {} LLM calls · {} tokens · cost ${:.4} · {}",
+        "{} {:.3}{} · {} LLM calls · the task's tests looked at {} times · {} tokens · cost ${:.4} · {}",
+        if spec.method.writes_own_tests() { "answer's score" } else { "best score" },
         report.best_score,
         if report.solved { " (solved)" } else { "" },
         report.llm_calls,
+        report.hidden_checks,
         report.tokens,
         report.cost,
         report.ended
@@ -209,9 +244,21 @@ pub struct SearchBenchArgs {
     /// (repeatable).
     #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
     simulated_llm: Vec<String>,
-    /// Task ids, comma-separated (default: every bundled search task).
+    /// The LLM every search asks (default: the simulated one); with an endpoint, each search's
+    /// calls are real, and its seed still draws what the method draws.
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// The endpoint's sampling temperature.
+    #[arg(long, default_value_t = TEMPERATURE)]
+    temperature: f64,
+    /// Tasks: bundled task ids, comma-separated (default: every bundled search task); or a
+    /// HumanEval JSONL or APPS-style JSON file, whose tasks the simulated LLM answers from banks
+    /// that the harness makes by mutating each task's reference.
     #[arg(long)]
     tasks: Option<String>,
+    /// With a task file: only its first N tasks.
+    #[arg(long, value_name = "N")]
+    first: Option<usize>,
     /// Searches run in parallel (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -230,7 +277,7 @@ pub struct SearchBenchArgs {
 
 #[derive(Serialize)]
 pub(crate) struct BenchReport {
-    llm: &'static str,
+    llm: String,
     simulated_llm: SimulatedLlmParams,
     tasks: Vec<String>,
     seeds: usize,
@@ -303,7 +350,6 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         args.methods.split(',').map(|m| MethodSpec::parse(m.trim())).collect::<Result<_, _>>().map_err(usage)?;
     let budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
     let seeds = parse_seeds(&args.seeds)?;
-    let tasks = task_ids(args.tasks.as_deref());
     let odds = simulated_llm(&args.simulated_llm)?;
     let template = SearchSpec {
         simulated_llm: odds,
@@ -311,7 +357,16 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         impossible: impossible(args.impossible.as_deref())?,
         ..SearchSpec::default()
     };
-    let report = bench_report(BenchSpec::new(methods, budgets, seeds, tasks, template), args.jobs)?;
+    let spec = match args.tasks.as_deref().map(Path::new).filter(|path| path.is_file()) {
+        Some(path) => {
+            let mut imported = read_tasks(path)?;
+            imported.truncate(args.first.unwrap_or(imported.len()));
+            BenchSpec::on_imported(methods, budgets, seeds, imported, template)
+        }
+        None if args.first.is_some() => return Err(usage("--first is for a task file given with --tasks")),
+        None => BenchSpec::new(methods, budgets, seeds, task_ids(args.tasks.as_deref()), template),
+    };
+    let report = bench_report_on(spec, args.jobs, &args.llm, args.temperature)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
     } else {
@@ -374,10 +429,25 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
 
 /// Runs `spec`'s searches on the simulated LLM, on `jobs` threads (default: the machine's cores).
 pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<BenchReport, Failure> {
+    let simulated = LlmArgs { llm: "simulated".into(), base_url: None, model: None, prefill: false };
+    bench_report_on(spec, jobs, &simulated, TEMPERATURE)
+}
+
+/// Runs `spec`'s searches on the LLM `llm` names, on `jobs` threads.
+fn bench_report_on(
+    spec: BenchSpec,
+    jobs: Option<usize>,
+    llm: &LlmArgs,
+    temperature: f64,
+) -> Result<BenchReport, Failure> {
     let searches = spec.searches().map_err(|e| usage(format!("--budgets: {e}")))?;
+    // Chosen once here, so that a bad setting or a missing key is reported before anything runs.
+    let (_, label, _) = llm.choose(0, Some(temperature))?;
     let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = std::time::Instant::now();
-    let outcomes = run_bench(searches, workers).map_err(|e| io_failure(format!("python3: {e}")))?;
+    let ask = |seed: u64| llm.choose(seed, Some(temperature)).map(|(llm, ..)| llm).map_err(|f| f.message);
+    let outcomes = run_bench(&spec, searches, workers, llm.is_simulated(), &ask)
+        .map_err(|e| io_failure(format!("python3: {e}")))?;
     let variant = spec.template.impossible.map_or("", ImpossibleVariant::name);
     let cheating = spec
         .cheat_rates(&outcomes)
@@ -385,7 +455,7 @@ pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<Bench
         .map(|(method, rate)| MethodCheatRate { method, variant, rate })
         .collect();
     Ok(BenchReport {
-        llm: "simulated LLM",
+        llm: label,
         rows: spec.rows(&outcomes),
         cheating,
         simulated_llm: spec.template.simulated_llm,
@@ -398,7 +468,13 @@ pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<Bench
 /// Runs the searches on the simulated LLM, `workers` at a time, each thread with its own host and
 /// python3; verdicts are shared by program across the searches, as the harness gives a program the
 /// same verdict every time.
-fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<BenchOutcome>, String> {
+fn run_bench(
+    bench: &BenchSpec,
+    jobs: Vec<(usize, SearchSpec)>,
+    workers: usize,
+    offline: bool,
+    ask: &(dyn Fn(u64) -> Result<Llm, String> + Sync),
+) -> Result<Vec<BenchOutcome>, String> {
     let bar = progress_bar(jobs.len() as u64, "searches");
     let queue = Mutex::new(jobs.into_iter().enumerate());
     let memo: VerdictMemo = Mutex::new(HashMap::new());
@@ -413,8 +489,11 @@ fn run_bench(jobs: Vec<(usize, SearchSpec)>, workers: usize) -> Result<Vec<Bench
                 };
                 loop {
                     let Some((job, (method, spec))) = queue.lock().expect("unpoisoned").next() else { return };
-                    let mut search = spec.start(None, true, PromptSet::default()).expect("built once already");
-                    let llm = Llm::offline(spec.seed);
+                    let mut search = bench.start(&spec, offline).expect("built once already");
+                    let llm = match ask(spec.seed) {
+                        Ok(llm) => llm,
+                        Err(e) => return *failure.lock().expect("unpoisoned") = Some(e),
+                    };
                     if let Err(e) = Host::new(llm, &mut python).with_memo(&memo).drive(&mut search, |_| {}) {
                         return *failure.lock().expect("unpoisoned") = Some(e);
                     }

@@ -314,3 +314,24 @@ fn with_prefill_a_search_sends_the_first_lines_and_the_stub_continues_them() {
     assert_eq!((with["solved"].as_bool(), with["llm_calls"].as_u64()), (Some(true), Some(2)), "{with}");
     assert!(with["best_program"].as_str().unwrap().ends_with("            return i\n    return -1\n"), "{with}");
 }
+
+#[test]
+fn search_bench_asks_an_endpoint_when_given_one() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/samples/humaneval.jsonl");
+    let mut args = vec!["search-bench", "--tasks", samples, "--first", "5", "--methods", "zero-shot,reflexion"];
+    args.extend(["--budgets", "3"]);
+    args.extend(["--seeds", "1", "--llm", "custom", "--base-url", &base_url, "--model", "stub-coder", "--json"]);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["llm"], "stub-coder", "{report}");
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2);
+    // The stub knows two of the first five samples' functions (is_palindrome, count_vowels), and
+    // writes no test: Reflexion's first program is its answer.
+    assert_eq!(rows[0]["solved_fraction"].as_f64(), Some(0.4), "{report}");
+    assert_eq!(rows[1]["solved_fraction"].as_f64(), Some(0.4), "{report}");
+    assert!(rows[1]["mean_llm_calls"].as_f64().unwrap() >= 2.0, "Reflexion asks for tests first: {report}");
+}

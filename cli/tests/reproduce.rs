@@ -28,6 +28,8 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "search-odds",
             "cwm-accuracy",
             "cheat-rate",
+            "equal-budget-bundled",
+            "equal-budget-humaneval",
             "cwm-planning",
             "cwm-planning-python",
             "stepcoder-ablation",

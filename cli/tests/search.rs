@@ -219,3 +219,64 @@ fn on_impossible_tasks_the_simulated_llm_cheats_at_its_special_case_share_and_ho
     assert_eq!(report["impossible"]["cheated"], "special-cased-input", "{report}");
     assert!(report["link"].as_str().unwrap().contains("impossible=one-off"));
 }
+
+#[test]
+fn lats_and_reflexion_search_natively_on_their_own_tests_and_report_how_often_they_looked_at_the_tasks() {
+    let run = |extra: &[&str]| {
+        let mut args = vec!["--task", "caesar", "--budget", "40", "--seed", "1"];
+        args.extend(extra);
+        search(&args)
+    };
+    for method in ["lats", "lats-strict", "reflexion"] {
+        let report = run(&["--method", method]);
+        assert_eq!(report["method"], method);
+        let calls = report["llm_calls"].as_u64().unwrap();
+        // Tests and reflections are calls too: fewer programs than calls.
+        assert!(report["text_calls"].as_u64().unwrap() >= 1, "{report}");
+        assert_eq!(report["nodes"].as_u64().unwrap() + report["text_calls"].as_u64().unwrap(), calls, "{report}");
+        assert_eq!(report["progress"].as_array().unwrap().len() as u64, calls, "one point per call");
+        let checks = report["hidden_checks"].as_u64().unwrap();
+        if method == "lats" {
+            assert!(checks >= 1, "{report}");
+        } else {
+            assert_eq!(checks, 1, "{method} looks at the task's tests once, on its answer: {report}");
+        }
+        assert_eq!(run(&["--method", method]), report, "{method} replays");
+    }
+    // --mode strict is lats-strict.
+    assert_eq!(run(&["--method", "lats", "--mode", "strict"]), run(&["--method", "lats-strict"]));
+    // --mode is LATS's alone, and LATS needs a task tested by calls.
+    let wrong = rlcg(&["search", "--method", "gif-mcts", "--mode", "strict"]);
+    assert!(!wrong.status.success() && String::from_utf8_lossy(&wrong.stderr).contains("--mode is for lats"));
+    let world = rlcg(&["search", "--method", "reflexion", "--task", "CartPole-v1"]);
+    let said = String::from_utf8_lossy(&world.stderr);
+    assert!(!world.status.success() && said.contains("writes unit tests that call a function"), "{said}");
+}
+
+#[test]
+fn search_bench_takes_a_task_file_and_lats_and_reflexion() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/humaneval/HumanEval.jsonl");
+    let args = [
+        "search-bench",
+        "--tasks",
+        file,
+        "--first",
+        "2",
+        "--methods",
+        "lats,reflexion",
+        "--budgets",
+        "5,10",
+        "--seeds",
+        "1-2",
+        "--json",
+    ];
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["tasks"], serde_json::json!(["HumanEval/0", "HumanEval/1"]));
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "two methods × two budgets");
+    assert!(rows[1]["mean_hidden_checks"].as_f64().is_some() && rows[0].get("mean_hidden_checks").is_none());
+    let first = rlcg(&["search-bench", "--first", "2"]);
+    assert!(!first.status.success() && String::from_utf8_lossy(&first.stderr).contains("--first is for a task file"));
+}

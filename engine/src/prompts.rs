@@ -24,6 +24,10 @@ pub mod id {
     pub const GIF_MCTS_FIX: &str = "gif_mcts.fix";
     pub const ZERO_SHOT_COT: &str = "zero_shot.cot";
     pub const STEPCODER_COMPLETE: &str = "stepcoder.complete";
+    pub const LATS_TESTS: &str = "lats.tests";
+    pub const LATS_REFLECT: &str = "lats.reflect";
+    pub const LATS_SIMPLE: &str = "lats.simple";
+    pub const LATS_IMPROVE: &str = "lats.improve";
 }
 
 /// The placeholders each prompt may use (by prompt id).
@@ -40,6 +44,10 @@ const SLOTS: &[(&str, &[&str])] = &[
     (id::GIF_MCTS_FIX, &["task", "code", "error"]),
     (id::ZERO_SHOT_COT, &["task", "io_format"]),
     (id::STEPCODER_COMPLETE, &["task", "prefix"]),
+    (id::LATS_TESTS, &["task"]),
+    (id::LATS_REFLECT, &["task", "code", "feedback"]),
+    (id::LATS_SIMPLE, &["task"]),
+    (id::LATS_IMPROVE, &["task", "history"]),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

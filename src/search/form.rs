@@ -115,6 +115,9 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 {ImpossibleVariant::NAMES.iter().map(|v| view! { <option value=*v>{*v}</option> }).collect_view()}
             </select></label>
         </div>
+        <p class="hint" id="search-method-note" hidden=move || !method.with(|m| m.starts_with("lats") || m == "reflexion")>
+            "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them (About: LATS and Reflexion). lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data."
+        </p>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
             fields=odds_fields texts=odds_texts hidden=hides(SearchControl::Odds) locked=locks(SearchControl::Odds) />
     }

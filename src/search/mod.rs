@@ -53,12 +53,18 @@ fn summary(record: &SearchRecord) -> String {
         (true, 0) => verdicts,
         (true, n) => format!("{verdicts} · autopep8 changed {n} program(s)"),
     };
-    format!(
-        "{} LLM calls · best score {:.3} · {} tokens{cost}{verdicts}",
-        record.llm_calls(),
-        record.best_score(),
-        record.usage.total()
-    )
+    // LATS and Reflexion answer with a program their own tests chose, and look at the task's tests
+    // only as often as this says.
+    let score = if record.spec.method.writes_own_tests() {
+        format!(
+            "answer's score {:.3} · the task's tests looked at {} time(s)",
+            record.best_score(),
+            record.hidden_checks
+        )
+    } else {
+        format!("best score {:.3}", record.best_score())
+    };
+    format!("{} LLM calls · {score} · {} tokens{cost}{verdicts}", record.llm_calls(), record.usage.total())
 }
 
 #[component]

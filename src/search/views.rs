@@ -2,6 +2,7 @@
 //! against LLM calls of every search listed.
 
 use engine::search::record::SearchRecord;
+use engine::search::self_tests::SelfTestedNode;
 use engine::search::spec::SearchTreeNode;
 use engine::search::{ActionKind, Score};
 use leptos::prelude::*;
@@ -94,6 +95,32 @@ fn feedback(ev: &Score) -> String {
     }
 }
 
+/// A LATS or Reflexion node's own tests: what the model wrote, what they said, its reflection, and
+/// whether the method looked at the task's tests (the score above is the task's, which strict LATS
+/// and Reflexion never see before their answer).
+fn self_tested(own: SelfTestedNode) -> impl IntoView {
+    let hidden = match own.hidden {
+        Some(true) => "the method checked the task's tests on it: they passed",
+        Some(false) => "the method checked the task's tests on it: they failed",
+        None => "the method did not look at the task's tests for it (the score above is for you, not for the search)",
+    };
+    let share = own.internal.map_or_else(|| "not run".to_owned(), |s| format!("{:.0}% passed", 100.0 * s));
+    view! {
+        <details open id="search-node-own-tests"><summary>{format!("Its own tests: {share}")}</summary>
+            <pre id="search-node-tests">{own.tests.join("\n")}</pre>
+            <pre id="search-node-test-feedback">{own.feedback}</pre>
+            {(!own.refused.is_empty()).then(|| view! {
+                <p class="hint">{format!("Refused (not data, so never run): {}", own.refused.join(" · "))}</p>
+            })}
+            {own.value.map(|v| view! { <p>{format!("Backed-up value {v:.2}")}</p> })}
+            <p id="search-node-hidden">{hidden}</p>
+            {(!own.reflection.is_empty()).then(|| view! {
+                <details open><summary>"Reflection"</summary><p id="search-node-reflection">{own.reflection}</p></details>
+            })}
+        </details>
+    }
+}
+
 /// A clicked node: its code, its diff to the program it came from, its score and test feedback,
 /// and the call that made it (none for a program edited by hand); `on_edit` opens it in the editor.
 #[component]
@@ -113,13 +140,14 @@ pub fn NodeDetails(
             let diff = similar::TextDiff::from_lines(&parent_program, &program).unified_diff().context_radius(2).to_string();
             let expanded = n.expansion.and_then(|i| s.expansions.get(i).map(|e| (i, e.clone())));
             let heading = match &expanded {
-                Some((i, e)) => format!("Call {} · {} · score {:.3}", i + 1, e.kind.name(), ev.score),
+                Some((_, e)) => format!("Call {} · {} · score {:.3}", e.llm_calls, n.label, ev.score),
                 None => format!("Edited by hand · score {:.3}", ev.score),
             };
             let call = expanded.as_ref().map(|(i, _)| s.calls.get(*i).cloned().unwrap_or_default());
             Some(view! {
                 <h3>{heading}</h3>
                 <p id="search-node-feedback">{feedback(&ev)}</p>
+                {n.self_tested.clone().map(self_tested)}
                 {expanded.as_ref().filter(|(_, e)| e.kind == ActionKind::Generate && e.kept_prefix == Some(false)).map(|_| view! {
                     <p id="search-node-prefix" class="hint">"This reply did not keep the first lines it was asked to continue: a chat API cannot be made to (seed 004 spec §1.3), and the official code does not check."</p>
                 })}

@@ -18,12 +18,13 @@ mod stepcoder_table;
 
 /// The groups of tables, in the docs' order: each name and what makes its tables.
 type Generator = fn(Scale, Option<usize>) -> Result<Vec<Table>, Failure>;
-const GROUPS: [(&str, Generator); 8] = [
+const GROUPS: [(&str, Generator); 9] = [
     (orchestrator::GROUP, |scale, _| orchestrator::run_tables(scale).map_err(usage)),
     ("seed003-live", live_tables::tables),
     ("search", search_tables::search),
     ("world-models", search_tables::world_models),
     ("cheating", search_tables::cheating),
+    ("lats", search_tables::lats),
     ("planning", planning_table::tables),
     ("planning-python", planning_table::python_tables),
     ("stepcoder", stepcoder_table::tables),
@@ -32,7 +33,7 @@ const GROUPS: [(&str, Generator); 8] = [
 #[derive(clap::Args)]
 pub struct ReproduceArgs {
     /// Groups of tables, comma-separated (default: all): seed003, seed003-live, search,
-    /// world-models, cheating, planning, planning-python, stepcoder.
+    /// world-models, cheating, lats, planning, planning-python, stepcoder.
     #[arg(long)]
     only: Option<String>,
     /// Fewer seeds and episodes (a few minutes); compare with `cli/tests/reproduce_quick.md`.

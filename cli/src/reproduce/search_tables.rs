@@ -1,13 +1,17 @@
-//! Seed 004's search tables (`engine::reproduce::search`) and the cheating rates
-//! (`engine::reproduce::cheating`), their benches run on all cores.
+//! Seed 004's search tables (`engine::reproduce::search`), the cheating rates
+//! (`engine::reproduce::cheating`) and LATS and Reflexion at equal budgets (`engine::reproduce::
+//! lats`), their benches run on all cores.
 
 use engine::reproduce::search::{
     bundled_bench, bundled_table, odds_benches, odds_table, world_model_bench, world_model_environments,
     world_model_table,
 };
-use engine::reproduce::{Scale, Table, cheating};
+use engine::reproduce::{Scale, Table, cheating, lats};
+use engine::task_import::parse_task_file;
 
-use crate::common::Failure;
+use engine::search::bank::search_tasks;
+
+use crate::common::{Failure, usage};
 use crate::search::bench_report;
 
 /// The bundled tasks at 10 and 20 calls, and the same searches at 20 calls under other odds.
@@ -29,6 +33,21 @@ pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure
         rates.push((variant, share, rate));
     }
     Ok(vec![cheating::table(scale, &rates)])
+}
+
+/// LATS (both modes), Reflexion and seed 004's methods at 10, 20 and 40 calls, on the bundled
+/// tasks and on the first HumanEval tasks (the copy bundled in `tasks/humaneval/`).
+pub fn lats(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
+    let bundled = bench_report(lats::bundled_bench(scale), jobs)?.rows;
+    let all = parse_task_file("HumanEval.jsonl", include_str!("../../../tasks/humaneval/HumanEval.jsonl"))
+        .map_err(|errors| usage(format!("the bundled HumanEval.jsonl: {}", errors[0])))?;
+    let humaneval = lats::humaneval_tasks(scale, all);
+    let described = format!("the first {} HumanEval tasks", humaneval.len());
+    let imported = bench_report(lats::humaneval_bench(scale, humaneval), jobs)?.rows;
+    Ok(vec![
+        lats::table(scale, "equal-budget-bundled", &format!("the {} bundled tasks", search_tasks().len()), &bundled),
+        lats::table(scale, "equal-budget-humaneval", &described, &imported),
+    ])
 }
 
 /// Each environment's world model searched by GIF-MCTS and WorldCoder at 10 and 50 calls.

@@ -105,7 +105,7 @@ fn mutated(test: &TestCase) -> Option<TestCase> {
 
 /// `assert <expression> == <literal>`, or `is True`, `is False`, `is None` (indented or not, with a
 /// message or a comment after it), with the literal changed: `is None` becomes `== 0`.
-fn mutated_assert(line: &str) -> Option<String> {
+pub(crate) fn mutated_assert(line: &str) -> Option<String> {
     let body = line.trim_start().strip_prefix("assert ")?;
     let start = line.len() - body.len();
     let (equals, end) = top_level_equality(body)?;

@@ -7,6 +7,7 @@
 
 pub mod blocks;
 pub mod cheating;
+pub mod lats;
 pub mod orchestrator;
 pub mod search;
 

@@ -21,7 +21,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::value_model::ValueModel;
-use super::{ActionKind, Expanded, Expansion, Method, Score};
+use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
 use crate::rng::RunRng;
 
 /// Seed 004's Table 4 and the official code's defaults.
@@ -346,7 +346,7 @@ impl GifMcts {
 }
 
 impl Method for GifMcts {
-    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion> {
+    fn next(&mut self, rng: &mut RunRng) -> Option<Ask> {
         let mut path = vec![0];
         let mut node = 0;
         let child = loop {
@@ -363,7 +363,7 @@ impl Method for GifMcts {
         let code = if kind == ActionKind::Generate { parent.state.clone() } else { parent.program.clone() };
         let expansion = Expansion { kind, code, parent: parent.score.clone() };
         self.selection = Some(Selection { path, parent: node, child });
-        Some(expansion)
+        Some(Ask::Program(expansion))
     }
 
     fn absorb(&mut self, expanded: &Expanded, _rng: &mut RunRng) {

@@ -24,7 +24,7 @@ fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
 
 /// `next`, checked to be `kind`, then `absorb` of a program with `lines` lines and `score`.
 fn step(search: &mut GifMcts, rng: &mut RunRng, kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expansion {
-    let expansion = search.next(rng).expect("an action is left");
+    let expansion = search.next(rng).and_then(Ask::program).expect("an action is left");
     assert_eq!(expansion.kind, kind, "{expansion:?}");
     search.absorb(&outcome(kind, lines, score, bug), rng);
     expansion
@@ -62,7 +62,7 @@ fn a_first_generate_its_value_model_update_and_the_uct_scores_at_the_root() {
     assert!((search.uct(0, 1) - (0.4 + bonus)).abs() < EPS);
     assert!((search.uct(0, 2) - (0.435 + bonus)).abs() < EPS, "{}", search.uct(0, 2));
     // So the next call is a second generate from the root.
-    let second = search.next(&mut rng).unwrap();
+    let second = search.next(&mut rng).and_then(Ask::program).unwrap();
     assert_eq!((second.kind, second.code.as_str()), (ActionKind::Generate, ""));
 }
 

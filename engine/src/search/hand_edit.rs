@@ -27,6 +27,7 @@ impl SearchRecord {
             value: edit.score.score,
             bug: edit.score.bug,
             hacked: edit.score.hacked,
+            self_tested: None,
         });
         self.tree.iter().cloned().chain(edits).collect()
     }

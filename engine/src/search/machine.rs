@@ -1,6 +1,8 @@
 //! The machinery every search method shares, [`Search`]: it renders the prompt, asks for the LLM
 //! call, takes the program out of the reply, has it scored (each program text once), counts the
-//! budget in LLM calls, keeps the best program, and stops at a perfect score.
+//! budget in LLM calls, keeps the best program (or the method's answer), and stops at a perfect
+//! score (unless the method answers itself). For LATS and Reflexion it also makes the text calls
+//! (tests, reflections) and runs programs on the tests a model wrote.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -9,13 +11,17 @@ use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, MUTANTS_LIMIT_MS};
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
-use super::{ActionKind, Expanded, Expansion, Method, Score, Scorer, SearchTask, keeps_prefix, program_of};
+use super::{
+    ActionKind, Answering, Ask, Expanded, Expansion, Method, Score, Scorer, SearchTask, TextAct, TextAsk, keeps_prefix,
+    program_of,
+};
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{ChatMessage, Usage};
 use crate::prompts::PromptSet;
-use crate::python::{ProgramRequest, ProgramVerdict};
+use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::{RunRng, search_rng};
 use crate::task_import::ImportedTask;
+use rand::SeedableRng;
 
 /// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
 fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
@@ -40,6 +46,16 @@ pub struct CallRecord {
     pub reply: String,
 }
 
+/// A text call as it went (LATS's and Reflexion's tests and reflections): its act, the call and
+/// the LLM calls made once it was answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextRecord {
+    pub act: TextAct,
+    #[serde(flatten)]
+    pub call: CallRecord,
+    pub llm_calls: u32,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Pending {
     /// The simulated LLM's bank for an imported task: the harness mutates its reference (the
@@ -47,6 +63,9 @@ enum Pending {
     Bank(PythonBatch, Box<ImportedTask>, SimulatedLlmParams),
     Chat(ChatCall, Expansion),
     Test(PythonBatch, Expansion, Option<bool>, CallRecord),
+    Text(ChatCall, TextAsk),
+    /// A run on tests a model wrote, and the key its verdict is kept under.
+    Run(PythonBatch, (String, Vec<String>)),
     Done,
 }
 
@@ -62,6 +81,10 @@ pub struct Search<M, S> {
     pending: Pending,
     /// Verdicts by program text: a program met again is not run again.
     verdicts: HashMap<String, ProgramVerdict>,
+    /// Verdicts of runs on tests a model wrote, by program and tests.
+    runs: HashMap<(String, Vec<String>), ProgramVerdict>,
+    /// The text calls, in order.
+    texts: Vec<TextRecord>,
     llm_calls: u32,
     usage: Usage,
     expansions: Vec<Expanded>,
@@ -134,6 +157,8 @@ impl<M: Method, S: Scorer> Search<M, S> {
             rng: search_rng(seed),
             pending: Pending::Done,
             verdicts: HashMap::new(),
+            runs: HashMap::new(),
+            texts: Vec::new(),
             llm_calls: 0,
             usage: Usage::default(),
             expansions: Vec::new(),
@@ -195,7 +220,12 @@ impl<M: Method, S: Scorer> Search<M, S> {
         &self.calls
     }
 
-    /// The best program and its score.
+    /// The text calls in order (LATS's and Reflexion's tests and reflections).
+    pub fn texts(&self) -> &[TextRecord] {
+        &self.texts
+    }
+
+    /// The best program and its score; for a method that answers itself, its answer.
     pub fn best(&self) -> Option<(&str, f64)> {
         self.best.as_ref().map(|(program, score)| (program.as_str(), *score))
     }
@@ -224,6 +254,9 @@ impl<M: Method, S: Scorer> Search<M, S> {
             // `u8`, not `usize`: a digest must not depend on the platform's word size (wasm32 or native).
             (e.kind.index() as u8, &e.program, e.score.score.to_bits(), e.score.bug).hash(&mut digest);
         }
+        for text in &self.texts {
+            (text.act, &text.call.reply).hash(&mut digest);
+        }
         format!("{:016x}", digest.finish())
     }
 
@@ -237,14 +270,46 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.ended = why.into();
     }
 
-    /// The method's next call, or the end.
+    /// The method's next call or run, or the end.
     fn ask(&mut self) {
-        if self.llm_calls >= self.budget {
-            return self.finish(format!("the budget of {} LLM calls is spent", self.budget));
+        loop {
+            if self.llm_calls >= self.budget {
+                return self.finish(format!("the budget of {} LLM calls is spent", self.budget));
+            }
+            match self.method.next(&mut self.rng) {
+                None => return self.finish(self.method.why_done()),
+                Some(Ask::Program(expansion)) => return self.ask_program(expansion),
+                Some(Ask::Text(text)) => return self.ask_text(text),
+                Some(Ask::Run { program, tests }) => {
+                    let key = (program, tests);
+                    match self.runs.get(&key) {
+                        // A program met again on the same tests is not run again.
+                        Some(verdict) => {
+                            self.method.absorb_run(&verdict.clone(), &mut self.rng);
+                            self.refresh_answer();
+                        }
+                        None => {
+                            let request = self.scorer.request(&key.0);
+                            let tests = key.1.iter().cloned().map(TestCase::Statement).collect();
+                            let request = ProgramRequest { tests, data_tests: true, naive: false, ..request };
+                            self.pending = Pending::Run(PythonBatch::untrusted(request), key);
+                            return;
+                        }
+                    }
+                }
+            }
         }
-        let Some(expansion) = self.method.next(&mut self.rng) else {
-            return self.finish("the method has nothing left to try");
-        };
+    }
+
+    /// The prompt's values: the method's own first, then the search's.
+    fn render(&self, prompt_id: &str, values: &[(&str, &str)]) -> Result<Vec<ChatMessage>, String> {
+        let own = self.method.prompt_values();
+        let mut all: Vec<(&str, &str)> = own.iter().map(|(name, value)| (*name, value.as_str())).collect();
+        all.extend_from_slice(values);
+        self.prompts.render(prompt_id, &all)
+    }
+
+    fn ask_program(&mut self, expansion: Expansion) {
         let example = expansion.parent.as_ref().and_then(|e| e.example.clone());
         let none = || "None".to_owned();
         let error = expansion.parent.as_ref().and_then(|e| e.error.clone()).unwrap_or_else(none);
@@ -260,7 +325,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             ("io_format", self.task.io_format()),
         ];
         let prompt_id = self.method.prompt_id(expansion.kind);
-        match self.prompts.render(prompt_id, &values) {
+        match self.render(prompt_id, &values) {
             Ok(mut messages) => {
                 if let Some(start) = self.method.reply_start() {
                     messages.push(ChatMessage::new("assistant", start));
@@ -271,6 +336,46 @@ impl<M: Method, S: Scorer> Search<M, S> {
             }
             // `new` checked the prompts, so this is a broken invariant; end the search with it.
             Err(message) => self.finish(message),
+        }
+    }
+
+    fn ask_text(&mut self, text: TextAsk) {
+        let values = [("task", self.task.description.as_str()), ("code", &text.code), ("feedback", &text.feedback)];
+        let prompt_id = text.act.prompt_id();
+        match self.render(prompt_id, &values) {
+            Ok(messages) => {
+                let call = ChatCall { prompt_id: prompt_id.into(), agent: text.act.name().into(), messages };
+                self.pending = Pending::Text(call, text);
+            }
+            Err(message) => self.finish(message),
+        }
+    }
+
+    /// A program's score on the task's tests. For a method that answers itself the score is the
+    /// record's, not the method's reward, so the failing example it draws comes from a generator of
+    /// its own: the search's draws then never depend on the task's tests.
+    fn score(&mut self, verdict: &ProgramVerdict) -> Score {
+        match self.method.answer() {
+            Answering::BestScore => self.scorer.evaluate(verdict, &mut self.rng),
+            Answering::Chosen(_) => self.scorer.evaluate(verdict, &mut RunRng::seed_from_u64(0)),
+        }
+    }
+
+    /// After each LLM call: the best program so far (or the method's answer) and the progress.
+    fn note_progress(&mut self) {
+        self.progress.push(BestSoFar { llm_calls: self.llm_calls, best_score: 0.0 });
+        self.refresh_answer();
+    }
+
+    /// The method's answer, after what it learnt (a run on its own tests may change it between
+    /// LLM calls: the progress after the last call then holds the new answer's score).
+    fn refresh_answer(&mut self) {
+        if let Answering::Chosen(chosen) = self.method.answer() {
+            self.best = chosen.and_then(|i| self.expansions.get(i)).map(|e| (e.program.clone(), e.score.score));
+        }
+        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
+        if let Some(last) = self.progress.last_mut() {
+            last.best_score = best_score;
         }
     }
 
@@ -293,15 +398,36 @@ impl<M: Method, S: Scorer> Search<M, S> {
         let expanded =
             Expanded { kind: expansion.kind, program, unformatted, score, kept_prefix, llm_calls: self.llm_calls };
         self.method.absorb(&expanded, &mut self.rng);
-        if self.best.as_ref().is_none_or(|(_, best)| value > *best) {
+        let best_scoring = self.method.answer() == Answering::BestScore;
+        if best_scoring && self.best.as_ref().is_none_or(|(_, best)| value > *best) {
             self.best = Some((expanded.program.clone(), value));
         }
-        let best_score = self.best.as_ref().map_or(0.0, |(_, s)| *s);
-        self.progress.push(BestSoFar { llm_calls: self.llm_calls, best_score });
         self.expansions.push(expanded);
-        if best_score >= 1.0 {
+        self.note_progress();
+        if best_scoring && self.best.as_ref().is_some_and(|(_, best)| *best >= 1.0) {
             return self.finish(self.scorer.perfect());
         }
+        self.ask();
+    }
+}
+
+impl<M: Method, S: Scorer> Search<M, S> {
+    /// A text call's reply goes to the method as it came; a failed call gives it none.
+    fn text_done(&mut self, call: ChatCall, text: TextAsk, outcome: ChatOutcome) {
+        self.llm_calls += 1;
+        let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
+        let reply = match outcome {
+            ChatOutcome::Reply { text, usage } => {
+                self.usage.add(usage);
+                Ok(text)
+            }
+            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
+            ChatOutcome::Failed(failure) => Err(format!("the LLM call failed: {}", failure.message)),
+        };
+        self.method.absorb_text(reply.as_deref().ok(), &mut self.rng);
+        let reply = reply.unwrap_or_else(|why| why);
+        self.texts.push(TextRecord { act: text.act, call: CallRecord { prompt, reply }, llm_calls: self.llm_calls });
+        self.note_progress();
         self.ask();
     }
 }
@@ -309,15 +435,17 @@ impl<M: Method, S: Scorer> Search<M, S> {
 impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn need(&self) -> Need<'_> {
         match &self.pending {
-            Pending::Bank(batch, ..) | Pending::Test(batch, ..) => Need::Python(batch),
-            Pending::Chat(call, _) => Need::Chat(call),
+            Pending::Bank(batch, ..) | Pending::Test(batch, ..) | Pending::Run(batch, _) => Need::Python(batch),
+            Pending::Chat(call, _) | Pending::Text(call, _) => Need::Chat(call),
             Pending::Done => Need::Done,
         }
     }
 
     fn chat_done(&mut self, outcome: ChatOutcome, _now_ms: f64) {
-        let Pending::Chat(call, expansion) = std::mem::replace(&mut self.pending, Pending::Done) else {
-            return;
+        let (call, expansion) = match std::mem::replace(&mut self.pending, Pending::Done) {
+            Pending::Chat(call, expansion) => (call, expansion),
+            Pending::Text(call, text) => return self.text_done(call, text, outcome),
+            other => return self.pending = other,
         };
         self.llm_calls += 1;
         let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
@@ -352,9 +480,9 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             Err(why) => return self.settle(expansion, String::new(), None, Score::no_program(why), None, record),
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
-        match self.verdicts.get(&program) {
+        match self.verdicts.get(&program).cloned() {
             Some(verdict) => {
-                let (score, formatted) = (self.scorer.evaluate(verdict, &mut self.rng), verdict.formatted.clone());
+                let (score, formatted) = (self.score(&verdict), verdict.formatted.clone());
                 self.settle(expansion, program, formatted, score, kept_prefix, record);
             }
             None => {
@@ -377,9 +505,15 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
                 }
                 Err(why) => self.finish(why),
             },
+            Pending::Run(_, key) => {
+                self.method.absorb_run(&verdict, &mut self.rng);
+                self.runs.insert(key, verdict);
+                self.refresh_answer();
+                self.ask();
+            }
             Pending::Test(mut batch, expansion, kept_prefix, record) => {
                 let program = batch.requests.remove(0).code;
-                let score = self.scorer.evaluate(&verdict, &mut self.rng);
+                let score = self.score(&verdict);
                 let formatted = verdict.formatted.clone();
                 self.verdicts.insert(program.clone(), verdict);
                 self.settle(expansion, program, formatted, score, kept_prefix, record);
@@ -398,6 +532,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn offline_reply(&self, rng: &mut RunRng) -> String {
         match (&self.pending, &self.simulated) {
             (Pending::Chat(call, expansion), Some(simulated)) => simulated.reply(&call.prompt_id, expansion, rng),
+            (Pending::Text(_, text), Some(simulated)) => simulated.text_reply(text, rng),
             _ => format!("The simulated LLM has no program bank for task {}.", self.task.id),
         }
     }

@@ -1,5 +1,6 @@
-//! What a search method is: the kinds of LLM call it can ask for (seed 004 §4), the call it asks
-//! for next ([`Method::next`]) and what it learns from the outcome ([`Method::absorb`]).
+//! What a search method is: the kinds of LLM call it can ask for (seed 004 §4), what it asks for
+//! next ([`Method::next`]: a program, or for LATS and Reflexion also text it reads itself and runs
+//! on tests of its own) and what it learns from the outcome ([`Method::absorb`] and the rest).
 
 use std::hash::Hash;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::Score;
 use crate::llm::extract_code;
 use crate::prompts::id;
+use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
 
 /// What one LLM call does to a program (seed 004 §4).
@@ -67,12 +69,98 @@ pub struct Expanded {
     pub llm_calls: u32,
 }
 
+/// What a method asks for next.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ask {
+    /// An LLM call that writes a program, which the search scores on the task's tests.
+    Program(Expansion),
+    /// An LLM call whose reply the method reads itself: tests or a reflection.
+    Text(TextAsk),
+    /// A program run on tests the method holds (tests a model wrote, never the task's): the judge
+    /// runs them as data only (`ProgramRequest::data_tests`).
+    Run { program: String, tests: Vec<String> },
+}
+
+impl Ask {
+    /// The expansion, when this asks for a program.
+    pub fn program(self) -> Option<Expansion> {
+        match self {
+            Self::Program(expansion) => Some(expansion),
+            _ => None,
+        }
+    }
+}
+
+/// What a text call asks the LLM to write (LATS's and Reflexion's acts besides programs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextAct {
+    /// Unit tests for the task, as `assert` lines.
+    WriteTests,
+    /// A few sentences on why a program fails its tests.
+    Reflect,
+}
+
+impl TextAct {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::WriteTests => "write tests",
+            Self::Reflect => "reflect",
+        }
+    }
+
+    pub fn prompt_id(self) -> &'static str {
+        match self {
+            Self::WriteTests => id::LATS_TESTS,
+            Self::Reflect => id::LATS_REFLECT,
+        }
+    }
+}
+
+/// A text call: its act, and for a reflection the program, its test results and the first test it
+/// failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TextAsk {
+    pub act: TextAct,
+    pub code: String,
+    pub feedback: String,
+    pub failing: Option<String>,
+}
+
+/// Which program a search answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answering {
+    /// The best-scoring one, and a perfect score ends the search: seed 004's methods, whose reward
+    /// is the task's tests.
+    BestScore,
+    /// The one the method chose (by expansion; none yet), whatever the task's tests say of the
+    /// others: LATS and Reflexion, which judge programs by tests of their own.
+    Chosen(Option<usize>),
+}
+
 /// A search method: what to ask next, and what to learn from the answer.
 pub trait Method {
-    /// The next expansion; `None` when the method has nothing left to try.
-    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion>;
+    /// What to ask next; `None` when the method is done.
+    fn next(&mut self, rng: &mut RunRng) -> Option<Ask>;
     /// The outcome of the expansion `next` asked for.
     fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng);
+    /// The reply to the text call `next` asked for (none when the call failed).
+    fn absorb_text(&mut self, _reply: Option<&str>, _rng: &mut RunRng) {}
+    /// The verdict of the run `next` asked for.
+    fn absorb_run(&mut self, _verdict: &ProgramVerdict, _rng: &mut RunRng) {}
+    /// The values of the method's own placeholders in the prompt of the call `next` just asked
+    /// for; they take the place of the search's own (`task` among them).
+    fn prompt_values(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+    /// Which program the search answers with.
+    fn answer(&self) -> Answering {
+        Answering::BestScore
+    }
+    /// Why the method is done, once `next` gave `None`.
+    fn why_done(&self) -> String {
+        "the method has nothing left to try".into()
+    }
     /// The prompt of an expansion of `kind`: the action's own, unless the method has one.
     fn prompt_id(&self, kind: ActionKind) -> &'static str {
         kind.prompt_id()

@@ -1,5 +1,6 @@
 //! Searches over programs that an LLM writes (seed 004): GIF-MCTS and its baselines, WorldCoder
-//! and zero-shot CoT. A method decides what to ask next ([`Method::next`]: generate, improve
+//! and zero-shot CoT; and LATS with its baseline Reflexion, which judge programs by unit tests the
+//! LLM writes ([`self_tests`]). A method decides what to ask next ([`Method::next`]: generate, improve
 //! or fix, on which program) and learns from what came of it ([`Method::absorb`]); [`Search`] is
 //! the machinery they share: it renders the prompt, asks for the LLM call, takes the program out of
 //! the reply, has it scored (each program text once), counts the budget in LLM calls, keeps the
@@ -16,11 +17,14 @@ pub mod bank;
 pub mod bench;
 pub mod gif_mcts;
 pub mod hand_edit;
+pub mod lats;
 mod machine;
 mod method;
 pub mod paper_table_1;
 pub mod record;
+pub mod reflexion;
 mod scorer;
+pub mod self_tests;
 pub mod simulated_llm;
 pub mod spec;
 #[cfg(test)]
@@ -31,6 +35,6 @@ pub mod world_model;
 pub mod world_model_tasks;
 pub mod zero_shot;
 
-pub use machine::{BestSoFar, CallRecord, Search};
-pub use method::{ActionKind, Expanded, Expansion, Method, keeps_prefix, program_of};
+pub use machine::{BestSoFar, CallRecord, Search, TextRecord};
+pub use method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk, keeps_prefix, program_of};
 pub use scorer::{FailingExample, Score, Scorer, SearchTask, TestsScorer};

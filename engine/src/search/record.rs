@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::spec::{ProgramSearch, SearchSpec, SearchTreeNode};
-use super::{BestSoFar, CallRecord, Expanded, Score};
+use super::{BestSoFar, CallRecord, Expanded, Score, TextRecord};
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
@@ -30,6 +30,12 @@ pub struct SearchRecord {
     pub expansions: Vec<Expanded>,
     /// The call behind each expansion, in the same order.
     pub calls: Vec<CallRecord>,
+    /// LATS's and Reflexion's calls that wrote tests or reflections, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<TextRecord>,
+    /// How many times the method looked at the task's own tests (`ProgramSearch::hidden_checks`).
+    #[serde(default)]
+    pub hidden_checks: u32,
     pub progress: Vec<BestSoFar>,
     /// The best program and its score.
     pub best: Option<(String, f64)>,
@@ -69,6 +75,8 @@ impl ProgramSearch {
             tree: self.tree(),
             expansions: self.expansions().to_vec(),
             calls: self.calls().to_vec(),
+            texts: self.texts().to_vec(),
+            hidden_checks: self.hidden_checks(),
             progress: self.progress().to_vec(),
             best: self.best().map(|(program, score)| (program.to_owned(), score)),
             usage: self.usage(),

@@ -15,6 +15,10 @@
 //! independent of the logic, and regressions: what GIF-MCTS and WorldCoder handle differently.
 //! With `hack_share` above 0, a reply is sometimes a reward hack: the program plus one of
 //! [`REWARD_HACKS`], which naive verdicts pass and the harness catches (issue 32).
+//! For LATS and Reflexion it also writes unit tests (the task's own, each wrong with
+//! `wrong_test_share` and one that proves nothing with `trivial_test_share`), reflections that name
+//! the failing test, and rewrites that aim at a fault that test implicates, as improve does; the
+//! reflection's words change nothing in the simulation.
 //! Every reply is a real program, parsed by the real parser and scored by the real harness; only
 //! which program comes back is simulated. Results under it are labelled "simulated LLM".
 
@@ -23,9 +27,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, Choice, Fault};
-use super::{ActionKind, Expansion, FailingExample, SearchTask};
+use super::{ActionKind, Expansion, FailingExample, SearchTask, TextAct, TextAsk};
+use crate::cheating::impossible::mutated_assert;
 use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
+use crate::python::TestCase;
 use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -53,6 +59,12 @@ pub struct SimulatedLlmParams {
     /// impossible variant). Not from the paper: 0 unless a search is set to show cheating.
     #[serde(default)]
     pub special_case_share: f64,
+    /// A unit test it writes for LATS or Reflexion has a wrong expected value (one of the task's
+    /// tests with its value changed) with this probability. Ours, not from the LATS paper.
+    pub wrong_test_share: f64,
+    /// A unit test it writes proves nothing: a copy of the task's test that the fewest faults fail
+    /// (an edge case almost any program passes). Ours, not from the LATS paper.
+    pub trivial_test_share: f64,
 }
 
 /// Reward hacks of three of the red team's classes (`e2e/reward-hacks.json`), as a model trained on
@@ -85,6 +97,8 @@ impl Default for SimulatedLlmParams {
             regress: 0.1,
             hack_share: 0.0,
             special_case_share: 0.0,
+            wrong_test_share: 0.1,
+            trivial_test_share: 0.2,
         }
     }
 }
@@ -103,6 +117,8 @@ impl crate::params::Parameters for SimulatedLlmParams {
             ("regress", self.regress),
             ("hack_share", self.hack_share),
             ("special_case_share", self.special_case_share),
+            ("wrong_test_share", self.wrong_test_share),
+            ("trivial_test_share", self.trivial_test_share),
         ];
         odds.into_iter().try_for_each(|(field, value)| crate::params::check_range(field, value, 0.0..=1.0))
     }
@@ -128,7 +144,17 @@ impl SimulatedLlm {
     pub fn reply(&self, prompt_id: &str, expansion: &Expansion, rng: &mut RunRng) -> String {
         let parsed = self.bank.parse(&expansion.code);
         let example = expansion.parent.as_ref().and_then(|e| e.example.as_ref());
+        // LATS and Reflexion show the failing test they wrote: the task's test it copies, if any.
+        let located =
+            example.filter(|x| x.test.is_none()).map(|x| FailingExample { test: self.test_of(&x.input), ..x.clone() });
+        let example = located.as_ref().or(example);
         let choices = match (expansion.kind, parsed) {
+            // LATS's and Reflexion's rewrite sees the test results, whose output may be the
+            // program's error: it repairs a bug first, as fix does, else a logic fault.
+            (ActionKind::Improve, Some(choices)) if prompt_id == id::LATS_IMPROVE => {
+                let line = example.and_then(|x| error_line(&x.actual));
+                self.fix(choices, line, example, rng)
+            }
             (ActionKind::Improve, Some(choices)) => self.improve(choices, example, rng),
             (ActionKind::Fix, Some(choices)) => {
                 let line = expansion.parent.as_ref().and_then(|e| e.error.as_deref()).and_then(error_line);
@@ -150,6 +176,7 @@ impl SimulatedLlm {
             program.push_str(REWARD_HACKS[rng.random_range(0..REWARD_HACKS.len())].1);
         }
         match expansion.kind {
+            _ if [id::LATS_SIMPLE, id::LATS_IMPROVE].contains(&prompt_id) => format!("```python\n{program}```\n"),
             // A chain of thought goes on from the prompt's "Let's think step by step.".
             ActionKind::Generate if prompt_id == id::ZERO_SHOT_COT => format!(
                 "\nFirst, what the task asks for and which cases the tests will try. Then, a plan: go through the input once, keeping what the answer needs. Last, the code:\n```python\n{program}```\n"
@@ -162,6 +189,62 @@ impl SimulatedLlm {
                 "## Error explanation\nThe program does not run as written.\n## Fix suggestion\nCorrect the line the error points to.\n## Correct code\n```python\n{program}```\n"
             ),
         }
+    }
+
+    /// The reply to a text call: unit tests, or a reflection that names the failing test.
+    pub fn text_reply(&self, text: &TextAsk, rng: &mut RunRng) -> String {
+        match text.act {
+            TextAct::WriteTests => {
+                let lines = self.test_lines();
+                let weakest = (0..lines.len()).min_by_key(|&i| self.faults_failing(lines[i].0));
+                let (wrong, trivial) = (self.params.wrong_test_share, self.params.trivial_test_share);
+                let written: Vec<String> = lines
+                    .iter()
+                    .map(|(_, line)| {
+                        let draw: f64 = rng.random();
+                        match weakest {
+                            _ if draw < wrong => mutated_assert(line).unwrap_or_else(|| line.clone()),
+                            Some(w) if draw < wrong + trivial => lines[w].1.clone(),
+                            _ => line.clone(),
+                        }
+                    })
+                    .collect();
+                format!("```python\n{}\n```\n", written.join("\n"))
+            }
+            TextAct::Reflect => match &text.failing {
+                Some(test) => format!(
+                    "The implementation fails `{test}`: for that input it does not give the value the test expects. One step of the computation handles this case wrongly; the next implementation must correct that step and keep the cases that pass."
+                ),
+                None => "The implementation passes the tests it was run on; nothing in them points to a fault.".into(),
+            },
+        }
+    }
+
+    /// The task's tests as single `assert` lines, each with the index of the test it comes from
+    /// (a HumanEval `check` holds many, calling `candidate`, which is the entry point).
+    fn test_lines(&self) -> Vec<(usize, String)> {
+        let entry = self.bank.task_code.as_ref().and_then(|code| code.entry_point.as_deref());
+        let mut lines = Vec::new();
+        for (index, test) in self.bank.tests.iter().enumerate() {
+            let TestCase::Statement(text) = test else { continue };
+            for line in text.lines().map(str::trim).filter(|line| line.starts_with("assert ")) {
+                let line =
+                    entry.map_or_else(|| line.to_owned(), |entry| line.replace("candidate(", &format!("{entry}(")));
+                lines.push((index, line));
+            }
+        }
+        lines
+    }
+
+    /// How many of the bank's faults fail the task's test `index` alone.
+    fn faults_failing(&self, index: usize) -> usize {
+        self.bank.slots.iter().flat_map(|slot| &slot.faults).filter(|fault| fault.fails.contains(&index)).count()
+    }
+
+    /// The task's test that a written test copies, if it copies one.
+    fn test_of(&self, written: &str) -> Option<usize> {
+        let written = written.trim();
+        self.test_lines().into_iter().find(|(_, line)| line == written).map(|(index, _)| index)
     }
 
     /// A slot written afresh.

@@ -6,12 +6,15 @@ use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, search_tasks};
 use super::gif_mcts::{GifMcts, GifMctsParams};
+use super::lats::{HiddenTests, Lats, LatsParams};
+use super::reflexion::{Reflexion, ReflexionParams};
+use super::self_tests::SelfTestedNode;
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
-use super::{ActionKind, Expanded, Expansion, Method, Score, Scorer, Search, SearchTask, TestsScorer};
+use super::{ActionKind, Answering, Ask, Expanded, Method, Score, Scorer, Search, SearchTask, TestsScorer};
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::gym::dataset::dataset;
 use crate::params::Parameters;
@@ -29,12 +32,27 @@ pub enum MethodSpec {
     GifMcts(GifMctsParams),
     WorldCoder(WorldCoderParams),
     ZeroShot,
+    Lats(LatsParams),
+    Reflexion(ReflexionParams),
 }
 
 impl MethodSpec {
-    /// The methods by name: the three of seed 004's tables, and GIF-MCTS's ablations (Table 6).
-    pub const NAMES: [&str; 6] =
-        ["gif-mcts", "worldcoder", "zero-shot", "gif-mcts-no-generate", "gif-mcts-no-improve", "gif-mcts-no-fix"];
+    /// The methods by name: the three of seed 004's tables, GIF-MCTS's ablations (Table 6), LATS
+    /// in its two modes and Reflexion.
+    pub const NAMES: [&str; 9] = [
+        "gif-mcts",
+        "worldcoder",
+        "zero-shot",
+        "gif-mcts-no-generate",
+        "gif-mcts-no-improve",
+        "gif-mcts-no-fix",
+        "lats",
+        "lats-strict",
+        "reflexion",
+    ];
+
+    /// Seed 004's methods and GIF-MCTS's ablations: the first six names.
+    pub const SEED_004: &'static [&'static str] = Self::NAMES.split_at(6).0;
 
     /// The method by its name, with its defaults.
     pub fn parse(name: &str) -> Result<Self, String> {
@@ -46,6 +64,9 @@ impl MethodSpec {
             "gif-mcts-no-generate" => Ok(Self::GifMcts(GifMctsParams { allow_generate: false, ..gif })),
             "gif-mcts-no-improve" => Ok(Self::GifMcts(GifMctsParams { allow_improve: false, ..gif })),
             "gif-mcts-no-fix" => Ok(Self::GifMcts(GifMctsParams { fix_chain: 0, ..gif })),
+            "lats" => Ok(Self::Lats(LatsParams::default())),
+            "lats-strict" => Ok(Self::Lats(LatsParams { mode: HiddenTests::Strict, ..LatsParams::default() })),
+            "reflexion" => Ok(Self::Reflexion(ReflexionParams::default())),
             _ => Err(format!("unknown method '{name}'; valid: {}", Self::NAMES.join(", "))),
         }
     }
@@ -59,7 +80,16 @@ impl MethodSpec {
             Self::GifMcts(_) => Self::NAMES[0],
             Self::WorldCoder(_) => Self::NAMES[1],
             Self::ZeroShot => Self::NAMES[2],
+            Self::Lats(p) if p.mode == HiddenTests::Strict => Self::NAMES[7],
+            Self::Lats(_) => Self::NAMES[6],
+            Self::Reflexion(_) => Self::NAMES[8],
         }
+    }
+
+    /// Whether it judges programs by unit tests that the LLM writes (LATS, Reflexion), which only
+    /// a task tested by statements (`assert` lines calling a function) can have.
+    pub fn writes_own_tests(&self) -> bool {
+        matches!(self, Self::Lats(_) | Self::Reflexion(_))
     }
 
     pub fn build(&self) -> AnyMethod {
@@ -67,6 +97,8 @@ impl MethodSpec {
             Self::GifMcts(p) => AnyMethod::GifMcts(Box::new(GifMcts::new(p.clone()))),
             Self::WorldCoder(p) => AnyMethod::WorldCoder(WorldCoder::new(p.clone())),
             Self::ZeroShot => AnyMethod::ZeroShot(ZeroShot),
+            Self::Lats(p) => AnyMethod::Lats(Box::new(Lats::new(p.clone()))),
+            Self::Reflexion(p) => AnyMethod::Reflexion(Reflexion::new(p.clone())),
         }
     }
 }
@@ -78,39 +110,67 @@ pub enum AnyMethod {
     GifMcts(Box<GifMcts>),
     WorldCoder(WorldCoder),
     ZeroShot(ZeroShot),
+    Lats(Box<Lats>),
+    Reflexion(Reflexion),
+}
+
+impl AnyMethod {
+    fn inner(&self) -> &dyn Method {
+        match self {
+            Self::GifMcts(m) => m.as_ref(),
+            Self::WorldCoder(m) => m,
+            Self::ZeroShot(m) => m,
+            Self::Lats(m) => m.as_ref(),
+            Self::Reflexion(m) => m,
+        }
+    }
+
+    fn inner_mut(&mut self) -> &mut dyn Method {
+        match self {
+            Self::GifMcts(m) => m.as_mut(),
+            Self::WorldCoder(m) => m,
+            Self::ZeroShot(m) => m,
+            Self::Lats(m) => m.as_mut(),
+            Self::Reflexion(m) => m,
+        }
+    }
 }
 
 impl Method for AnyMethod {
-    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion> {
-        match self {
-            Self::GifMcts(m) => m.next(rng),
-            Self::WorldCoder(m) => m.next(rng),
-            Self::ZeroShot(m) => m.next(rng),
-        }
+    fn next(&mut self, rng: &mut RunRng) -> Option<Ask> {
+        self.inner_mut().next(rng)
     }
 
     fn absorb(&mut self, expanded: &Expanded, rng: &mut RunRng) {
-        match self {
-            Self::GifMcts(m) => m.absorb(expanded, rng),
-            Self::WorldCoder(m) => m.absorb(expanded, rng),
-            Self::ZeroShot(m) => m.absorb(expanded, rng),
-        }
+        self.inner_mut().absorb(expanded, rng);
+    }
+
+    fn absorb_text(&mut self, reply: Option<&str>, rng: &mut RunRng) {
+        self.inner_mut().absorb_text(reply, rng);
+    }
+
+    fn absorb_run(&mut self, verdict: &ProgramVerdict, rng: &mut RunRng) {
+        self.inner_mut().absorb_run(verdict, rng);
     }
 
     fn prompt_id(&self, kind: ActionKind) -> &'static str {
-        match self {
-            Self::GifMcts(m) => m.prompt_id(kind),
-            Self::WorldCoder(m) => m.prompt_id(kind),
-            Self::ZeroShot(m) => m.prompt_id(kind),
-        }
+        self.inner().prompt_id(kind)
     }
 
     fn reply_start(&self) -> Option<&'static str> {
-        match self {
-            Self::GifMcts(m) => m.reply_start(),
-            Self::WorldCoder(m) => m.reply_start(),
-            Self::ZeroShot(m) => m.reply_start(),
-        }
+        self.inner().reply_start()
+    }
+
+    fn prompt_values(&self) -> Vec<(&'static str, String)> {
+        self.inner().prompt_values()
+    }
+
+    fn answer(&self) -> Answering {
+        self.inner().answer()
+    }
+
+    fn why_done(&self) -> String {
+        self.inner().why_done()
     }
 }
 
@@ -162,6 +222,9 @@ pub struct SearchTreeNode {
     /// Its program passed only because verdicts were naive (a reward hack).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hacked: bool,
+    /// For LATS and Reflexion: the tests the method wrote and ran it on, and what came of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_tested: Option<SelfTestedNode>,
 }
 
 /// A program search on a task: on its tests' scores, or a world model's accuracy.
@@ -280,6 +343,14 @@ impl SearchSpec {
         if !(1..=Self::MAX_BUDGET).contains(&self.budget) {
             return Err(format!("budget: {} is outside 1..={}", self.budget, Self::MAX_BUDGET));
         }
+        let statements = !task.tests.is_empty() && task.tests.iter().all(|t| matches!(t, TestCase::Statement(_)));
+        if self.method.writes_own_tests() && (task.world_model.is_some() || !statements) {
+            return Err(format!(
+                "{} writes unit tests that call a function, and task {} is not tested that way (it is a world model, or reads standard input)",
+                self.method.name(),
+                task.id
+            ));
+        }
         self.simulated_llm.validate()?;
         Ok((self.method.build(), self.scorer_on(task)))
     }
@@ -356,8 +427,33 @@ fn bundled_bank(id: &str) -> Result<BankTask, String> {
 }
 
 impl ProgramSearch {
+    /// The program the search answers with, by expansion: the method's choice, else its first
+    /// program to pass every test (where a perfect score ended it), else its best.
+    pub fn answer(&self) -> Option<usize> {
+        let expansions = self.expansions();
+        match self.method().answer() {
+            Answering::Chosen(chosen) => chosen,
+            Answering::BestScore => expansions.iter().position(|e| e.score.score >= 1.0).or_else(|| {
+                (0..expansions.len())
+                    .reduce(|best, i| if expansions[i].score.score > expansions[best].score.score { i } else { best })
+            }),
+        }
+    }
+
+    /// How many times the method looked at the task's own tests: every program, for seed 004's
+    /// methods (they are its reward); LATS's checks (`Lats::hidden_checks`); Reflexion's final
+    /// answer's.
+    pub fn hidden_checks(&self) -> u32 {
+        match self.method() {
+            AnyMethod::Lats(lats) => lats.hidden_checks(),
+            AnyMethod::Reflexion(_) => u32::from(self.answer().is_some()),
+            _ => self.expansions().len() as u32,
+        }
+    }
+
     /// The tree of programs: GIF-MCTS's expanded nodes; WorldCoder's programs under the one each
-    /// refined; zero-shot's samples under the empty program.
+    /// refined; zero-shot's samples under the empty program; LATS's tree, its simple solution the
+    /// root; Reflexion's programs each under the one before.
     pub fn tree(&self) -> Vec<SearchTreeNode> {
         let root = SearchTreeNode {
             parent: None,
@@ -368,6 +464,7 @@ impl ProgramSearch {
             value: 0.0,
             bug: false,
             hacked: false,
+            self_tested: None,
         };
         let expansions = self.expansions();
         let flat = |parent_of: &dyn Fn(usize) -> usize| {
@@ -380,6 +477,7 @@ impl ProgramSearch {
                 value: e.score.score,
                 bug: e.score.bug,
                 hacked: e.score.hacked,
+                self_tested: None,
             });
             std::iter::once(root.clone()).chain(children).collect()
         };
@@ -403,12 +501,56 @@ impl ProgramSearch {
                             value: n.value(),
                             bug: n.bug,
                             hacked: n.expansion.is_some_and(|e| expansions[e].score.hacked),
+                            self_tested: None,
                         }
                     })
                     .collect()
             }
             AnyMethod::WorldCoder(search) => flat(&|i| search.pool()[i].parent.map_or(0, |p| p + 1)),
             AnyMethod::ZeroShot(_) => flat(&|_| 0),
+            // Each program under the one it rewrote.
+            AnyMethod::Reflexion(search) => {
+                let mut tree: Vec<SearchTreeNode> = flat(&|i| i);
+                for (node, attempt) in tree.iter_mut().skip(1).zip(search.attempts()) {
+                    node.label = if attempt.expansion == 0 { "simple".into() } else { "retry".into() };
+                    node.value = attempt.internal;
+                    node.self_tested = Some(SelfTestedNode {
+                        tests: search.tests.clone(),
+                        feedback: attempt.feedback.clone(),
+                        refused: attempt.refused.clone(),
+                        internal: (!attempt.feedback.is_empty()).then_some(attempt.internal),
+                        reflection: attempt.reflection.clone(),
+                        hidden: None,
+                        value: None,
+                    });
+                }
+                tree
+            }
+            AnyMethod::Lats(search) if search.nodes().is_empty() => vec![root],
+            AnyMethod::Lats(search) => search
+                .nodes()
+                .iter()
+                .map(|n| SearchTreeNode {
+                    parent: n.parent,
+                    label: if n.parent.is_none() { "simple".into() } else { "child".into() },
+                    expansion: Some(n.expansion),
+                    edit: None,
+                    visits: n.visits,
+                    // The mean backed-up value; a node never backed up, its internal tests' share.
+                    value: if n.visits > 0 { n.value / f64::from(n.visits) } else { n.internal.unwrap_or(0.0) },
+                    bug: expansions[n.expansion].score.bug,
+                    hacked: expansions[n.expansion].score.hacked,
+                    self_tested: Some(SelfTestedNode {
+                        tests: n.tests.clone(),
+                        feedback: n.feedback.clone(),
+                        refused: n.refused.clone(),
+                        internal: n.internal,
+                        reflection: n.reflection.clone(),
+                        hidden: n.hidden,
+                        value: Some(n.value),
+                    }),
+                })
+                .collect(),
         }
     }
 }

@@ -328,8 +328,8 @@ fn searches_on_the_simulated_llm_replay_identically_and_draw_their_trees() {
 struct Continue;
 
 impl Method for Continue {
-    fn next(&mut self, _rng: &mut RunRng) -> Option<Expansion> {
-        Some(Expansion { kind: ActionKind::Generate, code: "def f(x):\n".into(), parent: None })
+    fn next(&mut self, _rng: &mut RunRng) -> Option<Ask> {
+        Some(Ask::Program(Expansion { kind: ActionKind::Generate, code: "def f(x):\n".into(), parent: None }))
     }
 
     fn absorb(&mut self, _expanded: &Expanded, _rng: &mut RunRng) {}
@@ -377,4 +377,94 @@ fn an_imported_tasks_bank_is_the_offline_searchs_first_need_run_as_untrusted_cod
     // Answered by an endpoint, there is no bank to make: the first need is the call.
     let remote = spec.start(Some(&task), false, PromptSet::default()).unwrap();
     assert!(matches!(remote.need(), Need::Chat(_)));
+}
+
+/// LATS or Reflexion on the simulated LLM, with verdicts from the bank: on its own tests, a program
+/// passes those its faults do not fail alone (a fault's `fails`); on the task's tests it scores
+/// 1 if `hidden`, else 0, whatever it is, so that a method that never reads them searches the same
+/// either way.
+fn self_testing(method: &str, seed: u64, hidden: bool) -> spec::ProgramSearch {
+    use crate::effects::OfflineLlm;
+    let mut spec = simulated_spec(method, seed);
+    spec.budget = 40;
+    let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
+    let lines: Vec<(usize, String)> = bank
+        .tests
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| match t {
+            TestCase::Statement(text) => Some((i, text.trim().to_owned())),
+            TestCase::Io { .. } => None,
+        })
+        .collect();
+    let mut search = spec.start(None, true, PromptSet::default()).unwrap();
+    let mut llm = OfflineLlm::new(seed);
+    loop {
+        match search.need() {
+            Need::Chat(_) => {
+                let outcome = llm.reply(&search);
+                search.chat_done(outcome, 0.0);
+            }
+            Need::Python(batch) => {
+                let request = &batch.requests[0];
+                let choices = bank.parse(&request.code).expect("the simulated LLM writes bank programs");
+                let faults: Vec<&bank::Fault> =
+                    choices.iter().enumerate().filter_map(|(s, c)| c.map(|f| &bank.slots[s].faults[f])).collect();
+                let broken = faults.iter().any(|f| f.kind == bank::FaultKind::Syntax);
+                let v = if request.data_tests {
+                    let mut v = ProgramVerdict::from_host(request, Outcome::FailedTest, String::new(), 1.0);
+                    v.error = broken.then(|| "SyntaxError: invalid syntax (line 2)".to_owned());
+                    v.tests = request
+                        .tests
+                        .iter()
+                        .filter(|_| !broken)
+                        .map(|t| {
+                            let TestCase::Statement(text) = t else { unreachable!("own tests are statements") };
+                            let copied = lines.iter().find(|(_, line)| line == text).map(|(i, _)| *i);
+                            // A test the model got wrong fails every program.
+                            let ok = copied.is_some_and(|i| faults.iter().all(|f| !f.fails.contains(&i)));
+                            TestResult { test: text.clone(), passed: ok, ..TestResult::default() }
+                        })
+                        .collect();
+                    v
+                } else {
+                    let mut v = verdict(request, 0, false);
+                    if hidden {
+                        (v.number_passed, v.passed, v.outcome) = (v.total, true, Outcome::Pass);
+                    }
+                    v
+                };
+                search.python_done(vec![v], 0.0);
+            }
+            _ => return search,
+        }
+    }
+}
+
+#[test]
+fn strict_lats_and_reflexion_search_alike_whatever_the_tasks_tests_say_and_official_lats_does_not() {
+    for (method, reads_hidden) in [("lats-strict", false), ("reflexion", false), ("lats", true)] {
+        let pairs: Vec<_> =
+            (1..=10).map(|seed| (self_testing(method, seed, false), self_testing(method, seed, true))).collect();
+        let programs = |s: &spec::ProgramSearch| s.expansions().iter().map(|e| e.program.clone()).collect::<Vec<_>>();
+        let differs = pairs
+            .iter()
+            .any(|(failing, passing)| programs(failing) != programs(passing) || failing.texts() != passing.texts());
+        assert_eq!(differs, reads_hidden, "{method}");
+        let reflected = pairs.iter().filter(|(s, _)| s.texts().iter().any(|t| t.act == TextAct::Reflect)).count();
+        assert!(reflected >= 3, "{method}: searches that went on past their first program: {reflected}");
+    }
+}
+
+#[test]
+fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() {
+    let search = self_testing("lats", 3, false);
+    let tree = search.tree();
+    assert_eq!(tree[0].label, "simple");
+    let own = tree[0].self_tested.as_ref().expect("LATS's nodes carry their own tests");
+    assert!(!own.tests.is_empty() && own.feedback.starts_with("Tested passed:"), "{own:?}");
+    assert!(tree.iter().skip(1).all(|n| n.parent.is_some() && n.self_tested.is_some()));
+    let answer = search.answer().expect("an answer");
+    assert_eq!(search.best().map(|(p, _)| p), Some(search.expansions()[answer].program.as_str()));
+    assert_eq!(search.progress().len(), search.llm_calls() as usize, "one point per LLM call");
 }

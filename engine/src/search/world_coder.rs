@@ -10,7 +10,7 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionKind, Expanded, Expansion, Method, Score};
+use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
 use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -74,16 +74,16 @@ impl WorldCoder {
 }
 
 impl Method for WorldCoder {
-    fn next(&mut self, rng: &mut RunRng) -> Option<Expansion> {
+    fn next(&mut self, rng: &mut RunRng) -> Option<Ask> {
         if self.pool.is_empty() {
             self.refining = None;
-            return Some(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None });
+            return Some(Ask::Program(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None }));
         }
         let chosen = if self.params.sequential { self.pool.len() - 1 } else { self.sample(rng) };
         self.refining = Some(chosen);
         let c = &self.pool[chosen];
         let kind = if c.score.bug { ActionKind::Fix } else { ActionKind::Improve };
-        Some(Expansion { kind, code: c.program.clone(), parent: Some(c.score.clone()) })
+        Some(Ask::Program(Expansion { kind, code: c.program.clone(), parent: Some(c.score.clone()) }))
     }
 
     fn absorb(&mut self, expanded: &Expanded, _rng: &mut RunRng) {
@@ -126,12 +126,12 @@ mod tests {
     fn generate_first_then_fix_the_buggy_and_improve_the_healthy_with_the_betas_worked_by_hand() {
         let mut rng = RunRng::seed_from_u64(1);
         let mut method = WorldCoder::new(WorldCoderParams::default());
-        let first = method.next(&mut rng).unwrap();
+        let first = method.next(&mut rng).and_then(Ask::program).unwrap();
         assert_eq!((first.kind, first.code.as_str()), (ActionKind::Generate, ""));
         method.absorb(&expanded(ActionKind::Generate, 0.0, true), &mut rng);
         // A bug scores 0: Beta(1, 6).
         assert_eq!((method.pool[0].alpha, method.pool[0].beta), (1.0, 6.0));
-        let second = method.next(&mut rng).unwrap();
+        let second = method.next(&mut rng).and_then(Ask::program).unwrap();
         assert_eq!((second.kind, second.parent.unwrap().bug), (ActionKind::Fix, true));
         method.absorb(&expanded(ActionKind::Fix, 0.6, false), &mut rng);
         // The refined program failed to reach 1: β += 1. The new one: Beta(1 + 5·0.6, 1 + 5·0.4).
@@ -164,6 +164,10 @@ mod tests {
         let wins = (0..2000).filter(|_| method.sample(&mut rng) == 0).count();
         assert!((1800..2000).contains(&wins), "{wins}");
         method.params.sequential = true;
-        assert_eq!(method.next(&mut rng).unwrap().kind, ActionKind::Fix, "sequential refines the newest");
+        assert_eq!(
+            method.next(&mut rng).and_then(Ask::program).unwrap().kind,
+            ActionKind::Fix,
+            "sequential refines the newest"
+        );
     }
 }

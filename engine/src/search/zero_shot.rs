@@ -4,7 +4,7 @@
 //! The task is solved when any of them passes every test (pass@B), and the best score is the best
 //! of the B.
 
-use super::{ActionKind, Expanded, Expansion, Method};
+use super::{ActionKind, Ask, Expanded, Expansion, Method};
 use crate::prompts::id;
 use crate::rng::RunRng;
 
@@ -16,8 +16,8 @@ pub const COT_START: &str = "Let's think step by step.";
 pub struct ZeroShot;
 
 impl Method for ZeroShot {
-    fn next(&mut self, _rng: &mut RunRng) -> Option<Expansion> {
-        Some(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None })
+    fn next(&mut self, _rng: &mut RunRng) -> Option<Ask> {
+        Some(Ask::Program(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None }))
     }
 
     fn absorb(&mut self, _expanded: &Expanded, _rng: &mut RunRng) {}
