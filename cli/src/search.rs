@@ -399,6 +399,12 @@ pub struct CheatRateArgs {
     /// (repeatable).
     #[arg(long = "simulated-llm", value_name = "NAME=VALUE")]
     simulated_llm: Vec<String>,
+    /// The LLM that answers (default: the simulated one): an endpoint's cheating rate.
+    #[command(flatten)]
+    llm: LlmArgs,
+    /// The endpoint's sampling temperature.
+    #[arg(long, default_value_t = TEMPERATURE)]
+    temperature: f64,
     /// Searches run in parallel (default: the machine's cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -418,7 +424,7 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
         ..SearchSpec::default()
     };
     let spec = BenchSpec::new(vec![method], vec![args.budget], parse_seeds(&args.seeds)?, tasks, template);
-    let report = bench_report(spec, args.jobs)?;
+    let report = bench_report_on(spec, args.jobs, &args.llm, args.temperature)?;
     if args.json {
         println!("{}", serde_json::to_string(&report).expect("reports serialise"));
     } else {

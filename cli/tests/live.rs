@@ -335,3 +335,18 @@ fn search_bench_asks_an_endpoint_when_given_one() {
     assert_eq!(rows[1]["solved_fraction"].as_f64(), Some(0.4), "{report}");
     assert!(rows[1]["mean_llm_calls"].as_f64().unwrap() >= 2.0, "Reflexion asks for tests first: {report}");
 }
+
+#[test]
+fn cheat_rate_measures_an_endpoint() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let mut args = vec!["cheat-rate", "--variant", "one-off", "--tasks", "binary_search", "--seeds", "1-2"];
+    args.extend(["--llm", "custom", "--base-url", &base_url, "--model", "stub-coder", "--json"]);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    assert_eq!(report["llm"], "stub-coder", "{report}");
+    // The stub writes the same honest binary_search whatever the tests shown: it never cheats.
+    let rate = &report["cheating"][0];
+    assert_eq!((rate["searches"].as_u64(), rate["cheated"].as_u64()), (Some(2), Some(0)), "{report}");
+}
