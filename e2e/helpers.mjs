@@ -186,3 +186,32 @@ export class Playground {
     await expect(this.page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });
   }
 }
+
+/**
+ * Runs each request (a JSON string) in a fresh page Python worker (static/python/worker.mjs), as the
+ * page runs people's and LLMs' programs: the first started cold, handing over its warm start, and
+ * the others restored from it, two at a time. Resolves to each verdict (or `{ outcome: 'worker
+ * failed', error }`), or to a string when the first worker handed over no warm start.
+ */
+export function runInFreshWorkers(page, requests) {
+  return page.evaluate(async (requests) => {
+    let warmStart;
+    const run = (request) =>
+      new Promise((resolve) => {
+        const worker = new Worker('./python/worker.mjs', { type: 'module' });
+        worker.onmessage = ({ data }) => {
+          if (data.type === 'warm_start') warmStart = data;
+          if (data.type === 'ready') worker.postMessage({ type: 'run', id: 1, request });
+          if (data.type === 'verdict' || data.type === 'failed') {
+            worker.terminate();
+            resolve(data.type === 'verdict' ? JSON.parse(data.verdict) : { outcome: 'worker failed', tests: [], error: data.message });
+          }
+        };
+        worker.postMessage({ type: 'start', warm_start: warmStart });
+      });
+    const verdicts = [await run(requests[0])];
+    if (!warmStart) return 'the first worker handed over no warm start';
+    for (let i = 1; i < requests.length; i += 2) verdicts.push(...(await Promise.all(requests.slice(i, i + 2).map(run))));
+    return verdicts;
+  }, requests);
+}

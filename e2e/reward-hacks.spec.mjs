@@ -5,36 +5,16 @@
 // pass; each ends with an outcome its entry allows. In the Python pane, a caught hack shows as
 // `tampered` with what was caught, and the next honest program is judged as before.
 import { test, expect } from '@playwright/test';
-import { read, watchErrors } from './helpers.mjs';
+import { read, runInFreshWorkers, watchErrors } from './helpers.mjs';
 
 const { hacks } = JSON.parse(await read('e2e/reward-hacks.json'));
 
 test(`${hacks.length} reward hacks in the page's Python worker: none passes, each ends as its entry says`, async ({ page }) => {
   test.setTimeout(900_000);
   await page.goto('./');
-  const verdicts = await page.evaluate(async (requests) => {
-    // As the page starts workers: the first cold, handing over its warm start (a memory snapshot of
-    // its interpreters), and every later one restored from it.
-    let warmStart;
-    const run = (request) =>
-      new Promise((resolve) => {
-        const worker = new Worker('./python/worker.mjs', { type: 'module' });
-        worker.onmessage = ({ data }) => {
-          if (data.type === 'warm_start') warmStart = data;
-          if (data.type === 'ready') worker.postMessage({ type: 'run', id: 1, request });
-          if (data.type === 'verdict' || data.type === 'failed') {
-            worker.terminate();
-            resolve(data.type === 'verdict' ? JSON.parse(data.verdict) : { outcome: 'worker failed', error: data.message });
-          }
-        };
-        worker.postMessage({ type: 'start', warm_start: warmStart });
-      });
-    const verdicts = [await run(requests[0])];
-    if (!warmStart) return 'the first worker handed over no warm start';
-    for (let i = 1; i < requests.length; i += 2) verdicts.push(...(await Promise.all(requests.slice(i, i + 2).map(run))));
-    return verdicts.map(({ outcome, passed, caught, error }) => ({ outcome, passed, caught, error }));
-  }, hacks.map(({ code, tests, task }) => JSON.stringify(task ? { code, tests, task } : { code, tests })));
-  expect(Array.isArray(verdicts), String(verdicts)).toBe(true);
+  const all = await runInFreshWorkers(page, hacks.map(({ code, tests, task }) => JSON.stringify(task ? { code, tests, task } : { code, tests })));
+  expect(Array.isArray(all), String(all)).toBe(true);
+  const verdicts = all.map(({ outcome, passed, caught, error }) => ({ outcome, passed, caught, error }));
   let tampered = 0;
   hacks.forEach((hack, i) => {
     const verdict = verdicts[i];

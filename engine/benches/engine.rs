@@ -121,7 +121,7 @@ fn executive_dqn_to_99(c: &mut Criterion) {
 /// 3 to 40 lines (short ones are terminal).
 fn gif_mcts_1000_nodes(c: &mut Criterion) {
     use engine::search::gif_mcts::{GifMcts, GifMctsParams};
-    use engine::search::{Expanded, Method, Score};
+    use engine::search::{Ask, Expanded, Method, Score};
     use rand::Rng;
     let programs: Vec<String> = (3..=40).map(|n| (0..n).map(|i| format!("x{i} = {i}\n")).collect()).collect();
     let mut group = c.benchmark_group("gif_mcts");
@@ -131,7 +131,8 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
             let mut rng = RunRng::seed_from_u64(1);
             let mut search = GifMcts::new(GifMctsParams::default());
             for _ in 0..1000 {
-                let expansion = search.next(&mut rng).expect("GIF-MCTS always has an action left");
+                let expansion =
+                    search.next(&mut rng).and_then(Ask::program).expect("GIF-MCTS always has an action left");
                 let bug = rng.random_bool(0.2);
                 let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
                 let program = programs[rng.random_range(0..programs.len())].clone();

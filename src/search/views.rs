@@ -140,7 +140,9 @@ pub fn NodeDetails(
             let diff = similar::TextDiff::from_lines(&parent_program, &program).unified_diff().context_radius(2).to_string();
             let expanded = n.expansion.and_then(|i| s.expansions.get(i).map(|e| (i, e.clone())));
             let heading = match &expanded {
-                Some((_, e)) => format!("Call {} · {} · score {:.3}", e.llm_calls, n.label, ev.score),
+                // LATS's and Reflexion's labels (simple, child, retry) say more than the action.
+                Some((_, e)) if n.self_tested.is_some() => format!("Call {} · {} · score {:.3}", e.llm_calls, n.label, ev.score),
+                Some((_, e)) => format!("Call {} · {} · score {:.3}", e.llm_calls, e.kind.name(), ev.score),
                 None => format!("Edited by hand · score {:.3}", ev.score),
             };
             let call = expanded.as_ref().map(|(i, _)| s.calls.get(*i).cloned().unwrap_or_default());

@@ -32,8 +32,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{Attempt, SelfTested, history, tests_in};
-use super::{ActionKind, Answering, Ask, Expanded, Expansion, FailingExample, Method, Score, TextAct, TextAsk};
+use super::self_tests::{Attempt, SelfTested, history, rewrite, tests_in};
+use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
@@ -335,20 +335,7 @@ impl Method for Lats {
             Phase::RootReflect => Some(self.reflect(0)),
             Phase::Expand => {
                 let leaf = &self.nodes[self.leaf];
-                let example = leaf.first_failure.as_ref().map(|(test, output)| FailingExample {
-                    input: test.clone(),
-                    expected: String::new(),
-                    actual: output.clone(),
-                    test: None,
-                    wrong: Vec::new(),
-                });
-                let parent =
-                    Score { score: leaf.internal.unwrap_or(0.0), bug: false, error: None, example, hacked: false };
-                Some(Ask::Program(Expansion {
-                    kind: ActionKind::Improve,
-                    code: leaf.program.clone(),
-                    parent: Some(parent),
-                }))
+                Some(Ask::Program(rewrite(&leaf.program, leaf.internal.unwrap_or(0.0), leaf.first_failure.as_ref())))
             }
             Phase::Simulate(i) => {
                 let child = self.nodes[self.leaf].children[i];

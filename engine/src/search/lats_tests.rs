@@ -1,7 +1,8 @@
 use rand::SeedableRng;
 
 use super::*;
-use crate::python::{Outcome, ProgramRequest, TestResult};
+use crate::search::Score;
+use crate::search::self_tests::verdict_on;
 
 const EPS: f64 = 1e-9;
 
@@ -39,24 +40,6 @@ fn uct_value_and_backpropagation_follow_the_official_formulas_worked_by_hand() {
     // Ties go to the first child, as Python's `max` gives them.
     lats.nodes[1].value = 1.25;
     assert_eq!(lats.answer(), Answering::Chosen(Some(0)), "a (expansion 0) comes first");
-}
-
-fn verdict(passed: &[bool]) -> ProgramVerdict {
-    let tests = passed
-        .iter()
-        .enumerate()
-        .map(|(i, &p)| TestResult {
-            test: format!("assert f({i}) == {i}"),
-            passed: p,
-            kind: (!p).then(|| "assertion".into()),
-            error: None,
-            input: None,
-            expected: None,
-            actual: (!p).then(|| "0".into()),
-        })
-        .collect();
-    let host = ProgramVerdict::from_host(&ProgramRequest::new("", Vec::new()), Outcome::FailedTest, String::new(), 0.0);
-    ProgramVerdict { tests, error: None, ..host }
 }
 
 fn expanded(program: &str, hidden: f64) -> Expanded {
@@ -104,7 +87,7 @@ fn scripted(mode: HiddenTests) -> (Lats, Vec<String>, Vec<String>) {
             Ask::Run { program, tests } => {
                 assert_eq!(tests.len(), 2);
                 acts.push(format!("run {program}"));
-                lats.absorb_run(&verdict(&results(&program)), &mut rng);
+                lats.absorb_run(&verdict_on(&results(&program)), &mut rng);
             }
         }
     }

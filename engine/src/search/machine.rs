@@ -255,7 +255,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             (e.kind.index() as u8, &e.program, e.score.score.to_bits(), e.score.bug).hash(&mut digest);
         }
         for text in &self.texts {
-            (text.act, &text.call.reply).hash(&mut digest);
+            (text.act as u8, &text.call.reply).hash(&mut digest);
         }
         format!("{:016x}", digest.finish())
     }

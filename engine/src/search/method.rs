@@ -92,7 +92,7 @@ impl Ask {
 }
 
 /// What a text call asks the LLM to write (LATS's and Reflexion's acts besides programs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TextAct {
     /// Unit tests for the task, as `assert` lines.

@@ -14,8 +14,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{Attempt, SelfTested, history, tests_in};
-use super::{ActionKind, Answering, Ask, Expanded, Expansion, FailingExample, Method, Score, TextAct, TextAsk};
+use super::self_tests::{Attempt, SelfTested, history, rewrite, tests_in};
+use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
@@ -99,17 +99,7 @@ impl Method for Reflexion {
             })),
             Phase::Program => Some(Ask::Program(match self.attempts.last() {
                 None => Expansion { kind: ActionKind::Generate, code: String::new(), parent: None },
-                Some(last) => {
-                    let example = last.first_failure.as_ref().map(|(test, output)| FailingExample {
-                        input: test.clone(),
-                        expected: String::new(),
-                        actual: output.clone(),
-                        test: None,
-                        wrong: Vec::new(),
-                    });
-                    let parent = Score { score: last.internal, bug: false, error: None, example, hacked: false };
-                    Expansion { kind: ActionKind::Improve, code: last.program.clone(), parent: Some(parent) }
-                }
+                Some(last) => rewrite(&last.program, last.internal, last.first_failure.as_ref()),
             })),
             Phase::Run => {
                 let last = self.attempts.last().expect("a program to run");
@@ -197,27 +187,8 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::python::{Outcome, ProgramRequest, TestResult};
-
-    fn verdict(passed: &[bool]) -> ProgramVerdict {
-        let tests = passed
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| TestResult {
-                test: format!("assert f({i}) == {i}"),
-                passed: p,
-                kind: (!p).then(|| "assertion".into()),
-                error: None,
-                input: None,
-                expected: None,
-                actual: (!p).then(|| "0".into()),
-            })
-            .collect();
-        ProgramVerdict {
-            tests,
-            ..ProgramVerdict::from_host(&ProgramRequest::new("", Vec::new()), Outcome::FailedTest, String::new(), 0.0)
-        }
-    }
+    use crate::search::Score;
+    use crate::search::self_tests::verdict_on;
 
     fn expanded(program: &str) -> Expanded {
         Expanded {
@@ -250,7 +221,7 @@ mod tests {
                 Ask::Run { tests, .. } => {
                     assert_eq!(tests, ["assert f(0) == 0", "assert f(1) == 1"]);
                     acts.push("run");
-                    method.absorb_run(&verdict(&[true, false]), &mut rng);
+                    method.absorb_run(&verdict_on(&[true, false]), &mut rng);
                 }
             }
         }
@@ -264,7 +235,7 @@ mod tests {
         method.next(&mut rng);
         method.absorb(&expanded("p1"), &mut rng);
         method.next(&mut rng);
-        method.absorb_run(&verdict(&[true]), &mut rng);
+        method.absorb_run(&verdict_on(&[true]), &mut rng);
         assert_eq!(method.next(&mut rng), None);
         assert_eq!(method.answer(), Answering::Chosen(Some(0)));
     }

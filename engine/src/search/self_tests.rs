@@ -12,6 +12,7 @@
 use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 
+use super::{ActionKind, Expansion, FailingExample, Score};
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
 
@@ -103,6 +104,21 @@ pub struct SelfTestedNode {
     pub value: Option<f64>,
 }
 
+/// The call that rewrites `program` from its results (LATS's generation with the path's context,
+/// Reflexion's retry): an improve, whose example is its first failing test and what that gave, so
+/// that the simulated LLM can tell which fault the test implicates.
+pub fn rewrite(program: &str, internal: f64, first_failure: Option<&(String, String)>) -> Expansion {
+    let example = first_failure.map(|(test, output)| FailingExample {
+        input: test.clone(),
+        expected: String::new(),
+        actual: output.clone(),
+        test: None,
+        wrong: Vec::new(),
+    });
+    let parent = Score { score: internal, bug: false, error: None, example, hacked: false };
+    Expansion { kind: ActionKind::Improve, code: program.to_owned(), parent: Some(parent) }
+}
+
 /// One program of a path as the generation prompt recalls it.
 pub struct Attempt<'a> {
     pub program: &'a str,
@@ -127,6 +143,25 @@ pub fn history(attempts: &[Attempt]) -> String {
         })
         .collect();
     entries.join("\n\n")
+}
+
+/// A verdict on tests `assert f(i) == i`, the i-th passed as `passed[i]` says (a failed one gave 0).
+#[cfg(test)]
+pub(super) fn verdict_on(passed: &[bool]) -> ProgramVerdict {
+    use crate::python::{Outcome, ProgramRequest, TestResult};
+    let tests = passed
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| TestResult {
+            test: format!("assert f({i}) == {i}"),
+            passed: p,
+            kind: (!p).then(|| "assertion".into()),
+            actual: (!p).then(|| "0".into()),
+            ..TestResult::default()
+        })
+        .collect();
+    let host = ProgramVerdict::from_host(&ProgramRequest::new("", Vec::new()), Outcome::FailedTest, String::new(), 0.0);
+    ProgramVerdict { tests, error: None, ..host }
 }
 
 #[cfg(test)]

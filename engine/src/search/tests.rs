@@ -235,12 +235,13 @@ pub(crate) fn simulated_spec(method: &str, seed: u64) -> spec::SearchSpec {
     spec::SearchSpec::new(spec::MethodSpec::parse(method).unwrap(), "binary_search", 15, seed)
 }
 
-/// A bundled task's search on the simulated LLM, with verdicts from the bank: a program passes
-/// the tests its faults do not break (every fault breaks one test here: the first).
-pub(crate) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
+/// `spec`'s search on the simulated LLM (seeded by `seed`), every program judged by `judge`.
+fn driven(
+    spec: &spec::SearchSpec,
+    seed: u64,
+    judge: impl Fn(&ProgramRequest) -> ProgramVerdict,
+) -> spec::ProgramSearch {
     use crate::effects::OfflineLlm;
-    let spec = simulated_spec(method, seed);
-    let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
     let mut search = spec.start(None, true, PromptSet::default()).unwrap();
     let mut llm = OfflineLlm::new(seed);
     loop {
@@ -250,19 +251,30 @@ pub(crate) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
                 search.chat_done(outcome, 0.0);
             }
             Need::Python(batch) => {
-                let request = &batch.requests[0];
-                let choices = bank.parse(&request.code).expect("the simulated LLM writes bank programs");
-                let faults = choices.iter().filter(|c| c.is_some()).count() as u32;
-                let syntax = choices
-                    .iter()
-                    .enumerate()
-                    .any(|(s, c)| c.is_some_and(|f| bank.slots[s].faults[f].kind == bank::FaultKind::Syntax));
-                let v = verdict(request, 4u32.saturating_sub(faults), syntax);
-                search.python_done(vec![v], 0.0);
+                let verdict = judge(&batch.requests[0]);
+                search.python_done(vec![verdict], 0.0);
             }
             _ => return search,
         }
     }
+}
+
+/// binary_search's bank, and the faults of a program the simulated LLM wrote from it.
+fn binary_search_faults(code: &str) -> (bank::BankTask, Vec<bank::Fault>) {
+    let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
+    let choices = bank.parse(code).expect("the simulated LLM writes bank programs");
+    let faults = choices.iter().enumerate().filter_map(|(s, c)| c.map(|f| bank.slots[s].faults[f].clone())).collect();
+    (bank, faults)
+}
+
+/// A bundled task's search on the simulated LLM, with verdicts from the bank: a program passes
+/// the tests its faults do not break (every fault breaks one test here: the first).
+pub(crate) fn simulated(method: &str, seed: u64) -> spec::ProgramSearch {
+    driven(&simulated_spec(method, seed), seed, |request| {
+        let (_, faults) = binary_search_faults(&request.code);
+        let syntax = faults.iter().any(|f| f.kind == bank::FaultKind::Syntax);
+        verdict(request, 4u32.saturating_sub(faults.len() as u32), syntax)
+    })
 }
 
 #[test]
@@ -384,61 +396,35 @@ fn an_imported_tasks_bank_is_the_offline_searchs_first_need_run_as_untrusted_cod
 /// 1 if `hidden`, else 0, whatever it is, so that a method that never reads them searches the same
 /// either way.
 fn self_testing(method: &str, seed: u64, hidden: bool) -> spec::ProgramSearch {
-    use crate::effects::OfflineLlm;
     let mut spec = simulated_spec(method, seed);
     spec.budget = 40;
-    let bank = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
-    let lines: Vec<(usize, String)> = bank
-        .tests
-        .iter()
-        .enumerate()
-        .filter_map(|(i, t)| match t {
-            TestCase::Statement(text) => Some((i, text.trim().to_owned())),
-            TestCase::Io { .. } => None,
-        })
-        .collect();
-    let mut search = spec.start(None, true, PromptSet::default()).unwrap();
-    let mut llm = OfflineLlm::new(seed);
-    loop {
-        match search.need() {
-            Need::Chat(_) => {
-                let outcome = llm.reply(&search);
-                search.chat_done(outcome, 0.0);
+    driven(&spec, seed, |request| {
+        let (bank, faults) = binary_search_faults(&request.code);
+        if !request.data_tests {
+            let mut v = verdict(request, 0, false);
+            if hidden {
+                (v.number_passed, v.passed, v.outcome) = (v.total, true, Outcome::Pass);
             }
-            Need::Python(batch) => {
-                let request = &batch.requests[0];
-                let choices = bank.parse(&request.code).expect("the simulated LLM writes bank programs");
-                let faults: Vec<&bank::Fault> =
-                    choices.iter().enumerate().filter_map(|(s, c)| c.map(|f| &bank.slots[s].faults[f])).collect();
-                let broken = faults.iter().any(|f| f.kind == bank::FaultKind::Syntax);
-                let v = if request.data_tests {
-                    let mut v = ProgramVerdict::from_host(request, Outcome::FailedTest, String::new(), 1.0);
-                    v.error = broken.then(|| "SyntaxError: invalid syntax (line 2)".to_owned());
-                    v.tests = request
-                        .tests
-                        .iter()
-                        .filter(|_| !broken)
-                        .map(|t| {
-                            let TestCase::Statement(text) = t else { unreachable!("own tests are statements") };
-                            let copied = lines.iter().find(|(_, line)| line == text).map(|(i, _)| *i);
-                            // A test the model got wrong fails every program.
-                            let ok = copied.is_some_and(|i| faults.iter().all(|f| !f.fails.contains(&i)));
-                            TestResult { test: text.clone(), passed: ok, ..TestResult::default() }
-                        })
-                        .collect();
-                    v
-                } else {
-                    let mut v = verdict(request, 0, false);
-                    if hidden {
-                        (v.number_passed, v.passed, v.outcome) = (v.total, true, Outcome::Pass);
-                    }
-                    v
-                };
-                search.python_done(vec![v], 0.0);
-            }
-            _ => return search,
+            return v;
         }
-    }
+        let broken = faults.iter().any(|f| f.kind == bank::FaultKind::Syntax);
+        let mut v = ProgramVerdict::from_host(request, Outcome::FailedTest, String::new(), 1.0);
+        v.error = broken.then(|| "SyntaxError: invalid syntax (line 2)".to_owned());
+        v.tests = request
+            .tests
+            .iter()
+            .filter(|_| !broken)
+            .map(|t| {
+                let TestCase::Statement(text) = t else { unreachable!("own tests are statements") };
+                let copied =
+                    bank.tests.iter().position(|task| matches!(task, TestCase::Statement(t) if t.trim() == text));
+                // A test the model got wrong fails every program.
+                let ok = copied.is_some_and(|i| faults.iter().all(|f| !f.fails.contains(&i)));
+                TestResult { test: text.clone(), passed: ok, ..TestResult::default() }
+            })
+            .collect();
+        v
+    })
 }
 
 #[test]
