@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, MUTANTS_LIMIT_MS};
@@ -21,7 +22,6 @@ use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict, TestCase};
 use crate::rng::{RunRng, search_rng};
 use crate::task_import::ImportedTask;
-use rand::SeedableRng;
 
 /// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
 fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
@@ -409,9 +409,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
         }
         self.ask();
     }
-}
 
-impl<M: Method, S: Scorer> Search<M, S> {
     /// A text call's reply goes to the method as it came; a failed call gives it none.
     fn text_done(&mut self, call: ChatCall, text: TextAsk, outcome: ChatOutcome) {
         self.llm_calls += 1;
