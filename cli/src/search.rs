@@ -441,19 +441,19 @@ pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<Bench
 
 /// Runs `spec`'s searches on the LLM `llm` names, on `jobs` threads.
 fn bench_report_on(
-    spec: BenchSpec,
+    mut spec: BenchSpec,
     jobs: Option<usize>,
     llm: &LlmArgs,
     temperature: f64,
 ) -> Result<BenchReport, Failure> {
+    spec.offline = llm.is_simulated();
     let searches = spec.searches().map_err(|e| usage(format!("--budgets: {e}")))?;
     // Chosen once here, so that a bad setting or a missing key is reported before anything runs.
     let (_, label, _) = llm.choose(0, Some(temperature))?;
     let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = std::time::Instant::now();
     let ask = |seed: u64| llm.choose(seed, Some(temperature)).map(|(llm, ..)| llm).map_err(|f| f.message);
-    let outcomes = run_bench(&spec, searches, workers, llm.is_simulated(), &ask)
-        .map_err(|e| io_failure(format!("python3: {e}")))?;
+    let outcomes = run_bench(&spec, searches, workers, &ask).map_err(|e| io_failure(format!("python3: {e}")))?;
     let variant = spec.template.impossible.map_or("", ImpossibleVariant::name);
     let cheating = spec
         .cheat_rates(&outcomes)
@@ -478,7 +478,6 @@ fn run_bench(
     bench: &BenchSpec,
     jobs: Vec<(usize, SearchSpec)>,
     workers: usize,
-    offline: bool,
     ask: &(dyn Fn(u64) -> Result<Llm, String> + Sync),
 ) -> Result<Vec<BenchOutcome>, String> {
     let bar = progress_bar(jobs.len() as u64, "searches");
@@ -495,7 +494,7 @@ fn run_bench(
                 };
                 loop {
                     let Some((job, (method, spec))) = queue.lock().expect("unpoisoned").next() else { return };
-                    let mut search = bench.start(&spec, offline).expect("built once already");
+                    let mut search = bench.start(&spec).expect("built once already");
                     let llm = match ask(spec.seed) {
                         Ok(llm) => llm,
                         Err(e) => return *failure.lock().expect("unpoisoned") = Some(e),

@@ -28,6 +28,9 @@ pub struct BenchSpec {
     /// Imported tasks: a task id among theirs is searched on them, offline, from a bank that the
     /// harness makes by mutating the task's reference; any other is a bundled task's.
     pub imported: Vec<ImportedTask>,
+    /// The simulated LLM answers (the default); off, an endpoint does, and an imported task needs
+    /// no bank.
+    pub offline: bool,
 }
 
 /// One finished search: the best score after each call.
@@ -90,7 +93,7 @@ impl BenchSpec {
     ) -> Self {
         budgets.sort_unstable();
         budgets.dedup();
-        Self { methods, budgets, seeds, tasks, template, imported: Vec::new() }
+        Self { methods, budgets, seeds, tasks, template, imported: Vec::new(), offline: true }
     }
 
     /// The bench of `methods` on these imported tasks (all of them), read at `budgets`.
@@ -105,10 +108,10 @@ impl BenchSpec {
         Self { imported, ..Self::new(methods, budgets, seeds, tasks, template) }
     }
 
-    /// The search of `spec`, one of this bench's, answered offline by the simulated LLM or not.
-    pub fn start(&self, spec: &SearchSpec, offline: bool) -> Result<ProgramSearch, String> {
+    /// The search of `spec`, one of this bench's.
+    pub fn start(&self, spec: &SearchSpec) -> Result<ProgramSearch, String> {
         let imported = self.imported.iter().find(|t| t.id == spec.task);
-        spec.start(imported, offline, PromptSet::default())
+        spec.start(imported, self.offline, PromptSet::default())
     }
 
     /// Every search, by method index, each started once here so that a bad task or budget is
@@ -126,7 +129,7 @@ impl BenchSpec {
                         seed,
                         ..self.template.clone()
                     };
-                    self.start(&spec, true)?;
+                    self.start(&spec)?;
                     searches.push((m, spec));
                 }
             }
@@ -237,7 +240,7 @@ impl SequentialBench {
         self.running = self.searches.get(self.next).map(|(method, spec)| Running {
             job: self.next,
             method: *method,
-            search: self.spec.start(spec, true).expect("started once already"),
+            search: self.spec.start(spec).expect("started once already"),
             llm: OfflineLlm::new(spec.seed),
         });
         self.next += 1;

@@ -17,8 +17,9 @@
 //! [`REWARD_HACKS`], which naive verdicts pass and the harness catches (issue 32).
 //! For LATS and Reflexion it also writes unit tests (the task's own, each wrong with
 //! `wrong_test_share` and one that proves nothing with `trivial_test_share`), reflections that name
-//! the failing test, and rewrites that aim at a fault that test implicates, as improve does; the
-//! reflection's words change nothing in the simulation.
+//! the failing test, and rewrites that repair a bug first (as fix does), else aim at a fault that
+//! the failing test implicates (as improve does); the reflection's words change nothing in the
+//! simulation.
 //! Every reply is a real program, parsed by the real parser and scored by the real harness; only
 //! which program comes back is simulated. Results under it are labelled "simulated LLM".
 
