@@ -3,7 +3,7 @@
 
 use engine::search::record::SearchRecord;
 use engine::search::self_tests::SelfTestedNode;
-use engine::search::spec::SearchTreeNode;
+use engine::search::tree::SearchTreeNode;
 use engine::search::{ActionKind, Score};
 use leptos::prelude::*;
 

@@ -5,7 +5,8 @@
 //! best score over calls and fingerprint stay the search's, and autopep8 leaves it as written.
 
 use super::record::{HandEdit, SearchRecord};
-use super::spec::{AnyScorer, SearchTreeNode};
+use super::spec::AnyScorer;
+use super::tree::SearchTreeNode;
 use super::{Score, Scorer};
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::search_rng;

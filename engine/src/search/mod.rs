@@ -29,6 +29,7 @@ pub mod simulated_llm;
 pub mod spec;
 #[cfg(test)]
 pub(crate) mod tests;
+pub mod tree;
 pub mod value_model;
 pub mod world_coder;
 pub mod world_model;

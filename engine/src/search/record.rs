@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::{ProgramSearch, SearchSpec, SearchTreeNode};
+use super::spec::{ProgramSearch, SearchSpec};
+use super::tree::SearchTreeNode;
 use super::{BestSoFar, CallRecord, Expanded, Score, TextRecord};
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
