@@ -32,7 +32,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{Attempt, SelfTested, history, rewrite, tests_in};
+use super::self_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
 use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
@@ -84,7 +84,7 @@ impl Default for LatsParams {
 }
 
 /// A node: a program, what its internal tests said, and its backed-up value.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LatsNode {
     pub parent: Option<usize>,
     pub children: Vec<usize>,
@@ -94,24 +94,12 @@ pub struct LatsNode {
     /// The sum of the rewards backed up through it (the official `value`).
     pub value: f64,
     pub visits: u32,
-    /// The internal tests it last ran on.
-    pub tests: Vec<String>,
-    /// What they said, as the prompts show it (empty until it ran).
-    pub feedback: String,
-    /// Tests of the model's that the judge refused to run (not data).
-    pub refused: Vec<String>,
-    /// The share of them it passed (LATS's internal reward).
-    pub internal: Option<f64>,
-    /// Whether it passed every one.
-    pub passed: Option<bool>,
-    /// The first it failed, with what it gave.
-    #[serde(skip)]
-    first_failure: Option<(String, String)>,
+    /// Its last run on the internal tests (none until it ran).
+    pub tested: Option<SelfTested>,
     pub reflection: String,
     /// Whether its hidden tests passed, when the method checked them (official mode).
     pub hidden: Option<bool>,
     /// Its score on the task's tests, which only the official mode's checks read.
-    #[serde(skip)]
     hidden_score: f64,
 }
 
@@ -241,29 +229,27 @@ impl Lats {
     /// Records a run of `node` on the internal tests; whether it passed them.
     fn ran(&mut self, node: usize, verdict: &ProgramVerdict) -> bool {
         let tested = SelfTested::of(&self.tests, verdict);
-        let n = &mut self.nodes[node];
-        n.tests = self.tests.clone();
-        n.feedback = tested.feedback();
-        n.refused = tested.refused.clone();
-        n.internal = Some(tested.fraction());
-        n.passed = Some(tested.passes());
-        n.first_failure = tested.failed.first().cloned();
-        tested.passes()
+        let passes = tested.passes();
+        self.nodes[node].tested = Some(tested);
+        passes
     }
 
-    fn reflect(&self, node: usize) -> Ask {
-        let n = &self.nodes[node];
-        let failing = n.first_failure.as_ref().map(|(test, _)| test.clone());
-        Ask::Text(TextAsk { act: TextAct::Reflect, code: n.program.clone(), feedback: n.feedback.clone(), failing })
+    fn reflect_on(&self, node: usize) -> Ask {
+        reflect(&self.nodes[node].program, self.nodes[node].tested.as_ref())
+    }
+
+    /// The share of its internal tests `node` passed in its last run (0 before any).
+    fn internal(&self, node: usize) -> f64 {
+        self.nodes[node].tested.as_ref().map_or(0.0, SelfTested::fraction)
     }
 
     /// After the leaf's child `i` ran (and was reflected on): the hidden tests' check, the next
     /// child to run, or the reward for this expansion (the official simulation loop).
     fn simulated(&mut self, i: usize) {
         let child = self.nodes[self.leaf].children[i];
-        let passed = self.nodes[child].passed == Some(true);
+        let passed = self.nodes[child].tested.as_ref().is_some_and(SelfTested::passes);
         let last_iteration = self.iteration + 1 == self.params.max_iters;
-        let internal = self.nodes[child].internal.unwrap_or(0.0);
+        let internal = self.internal(child);
         if passed || last_iteration {
             match self.params.mode {
                 HiddenTests::Official => {
@@ -315,8 +301,10 @@ impl Lats {
         path.iter()
             .rev()
             .map(|&n| &self.nodes[n])
-            .filter(|n| !n.feedback.is_empty())
-            .map(|n| Attempt { program: &n.program, feedback: &n.feedback, reflection: &n.reflection })
+            .filter_map(|n| {
+                let feedback = n.tested.as_ref()?.feedback();
+                Some(Attempt { program: &n.program, feedback, reflection: &n.reflection })
+            })
             .collect()
     }
 }
@@ -332,16 +320,16 @@ impl Method for Lats {
                 Some(Ask::Program(Expansion { kind: ActionKind::Generate, code: String::new(), parent: None }))
             }
             Phase::RootRun => Some(Ask::Run { program: self.nodes[0].program.clone(), tests: self.tests.clone() }),
-            Phase::RootReflect => Some(self.reflect(0)),
+            Phase::RootReflect => Some(self.reflect_on(0)),
             Phase::Expand => {
                 let leaf = &self.nodes[self.leaf];
-                Some(Ask::Program(rewrite(&leaf.program, leaf.internal.unwrap_or(0.0), leaf.first_failure.as_ref())))
+                Some(Ask::Program(rewrite(&leaf.program, leaf.tested.as_ref())))
             }
             Phase::Simulate(i) => {
                 let child = self.nodes[self.leaf].children[i];
                 Some(Ask::Run { program: self.nodes[child].program.clone(), tests: self.tests.clone() })
             }
-            Phase::Reflect(i) => Some(self.reflect(self.nodes[self.leaf].children[i])),
+            Phase::Reflect(i) => Some(self.reflect_on(self.nodes[self.leaf].children[i])),
             Phase::Done => None,
         }
     }

@@ -14,7 +14,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{Attempt, SelfTested, history, rewrite, tests_in};
+use super::self_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
 use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
@@ -36,21 +36,15 @@ impl Default for ReflexionParams {
 }
 
 /// One program and what its internal tests said.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReflexionAttempt {
     /// Its place among the search's expansions.
     pub expansion: usize,
     pub program: String,
-    pub feedback: String,
-    /// The share of the internal tests it passed.
-    pub internal: f64,
-    pub passed: bool,
-    /// Tests of the model's that the judge refused to run (not data).
-    pub refused: Vec<String>,
+    /// Its run on the internal tests (none until it ran).
+    pub tested: Option<SelfTested>,
     /// The reflection on it (none for a program that passed, or the last).
     pub reflection: String,
-    #[serde(skip)]
-    first_failure: Option<(String, String)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,7 +93,7 @@ impl Method for Reflexion {
             })),
             Phase::Program => Some(Ask::Program(match self.attempts.last() {
                 None => Expansion { kind: ActionKind::Generate, code: String::new(), parent: None },
-                Some(last) => rewrite(&last.program, last.internal, last.first_failure.as_ref()),
+                Some(last) => rewrite(&last.program, last.tested.as_ref()),
             })),
             Phase::Run => {
                 let last = self.attempts.last().expect("a program to run");
@@ -107,13 +101,7 @@ impl Method for Reflexion {
             }
             Phase::Reflect => {
                 let last = self.attempts.last().expect("a program to reflect on");
-                let failing = last.first_failure.as_ref().map(|(test, _)| test.clone());
-                Some(Ask::Text(TextAsk {
-                    act: TextAct::Reflect,
-                    code: last.program.clone(),
-                    feedback: last.feedback.clone(),
-                    failing,
-                }))
+                Some(reflect(&last.program, last.tested.as_ref()))
             }
             Phase::Done => None,
         }
@@ -144,13 +132,10 @@ impl Method for Reflexion {
 
     fn absorb_run(&mut self, verdict: &ProgramVerdict, _rng: &mut RunRng) {
         let tested = SelfTested::of(&self.tests, verdict);
+        let passes = tested.passes();
         let Some(last) = self.attempts.last_mut() else { return };
-        last.feedback = tested.feedback();
-        last.internal = tested.fraction();
-        last.passed = tested.passes();
-        last.refused = tested.refused.clone();
-        last.first_failure = tested.failed.first().cloned();
-        if last.passed {
+        last.tested = Some(tested);
+        if passes {
             return self.finish("the program passed its internal tests: it is the answer");
         }
         if self.attempts.len() >= self.params.max_iters.max(1) as usize {
@@ -165,10 +150,13 @@ impl Method for Reflexion {
 
     fn prompt_values(&self) -> Vec<(&'static str, String)> {
         match (self.phase, self.attempts.last()) {
-            (Phase::Program, Some(last)) => vec![(
-                "history",
-                history(&[Attempt { program: &last.program, feedback: &last.feedback, reflection: &last.reflection }]),
-            )],
+            (Phase::Program, Some(last)) => {
+                let feedback = last.tested.as_ref().map(SelfTested::feedback).unwrap_or_default();
+                vec![(
+                    "history",
+                    history(&[Attempt { program: &last.program, feedback, reflection: &last.reflection }]),
+                )]
+            }
             _ => Vec::new(),
         }
     }
@@ -227,7 +215,7 @@ mod tests {
         }
         assert_eq!(acts, ["write tests", "simple", "run", "reflect", "retry", "run", "reflect", "retry", "run"]);
         assert_eq!(method.answer(), Answering::Chosen(Some(2)), "the last program");
-        assert_eq!(method.attempts()[0].internal, 0.5);
+        assert_eq!(method.attempts()[0].tested.as_ref().map(SelfTested::fraction), Some(0.5));
         // A program that passes ends it at once.
         let mut method = Reflexion::new(ReflexionParams::default());
         method.next(&mut rng);

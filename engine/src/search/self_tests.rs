@@ -12,7 +12,7 @@
 use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionKind, Expansion, FailingExample, Score};
+use super::{ActionKind, Ask, Expansion, FailingExample, Score, TextAct, TextAsk};
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
 
@@ -30,6 +30,8 @@ pub fn tests_in(reply: &str, n: usize, rng: &mut RunRng) -> Vec<String> {
 /// A program's results on the tests a model wrote.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SelfTested {
+    /// The tests it ran on, as the model wrote them.
+    pub tests: Vec<String>,
     pub passed: Vec<String>,
     /// Each failed test with what the call gave (or the error).
     pub failed: Vec<(String, String)>,
@@ -41,7 +43,7 @@ impl SelfTested {
     /// The results of `tests` in `verdict`; a test without a result there (the program did not
     /// compile, or was stopped) failed with the program's error, as the official executor's does.
     pub fn of(tests: &[String], verdict: &ProgramVerdict) -> Self {
-        let mut tested = Self::default();
+        let mut tested = Self { tests: tests.to_vec(), ..Self::default() };
         for test in tests {
             let result = verdict.tests.iter().find(|result| &result.test == test);
             match result {
@@ -67,6 +69,25 @@ impl SelfTested {
     pub fn fraction(&self) -> f64 {
         let run = self.passed.len() + self.failed.len();
         if run == 0 { 0.0 } else { self.passed.len() as f64 / run as f64 }
+    }
+
+    /// The first test it failed, with what that gave: the one a reflection names.
+    pub fn first_failure(&self) -> Option<&(String, String)> {
+        self.failed.first()
+    }
+
+    /// What a tree node shows of it, with the node's reflection, whether its hidden tests passed
+    /// when the method looked, and LATS's backed-up value.
+    pub fn node(tested: Option<&Self>, reflection: &str, hidden: Option<bool>, value: Option<f64>) -> SelfTestedNode {
+        SelfTestedNode {
+            tests: tested.map(|t| t.tests.clone()).unwrap_or_default(),
+            feedback: tested.map(Self::feedback).unwrap_or_default(),
+            refused: tested.map(|t| t.refused.clone()).unwrap_or_default(),
+            internal: tested.map(Self::fraction),
+            reflection: reflection.to_owned(),
+            hidden,
+            value,
+        }
     }
 
     /// The results as the official executor words them, which the prompts show.
@@ -107,22 +128,33 @@ pub struct SelfTestedNode {
 /// The call that rewrites `program` from its results (LATS's generation with the path's context,
 /// Reflexion's retry): an improve, whose example is its first failing test and what that gave, so
 /// that the simulated LLM can tell which fault the test implicates.
-pub fn rewrite(program: &str, internal: f64, first_failure: Option<&(String, String)>) -> Expansion {
-    let example = first_failure.map(|(test, output)| FailingExample {
+pub fn rewrite(program: &str, tested: Option<&SelfTested>) -> Expansion {
+    let example = tested.and_then(SelfTested::first_failure).map(|(test, output)| FailingExample {
         input: test.clone(),
         expected: String::new(),
         actual: output.clone(),
         test: None,
         wrong: Vec::new(),
     });
+    let internal = tested.map_or(0.0, SelfTested::fraction);
     let parent = Score { score: internal, bug: false, error: None, example, hacked: false };
     Expansion { kind: ActionKind::Improve, code: program.to_owned(), parent: Some(parent) }
+}
+
+/// The call that reflects on `program` and its results.
+pub fn reflect(program: &str, tested: Option<&SelfTested>) -> Ask {
+    Ask::Text(TextAsk {
+        act: TextAct::Reflect,
+        code: program.to_owned(),
+        feedback: tested.map(SelfTested::feedback).unwrap_or_default(),
+        failing: tested.and_then(SelfTested::first_failure).map(|(test, _)| test.clone()),
+    })
 }
 
 /// One program of a path as the generation prompt recalls it.
 pub struct Attempt<'a> {
     pub program: &'a str,
-    pub feedback: &'a str,
+    pub feedback: String,
     pub reflection: &'a str,
 }
 
@@ -233,10 +265,10 @@ mod tests {
         let attempts = [
             Attempt {
                 program: "def f(x):\n    return x\n",
-                feedback: "Tested passed:\n\nTests failed:",
+                feedback: "Tested passed:\n\nTests failed:".into(),
                 reflection: "r1",
             },
-            Attempt { program: "def f(x):\n    return 2 * x", feedback: "fb2", reflection: "" },
+            Attempt { program: "def f(x):\n    return 2 * x", feedback: "fb2".into(), reflection: "" },
         ];
         assert_eq!(
             history(&attempts),

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::SelfTestedNode;
+use super::self_tests::{SelfTested, SelfTestedNode};
 use super::spec::{AnyMethod, ProgramSearch};
 use super::{Answering, Method};
 
@@ -118,16 +118,8 @@ impl ProgramSearch {
                 let mut tree: Vec<SearchTreeNode> = flat(&|i| i);
                 for (node, attempt) in tree.iter_mut().skip(1).zip(search.attempts()) {
                     node.label = if attempt.expansion == 0 { "simple".into() } else { "retry".into() };
-                    node.value = attempt.internal;
-                    node.self_tested = Some(SelfTestedNode {
-                        tests: search.tests.clone(),
-                        feedback: attempt.feedback.clone(),
-                        refused: attempt.refused.clone(),
-                        internal: (!attempt.feedback.is_empty()).then_some(attempt.internal),
-                        reflection: attempt.reflection.clone(),
-                        hidden: None,
-                        value: None,
-                    });
+                    node.value = attempt.tested.as_ref().map_or(0.0, SelfTested::fraction);
+                    node.self_tested = Some(SelfTested::node(attempt.tested.as_ref(), &attempt.reflection, None, None));
                 }
                 tree
             }
@@ -142,18 +134,14 @@ impl ProgramSearch {
                     edit: None,
                     visits: n.visits,
                     // The mean backed-up value; a node never backed up, its internal tests' share.
-                    value: if n.visits > 0 { n.value / f64::from(n.visits) } else { n.internal.unwrap_or(0.0) },
+                    value: if n.visits > 0 {
+                        n.value / f64::from(n.visits)
+                    } else {
+                        n.tested.as_ref().map_or(0.0, SelfTested::fraction)
+                    },
                     bug: expansions[n.expansion].score.bug,
                     hacked: expansions[n.expansion].score.hacked,
-                    self_tested: Some(SelfTestedNode {
-                        tests: n.tests.clone(),
-                        feedback: n.feedback.clone(),
-                        refused: n.refused.clone(),
-                        internal: n.internal,
-                        reflection: n.reflection.clone(),
-                        hidden: n.hidden,
-                        value: Some(n.value),
-                    }),
+                    self_tested: Some(SelfTested::node(n.tested.as_ref(), &n.reflection, n.hidden, Some(n.value))),
                 })
                 .collect(),
         }
