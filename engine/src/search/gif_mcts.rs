@@ -20,6 +20,7 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::tree::SearchTreeNode;
 use super::value_model::ValueModel;
 use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
 use crate::rng::RunRng;
@@ -457,6 +458,29 @@ impl Method for GifMcts {
             value = node.reward + self.params.discount * value;
         }
         self.settle_bug_chain(parent, child);
+    }
+
+    /// Its expanded nodes, renumbered in the arena's order, each labelled by its action and the
+    /// action's index (`g1`, `i2`, `f1` …) with its backed-up value.
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        let kept: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.nodes[i].expanded).collect();
+        let index_of = |id: usize| kept.iter().position(|&k| k == id);
+        kept.iter()
+            .map(|&i| {
+                let n = &self.nodes[i];
+                SearchTreeNode {
+                    parent: n.parent.and_then(index_of),
+                    label: n.action.map_or_else(|| "root".into(), |(kind, k)| format!("{}{k}", &kind.name()[..1])),
+                    expansion: n.expansion,
+                    edit: None,
+                    visits: n.visits,
+                    value: n.value(),
+                    bug: n.bug,
+                    hacked: n.expansion.is_some_and(|e| programs[e].score.hacked),
+                    self_tested: None,
+                }
+            })
+            .collect()
     }
 }
 

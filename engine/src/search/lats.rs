@@ -33,6 +33,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::self_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
+use super::tree::SearchTreeNode;
 use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
@@ -153,11 +154,6 @@ impl Lats {
             checks: 0,
             ended: String::new(),
         }
-    }
-
-    /// The tree, the root first (empty until the root's program came).
-    pub fn nodes(&self) -> &[LatsNode] {
-        &self.nodes
     }
 
     /// How many times it looked at the task's own tests: its checks during the search, and the
@@ -431,6 +427,36 @@ impl Method for Lats {
 
     fn why_done(&self) -> String {
         self.ended.clone()
+    }
+
+    fn hidden_test_looks(&self, _programs: usize, _answered: bool) -> u32 {
+        self.hidden_checks()
+    }
+
+    /// Its tree, the simple solution the root, each node valued by its mean backed-up value (one
+    /// never backed up, by its share of its internal tests).
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        if self.nodes.is_empty() {
+            return vec![SearchTreeNode::root()];
+        }
+        self.nodes
+            .iter()
+            .map(|n| SearchTreeNode {
+                parent: n.parent,
+                label: if n.parent.is_none() { "simple".into() } else { "child".into() },
+                expansion: Some(n.expansion),
+                edit: None,
+                visits: n.visits,
+                value: if n.visits > 0 {
+                    n.value / f64::from(n.visits)
+                } else {
+                    n.tested.as_ref().map_or(0.0, SelfTested::fraction)
+                },
+                bug: programs[n.expansion].score.bug,
+                hacked: programs[n.expansion].score.hacked,
+                self_tested: Some(SelfTested::node(n.tested.as_ref(), &n.reflection, n.hidden, Some(n.value))),
+            })
+            .collect()
     }
 }
 

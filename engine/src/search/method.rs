@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::Score;
+use super::tree::SearchTreeNode;
 use crate::llm::extract_code;
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
@@ -156,6 +157,17 @@ pub trait Method {
     /// Which program the search answers with.
     fn answer(&self) -> Answering {
         Answering::BestScore
+    }
+    /// How many times the method looked at the task's own tests, of the `programs` the search
+    /// scored and whether it has an answer: by default every program, as for seed 004's methods,
+    /// whose reward they are.
+    fn hidden_test_looks(&self, programs: usize, _answered: bool) -> u32 {
+        programs as u32
+    }
+    /// Its tree as views draw it, from the programs the search scored (in its order): by default
+    /// each under the root, as zero-shot's independent samples.
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        SearchTreeNode::programs(programs, |_| 0)
     }
     /// Why the method is done, once `next` gave `None`.
     fn why_done(&self) -> String {

@@ -15,6 +15,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::self_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
+use super::tree::SearchTreeNode;
 use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
@@ -69,11 +70,6 @@ pub struct Reflexion {
 impl Reflexion {
     pub fn new(params: ReflexionParams) -> Self {
         Self { params, tests: Vec::new(), attempts: Vec::new(), phase: Phase::Tests, ended: String::new() }
-    }
-
-    /// The programs in order, each under the one before.
-    pub fn attempts(&self) -> &[ReflexionAttempt] {
-        &self.attempts
     }
 
     fn finish(&mut self, why: &str) {
@@ -168,6 +164,22 @@ impl Method for Reflexion {
     fn why_done(&self) -> String {
         self.ended.clone()
     }
+
+    /// Only its final answer's.
+    fn hidden_test_looks(&self, _programs: usize, answered: bool) -> u32 {
+        u32::from(answered)
+    }
+
+    /// Each program under the one it rewrote, valued by its share of the tests it wrote.
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        let mut tree = SearchTreeNode::programs(programs, |i| i);
+        for (node, attempt) in tree.iter_mut().skip(1).zip(&self.attempts) {
+            node.label = if attempt.expansion == 0 { "simple".into() } else { "retry".into() };
+            node.value = attempt.tested.as_ref().map_or(0.0, SelfTested::fraction);
+            node.self_tested = Some(SelfTested::node(attempt.tested.as_ref(), &attempt.reflection, None, None));
+        }
+        tree
+    }
 }
 
 #[cfg(test)]
@@ -215,7 +227,7 @@ mod tests {
         }
         assert_eq!(acts, ["write tests", "simple", "run", "reflect", "retry", "run", "reflect", "retry", "run"]);
         assert_eq!(method.answer(), Answering::Chosen(Some(2)), "the last program");
-        assert_eq!(method.attempts()[0].tested.as_ref().map(SelfTested::fraction), Some(0.5));
+        assert_eq!(method.attempts[0].tested.as_ref().map(SelfTested::fraction), Some(0.5));
         // A program that passes ends it at once.
         let mut method = Reflexion::new(ReflexionParams::default());
         method.next(&mut rng);

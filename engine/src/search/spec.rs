@@ -9,6 +9,7 @@ use super::gif_mcts::{GifMcts, GifMctsParams};
 use super::lats::{HiddenTests, Lats, LatsParams};
 use super::reflexion::{Reflexion, ReflexionParams};
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use super::tree::SearchTreeNode;
 use super::world_coder::{WorldCoder, WorldCoderParams};
 use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
@@ -166,6 +167,14 @@ impl Method for AnyMethod {
 
     fn answer(&self) -> Answering {
         self.inner().answer()
+    }
+
+    fn hidden_test_looks(&self, programs: usize, answered: bool) -> u32 {
+        self.inner().hidden_test_looks(programs, answered)
+    }
+
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        self.inner().tree(programs)
     }
 
     fn why_done(&self) -> String {

@@ -1,12 +1,11 @@
 //! What a program search did, as its record and views read it: the program it answers with, how
-//! often its method looked at the task's own tests, and its tree ([`SearchTreeNode`]s, drawn
-//! differently for each method).
+//! often its method looked at the task's own tests, and its tree ([`SearchTreeNode`]s, which each
+//! method draws in its own file: [`Method::tree`]).
 
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{SelfTested, SelfTestedNode};
-use super::spec::{AnyMethod, ProgramSearch};
-use super::{Answering, Method};
+use super::self_tests::SelfTestedNode;
+use super::{Answering, Expanded, Method, Scorer, Search};
 
 /// A node of a search's tree as views draw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,7 +30,7 @@ pub struct SearchTreeNode {
     pub self_tested: Option<SelfTestedNode>,
 }
 
-impl ProgramSearch {
+impl<M: Method, S: Scorer> Search<M, S> {
     /// The program the search answers with, by expansion: the method's choice, else its first
     /// program to pass every test (where a perfect score ended it), else its best.
     pub fn answer(&self) -> Option<usize> {
@@ -45,22 +44,21 @@ impl ProgramSearch {
         }
     }
 
-    /// How many times the method looked at the task's own tests: every program, for seed 004's
-    /// methods (they are its reward); LATS's checks (`Lats::hidden_checks`); Reflexion's final
-    /// answer's.
+    /// How many times the method looked at the task's own tests ([`Method::hidden_test_looks`]).
     pub fn hidden_checks(&self) -> u32 {
-        match self.method() {
-            AnyMethod::Lats(lats) => lats.hidden_checks(),
-            AnyMethod::Reflexion(_) => u32::from(self.answer().is_some()),
-            _ => self.expansions().len() as u32,
-        }
+        self.method().hidden_test_looks(self.expansions().len(), self.answer().is_some())
     }
 
-    /// The tree of programs: GIF-MCTS's expanded nodes; WorldCoder's programs under the one each
-    /// refined; zero-shot's samples under the empty program; LATS's tree, its simple solution the
-    /// root; Reflexion's programs each under the one before.
+    /// The tree of programs, as the method draws it ([`Method::tree`]).
     pub fn tree(&self) -> Vec<SearchTreeNode> {
-        let root = SearchTreeNode {
+        self.method().tree(self.expansions())
+    }
+}
+
+impl SearchTreeNode {
+    /// The empty program every tree grows from.
+    pub fn root() -> Self {
+        Self {
             parent: None,
             label: "root".into(),
             expansion: None,
@@ -70,80 +68,22 @@ impl ProgramSearch {
             bug: false,
             hacked: false,
             self_tested: None,
-        };
-        let expansions = self.expansions();
-        let flat = |parent_of: &dyn Fn(usize) -> usize| {
-            let children = expansions.iter().enumerate().map(|(i, e)| SearchTreeNode {
-                parent: Some(parent_of(i)),
-                label: e.kind.name().into(),
-                expansion: Some(i),
-                edit: None,
-                visits: 1,
-                value: e.score.score,
-                bug: e.score.bug,
-                hacked: e.score.hacked,
-                self_tested: None,
-            });
-            std::iter::once(root.clone()).chain(children).collect()
-        };
-        match self.method() {
-            AnyMethod::GifMcts(search) => {
-                let nodes = search.nodes();
-                // Expanded nodes only, renumbered in the arena's order.
-                let kept: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].expanded).collect();
-                let index_of = |id: usize| kept.iter().position(|&k| k == id);
-                kept.iter()
-                    .map(|&i| {
-                        let n = &nodes[i];
-                        SearchTreeNode {
-                            parent: n.parent.and_then(index_of),
-                            label: n
-                                .action
-                                .map_or_else(|| "root".into(), |(kind, k)| format!("{}{k}", &kind.name()[..1])),
-                            expansion: n.expansion,
-                            edit: None,
-                            visits: n.visits,
-                            value: n.value(),
-                            bug: n.bug,
-                            hacked: n.expansion.is_some_and(|e| expansions[e].score.hacked),
-                            self_tested: None,
-                        }
-                    })
-                    .collect()
-            }
-            AnyMethod::WorldCoder(search) => flat(&|i| search.pool()[i].parent.map_or(0, |p| p + 1)),
-            AnyMethod::ZeroShot(_) => flat(&|_| 0),
-            // Each program under the one it rewrote.
-            AnyMethod::Reflexion(search) => {
-                let mut tree: Vec<SearchTreeNode> = flat(&|i| i);
-                for (node, attempt) in tree.iter_mut().skip(1).zip(search.attempts()) {
-                    node.label = if attempt.expansion == 0 { "simple".into() } else { "retry".into() };
-                    node.value = attempt.tested.as_ref().map_or(0.0, SelfTested::fraction);
-                    node.self_tested = Some(SelfTested::node(attempt.tested.as_ref(), &attempt.reflection, None, None));
-                }
-                tree
-            }
-            AnyMethod::Lats(search) if search.nodes().is_empty() => vec![root],
-            AnyMethod::Lats(search) => search
-                .nodes()
-                .iter()
-                .map(|n| SearchTreeNode {
-                    parent: n.parent,
-                    label: if n.parent.is_none() { "simple".into() } else { "child".into() },
-                    expansion: Some(n.expansion),
-                    edit: None,
-                    visits: n.visits,
-                    // The mean backed-up value; a node never backed up, its internal tests' share.
-                    value: if n.visits > 0 {
-                        n.value / f64::from(n.visits)
-                    } else {
-                        n.tested.as_ref().map_or(0.0, SelfTested::fraction)
-                    },
-                    bug: expansions[n.expansion].score.bug,
-                    hacked: expansions[n.expansion].score.hacked,
-                    self_tested: Some(SelfTested::node(n.tested.as_ref(), &n.reflection, n.hidden, Some(n.value))),
-                })
-                .collect(),
         }
+    }
+
+    /// The root, then each program under node `parent_of(i)` (0 is the root) valued by its score.
+    pub fn programs(expansions: &[Expanded], parent_of: impl Fn(usize) -> usize) -> Vec<Self> {
+        let children = expansions.iter().enumerate().map(|(i, e)| Self {
+            parent: Some(parent_of(i)),
+            label: e.kind.name().into(),
+            expansion: Some(i),
+            edit: None,
+            visits: 1,
+            value: e.score.score,
+            bug: e.score.bug,
+            hacked: e.score.hacked,
+            self_tested: None,
+        });
+        std::iter::once(Self::root()).chain(children).collect()
     }
 }

@@ -10,6 +10,7 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::tree::SearchTreeNode;
 use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
 use crate::rng::RunRng;
 
@@ -55,11 +56,6 @@ impl WorldCoder {
         Self { params, pool: Vec::new(), refining: None }
     }
 
-    /// Every program so far, in the order they were written.
-    pub fn pool(&self) -> &[Candidate] {
-        &self.pool
-    }
-
     /// One draw from each program's Beta; the highest wins.
     fn sample(&self, rng: &mut RunRng) -> usize {
         let mut best = (0, f64::NEG_INFINITY);
@@ -102,6 +98,11 @@ impl Method for WorldCoder {
             alpha: 1.0 + c * r,
             beta: 1.0 + c * (1.0 - r),
         });
+    }
+
+    /// Each program under the one it refined.
+    fn tree(&self, programs: &[Expanded]) -> Vec<SearchTreeNode> {
+        SearchTreeNode::programs(programs, |i| self.pool[i].parent.map_or(0, |p| p + 1))
     }
 }
 
