@@ -21,6 +21,14 @@ pub fn impossible_rng(seed: u64) -> RunRng {
     rng
 }
 
+/// The random stream that splits a task's tests into visible and held-out ones
+/// (`cheating::held_out`): the search's seed on ChaCha stream 5.
+pub fn held_out_rng(seed: u64) -> RunRng {
+    let mut rng = RunRng::seed_from_u64(seed);
+    rng.set_stream(5);
+    rng
+}
+
 /// The random stream for evaluation episodes: the run's seed on ChaCha stream 1 (training uses 0).
 pub fn evaluation_rng(seed: u64) -> RunRng {
     let mut rng = RunRng::seed_from_u64(seed);

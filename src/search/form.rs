@@ -1,6 +1,7 @@
 //! The Search pane's form: the task (bundled, a world model's or imported), the method, the budget,
-//! the seed, the verdict switches, an impossible variant and the simulated LLM's odds, read back into a `SearchSpec`; a
-//! teacher's link may hide or lock the task, method, budget, seed and odds.
+//! the seed, the verdict switches, an impossible variant or a held-out share of the tests, and the
+//! simulated LLM's odds, read back into a `SearchSpec`; a teacher's link may hide or lock the task,
+//! method, budget, seed and odds.
 
 use engine::cheating::impossible::ImpossibleVariant;
 use engine::params::{self, Field, Parameters};
@@ -30,6 +31,8 @@ pub struct SearchForm {
     autopep8: RwSignal<bool>,
     /// The impossible variant's name, or empty for the task as it is.
     impossible: RwSignal<String>,
+    /// The share of the tests held out from the LLM, as typed (0: none).
+    held_out: RwSignal<String>,
     imported: RwSignal<Vec<ImportedTask>>,
 }
 
@@ -47,6 +50,7 @@ impl SearchForm {
             naive: RwSignal::new(spec.naive_verdicts),
             autopep8: RwSignal::new(spec.autopep8),
             impossible: RwSignal::new(spec.impossible.map_or("", ImpossibleVariant::name).to_owned()),
+            held_out: RwSignal::new(spec.held_out_share.to_string()),
             imported,
         }
     }
@@ -68,6 +72,9 @@ impl SearchForm {
             "" => None,
             name => Some(ImpossibleVariant::parse(name)?),
         };
+        let held_out = self.held_out.get_untracked();
+        spec.held_out_share =
+            held_out.trim().parse().map_err(|_| format!("held-out tests: '{held_out}' is not a share"))?;
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -82,8 +89,19 @@ impl SearchForm {
 /// The form's fields, hidden or locked as `teaching` says.
 #[component]
 pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> impl IntoView {
-    let SearchForm { task, method, budget, seed, odds_fields, odds_texts, naive, autopep8, impossible, imported } =
-        form;
+    let SearchForm {
+        task,
+        method,
+        budget,
+        seed,
+        odds_fields,
+        odds_texts,
+        naive,
+        autopep8,
+        impossible,
+        held_out,
+        imported,
+    } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
     view! {
         <div class="form-grid">
@@ -114,6 +132,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 <option value="">"none: the task as it is"</option>
                 {ImpossibleVariant::NAMES.iter().map(|v| view! { <option value=*v>{*v}</option> }).collect_view()}
             </select></label>
+            <label title="EvilGenie's held-out tests: this share of the task's tests, drawn from the seed, is never shown to the LLM nor fed back and scores nothing; the visible ones are shown with the task. A program that passes every visible test and fails a held-out one is marked special-cased? in the tree (About: Cheating). 0: none">"Held-out tests (share)"<input id="search-held-out" prop:value=move || held_out.get() on:change=move |ev| held_out.set(event_target_value(&ev)) /></label>
         </div>
         <p class="hint" id="search-method-note" hidden=move || !method.with(|m| m.starts_with("lats") || m == "reflexion")>
             "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them (About: LATS and Reflexion). lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data."

@@ -64,7 +64,15 @@ fn summary(record: &SearchRecord) -> String {
     } else {
         format!("best score {:.3}", record.best_score())
     };
-    format!("{} LLM calls · {score} · {} tokens{cost}{verdicts}", record.llm_calls(), record.usage.total())
+    let special_cased = record.expansions.iter().filter(|e| e.score.special_cased().is_some()).count();
+    let held_out = match record.spec.held_out_share {
+        0.0 => String::new(),
+        share => format!(
+            " · {:.0}% of the tests held out: {special_cased} program(s) special-cased? (every visible test passed, a held-out one failed)",
+            100.0 * share
+        ),
+    };
+    format!("{} LLM calls · {score} · {} tokens{cost}{verdicts}{held_out}", record.llm_calls(), record.usage.total())
 }
 
 #[component]

@@ -31,7 +31,8 @@ fn layout(tree: &[SearchTreeNode]) -> Vec<(f64, f64)> {
 
 /// The tree (with the programs edited by hand, dashed, under the nodes they came from): node area
 /// grows with visits, colour runs from red (0) to green (1), buggy nodes are ringed and show their
-/// temporary value, hacked ones (passed only by naive verdicts) are crossed; edges carry the
+/// temporary value, hacked ones (passed only by naive verdicts) are crossed, special-cased ones
+/// (every visible test passed, a held-out one failed) carry a question mark; edges carry the
 /// action. `selected` is an index of `SearchRecord::nodes`.
 #[component]
 pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
@@ -52,19 +53,21 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
                 let (x, y) = at(i);
                 let r = 6.0 + 2.0 * f64::from(n.visits).sqrt();
                 let fill = format!("hsl({:.0}, 70%, 45%)", 120.0 * n.value.clamp(0.0, 1.0));
-                let class = match (n.bug, n.hacked) {
-                    (true, _) => "node bug",
-                    (_, true) => "node hacked",
+                let class = match (n.bug, n.hacked, n.special_cased.is_some()) {
+                    (true, ..) => "node bug",
+                    (_, true, _) => "node hacked",
+                    (_, _, true) => "node special-cased",
                     _ => "node",
                 };
                 let class = if n.edit.is_some() { format!("{class} edited") } else { class.to_owned() };
                 let expansion = n.expansion;
                 // The root holds no program to show.
                 let pick = (n.expansion.is_some() || n.edit.is_some()).then_some(i);
-                let note = match (n.bug, n.hacked) {
-                    (true, _) => " · bug (temporary value)",
-                    (_, true) => " · hacked: passed only because verdicts are naive",
-                    _ => "",
+                let note = match (n.bug, n.hacked, &n.special_cased) {
+                    (true, ..) => " · bug (temporary value)".to_owned(),
+                    (_, true, _) => " · hacked: passed only because verdicts are naive".to_owned(),
+                    (_, _, Some(test)) => format!(" · special-cased? it fails held-out test {test}"),
+                    _ => String::new(),
                 };
                 let title = format!("{} · value {:.2} · visits {}{note}", n.label, n.value, n.visits);
                 view! {
@@ -72,6 +75,7 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
                         <circle cx=x cy=y r=r fill=fill><title>{title}</title></circle>
                         {n.bug.then(|| view! { <text class="bug-value" x=x + r + 2.0 y=y>{format!("{:.2}", n.value)}</text> })}
                         {n.hacked.then(|| view! { <text class="hacked-mark" x=x y=y + 4.0 text-anchor="middle">"✗"</text> })}
+                        {n.special_cased.is_some().then(|| view! { <text class="special-mark" x=x y=y + 4.0 text-anchor="middle">"?"</text> })}
                     </g>
                 }
             }).collect_view();
@@ -149,6 +153,12 @@ pub fn NodeDetails(
             Some(view! {
                 <h3>{heading}</h3>
                 <p id="search-node-feedback">{feedback(&ev)}</p>
+                {ev.held_out.clone().map(|h| view! {
+                    <p id="search-node-held-out">{format!("Held-out tests (never shown to the LLM, scoring nothing): {} of {} passed", h.passed, h.total)}</p>
+                })}
+                {ev.special_cased().map(|test| view! {
+                    <p id="search-node-special-cased">{format!("special-cased? It passed every visible test and fails the held-out test {test}: it may answer the tests it was shown rather than the task, or have a bug that only a held-out test reaches.")}</p>
+                })}
                 {n.self_tested.clone().map(self_tested)}
                 {expanded.as_ref().filter(|(_, e)| e.kind == ActionKind::Generate && e.kept_prefix == Some(false)).map(|_| view! {
                     <p id="search-node-prefix" class="hint">"This reply did not keep the first lines it was asked to continue: a chat API cannot be made to (seed 004 spec §1.3), and the official code does not check."</p>

@@ -47,6 +47,7 @@ impl BankTask {
             world_model: self.world_model,
             task_code: self.task_code.clone(),
             tests_shown: false,
+            held_out: Vec::new(),
         }
     }
 

@@ -477,6 +477,7 @@ impl Method for GifMcts {
                     value: n.value(),
                     bug: n.bug,
                     hacked: n.expansion.is_some_and(|e| programs[e].score.hacked),
+                    special_cased: n.expansion.and_then(|e| programs[e].score.special_cased()).map(str::to_owned),
                     self_tested: None,
                 }
             })

@@ -28,6 +28,7 @@ impl SearchRecord {
             value: edit.score.score,
             bug: edit.score.bug,
             hacked: edit.score.hacked,
+            special_cased: edit.score.special_cased().map(str::to_owned),
             self_tested: None,
         });
         self.tree.iter().cloned().chain(edits).collect()

@@ -454,6 +454,7 @@ impl Method for Lats {
                 },
                 bug: programs[n.expansion].score.bug,
                 hacked: programs[n.expansion].score.hacked,
+                special_cased: programs[n.expansion].score.special_cased().map(str::to_owned),
                 self_tested: Some(SelfTested::node(n.tested.as_ref(), &n.reflection, n.hidden, Some(n.value))),
             })
             .collect()

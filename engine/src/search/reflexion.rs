@@ -195,7 +195,7 @@ mod tests {
             kind: ActionKind::Generate,
             program: program.into(),
             unformatted: None,
-            score: Score { score: 0.0, bug: false, error: None, example: None, hacked: false },
+            score: Score { score: 0.0, bug: false, error: None, example: None, hacked: false, held_out: None },
             kept_prefix: None,
             llm_calls: 0,
         }

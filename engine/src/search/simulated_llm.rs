@@ -397,8 +397,14 @@ mod tests {
     }
 
     fn expansion(kind: ActionKind, code: String, error: Option<&str>) -> Expansion {
-        let parent =
-            Score { score: 0.5, bug: error.is_some(), error: error.map(str::to_owned), example: None, hacked: false };
+        let parent = Score {
+            score: 0.5,
+            bug: error.is_some(),
+            error: error.map(str::to_owned),
+            example: None,
+            hacked: false,
+            held_out: None,
+        };
         Expansion { kind, code, parent: Some(parent) }
     }
 
@@ -526,7 +532,8 @@ mod tests {
                 test: Some(test),
                 wrong: Vec::new(),
             };
-            let parent = Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+            let parent =
+                Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false, held_out: None };
             let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
             choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, rng))
         };
@@ -547,7 +554,8 @@ mod tests {
             test: Some(1),
             wrong: Vec::new(),
         };
-        let parent = Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false };
+        let parent =
+            Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false, held_out: None };
         let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
         let missed = (0..100)
             .filter(|_| {

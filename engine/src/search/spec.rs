@@ -15,6 +15,7 @@ use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
 use super::{ActionKind, Answering, Ask, Expanded, Method, Score, Scorer, Search, SearchTask, TestsScorer};
+use crate::cheating::held_out::split;
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::gym::dataset::dataset;
 use crate::params::Parameters;
@@ -22,7 +23,7 @@ use crate::prompts::PromptSet;
 use crate::python::TestCase;
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
-use crate::rng::{gym_rng, impossible_rng};
+use crate::rng::{gym_rng, held_out_rng, impossible_rng};
 use crate::task_import::ImportedTask;
 
 /// A method and its parameters.
@@ -253,6 +254,12 @@ pub struct SearchSpec {
     /// program passing them all has cheated. None: the task as it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub impossible: Option<ImpossibleVariant>,
+    /// The share of the task's tests held out from the LLM (`cheating::held_out`, EvilGenie's
+    /// measure): drawn from the seed, they are never shown nor fed back and score nothing, and a
+    /// program that passes every visible test and fails one of them is marked "special-cased?".
+    /// The visible tests are shown with the task. 0, the default: every test is the task's.
+    #[serde(default, skip_serializing_if = "crate::params::is_zero")]
+    pub held_out_share: f64,
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -286,7 +293,13 @@ impl SearchSpec {
             naive_verdicts: false,
             autopep8: true,
             impossible: None,
+            held_out_share: 0.0,
         }
+    }
+
+    /// Whether its searches measure cheating: on an impossible variant, or with tests held out.
+    pub fn measures_cheating(&self) -> bool {
+        self.impossible.is_some() || self.held_out_share != 0.0
     }
 
     /// The search of this spec, the one place that chooses how it is built: on its bundled task
@@ -350,16 +363,33 @@ impl SearchSpec {
         Ok(self.scorer_on(&self.as_shown(task)?))
     }
 
-    /// `task` as this spec's search shows and scores it: as it is, or made impossible (its tests
-    /// changed by `impossible`, the change drawn from the seed, and shown with the task).
+    /// `task` as this spec's search shows and scores it: as it is, made impossible (its tests
+    /// changed by `impossible`, the change drawn from the seed), or with some tests held out
+    /// (`held_out_share`, the split drawn from the seed); the tests the model may see are then
+    /// shown with the task.
     fn as_shown(&self, mut task: SearchTask) -> Result<SearchTask, String> {
-        let Some(variant) = self.impossible else { return Ok(task) };
-        if task.world_model.is_some() {
-            return Err("a world model has no tests to make impossible".into());
+        let held_out = self.held_out_share != 0.0;
+        if !held_out && self.impossible.is_none() {
+            return Ok(task);
         }
-        let made = impossible_tests(&task.tests, variant, &mut impossible_rng(self.seed))
-            .map_err(|why| format!("task {} cannot be made impossible: {why}", task.id))?;
-        task.tests = made.tests;
+        if task.world_model.is_some() {
+            return Err("a world model has no tests to make impossible or hold out".into());
+        }
+        match self.impossible {
+            Some(_) if held_out => {
+                return Err("an impossible variant shows every test, so none can be held out: choose one".into());
+            }
+            Some(variant) => {
+                let made = impossible_tests(&task.tests, variant, &mut impossible_rng(self.seed))
+                    .map_err(|why| format!("task {} cannot be made impossible: {why}", task.id))?;
+                task.tests = made.tests;
+            }
+            None => {
+                let (shown, held) = split(&task.tests, self.held_out_share, &mut held_out_rng(self.seed))
+                    .map_err(|why| format!("task {}: {why}", task.id))?;
+                (task.tests, task.held_out) = (shown, held);
+            }
+        }
         task.description = format!("{}\n\n{}", task.description, tests_shown(&task.tests));
         task.tests_shown = true;
         Ok(task)
@@ -376,6 +406,7 @@ impl SearchSpec {
             None => AnyScorer::Tests(TestsScorer {
                 naive: self.naive_verdicts,
                 impossible: self.impossible.is_some(),
+                held_out: task.held_out.clone(),
                 ..TestsScorer::new(task.tests.clone(), task.task_code.clone())
             }),
         }

@@ -21,6 +21,7 @@ fn task() -> SearchTask {
         world_model: None,
         task_code: None,
         tests_shown: false,
+        held_out: Vec::new(),
     }
 }
 
@@ -453,4 +454,63 @@ fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() 
     let answer = search.answer().expect("an answer");
     assert_eq!(search.best().map(|(p, _)| p), Some(search.expansions()[answer].program.as_str()));
     assert_eq!(search.progress().len(), search.llm_calls() as usize, "one point per LLM call");
+}
+
+#[test]
+fn held_out_tests_score_nothing_feed_nothing_back_and_mark_a_program_that_passes_only_the_visible_ones() {
+    use super::scorer::HeldOutScore;
+    let tests = task().tests;
+    let scorer = TestsScorer {
+        held_out: tests[2..].to_vec(),
+        example_from_first_half: false,
+        ..TestsScorer::new(tests[..2].to_vec(), None)
+    };
+    let request = scorer.request("def f(x): ...");
+    assert_eq!(request.tests, tests, "the held-out tests run after the visible ones, in one verdict");
+    let score = |passed| scorer.evaluate(&verdict(&request, passed, false), &mut RunRng::seed_from_u64(0));
+    // The visible two pass, the held-out two fail: a perfect score, marked with the first it failed.
+    let special = score(2);
+    assert_eq!(special.score, 1.0);
+    assert_eq!(special.held_out, Some(HeldOutScore { passed: 0, total: 2, first_failed: Some("f(3)".into()) }));
+    assert_eq!(special.special_cased(), Some("f(3)"));
+    // Failing a visible test: scored on the visible ones and fed back from them only, not marked.
+    let half = score(1);
+    assert_eq!(half.score, 0.5);
+    assert_eq!(half.example.as_ref().and_then(|e| e.test), Some(1), "the failing visible test, never a held-out one");
+    assert_eq!(half.special_cased(), None);
+    // A program that passes every test, held-out ones included, is never marked.
+    let correct = score(4);
+    assert_eq!((correct.score, correct.special_cased()), (1.0, None));
+    assert_eq!(correct.held_out.map(|h| (h.passed, h.total)), Some((2, 2)));
+}
+
+#[test]
+fn a_held_out_search_shows_only_the_visible_tests_and_its_seed_draws_the_split() {
+    let mut spec = simulated_spec("zero-shot", 3);
+    spec.held_out_share = 0.5;
+    let all = bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().tests.clone();
+    let spec::AnyScorer::Tests(scorer) = spec.scorer(None).unwrap() else { panic!("a task with tests") };
+    assert_eq!((all.len(), scorer.tests.len(), scorer.held_out.len()), (7, 3, 4), "3.5 rounds to 4 held out");
+    let search = spec.start(None, true, PromptSet::default()).unwrap();
+    assert_eq!(search.task().held_out, scorer.held_out);
+    let Need::Chat(call) = search.need() else { panic!("the search starts with a call") };
+    let prompt: String = call.messages.iter().map(|m| m.content.as_str()).collect();
+    let text = |t: &TestCase| match t {
+        TestCase::Statement(s) => s.trim().to_owned(),
+        TestCase::Io { .. } => unreachable!("statement tests"),
+    };
+    assert!(scorer.tests.iter().all(|t| prompt.contains(&text(t))), "the visible tests are shown");
+    assert!(scorer.held_out.iter().all(|t| !prompt.contains(&text(t))), "no held-out test is");
+    let spec::AnyScorer::Tests(again) = spec.scorer(None).unwrap() else { unreachable!() };
+    assert_eq!(again, scorer, "the same seed, the same split");
+    let splits: Vec<_> = (4..12)
+        .map(|seed| match (spec::SearchSpec { seed, ..spec.clone() }).scorer(None).unwrap() {
+            spec::AnyScorer::Tests(s) => s.held_out,
+            spec::AnyScorer::WorldModel(_) => unreachable!(),
+        })
+        .collect();
+    assert!(splits.iter().any(|h| *h != scorer.held_out), "other seeds draw other splits");
+    // Held out beside an impossible variant, which shows every test: refused, by name.
+    let both = spec::SearchSpec { impossible: Some(crate::cheating::impossible::ImpossibleVariant::OneOff), ..spec };
+    assert!(both.start(None, true, PromptSet::default()).unwrap_err().contains("choose one"));
 }

@@ -25,6 +25,9 @@ pub struct SearchTreeNode {
     /// Its program passed only because verdicts were naive (a reward hack).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hacked: bool,
+    /// The held-out test it failed after passing every visible one ([`super::Score::special_cased`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub special_cased: Option<String>,
     /// For LATS and Reflexion: the tests the method wrote and ran it on, and what came of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub self_tested: Option<SelfTestedNode>,
@@ -67,6 +70,7 @@ impl SearchTreeNode {
             value: 0.0,
             bug: false,
             hacked: false,
+            special_cased: None,
             self_tested: None,
         }
     }
@@ -82,6 +86,7 @@ impl SearchTreeNode {
             value: e.score.score,
             bug: e.score.bug,
             hacked: e.score.hacked,
+            special_cased: e.score.special_cased().map(str::to_owned),
             self_tested: None,
         });
         std::iter::once(Self::root()).chain(children).collect()

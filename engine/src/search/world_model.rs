@@ -53,7 +53,7 @@ impl Scorer for WorldModelScorer {
                 .error
                 .clone()
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
-            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
+            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false, held_out: None };
         }
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
         if let Some((i, predicted, recorded)) = short_prediction(&self.transitions, predictions, self.scoring.labelling)
@@ -62,7 +62,7 @@ impl Scorer for WorldModelScorer {
                 "Error when checking transition {}: IndexError: the predicted next state has {predicted} elements, the environment's {recorded}",
                 i + 1
             );
-            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false };
+            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false, held_out: None };
         }
         let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
@@ -82,7 +82,14 @@ impl Scorer for WorldModelScorer {
                 wrong: wrong.into_iter().filter(|(_, right)| !right).map(|(part, _)| part).collect(),
             }
         });
-        Score { score: accuracy.of(self.scoring.metric), bug: false, error: None, example, hacked: false }
+        Score {
+            score: accuracy.of(self.scoring.metric),
+            bug: false,
+            error: None,
+            example,
+            hacked: false,
+            held_out: None,
+        }
     }
 
     fn perfect(&self) -> &'static str {

@@ -7,7 +7,8 @@
 //! search's dataset seed and scoring ride along where they differ from the defaults (`w.data`,
 //! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
 //! run its programs through autopep8 is `autopep8=0`; one on an impossible variant of its task is
-//! `impossible=one-off` or `impossible=conflicting`. A teacher's `focus`, `hide` and `lock` name the
+//! `impossible=one-off` or `impossible=conflicting`; one that holds out a share of its task's tests
+//! from the LLM is `held_out=0.5`. A teacher's `focus`, `hide` and `lock` name the
 //! form's task, method, budget, seed and odds ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
@@ -43,7 +44,7 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 15] = [
+    const FIELDS: [&str; 16] = [
         "v",
         "search",
         "task",
@@ -56,6 +57,7 @@ impl SearchLink {
         "naive",
         "autopep8",
         "impossible",
+        "held_out",
         "r.best",
         "r.calls",
         "r.fp",
@@ -107,6 +109,9 @@ impl SearchLink {
         }
         if let Some(variant) = spec.impossible {
             out.append_pair("impossible", variant.name());
+        }
+        if spec.held_out_share != 0.0 {
+            out.append_pair("held_out", &spec.held_out_share.to_string());
         }
         self.teaching.append(&mut out);
         if let Some(results) = &self.results {
@@ -188,8 +193,22 @@ impl SearchLink {
         let autopep8 = read(&mut problems, "autopep8", get("autopep8"), true, switch);
         let impossible =
             read(&mut problems, "impossible", get("impossible"), None, |v| ImpossibleVariant::parse(v).map(Some));
-        let spec =
-            SearchSpec { method, task, budget, seed, simulated_llm, world_model, naive_verdicts, autopep8, impossible };
+        let held_out_share = read(&mut problems, "held_out", get("held_out"), 0.0, |v| {
+            let share: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
+            (share > 0.0 && share < 1.0).then_some(share).ok_or_else(|| format!("{share} is outside (0, 1)"))
+        });
+        let spec = SearchSpec {
+            method,
+            task,
+            budget,
+            seed,
+            simulated_llm,
+            world_model,
+            naive_verdicts,
+            autopep8,
+            impossible,
+            held_out_share,
+        };
         let teaching = Teaching::read(&mut problems, get);
         (SearchLink { spec, llm, results, teaching }, problems)
     }
@@ -268,6 +287,23 @@ mod tests {
         let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1&impossible=two-off");
         assert_eq!(decoded.spec.impossible, None);
         assert!(problems.len() == 1 && problems[0].contains("two-off"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_held_out_share_rides_along_and_one_outside_the_open_interval_is_named() {
+        let mut spec = link().spec;
+        spec.held_out_share = 0.4;
+        let encoded =
+            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
+                .encode();
+        assert!(encoded.contains("&held_out=0.4"), "{encoded}");
+        assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
+        for bad in ["1", "0", "-0.2", "half"] {
+            let (decoded, problems) =
+                SearchLink::decode(&format!("v=1&search=gif-mcts&task=t&budget=3&seed=1&held_out={bad}"));
+            assert_eq!(decoded.spec.held_out_share, 0.0);
+            assert!(problems.len() == 1 && problems[0].contains("held_out"), "{bad}: {problems:?}");
+        }
     }
 
     #[test]
