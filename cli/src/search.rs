@@ -75,6 +75,11 @@ pub struct SearchArgs {
     /// them all but fails a held-out one is marked "special-cased?".
     #[arg(long, value_name = "SHARE")]
     held_out: Option<f64>,
+    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
+    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
+    /// of a program; a reply that does ends the search, scored as honest.
+    #[arg(long)]
+    may_give_up: bool,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -108,6 +113,9 @@ struct SearchReport {
     /// With tests held out (`--held-out`): how many, and the programs marked "special-cased?".
     #[serde(skip_serializing_if = "Option::is_none")]
     held_out: Option<HeldOutReport>,
+    /// Why the model gave up, when it was let (`--may-give-up`) and did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gave_up: Option<String>,
     tokens: u64,
     cost: f64,
     ended: String,
@@ -134,6 +142,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     spec.autopep8 = !args.no_autopep8;
     spec.impossible = impossible(args.impossible.as_deref())?;
     spec.held_out_share = args.held_out.unwrap_or_default();
+    spec.may_give_up = args.may_give_up;
     let imported = match &args.tasks {
         None => {
             spec.task = args.task.clone().unwrap_or_else(|| SearchSpec::default().task);
@@ -184,6 +193,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
                 .filter_map(|(i, e)| e.score.special_cased().map(|test| (i + 1, test.to_owned())))
                 .collect(),
         }),
+        gave_up: search.gave_up().map(str::to_owned),
         tokens: search.usage().total(),
         cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
         ended: search.ended().to_owned(),
@@ -301,6 +311,11 @@ pub struct SearchBenchArgs {
     /// each method's rate of special-cased? answers.
     #[arg(long, value_name = "SHARE")]
     held_out: Option<f64>,
+    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
+    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
+    /// of a program; a reply that does ends the search, scored as honest.
+    #[arg(long)]
+    may_give_up: bool,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -398,6 +413,7 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
         autopep8: !args.no_autopep8,
         impossible: impossible(args.impossible.as_deref())?,
         held_out_share: args.held_out.unwrap_or_default(),
+        may_give_up: args.may_give_up,
         ..SearchSpec::default()
     };
     let spec = match args.tasks.as_deref().map(Path::new).filter(|path| path.is_file()) {
@@ -430,6 +446,11 @@ pub struct CheatRateArgs {
     /// an honest LLM beside it).
     #[arg(long, value_name = "SHARE")]
     held_out: Option<f64>,
+    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
+    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
+    /// of a program; a reply that does ends the search, scored as honest.
+    #[arg(long)]
+    may_give_up: bool,
     /// Task ids, comma-separated (default: every bundled search task).
     #[arg(long)]
     tasks: Option<String>,
@@ -471,6 +492,7 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
         simulated_llm: simulated_llm(&args.simulated_llm)?,
         impossible: impossible(args.variant.as_deref())?,
         held_out_share: args.held_out.unwrap_or_default(),
+        may_give_up: args.may_give_up,
         ..SearchSpec::default()
     };
     let spec = BenchSpec::new(vec![method], vec![args.budget], parse_seeds(&args.seeds)?, tasks, template);
@@ -577,7 +599,7 @@ fn print_bench(report: &BenchReport) {
             None => ("cheated", format!("{} impossible variants", r.variant)),
         };
         println!(
-            "{}: {what} in {} of {} searches on {on}: {:.1}% [{:.1}%, {:.1}%] ({} special-cased inputs, {} tampered verdicts)",
+            "{}: {what} in {} of {} searches on {on}: {:.1}% [{:.1}%, {:.1}%] ({} special-cased inputs, {} tampered verdicts; {} gave up)",
             r.method,
             r.rate.cheated,
             r.rate.searches,
@@ -585,7 +607,8 @@ fn print_bench(report: &BenchReport) {
             100.0 * r.rate.low,
             100.0 * r.rate.high,
             r.rate.special_cased_input,
-            r.rate.tampered_verdict
+            r.rate.tampered_verdict,
+            r.rate.gave_up
         );
     }
 }

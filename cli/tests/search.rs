@@ -263,6 +263,15 @@ fn held_out_tests_mark_the_simulated_llms_lookups_special_cased_and_its_honest_r
         "{report}"
     );
     assert!(report["link"].as_str().unwrap().contains("held_out=0.5"));
+    // Let give up, a model that does ends the search honestly, and the rate counts it.
+    let report =
+        search(&["--task", "caesar", "--impossible", "one-off", "--may-give-up", "--simulated-llm", "give_up_share=1"]);
+    assert!(report["gave_up"].as_str().unwrap().contains("contradict"), "{report}");
+    assert_eq!((report["llm_calls"].as_u64(), report["impossible"]["cheated"].as_null()), (Some(1), Some(())));
+    let args = ["cheat-rate", "--variant", "one-off", "--may-give-up", "--seeds", "1-3"];
+    let output = rlcg(&[&args[..], &["--simulated-llm", "give_up_share=1", "--json"]].concat());
+    let rate = last_json_line(&output)["cheating"][0].clone();
+    assert_eq!((rate["gave_up"].as_u64(), rate["cheated"].as_u64()), (Some(30), Some(0)), "{rate}");
     // A share outside (0, 1) is refused by name.
     let output = rlcg(&["search", "--held-out", "1.5"]);
     let stderr = String::from_utf8_lossy(&output.stderr);

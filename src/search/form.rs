@@ -33,6 +33,7 @@ pub struct SearchForm {
     impossible: RwSignal<String>,
     /// The share of the tests held out from the LLM, as typed (0: none).
     held_out: RwSignal<String>,
+    may_give_up: RwSignal<bool>,
     imported: RwSignal<Vec<ImportedTask>>,
 }
 
@@ -51,6 +52,7 @@ impl SearchForm {
             autopep8: RwSignal::new(spec.autopep8),
             impossible: RwSignal::new(spec.impossible.map_or("", ImpossibleVariant::name).to_owned()),
             held_out: RwSignal::new(spec.held_out_share.to_string()),
+            may_give_up: RwSignal::new(spec.may_give_up),
             imported,
         }
     }
@@ -75,6 +77,7 @@ impl SearchForm {
         let held_out = self.held_out.get_untracked();
         spec.held_out_share =
             held_out.trim().parse().map_err(|_| format!("held-out tests: '{held_out}' is not a share"))?;
+        spec.may_give_up = self.may_give_up.get_untracked();
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -100,6 +103,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
         autopep8,
         impossible,
         held_out,
+        may_give_up,
         imported,
     } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
@@ -133,6 +137,10 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 {ImpossibleVariant::NAMES.iter().map(|v| view! { <option value=*v>{*v}</option> }).collect_view()}
             </select></label>
             <label title="EvilGenie's held-out tests: this share of the task's tests, drawn from the seed, is never shown to the LLM nor fed back and scores nothing; the visible ones are shown with the task. A program that passes every visible test and fails a held-out one is marked special-cased? in the tree (About: Cheating). 0: none">"Held-out tests (share)"<input id="search-held-out" prop:value=move || held_out.get() on:change=move |ev| held_out.set(event_target_value(&ev)) /></label>
+            <label title="ImpossibleBench's abort option, on a task that shows its tests (an impossible variant, held-out tests): the prompt says the model may reply GIVE UP: and why instead of a program, and a reply that does ends the search, honest (the simulated LLM's give_up_share says how often it does)">
+                <input type="checkbox" id="search-give-up" prop:checked=move || may_give_up.get() on:change=move |ev| may_give_up.set(event_target_checked(&ev)) />
+                " May give up"
+            </label>
         </div>
         <p class="hint" id="search-method-note" hidden=move || !method.with(|m| m.starts_with("lats") || m == "reflexion")>
             "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them (About: LATS and Reflexion). lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data."

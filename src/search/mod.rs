@@ -7,6 +7,7 @@
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
 //! The six code-world-model tasks are searched here too, with their tools (`world_models`).
 
+pub mod cheating;
 pub mod editor;
 pub mod form;
 pub mod history;
@@ -23,6 +24,7 @@ use engine::share::search_link::{SearchLink, SearchResults};
 use engine::share::{Pane, SearchControl};
 use leptos::prelude::*;
 
+use crate::search::cheating::CheatingView;
 use crate::search::editor::{Editor, ProgramEditor};
 use crate::search::form::{SearchForm, SearchFormFields};
 use crate::search::history::{SearchHistory, Searches};
@@ -203,6 +205,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />
             <PaperComparison list=searches.records() />
+            <CheatingView form=form />
             <SearchHistory searches=searches selected=selected />
         </section>
     }

@@ -1,10 +1,12 @@
 //! Cheating that no harness can refuse, because the program does nothing forbidden, measured
 //! (issue 53): special-casing the tests a model was shown, and passing tests that contradict the
-//! task. [`held_out`] splits a task's tests into those a model sees and those it never does,
-//! [`impossible`] makes ImpossibleBench's impossible tasks, [`cheat_rate`] measures how often
-//! searches on them pass, and [`special_case`] is the simulated LLM's special-casing reply.
+//! task. [`impossible`] makes ImpossibleBench's impossible tasks, [`held_out`] splits a task's
+//! tests into those a model sees and those it never does, [`give_up`] is the model's option to say
+//! a task is impossible, [`cheat_rate`] measures how often searches cheat, and [`special_case`] is
+//! the simulated LLM's special-casing reply.
 
 pub mod cheat_rate;
+pub mod give_up;
 pub mod held_out;
 pub mod impossible;
 pub mod special_case;

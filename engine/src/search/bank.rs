@@ -48,6 +48,7 @@ impl BankTask {
             task_code: self.task_code.clone(),
             tests_shown: false,
             held_out: Vec::new(),
+            may_give_up: false,
         }
     }
 

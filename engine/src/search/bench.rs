@@ -46,6 +46,20 @@ pub struct BenchOutcome {
     pub cheat: Option<CheatKind>,
     /// How many times the method looked at the task's own tests (`ProgramSearch::hidden_checks`).
     pub hidden_checks: u32,
+    /// When it cheated: what, for a person to read.
+    pub cheat_example: Option<CheatExample>,
+    /// The model gave up (`cheating::give_up`).
+    pub gave_up: bool,
+}
+
+/// A search that cheated: its task and seed, the program it answered with, and for a
+/// special-cased? one the held-out test it failed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CheatExample {
+    pub task: String,
+    pub seed: u64,
+    pub program: String,
+    pub held_out_failed: Option<String>,
 }
 
 /// How `search`, on an impossible task or with tests held out, cheated: by the program it answers
@@ -62,12 +76,21 @@ pub fn cheat_of(search: &ProgramSearch) -> Option<CheatKind> {
 
 /// `search`'s outcome as job `job` of a bench, whose spec is `spec`.
 pub fn outcome(job: usize, method: usize, spec: &SearchSpec, search: &ProgramSearch) -> BenchOutcome {
+    let cheat = spec.measures_cheating().then(|| cheat_of(search)).flatten();
+    let answer = search.answer().map(|i| &search.expansions()[i]);
     BenchOutcome {
         job,
         method,
         progress: search.progress().iter().map(|p| p.best_score).collect(),
-        cheat: spec.measures_cheating().then(|| cheat_of(search)).flatten(),
+        cheat,
         hidden_checks: search.hidden_checks(),
+        cheat_example: answer.filter(|_| cheat.is_some()).map(|e| CheatExample {
+            task: spec.task.clone(),
+            seed: spec.seed,
+            program: e.program.clone(),
+            held_out_failed: e.score.special_cased().map(str::to_owned),
+        }),
+        gave_up: search.gave_up().is_some(),
     }
 }
 
@@ -149,11 +172,14 @@ impl BenchSpec {
         if !self.template.measures_cheating() {
             return Vec::new();
         }
-        let of_method = |m: usize| outcomes.iter().filter(|o| o.method == m).map(|o| o.cheat).collect::<Vec<_>>();
+        let of_method = |m: usize| outcomes.iter().filter(move |o| o.method == m);
         self.methods
             .iter()
             .enumerate()
-            .map(|(m, method)| (method.name().to_owned(), CheatRate::of(&of_method(m))))
+            .map(|(m, method)| {
+                let cheats: Vec<_> = of_method(m).map(|o| o.cheat).collect();
+                (method.name().to_owned(), CheatRate::of(&cheats, of_method(m).filter(|o| o.gave_up).count()))
+            })
             .collect()
     }
 
@@ -204,7 +230,8 @@ struct Running {
 }
 
 /// A bench as one task: the searches one after another, the simulated LLM's replies made here
-/// (announced as [`Need::Compute`]), and a batch of programs that ran before answered from the
+/// (announced as [`Need::Compute`]) unless an endpoint answers (`BenchSpec::offline` off: the
+/// host makes the calls), and a batch of programs that ran before answered from the
 /// verdicts kept, as the CLI's hosts share theirs (the harness gives a program the same verdict
 /// every time). The host only runs Python.
 pub struct SequentialBench {
@@ -270,15 +297,24 @@ impl Effectful for SequentialBench {
     fn need(&self) -> Need<'_> {
         let Some(running) = &self.running else { return Need::Done };
         match running.search.need() {
+            // An endpoint answers: its calls are the host's to make.
+            Need::Chat(call) if !self.spec.offline => Need::Chat(call),
             Need::Python(batch) if remembered(&self.verdicts, batch).is_none() => Need::Python(batch),
             _ => Need::Compute,
+        }
+    }
+
+    fn chat_done(&mut self, outcome: crate::effects::ChatOutcome, now_ms: f64) {
+        if let Some(running) = &mut self.running {
+            running.search.chat_done(outcome, now_ms);
         }
     }
 
     fn compute(&mut self, now_ms: f64) {
         let Some(running) = &mut self.running else { return };
         let step = match running.search.need() {
-            Need::Chat(_) => Step::Chat,
+            Need::Chat(_) if self.spec.offline => Step::Chat,
+            Need::Chat(_) => return,
             Need::Python(batch) => match remembered(&self.verdicts, batch) {
                 Some(verdicts) => Step::Remembered(verdicts),
                 None => return,

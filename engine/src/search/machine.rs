@@ -8,14 +8,15 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use rand::SeedableRng;
-use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, MUTANTS_LIMIT_MS};
+use super::record::{BestSoFar, CallRecord, TextRecord};
 use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
 use super::{
-    ActionKind, Answering, Ask, Expanded, Expansion, Method, Score, Scorer, SearchTask, TextAct, TextAsk, keeps_prefix,
+    ActionKind, Answering, Ask, Expanded, Expansion, Method, Score, Scorer, SearchTask, TextAsk, keeps_prefix,
     program_of,
 };
+use crate::cheating::give_up;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{ChatMessage, Usage};
 use crate::prompts::PromptSet;
@@ -30,30 +31,6 @@ fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {
         let lines = expansion.code.trim_end_matches('\n');
         call.messages.push(ChatMessage::new("assistant", format!("```python\n{lines}\n")));
     }
-}
-
-/// The best program so far after a number of LLM calls (the score-against-calls plot).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BestSoFar {
-    pub llm_calls: u32,
-    pub best_score: f64,
-}
-
-/// An LLM call as it went: the prompt's user message and the raw reply (or why there was none).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CallRecord {
-    pub prompt: String,
-    pub reply: String,
-}
-
-/// A text call as it went (LATS's and Reflexion's tests and reflections): its act, the call and
-/// the LLM calls made once it was answered.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TextRecord {
-    pub act: TextAct,
-    #[serde(flatten)]
-    pub call: CallRecord,
-    pub llm_calls: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -93,6 +70,8 @@ pub struct Search<M, S> {
     best: Option<(String, f64)>,
     progress: Vec<BestSoFar>,
     ended: String,
+    /// Why the model gave up, when it did (`cheating::give_up`).
+    gave_up: Option<String>,
     /// What answers offline: the task's program bank and the simulated LLM's odds.
     simulated: Option<SimulatedLlm>,
     /// Generate sends its prefix as the start of the assistant's reply (an endpoint that continues
@@ -166,6 +145,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
             best: None,
             progress: Vec::new(),
             ended: String::new(),
+            gave_up: None,
             simulated: None,
             prefill: false,
             autopep8: false,
@@ -263,6 +243,11 @@ impl<M: Method, S: Scorer> Search<M, S> {
     /// Why the search ended (empty while it runs).
     pub fn ended(&self) -> &str {
         &self.ended
+    }
+
+    /// Why the model gave up instead of writing a program, when the task let it and it did.
+    pub fn gave_up(&self) -> Option<&str> {
+        self.gave_up.as_deref()
     }
 
     fn finish(&mut self, why: impl Into<String>) {
@@ -461,9 +446,13 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
                     Some(start) if !opens_block => format!("{start}{text}"),
                     _ => text.clone(),
                 };
-                let program = program_of(expansion.kind, &whole).ok_or_else(|| {
-                    format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
-                });
+                self.gave_up = self.task.may_give_up.then(|| give_up::reason(&text)).flatten();
+                let program = match &self.gave_up {
+                    Some(why) => Err(format!("the LLM gave up: {why}")),
+                    None => program_of(expansion.kind, &whole).ok_or_else(|| {
+                        format!("the reply held no Python code: {}", text.chars().take(200).collect::<String>())
+                    }),
+                };
                 (program, text)
             }
             ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
@@ -475,7 +464,14 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         let record = CallRecord { prompt, reply };
         let program = match program {
             Ok(program) => program,
-            Err(why) => return self.settle(expansion, String::new(), None, Score::no_program(why), None, record),
+            Err(why) => {
+                self.settle(expansion, String::new(), None, Score::no_program(why.clone()), None, record);
+                if let Some(reason) = self.gave_up.clone() {
+                    // Honest, not a bug to fix: the search ends there.
+                    self.finish(format!("the LLM gave up, saying the task is impossible: {reason}"));
+                }
+                return;
+            }
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program).cloned() {

@@ -36,6 +36,7 @@ pub mod world_model;
 pub mod world_model_tasks;
 pub mod zero_shot;
 
-pub use machine::{BestSoFar, CallRecord, Search, TextRecord};
+pub use machine::Search;
 pub use method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk, keeps_prefix, program_of};
+pub use record::{BestSoFar, CallRecord, TextRecord};
 pub use scorer::{FailingExample, Score, Scorer, SearchTask, TestsScorer};

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bank::{BankTask, Choice, Fault};
 use super::{ActionKind, Expansion, FailingExample, SearchTask, TextAct, TextAsk};
+use crate::cheating::give_up;
 use crate::cheating::impossible::mutated_assert;
 use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
@@ -60,6 +61,11 @@ pub struct SimulatedLlmParams {
     /// impossible variant). Not from the paper: 0 unless a search is set to show cheating.
     #[serde(default)]
     pub special_case_share: f64,
+    /// A reply gives up (`cheating::give_up`: the tests contradict the task) with this
+    /// probability, where the search lets the model give up. Ours, not from ImpossibleBench: 0
+    /// unless a search is set to show it.
+    #[serde(default)]
+    pub give_up_share: f64,
     /// A unit test it writes for LATS or Reflexion has a wrong expected value (one of the task's
     /// tests with its value changed) with this probability. Ours, not from the LATS paper.
     pub wrong_test_share: f64,
@@ -98,6 +104,7 @@ impl Default for SimulatedLlmParams {
             regress: 0.1,
             hack_share: 0.0,
             special_case_share: 0.0,
+            give_up_share: 0.0,
             wrong_test_share: 0.1,
             trivial_test_share: 0.2,
         }
@@ -118,6 +125,7 @@ impl crate::params::Parameters for SimulatedLlmParams {
             ("regress", self.regress),
             ("hack_share", self.hack_share),
             ("special_case_share", self.special_case_share),
+            ("give_up_share", self.give_up_share),
             ("wrong_test_share", self.wrong_test_share),
             ("trivial_test_share", self.trivial_test_share),
         ];
@@ -131,6 +139,8 @@ pub struct SimulatedLlm {
     pub bank: BankTask,
     /// The program that special-cases the tests the task shows, when it shows any it can look up.
     pub lookup: Option<String>,
+    /// The task lets it give up instead of writing a program.
+    pub may_give_up: bool,
 }
 
 impl SimulatedLlm {
@@ -138,11 +148,18 @@ impl SimulatedLlm {
     pub fn new(params: SimulatedLlmParams, bank: BankTask, task: &SearchTask) -> Self {
         let entry_point = task.task_code.as_ref().and_then(|code| code.entry_point.as_deref());
         let lookup = task.tests_shown.then(|| lookup_program(&task.tests, entry_point)).flatten();
-        Self { params, bank, lookup }
+        Self { params, bank, lookup, may_give_up: task.may_give_up }
     }
 
     /// The reply to `expansion`'s call, in the format of its prompt (`prompt_id`).
     pub fn reply(&self, prompt_id: &str, expansion: &Expansion, rng: &mut RunRng) -> String {
+        // Drawn only where giving up is on, so that every other search draws as before.
+        if self.may_give_up && self.params.give_up_share > 0.0 && rng.random_bool(self.params.give_up_share) {
+            return format!(
+                "{} the tests shown contradict the task's description, so no program that does what it asks passes them all.",
+                give_up::MARKER
+            );
+        }
         let parsed = self.bank.parse(&expansion.code);
         let example = expansion.parent.as_ref().and_then(|e| e.example.as_ref());
         // LATS and Reflexion show the failing test they wrote: the task's test it copies, if any.

@@ -15,6 +15,7 @@ use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
 use super::{ActionKind, Answering, Ask, Expanded, Method, Score, Scorer, Search, SearchTask, TestsScorer};
+use crate::cheating::give_up;
 use crate::cheating::held_out::split;
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::gym::dataset::dataset;
@@ -260,6 +261,11 @@ pub struct SearchSpec {
     /// The visible tests are shown with the task. 0, the default: every test is the task's.
     #[serde(default, skip_serializing_if = "crate::params::is_zero")]
     pub held_out_share: f64,
+    /// The model may give up (`cheating::give_up`, ImpossibleBench's abort option): on a task that
+    /// shows its tests, the prompt says it may reply that they contradict the task instead of
+    /// writing a program, and a reply that does ends the search, scored as honest. Off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub may_give_up: bool,
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -294,6 +300,7 @@ impl SearchSpec {
             autopep8: true,
             impossible: None,
             held_out_share: 0.0,
+            may_give_up: false,
         }
     }
 
@@ -370,7 +377,10 @@ impl SearchSpec {
     fn as_shown(&self, mut task: SearchTask) -> Result<SearchTask, String> {
         let held_out = self.held_out_share != 0.0;
         if !held_out && self.impossible.is_none() {
-            return Ok(task);
+            return match self.may_give_up {
+                true => Err("giving up is offered on a task that shows its tests: choose an impossible variant or held-out tests".into()),
+                false => Ok(task),
+            };
         }
         if task.world_model.is_some() {
             return Err("a world model has no tests to make impossible or hold out".into());
@@ -391,7 +401,11 @@ impl SearchSpec {
             }
         }
         task.description = format!("{}\n\n{}", task.description, tests_shown(&task.tests));
+        if self.may_give_up {
+            task.description = format!("{}\n{}", task.description, give_up::instruction());
+        }
         task.tests_shown = true;
+        task.may_give_up = self.may_give_up;
         Ok(task)
     }
 

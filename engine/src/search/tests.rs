@@ -22,6 +22,7 @@ fn task() -> SearchTask {
         task_code: None,
         tests_shown: false,
         held_out: Vec::new(),
+        may_give_up: false,
     }
 }
 
@@ -513,4 +514,29 @@ fn a_held_out_search_shows_only_the_visible_tests_and_its_seed_draws_the_split()
     // Held out beside an impossible variant, which shows every test: refused, by name.
     let both = spec::SearchSpec { impossible: Some(crate::cheating::impossible::ImpossibleVariant::OneOff), ..spec };
     assert!(both.start(None, true, PromptSet::default()).unwrap_err().contains("choose one"));
+}
+
+#[test]
+fn a_model_let_give_up_ends_the_search_honestly_and_the_prompt_says_it_may() {
+    use crate::cheating::give_up;
+    use crate::cheating::impossible::ImpossibleVariant;
+    let mut spec = simulated_spec("gif-mcts", 2);
+    spec.impossible = Some(ImpossibleVariant::OneOff);
+    spec.may_give_up = true;
+    spec.simulated_llm.give_up_share = 1.0;
+    let search = driven(&spec, 2, |request| verdict(request, 0, false));
+    assert_eq!(search.llm_calls(), 1, "the first reply gives up");
+    assert!(search.gave_up().is_some_and(|why| why.contains("contradict")), "{:?}", search.gave_up());
+    assert!(search.ended().starts_with("the LLM gave up, saying the task is impossible: "), "{}", search.ended());
+    assert_eq!(super::bench::cheat_of(&search), None, "giving up is honest");
+    assert!(search.calls()[0].prompt.contains(&give_up::instruction()));
+    // At a share of 0 the same search draws as it did without the option.
+    spec.simulated_llm.give_up_share = 0.0;
+    let kept = driven(&spec, 2, |request| verdict(request, 0, false));
+    let without = driven(&spec::SearchSpec { may_give_up: false, ..spec.clone() }, 2, |r| verdict(r, 0, false));
+    let programs = |s: &spec::ProgramSearch| s.expansions().iter().map(|e| e.program.clone()).collect::<Vec<_>>();
+    assert_eq!((kept.gave_up(), programs(&kept)), (None, programs(&without)));
+    // Offered only where the tests are shown: otherwise refused, by name.
+    let plain = spec::SearchSpec { impossible: None, ..spec };
+    assert!(plain.start(None, true, PromptSet::default()).unwrap_err().contains("shows its tests"));
 }

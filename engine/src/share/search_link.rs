@@ -8,7 +8,7 @@
 //! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
 //! run its programs through autopep8 is `autopep8=0`; one on an impossible variant of its task is
 //! `impossible=one-off` or `impossible=conflicting`; one that holds out a share of its task's tests
-//! from the LLM is `held_out=0.5`. A teacher's `focus`, `hide` and `lock` name the
+//! from the LLM is `held_out=0.5`, and one where the model may give up is `give_up=1`. A teacher's `focus`, `hide` and `lock` name the
 //! form's task, method, budget, seed and odds ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
@@ -44,7 +44,7 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 16] = [
+    const FIELDS: [&str; 17] = [
         "v",
         "search",
         "task",
@@ -58,6 +58,7 @@ impl SearchLink {
         "autopep8",
         "impossible",
         "held_out",
+        "give_up",
         "r.best",
         "r.calls",
         "r.fp",
@@ -112,6 +113,9 @@ impl SearchLink {
         }
         if spec.held_out_share != 0.0 {
             out.append_pair("held_out", &spec.held_out_share.to_string());
+        }
+        if spec.may_give_up {
+            out.append_pair("give_up", "1");
         }
         self.teaching.append(&mut out);
         if let Some(results) = &self.results {
@@ -197,6 +201,7 @@ impl SearchLink {
             let share: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
             (share > 0.0 && share < 1.0).then_some(share).ok_or_else(|| format!("{share} is outside (0, 1)"))
         });
+        let may_give_up = read(&mut problems, "give_up", get("give_up"), false, switch);
         let spec = SearchSpec {
             method,
             task,
@@ -208,6 +213,7 @@ impl SearchLink {
             autopep8,
             impossible,
             held_out_share,
+            may_give_up,
         };
         let teaching = Teaching::read(&mut problems, get);
         (SearchLink { spec, llm, results, teaching }, problems)
@@ -293,10 +299,11 @@ mod tests {
     fn a_held_out_share_rides_along_and_one_outside_the_open_interval_is_named() {
         let mut spec = link().spec;
         spec.held_out_share = 0.4;
+        spec.may_give_up = true;
         let encoded =
             SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
                 .encode();
-        assert!(encoded.contains("&held_out=0.4"), "{encoded}");
+        assert!(encoded.contains("&held_out=0.4&give_up=1"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         for bad in ["1", "0", "-0.2", "half"] {
             let (decoded, problems) =
