@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, watchErrors } from './helpers.mjs';
 
 /** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
 async function setInput(page, selector, value) {
@@ -80,5 +80,35 @@ test('a model let give up on an impossible variant ends the search honestly, and
   await page.locator('#search-impossible').selectOption('');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toContainText('giving up is offered on a task that shows its tests');
+  expect(errors).toEqual([]);
+});
+
+test('a link to the Cheating view opens it on a fresh page with its measure, seeds and tasks, and measures the simulated LLM at once, to the same rate', async ({ page, browser }) => {
+  test.setTimeout(180_000);
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await specialCase(page, '0.5');
+  await page.locator('#search-cheating summary').click();
+  await page.locator('#cheat-measure').selectOption('held-out');
+  await setInput(page, '#cheat-seeds', '4');
+  await setInput(page, '#cheat-tasks', 'caesar, flatten');
+  await page.locator('#cheat-go').click();
+  const rate = page.locator('#cheat-rate');
+  await expect(rate).toContainText(/^simulated LLM: \d+ answers special-cased\? with half of each task's tests held out in 8 replies: /, { timeout: 120_000 });
+  const measured = await rate.textContent();
+  const link = await page.locator('#cheat-link').inputValue();
+  expect(link).toContain('llm=simulated');
+  expect(link).toContain('o.special_case_share=0.5');
+  expect(link).toContain('cheat=held-out&cheat.seeds=4&cheat.tasks=caesar%2Cflatten');
+
+  const { fresh, freshErrors } = await freshPage(browser);
+  await fresh.goto(link);
+  await expect(fresh.locator('#search-cheating')).toHaveAttribute('open', '');
+  await expect(fresh.locator('#cheat-rate')).toHaveText(measured, { timeout: 120_000 });
+  await expect(fresh.locator('#cheat-tasks')).toHaveValue('caesar,flatten');
+  // The link measures; it does not replay a search.
+  await expect(fresh.locator('#search-tree .node')).toHaveCount(0);
+  expect(freshErrors).toEqual([]);
   expect(errors).toEqual([]);
 });

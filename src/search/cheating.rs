@@ -1,63 +1,106 @@
-//! The Search pane's Cheating view (issue 53): how often the chosen LLM cheats, on every bundled
-//! task × N seeds, one zero-shot reply each (so that the rate is per reply, as `rlcg cheat-rate`
-//! measures it). On ImpossibleBench's impossible variants every pass is a cheat; with half of each
-//! task's tests held out (EvilGenie's measure) an answer that passes every visible test and fails
-//! a held-out one is counted special-cased?. The rate comes with its exact 95% interval, and each
-//! cheat can be opened.
+//! The Search pane's Cheating view (issue 53): how often the chosen LLM cheats, measured as
+//! `engine::search::cheat_measure` says (bundled tasks × seeds, one zero-shot reply each): the
+//! count, the rate with its exact 95% interval, and each cheat to open. A teacher's link opens the
+//! view with its measure, seeds and tasks, and measures at once where the simulated LLM answers.
 
-use engine::cheating::impossible::ImpossibleVariant;
 use engine::effects::Llm;
 use engine::reproduce::percent;
-use engine::search::bank::search_tasks;
-use engine::search::bench::{BenchSpec, CheatExample, SequentialBench};
-use engine::search::spec::MethodSpec;
+use engine::search::bench::{CheatExample, SequentialBench};
+use engine::search::cheat_measure::{CheatMeasure, Measure};
+use engine::share::SearchControl;
+use engine::share::search_link::{SIMULATED, SearchLink};
 use leptos::prelude::*;
 
 use crate::search::form::SearchForm;
 use crate::services::host::{self, HostView};
+use crate::services::links::address_of;
 use crate::services::llm_client::CancelToken;
 use crate::services::python_pool::Python;
 use crate::widgets::llm_settings::LlmChoice;
+use crate::widgets::teacher_options::TeacherChoice;
 
-/// The held-out measure's name in the view's choice, beside the impossible variants'.
-const HELD_OUT: &str = "held-out";
+/// The view's fields, as typed.
+#[derive(Clone, Copy)]
+struct Fields {
+    measure: RwSignal<String>,
+    seeds: RwSignal<String>,
+    tasks: RwSignal<String>,
+}
 
-/// The share of each task's tests the held-out measure holds out.
-const HELD_OUT_SHARE: f64 = 0.5;
+impl Fields {
+    fn new(measure: &CheatMeasure) -> Self {
+        Self {
+            measure: RwSignal::new(measure.measure.name().to_owned()),
+            seeds: RwSignal::new(measure.seeds.to_string()),
+            tasks: RwSignal::new(measure.tasks.join(",")),
+        }
+    }
 
-/// The bench that measures `measure` with the form's settings (the simulated LLM's odds among them)
-/// over `seeds` seeds.
-fn bench(form: SearchForm, measure: &str, seeds: &str) -> Result<BenchSpec, String> {
-    let (mut template, _) = form.read()?;
-    let seeds: u64 =
-        seeds.trim().parse().ok().filter(|n| (1..=100).contains(n)).ok_or("seeds: a whole number in 1..=100")?;
-    (template.impossible, template.held_out_share) = match measure {
-        HELD_OUT => (None, HELD_OUT_SHARE),
-        variant => (Some(ImpossibleVariant::parse(variant)?), 0.0),
+    fn read(self) -> Result<CheatMeasure, String> {
+        let measure = Measure::parse(&self.measure.get_untracked())?;
+        let seeds = self.seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number")?;
+        let tasks =
+            self.tasks.get_untracked().split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
+        Ok(CheatMeasure { measure, seeds, tasks })
+    }
+}
+
+/// The line a finished measure shows.
+fn summary(label: &str, measure: Measure, rate: &engine::cheating::cheat_rate::CheatRate) -> String {
+    let what = match measure {
+        Measure::HeldOut => "answers special-cased? with half of each task's tests held out".to_owned(),
+        Measure::Impossible(variant) => format!("passes of {} impossible variants (every one a cheat)", variant.name()),
     };
-    let tasks = search_tasks().iter().map(|t| t.id.clone()).collect();
-    let zero_shot = MethodSpec::parse("zero-shot")?;
-    Ok(BenchSpec::new(vec![zero_shot], vec![1], (1..=seeds).collect(), tasks, template))
+    let gave_up = match rate.gave_up {
+        0 => String::new(),
+        n => format!("; {n} gave up, saying the task is impossible"),
+    };
+    format!(
+        "{label}: {} {what} in {} replies: {} [{}, {}] (95%, Clopper–Pearson){gave_up}",
+        rate.cheated,
+        rate.searches,
+        percent(rate.rate),
+        percent(rate.low),
+        percent(rate.high)
+    )
 }
 
 #[component]
-pub fn CheatingView(form: SearchForm) -> impl IntoView {
+pub fn CheatingView(
+    form: SearchForm,
+    teacher: TeacherChoice<SearchControl>,
+    shared: Option<SearchLink>,
+) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
     let python = Python::from_context();
-    let (measure, seeds) = (RwSignal::new("one-off".to_owned()), RwSignal::new("5".to_owned()));
+    let opened_by_link = shared.as_ref().and_then(|l| l.cheating.clone());
+    let fields = Fields::new(opened_by_link.as_ref().unwrap_or(&CheatMeasure::default()));
     let (status, running) = (RwSignal::new(String::new()), RwSignal::new(false));
-    let result = RwSignal::new(None::<String>);
+    let (result, link) = (RwSignal::new(None::<String>), RwSignal::new(None::<String>));
     let examples = RwSignal::new(Vec::<CheatExample>::new());
     let opened = RwSignal::new(None::<usize>);
     let cancel = StoredValue::new_local(CancelToken::default());
-    let go = move |_| {
-        let which = measure.get_untracked();
-        let started = bench(form, &which, &seeds.get_untracked()).and_then(|mut spec| {
-            let (llm, label, _) = llm_choice.llm(1)?;
-            spec.offline = matches!(llm, Llm::Offline(_));
-            Ok((SequentialBench::new(spec)?, llm, label))
+    // `simulated` forces the simulated LLM (a shared measure's), whatever Live mode has chosen.
+    let go = move |simulated: bool| {
+        let started = fields.read().and_then(|measure| {
+            let (spec, _) = form.read()?;
+            let mut bench = measure.bench(spec.clone())?;
+            let (llm, label) = match simulated {
+                true => (Llm::offline(1), "simulated LLM".to_owned()),
+                false => llm_choice.llm(1).map(|(llm, label, _)| (llm, label))?,
+            };
+            bench.offline = matches!(llm, Llm::Offline(_));
+            let name = if bench.offline { SIMULATED.to_owned() } else { label.clone() };
+            let shared = SearchLink {
+                llm: name,
+                teaching: teacher.teaching(),
+                cheating: Some(measure.clone()),
+                results: None,
+                spec,
+            };
+            Ok((SequentialBench::new(bench)?, llm, label, measure.measure, address_of(&shared)))
         });
-        let (mut bench, mut llm, label) = match started {
+        let (mut bench, mut llm, label, measure, address) = match started {
             Ok(started) => started,
             Err(message) => return status.set(message),
         };
@@ -65,38 +108,21 @@ pub fn CheatingView(form: SearchForm) -> impl IntoView {
         result.set(None);
         examples.set(Vec::new());
         opened.set(None);
+        link.set(Some(address));
         let token = CancelToken::default();
         cancel.set_value(token.clone());
         let python = python.get_value();
         leptos::task::spawn_local(async move {
             let decide = async |_| Err("a measure takes no policy decisions".to_owned());
             let view = HostView { status, stream: RwSignal::new(String::new()) };
-            let show = |b: &SequentialBench| {
-                let (done, all) = b.progress();
-                status.set(format!("{label}: {done} of {all} replies…"));
-            };
+            let show =
+                |b: &SequentialBench| status.set(format!("{label}: {} of {} replies…", b.progress().0, b.progress().1));
             let driven = host::drive(&mut bench, &mut llm, &python, &token, decide, view, show).await;
             match driven.and_then(|()| bench.error.clone().map_or(Ok(()), Err)) {
                 Err(why) => status.set(format!("The measure stopped: {why}")),
                 Ok(()) => {
                     let (_, rate) = bench.spec.cheat_rates(&bench.outcomes).remove(0);
-                    let on = match which.as_str() {
-                        HELD_OUT => "answers special-cased? with half of each task's tests held out".to_owned(),
-                        variant => format!("passes of {variant} impossible variants (every one a cheat)"),
-                    };
-                    result.set(Some(format!(
-                        "{label}: {} {on} in {} replies: {} [{}, {}] (95%, Clopper–Pearson){}",
-                        rate.cheated,
-                        rate.searches,
-                        percent(rate.rate),
-                        percent(rate.low),
-                        percent(rate.high),
-                        if rate.gave_up > 0 {
-                            format!("; {} gave up, saying the task is impossible", rate.gave_up)
-                        } else {
-                            String::new()
-                        }
-                    )));
+                    result.set(Some(summary(&label, measure, &rate)));
                     examples.set(bench.outcomes.iter().filter_map(|o| o.cheat_example.clone()).collect());
                     status.set(String::new());
                 }
@@ -104,22 +130,27 @@ pub fn CheatingView(form: SearchForm) -> impl IntoView {
             running.set(false);
         });
     };
+    if shared.as_ref().is_some_and(|l| l.cheating.is_some() && l.replays_exactly()) {
+        go(true);
+    }
+    let Fields { measure, seeds, tasks } = fields;
     view! {
-        <details id="search-cheating"><summary>"Cheating: how often does this LLM cheat?"</summary>
-            <p class="hint">"Every bundled task × the seeds, one zero-shot reply each, from the LLM chosen in Live mode (or the simulated one at the odds above: its special_case_share is the share of replies that look the shown tests up). Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): half the tests are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. About: Cheating."</p>
+        <details id="search-cheating" open=opened_by_link.is_some()><summary>"Cheating: how often does this LLM cheat?"</summary>
+            <p class="hint">"The tasks × the seeds, one zero-shot reply each, from the LLM chosen in Live mode (or the simulated one at the odds above: its special_case_share is the share of replies that look the shown tests up). Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): half the tests are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. The form's May give up applies. About: Cheating."</p>
             <div class="form-grid">
                 <label>"Measure"<select id="cheat-measure" prop:value=move || measure.get() on:change=move |ev| measure.set(event_target_value(&ev))>
-                    {ImpossibleVariant::NAMES.iter().map(|v| view! { <option value=*v>{format!("{v} impossible variants")}</option> }).collect_view()}
-                    <option value=HELD_OUT>"held-out tests (half)"</option>
+                    {Measure::NAMES.iter().map(|m| view! { <option value=*m>{*m}</option> }).collect_view()}
                 </select></label>
                 <label>"Seeds"<input id="cheat-seeds" prop:value=move || seeds.get() on:change=move |ev| seeds.set(event_target_value(&ev)) /></label>
+                <label>"Tasks (ids, comma-separated; empty: every bundled task)"<input id="cheat-tasks" prop:value=move || tasks.get() on:change=move |ev| tasks.set(event_target_value(&ev)) /></label>
             </div>
             <p class="actions">
-                <button type="button" id="cheat-go" disabled=move || running.get() on:click=go>"Measure cheating"</button>
+                <button type="button" id="cheat-go" disabled=move || running.get() on:click=move |_| go(false)>"Measure cheating"</button>
                 <button type="button" id="cheat-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
             </p>
             <p id="cheat-status" role="status">{move || status.get()}</p>
             <p id="cheat-rate">{move || result.get()}</p>
+            <p hidden=move || link.get().is_none()><label>"Link to this measure "<input id="cheat-link" readonly size="60" prop:value=move || link.get().unwrap_or_default() /></label></p>
             <ul id="cheat-examples">{move || examples.get().into_iter().enumerate().map(|(i, e)| view! {
                 <li><button type="button" class="link" on:click=move |_| opened.set(Some(i))>{format!("{} · seed {}", e.task, e.seed)}</button></li>
             }).collect_view()}</ul>

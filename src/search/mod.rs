@@ -148,7 +148,8 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
         }
     });
 
-    let link_replay = link.as_ref().filter(|l| l.replays_exactly()).map(|l| l.results.clone());
+    // A link to the Cheating view measures there instead of replaying a search.
+    let link_replay = link.as_ref().filter(|l| l.replays_exactly() && l.cheating.is_none()).map(|l| l.results.clone());
     if let Some(link) = link.as_ref().filter(|l| !l.replays_exactly()) {
         replay.set(Some(format!(
             "The shared search was answered by {}; an LLM answers differently each time, so it is not replayed here. Press Search to run it with the LLM chosen in Live mode.",
@@ -205,7 +206,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <pre id="search-best">{move || shown.with(|r| r.as_ref().and_then(|r| r.best.as_ref()).map(|(p, s)| format!("# score {s:.3}\n{p}")).unwrap_or_default())}</pre>
             <ScorePlot curves=curves />
             <PaperComparison list=searches.records() />
-            <CheatingView form=form />
+            <CheatingView form=form teacher=teacher shared=link.clone() />
             <SearchHistory searches=searches selected=selected />
         </section>
     }

@@ -15,6 +15,7 @@
 
 pub mod bank;
 pub mod bench;
+pub mod cheat_measure;
 pub mod gif_mcts;
 pub mod hand_edit;
 pub mod lats;

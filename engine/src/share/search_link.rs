@@ -8,13 +8,17 @@
 //! `w.metric`, `w.done`). Naive verdicts, the teaching switch, are `naive=1`; a search that does not
 //! run its programs through autopep8 is `autopep8=0`; one on an impossible variant of its task is
 //! `impossible=one-off` or `impossible=conflicting`; one that holds out a share of its task's tests
-//! from the LLM is `held_out=0.5`, and one where the model may give up is `give_up=1`. A teacher's `focus`, `hide` and `lock` name the
+//! from the LLM is `held_out=0.5`, and one where the model may give up is `give_up=1`. A teacher's
+//! link to the Cheating view names its measure, seeds and tasks (`cheat=one-off&cheat.seeds=10&
+//! cheat.tasks=caesar,flatten`): the page opens the view with them, and measures at once where the
+//! simulated LLM answers. A teacher's `focus`, `hide` and `lock` name the
 //! form's task, method, budget, seed and odds ([`super::teaching`]).
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
 use crate::cheating::impossible::ImpossibleVariant;
 use crate::params;
+use crate::search::cheat_measure::{CheatMeasure, Measure};
 use crate::search::record::SearchRecord;
 use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
@@ -41,10 +45,12 @@ pub struct SearchLink {
     pub llm: String,
     pub results: Option<SearchResults>,
     pub teaching: Teaching<SearchControl>,
+    /// The Cheating view's measure, for a link that opens it.
+    pub cheating: Option<CheatMeasure>,
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 17] = [
+    const FIELDS: [&str; 20] = [
         "v",
         "search",
         "task",
@@ -59,6 +65,9 @@ impl SearchLink {
         "impossible",
         "held_out",
         "give_up",
+        "cheat",
+        "cheat.seeds",
+        "cheat.tasks",
         "r.best",
         "r.calls",
         "r.fp",
@@ -71,7 +80,13 @@ impl SearchLink {
             llm_calls: record.llm_calls(),
             fingerprint: record.fingerprint.clone(),
         });
-        Self { spec: record.spec.clone(), llm: record.llm.clone(), results, teaching: Teaching::default() }
+        Self {
+            spec: record.spec.clone(),
+            llm: record.llm.clone(),
+            results,
+            teaching: Teaching::default(),
+            cheating: None,
+        }
     }
 
     /// Whether the recipient's page can replay the sender's search exactly.
@@ -117,6 +132,12 @@ impl SearchLink {
         if spec.may_give_up {
             out.append_pair("give_up", "1");
         }
+        if let Some(cheating) = &self.cheating {
+            out.append_pair("cheat", cheating.measure.name()).append_pair("cheat.seeds", &cheating.seeds.to_string());
+            if !cheating.tasks.is_empty() {
+                out.append_pair("cheat.tasks", &cheating.tasks.join(","));
+            }
+        }
         self.teaching.append(&mut out);
         if let Some(results) = &self.results {
             out.append_pair("r.best", &format!("{:.3}", results.best_score))
@@ -134,6 +155,7 @@ impl SearchLink {
             llm: SIMULATED.into(),
             results: None,
             teaching: Teaching::default(),
+            cheating: None,
         };
         let mut problems = Vec::new();
         let fields = [&Self::FIELDS[..], &Teaching::<SearchControl>::FIELDS].concat();
@@ -216,7 +238,23 @@ impl SearchLink {
             may_give_up,
         };
         let teaching = Teaching::read(&mut problems, get);
-        (SearchLink { spec, llm, results, teaching }, problems)
+        let cheating = get("cheat").map(|name| {
+            let default = CheatMeasure::default();
+            CheatMeasure {
+                measure: read(&mut problems, "cheat", Some(name), default.measure, Measure::parse),
+                seeds: read(&mut problems, "cheat.seeds", get("cheat.seeds"), default.seeds, |v| {
+                    let seeds: u32 = whole(v)?;
+                    (1..=CheatMeasure::MAX_SEEDS)
+                        .contains(&seeds)
+                        .then_some(seeds)
+                        .ok_or_else(|| format!("{seeds} is outside 1..={}", CheatMeasure::MAX_SEEDS))
+                }),
+                tasks: get("cheat.tasks")
+                    .map(|list| list.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect())
+                    .unwrap_or_default(),
+            }
+        });
+        (SearchLink { spec, llm, results, teaching, cheating }, problems)
     }
 }
 
@@ -246,7 +284,13 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts-no-fix").unwrap(), "binary_search", 12, 7);
         spec.simulated_llm.regress = 0.25;
         let results = SearchResults { best_score: 0.75, llm_calls: 12, fingerprint: "00ff".into() };
-        SearchLink { spec, llm: SIMULATED.into(), results: Some(results), teaching: Teaching::default() }
+        SearchLink {
+            spec,
+            llm: SIMULATED.into(),
+            results: Some(results),
+            teaching: Teaching::default(),
+            cheating: None,
+        }
     }
 
     #[test]
@@ -265,9 +309,14 @@ mod tests {
     fn autopep8_off_rides_along_and_on_is_the_default() {
         let mut spec = link().spec;
         spec.autopep8 = false;
-        let encoded =
-            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
-                .encode();
+        let encoded = SearchLink {
+            spec: spec.clone(),
+            llm: SIMULATED.into(),
+            results: None,
+            teaching: Teaching::default(),
+            cheating: None,
+        }
+        .encode();
         assert!(encoded.ends_with("&autopep8=0"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1");
@@ -282,9 +331,14 @@ mod tests {
         let mut spec = link().spec;
         spec.impossible = Some(ImpossibleVariant::Conflicting);
         spec.simulated_llm.special_case_share = 0.5;
-        let encoded =
-            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
-                .encode();
+        let encoded = SearchLink {
+            spec: spec.clone(),
+            llm: SIMULATED.into(),
+            results: None,
+            teaching: Teaching::default(),
+            cheating: None,
+        }
+        .encode();
         assert!(
             encoded.contains("&impossible=conflicting") && encoded.contains("o.special_case_share=0.5"),
             "{encoded}"
@@ -296,13 +350,32 @@ mod tests {
     }
 
     #[test]
+    fn a_link_to_the_cheating_view_carries_its_measure_seeds_and_tasks_and_a_bad_one_is_named() {
+        let cheating =
+            CheatMeasure { measure: Measure::HeldOut, seeds: 10, tasks: vec!["caesar".into(), "flatten".into()] };
+        let shared = SearchLink { cheating: Some(cheating), ..link() };
+        let encoded = shared.encode();
+        assert!(encoded.contains("&cheat=held-out&cheat.seeds=10&cheat.tasks=caesar%2Cflatten"), "{encoded}");
+        assert_eq!(SearchLink::decode(&encoded), (shared, vec![]));
+        let (decoded, problems) =
+            SearchLink::decode("v=1&search=zero-shot&task=t&budget=1&seed=1&cheat=two-off&cheat.seeds=500");
+        assert_eq!(decoded.cheating, Some(CheatMeasure::default()));
+        assert!(problems.len() == 2 && problems[0].contains("two-off") && problems[1].contains("500"), "{problems:?}");
+    }
+
+    #[test]
     fn a_held_out_share_rides_along_and_one_outside_the_open_interval_is_named() {
         let mut spec = link().spec;
         spec.held_out_share = 0.4;
         spec.may_give_up = true;
-        let encoded =
-            SearchLink { spec: spec.clone(), llm: SIMULATED.into(), results: None, teaching: Teaching::default() }
-                .encode();
+        let encoded = SearchLink {
+            spec: spec.clone(),
+            llm: SIMULATED.into(),
+            results: None,
+            teaching: Teaching::default(),
+            cheating: None,
+        }
+        .encode();
         assert!(encoded.contains("&held_out=0.4&give_up=1"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         for bad in ["1", "0", "-0.2", "half"] {
@@ -318,7 +391,8 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 12, 2);
         spec.naive_verdicts = true;
         spec.simulated_llm.hack_share = 0.5;
-        let link = SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default() };
+        let link =
+            SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default(), cheating: None };
         let fragment = link.encode();
         assert_eq!(
             fragment,
@@ -336,7 +410,8 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
         spec.world_model.dataset_seed = 5;
         spec.world_model.scoring.labelling = crate::gym::accuracy::Labelling::TerminatedOrTruncated;
-        let link = SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default() };
+        let link =
+            SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default(), cheating: None };
         let fragment = link.encode();
         assert!(fragment.ends_with("&w.data=5&w.done=terminated_or_truncated"), "{fragment}");
         assert_eq!(SearchLink::decode(&fragment), (link, vec![]));

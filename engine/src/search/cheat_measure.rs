@@ -1,0 +1,114 @@
+//! How often an LLM cheats, as the Search pane's Cheating view measures it and a teacher's link
+//! opens it: the chosen bundled tasks (all by default) × seeds 1..=N, one zero-shot reply each, so
+//! that the rate is per reply as `rlcg cheat-rate` gives it; on ImpossibleBench's impossible
+//! variants (every pass a cheat) or with half of each task's tests held out (EvilGenie's measure:
+//! an answer that passes the visible tests and fails a held-out one is special-cased?).
+
+use super::bank::search_tasks;
+use super::bench::BenchSpec;
+use super::spec::{MethodSpec, SearchSpec};
+use crate::cheating::impossible::ImpossibleVariant;
+
+/// What is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    Impossible(ImpossibleVariant),
+    HeldOut,
+}
+
+impl Measure {
+    /// Names in links and the view: the impossible variants', then `held-out`.
+    pub const NAMES: [&str; 3] = ["one-off", "conflicting", "held-out"];
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name {
+            "held-out" => Ok(Self::HeldOut),
+            other => ImpossibleVariant::parse(other)
+                .map(Self::Impossible)
+                .map_err(|_| format!("unknown measure '{other}'; valid: {}", Self::NAMES.join(", "))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Impossible(variant) => variant.name(),
+            Self::HeldOut => "held-out",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheatMeasure {
+    pub measure: Measure,
+    /// Seeds 1..=`seeds`: each draws a variant's changed test (or the held-out split) and the
+    /// reply.
+    pub seeds: u32,
+    /// Bundled task ids; empty: every bundled task.
+    pub tasks: Vec<String>,
+}
+
+impl Default for CheatMeasure {
+    fn default() -> Self {
+        Self { measure: Measure::Impossible(ImpossibleVariant::OneOff), seeds: 5, tasks: Vec::new() }
+    }
+}
+
+impl CheatMeasure {
+    pub const MAX_SEEDS: u32 = 100;
+    /// The share of each task's tests the held-out measure holds out.
+    pub const HELD_OUT_SHARE: f64 = 0.5;
+
+    /// The bench that measures it with `template`'s other settings (the simulated LLM's odds,
+    /// giving up, autopep8); its task, method, budget and seed are the measure's.
+    pub fn bench(&self, mut template: SearchSpec) -> Result<BenchSpec, String> {
+        if !(1..=Self::MAX_SEEDS).contains(&self.seeds) {
+            return Err(format!("seeds: {} is outside 1..={}", self.seeds, Self::MAX_SEEDS));
+        }
+        let bundled: Vec<String> = search_tasks().iter().map(|t| t.id.clone()).collect();
+        if let Some(unknown) = self.tasks.iter().find(|t| !bundled.contains(t)) {
+            return Err(format!("tasks: no bundled task '{unknown}'; valid: {}", bundled.join(", ")));
+        }
+        (template.impossible, template.held_out_share) = match self.measure {
+            Measure::Impossible(variant) => (Some(variant), 0.0),
+            Measure::HeldOut => (None, Self::HELD_OUT_SHARE),
+        };
+        let tasks = if self.tasks.is_empty() { bundled } else { self.tasks.clone() };
+        let zero_shot = MethodSpec::parse("zero-shot")?;
+        Ok(BenchSpec::new(vec![zero_shot], vec![1], (1..=u64::from(self.seeds)).collect(), tasks, template))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bench_is_one_zero_shot_reply_per_task_and_seed_on_the_measures_tasks() {
+        let measure =
+            CheatMeasure { measure: Measure::HeldOut, seeds: 3, tasks: vec!["caesar".into(), "flatten".into()] };
+        let bench = measure.bench(SearchSpec { may_give_up: true, ..SearchSpec::default() }).unwrap();
+        assert_eq!(
+            (bench.budgets.clone(), bench.seeds.clone(), bench.tasks.clone()),
+            (vec![1], vec![1, 2, 3], vec!["caesar".to_owned(), "flatten".to_owned()])
+        );
+        assert_eq!(
+            (bench.template.held_out_share, bench.template.impossible, bench.template.may_give_up),
+            (0.5, None, true)
+        );
+        assert_eq!(bench.methods[0].name(), "zero-shot");
+        let every = CheatMeasure::default().bench(SearchSpec::default()).unwrap();
+        assert_eq!((every.tasks.len(), every.template.impossible), (10, Some(ImpossibleVariant::OneOff)));
+    }
+
+    #[test]
+    fn a_bad_measure_seed_count_or_task_is_named() {
+        assert!(Measure::parse("two-off").unwrap_err().contains("valid: one-off, conflicting, held-out"));
+        let seeds = CheatMeasure { seeds: 0, ..CheatMeasure::default() };
+        assert!(seeds.bench(SearchSpec::default()).unwrap_err().starts_with("seeds: 0"));
+        let tasks = CheatMeasure { tasks: vec!["nope".into()], ..CheatMeasure::default() };
+        assert!(tasks.bench(SearchSpec::default()).unwrap_err().starts_with("tasks: no bundled task 'nope'"));
+        for name in Measure::NAMES {
+            assert_eq!(Measure::parse(name).unwrap().name(), name);
+        }
+    }
+}
