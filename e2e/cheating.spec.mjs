@@ -1,11 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, watchErrors } from './helpers.mjs';
-
-/** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
-async function setInput(page, selector, value) {
-  await page.locator(selector).fill(value);
-  await page.locator(selector).dispatchEvent('change');
-}
+import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
 
 /** The simulated LLM special-cases `share` of its replies (the Search form's odds). */
 async function specialCase(page, share) {

@@ -49,6 +49,12 @@ export function watchErrors(page) {
   return errors;
 }
 
+/** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
+export async function setInput(page, selector, value) {
+  await page.locator(selector).fill(value);
+  await page.locator(selector).dispatchEvent('change');
+}
+
 /** A page in a new browser context (its own storage), with its errors watched. */
 export async function freshPage(browser) {
   const page = await (await browser.newContext()).newPage();

@@ -1,12 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, watchErrors } from './helpers.mjs';
-
-/** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
-async function setInput(page, selector, value) {
-  await page.locator(selector).fill(value);
-  await page.locator(selector).dispatchEvent('change');
-}
+import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
 
 test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the tree and a node\'s details show', async ({ page }) => {
   const errors = watchErrors(page);

@@ -28,6 +28,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "search-odds",
             "cwm-accuracy",
             "cheat-rate",
+            "held-out",
             "equal-budget-bundled",
             "equal-budget-humaneval",
             "cwm-planning",
