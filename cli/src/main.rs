@@ -20,6 +20,7 @@ mod live;
 mod llm_args;
 mod reproduce;
 mod search;
+mod search_bench;
 mod stepcoder;
 mod sweep;
 mod train;
@@ -145,13 +146,13 @@ enum Command {
     /// the solved fraction per budget, as seed 004's Table 1.
     SearchBench {
         #[command(flatten)]
-        args: search::SearchBenchArgs,
+        args: search_bench::SearchBenchArgs,
     },
     /// How often the simulated LLM cheats: searches on impossible variants of the tasks
     /// (ImpossibleBench's one-off and conflicting), every pass a cheat, with its 95% interval.
     CheatRate {
         #[command(flatten)]
-        args: search::CheatRateArgs,
+        args: search_bench::CheatRateArgs,
     },
     /// Seed 004's code world models: score one on transitions, plan with it, print a bank's.
     Cwm {
@@ -205,8 +206,8 @@ fn main() -> ExitCode {
         }
         Command::Live { args } => live::run(&args),
         Command::Search { args } => search::search(&args),
-        Command::SearchBench { args } => search::bench(&args),
-        Command::CheatRate { args } => search::cheat_rate(&args),
+        Command::SearchBench { args } => search_bench::bench(&args),
+        Command::CheatRate { args } => search_bench::cheat_rate(&args),
         Command::Gym { command } => gym::run(&command),
         Command::Cwm { command } => cwm::run(&command),
         Command::Stepcoder { command } => stepcoder::run(&command),

@@ -12,7 +12,7 @@ use engine::task_import::parse_task_file;
 use engine::search::bank::search_tasks;
 
 use crate::common::{Failure, usage};
-use crate::search::bench_report;
+use crate::search_bench::bench_report;
 
 /// The bundled tasks at 10 and 20 calls, and the same searches at 20 calls under other odds.
 pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
