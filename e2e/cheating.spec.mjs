@@ -106,3 +106,24 @@ test('a link to the Cheating view opens it on a fresh page with its measure, see
   expect(freshErrors).toEqual([]);
   expect(errors).toEqual([]);
 });
+
+test('the Cheating view asks an endpoint when Live mode chose one: its replies are measured, and the link names the model, never the key', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-cheat-key');
+  await page.locator('#search-cheating summary').click();
+  await page.locator('#cheat-measure').selectOption('one-off');
+  await setInput(page, '#cheat-seeds', '2');
+  await setInput(page, '#cheat-tasks', 'caesar');
+  await page.locator('#cheat-go').click();
+  // The stub writes an honest (and wrong) program: no pass of an impossible variant.
+  await expect(page.locator('#cheat-rate')).toHaveText(
+    'stub-coder: 0 passes of one-off impossible variants (every one a cheat) in 2 replies: 0.0% [0.0%, 84.2%] (95%, Clopper–Pearson)',
+    { timeout: 60_000 },
+  );
+  const link = await page.locator('#cheat-link').inputValue();
+  expect(link).toContain('llm=stub-coder');
+  expect(link).not.toContain('sk-e2e-cheat-key');
+  expect(errors).toEqual([]);
+});
