@@ -12,6 +12,9 @@
 // line indented one space too deep), which autopep8 repairs. GET /last-authorization tells which Authorization header the
 // last request carried, GET /last-prefill the last prefill a request carried, and POST
 // /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
+// With RECORD set to a file, each request's messages are appended to it as a JSON line: the prompts
+// of the in-tab model's training corpus (scripts/tiny-model/) are recorded so.
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { BEACON, ESCAPES, program } from './escapes.mjs';
 
@@ -134,6 +137,7 @@ createServer((req, res) => {
     if (model === 'stub-slip') return stream(res, `Here it is:\n\`\`\`python\n${SLIPPED}\`\`\`\n`);
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
     if (['stub-coder', 'stub-faults', 'stub-prefill'].includes(model) || known) {
+      if (process.env.RECORD) appendFileSync(process.env.RECORD, `${JSON.stringify({ messages: request.messages })}\n`);
       return stream(res, answer(request.messages ?? [], model));
     }
     return json(res, 404, { error: { message: `The model ${model} does not exist` } });
