@@ -7,7 +7,7 @@
 // the build and a version hashed from their contents; a new build is therefore a new service worker,
 // which the page offers to switch to ("update available").
 const PRECACHE = /*PRECACHE*/ { version: 'unbuilt', files: [] };
-// Files of the build cached the first time they are fetched (the WebGPU worker).
+// Files of the build cached the first time they are fetched (the WebGPU worker, the in-tab LLM's library).
 const ON_DEMAND = new Set((PRECACHE.onDemand ?? []).map((file) => new URL(file, self.location).pathname));
 const CACHE = `rlcg-${PRECACHE.version}`;
 // static/headers.json, written in by the same build hook.

@@ -2,7 +2,7 @@
 //! read from the environment.
 
 use engine::effects::Llm;
-use engine::llm::{PRESETS, ProviderSettings, preset};
+use engine::llm::{IN_TAB, PRESETS, ProviderSettings, preset};
 
 use crate::common::{Failure, usage};
 
@@ -44,8 +44,13 @@ impl LlmArgs {
         if self.is_simulated() {
             return Ok((Llm::offline(seed), "simulated LLM".to_owned(), None));
         }
+        if self.llm == IN_TAB {
+            return Err(usage(
+                "the in-tab model runs only in the page; serve the same GGUF file with llama.cpp's llama-server and use --llm custom --base-url http://127.0.0.1:8080/v1 (docs/guide.md)",
+            ));
+        }
         let Some(preset) = preset(&self.llm) else {
-            let presets: Vec<&str> = PRESETS.iter().map(|p| p.id).collect();
+            let presets: Vec<&str> = PRESETS.iter().map(|p| p.id).filter(|&id| id != IN_TAB).collect();
             return Err(usage(format!("unknown LLM '{}'; valid: simulated, {}", self.llm, presets.join(", "))));
         };
         let mut settings = ProviderSettings::from_preset(preset);

@@ -7,7 +7,8 @@ model that this script makes from PyPI packages alone (requirements.txt):
   special tokens and chat template, so that llama.cpp formats the page's messages itself;
 - a Llama-architecture transformer (RMSNorm, rotary positions in GGML's "normal" pairing, SwiGLU),
   trained with PyTorch until greedy decoding answers every recorded prompt with its answer, with a
-  margin, so that llama.cpp's arithmetic (not PyTorch's) gives the same tokens;
+  margin, so that llama.cpp's arithmetic (not PyTorch's) gives the same tokens; its output layer is
+  then scaled ×4, so that sampling at temperature 1 (as searches do) rarely strays from them;
 - written with `gguf` (llama.cpp's own writer) as F32 tensors, named as llama.cpp reads them.
 
 The prompts (`prompts.jsonl`) are the playground's real requests, recorded from `rlcg live` and
@@ -46,6 +47,9 @@ PLAN = "1. Walk the list.\n2. Keep the largest value.\n3. Return it."
 ANALYSIS = "The function returns the wrong element."
 HINT = "- Use the built-in."
 REFLECTION = "The implementation is wrong on the failing test: it must follow the docstring exactly."
+
+# The output layer's scale after training (see main).
+SHARPEN = 4.0
 
 # The tiny model's shape; 0.5b is Qwen2.5-0.5B's (for the speed figures, random weights).
 SHAPES = {
@@ -219,7 +223,8 @@ def worst_margin(logits, targets):
     return (right - others)[mask].min().item()
 
 
-def write_gguf(path, model, tokenizer, shape, name):
+def write_gguf(path, model, tokenizer, shape, name, half):
+    """`half`: matrices in F16 (a 0.5B model in F32 passes wllama's 2 GB limit on one file)."""
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(name)
     writer.add_context_length(shape["ctx"])
@@ -231,7 +236,7 @@ def write_gguf(path, model, tokenizer, shape, name):
     writer.add_rope_dimension_count(shape["d"] // shape["heads"])
     writer.add_rope_freq_base(10000.0)
     writer.add_layer_norm_rms_eps(1e-5)
-    writer.add_file_type(gguf.LlamaFileType.ALL_F32)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if half else gguf.LlamaFileType.ALL_F32)
 
     vocab = tokenizer.get_vocab()
     tokens = [token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]
@@ -251,7 +256,7 @@ def write_gguf(path, model, tokenizer, shape, name):
     writer.add_add_bos_token(False)
     writer.add_chat_template(CHAT_TEMPLATE)
 
-    tensor = lambda t: t.detach().to(torch.float32).numpy()
+    tensor = lambda t: t.detach().to(torch.float16 if half and t.dim() == 2 else torch.float32).numpy()
     writer.add_tensor("token_embd.weight", tensor(model.embed.weight))
     for i, block in enumerate(model.blocks):
         for key, weight in [
@@ -288,7 +293,11 @@ def main():
         print(f"{len(pairs)} prompts, up to {width} tokens; {sum(p.numel() for p in model.parameters())} parameters")
         steps = train(model, ids, targets, args.margin, args.max_minutes)
         print(f"every answer learned after {steps} steps")
-    write_gguf(args.out, model, tokenizer, shape, f"rlcg {args.shape} coder")
+        # Searches sample at temperature 1 (seed 004): logits scaled by SHARPEN lead by at least
+        # SHARPEN × margin, so a sampled reply rarely slips; greedy decoding is unchanged.
+        with torch.no_grad():
+            model.out.weight.mul_(SHARPEN)
+    write_gguf(args.out, model, tokenizer, shape, f"rlcg {args.shape} coder", half=args.shape != "tiny")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
 
 

@@ -11,6 +11,7 @@ use futures_channel::oneshot;
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
+use crate::services::in_tab_llm;
 use crate::services::llm_client::{self, CancelToken, ClientEvent};
 use crate::services::python_pool::Python;
 
@@ -49,6 +50,21 @@ pub async fn drive<T: Effectful>(
                 let (agent, messages) = (call.agent.clone(), call.messages.clone());
                 view.stream.set(String::new());
                 let outcome = match &mut *llm {
+                    Llm::Remote { settings, .. } if settings.runs_in_tab() => {
+                        let model = settings.model.clone();
+                        view.status.set(format!("The {agent} is writing ({model}, in this tab)…"));
+                        let mut on_event = |event: ClientEvent| match event {
+                            ClientEvent::Text(piece) => view.stream.update(|s| s.push_str(piece)),
+                            ClientEvent::Speed { tokens_per_second } => view.status.set(format!(
+                                "The {agent} is writing ({model}, in this tab: {tokens_per_second:.0} tokens/s)…"
+                            )),
+                            ClientEvent::Attempt(_) | ClientEvent::Retrying { .. } => {}
+                        };
+                        match in_tab_llm::chat(settings, &messages, cancel, &mut on_event).await {
+                            Ok((text, usage)) => ChatOutcome::Reply { text, usage },
+                            Err(failure) => ChatOutcome::Failed(failure),
+                        }
+                    }
                     Llm::Remote { settings, key } => {
                         view.status.set(format!("The {agent} is writing ({})…", settings.model));
                         let mut on_event = |event: ClientEvent| match event {
@@ -58,6 +74,7 @@ pub async fn drive<T: Effectful>(
                             ClientEvent::Retrying { delay_ms, reason } => {
                                 view.status.set(format!("{reason} Retrying in {:.1} s…", delay_ms as f64 / 1000.0))
                             }
+                            ClientEvent::Speed { .. } => {}
                         };
                         match llm_client::chat(settings, key, &messages, cancel, &mut on_event).await {
                             Ok((text, usage)) => ChatOutcome::Reply { text, usage },

@@ -39,6 +39,10 @@ pub enum ClientEvent<'a> {
         delay_ms: u64,
         reason: &'a str,
     },
+    /// The model in the tab wrote its reply at this speed.
+    Speed {
+        tokens_per_second: f64,
+    },
 }
 
 /// Cancels a call in flight (and any retry waiting).
@@ -58,6 +62,16 @@ impl CancelToken {
 
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.get()
+    }
+
+    /// A fresh controller that [`CancelToken::cancel`] aborts, for one operation.
+    pub fn attach_controller(&self) -> Result<AbortController, JsValue> {
+        let controller = AbortController::new()?;
+        *self.controller.borrow_mut() = Some(controller.clone());
+        if self.is_cancelled() {
+            controller.abort();
+        }
+        Ok(controller)
     }
 }
 
@@ -108,8 +122,7 @@ async fn attempt_once(
     on_event: &mut dyn FnMut(ClientEvent),
 ) -> Result<(String, Option<Usage>), AttemptError> {
     let network = |e: JsValue| (LlmFailure::network(settings, &js_text(&e)), None);
-    let controller = AbortController::new().map_err(network)?;
-    *cancel.controller.borrow_mut() = Some(controller.clone());
+    let controller = cancel.attach_controller().map_err(network)?;
     let timed_out = Rc::new(Cell::new(false));
     // Dropping the timer (any return from here) cancels it.
     let _timer = {

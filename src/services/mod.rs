@@ -3,6 +3,7 @@
 //! storage (IndexedDB), the page's links, the service worker, and what the page knows about each run.
 
 pub mod host;
+pub mod in_tab_llm;
 pub mod js_error;
 pub mod links;
 pub mod llm_client;

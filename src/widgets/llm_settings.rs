@@ -10,11 +10,12 @@
 //! the exports.
 
 use engine::effects::Llm;
-use engine::llm::{PRESETS, ProviderSettings, preset};
+use engine::llm::{IN_TAB, PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
 use leptos::prelude::*;
 
 use crate::services::storage::{self, setting};
+use crate::widgets::in_tab_model::InTabModelFields;
 
 /// The LLM select's value for the offline stand-in.
 const SIMULATED: &str = "simulated";
@@ -91,7 +92,7 @@ async fn stored<T: serde::de::DeserializeOwned>(name: &'static str) -> Option<T>
     storage::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
 }
 
-fn store(name: &'static str, value: &impl serde::Serialize) {
+pub(crate) fn store(name: &'static str, value: &impl serde::Serialize) {
     storage::save_setting(name, serde_json::to_string(value).ok());
 }
 
@@ -173,10 +174,14 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
         remember_key(on.then(|| api_key.get_untracked()).as_deref());
     };
 
+    // The model in the tab has a file, not an address, key, prices or retries.
+    let in_tab = move || choice.get() == IN_TAB;
     view! {
             <fieldset id="llm-settings" hidden=move || choice.get() == SIMULATED>
-                <legend>"Endpoint"</legend>
+                <legend>{move || if in_tab() { "Model in this tab" } else { "Endpoint" }}</legend>
+                {move || in_tab().then(|| view! { <InTabModelFields /> })}
                 <div class="form-grid">
+                    <div class="form-grid-part" hidden=in_tab>
                     {text_field("llm-base-url", "Base URL", |s| s.base_url.clone(), |s, v| s.base_url = v)}
                     {text_field("llm-model", "Model", |s| s.model.clone(), |s, v| s.model = v)}
                     <label>"API key"
@@ -184,20 +189,23 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                     </label>
                     <label class="inline"><input type="checkbox" id="llm-remember" prop:checked=move || remember.get() on:change=on_remember />
                         "remember the key in this browser"</label>
+                    </div>
                     {number_field("llm-temperature", "Temperature", |s| s.temperature, |s, v| s.temperature = v)}
                     {number_field("llm-top-p", "Top-p", |s| s.top_p, |s, v| s.top_p = v)}
                     {number_field("llm-max-tokens", "Max tokens", |s| f64::from(s.max_tokens), |s, v| s.max_tokens = v.clamp(0.0, f64::from(u32::MAX)) as u32)}
+                    <div class="form-grid-part" hidden=in_tab>
                     {number_field("llm-timeout", "Timeout (s)", |s| f64::from(s.timeout_s), |s, v| s.timeout_s = v.clamp(0.0, 1e6) as u32)}
                     {number_field("llm-retries", "Retries", |s| f64::from(s.max_retries), |s, v| s.max_retries = v.clamp(0.0, 1e6) as u32)}
                     {number_field("llm-price-in", "$ per 1M prompt tokens", |s| s.price_prompt_per_million, |s, v| s.price_prompt_per_million = v)}
                     {number_field("llm-price-out", "$ per 1M completion tokens", |s| s.price_completion_per_million, |s, v| s.price_completion_per_million = v)}
+                    </div>
                 </div>
-                <label class="inline"><input type="checkbox" id="llm-prefill" prop:checked=move || settings.with(|s| s.assistant_prefill) on:change=move |ev| {
+                <label class="inline" hidden=in_tab><input type="checkbox" id="llm-prefill" prop:checked=move || settings.with(|s| s.assistant_prefill) on:change=move |ev| {
                     settings.update(|s| s.assistant_prefill = event_target_checked(&ev));
                     store(setting::LLM, &settings.get_untracked());
                 } />
                     "the endpoint continues a started reply (vLLM, llama.cpp): a search's generate starts the reply with the program's first lines"</label>
-                <p class="hint">"The key is sent only to this base URL. It is kept in memory unless you tick remember; it never goes into links, exports or the Python worker."</p>
+                <p class="hint" hidden=in_tab>"The key is sent only to this base URL. It is kept in memory unless you tick remember; it never goes into links, exports or the Python worker."</p>
             </fieldset>
     }
 }

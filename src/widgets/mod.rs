@@ -5,6 +5,7 @@
 pub mod download;
 pub mod frame;
 pub mod gym_canvas;
+pub mod in_tab_model;
 pub mod llm_settings;
 pub mod param_fields;
 pub mod teacher_options;

@@ -55,12 +55,43 @@ pub const PRESETS: &[Preset] = &[
         cors_hint: "turn on \"Enable CORS\" in LM Studio's server settings and check that the server is running",
     },
     Preset {
+        id: IN_TAB,
+        label: "In this tab (a small model, downloaded once)",
+        base_url: IN_TAB_MODELS[0].url,
+        model: IN_TAB_MODELS[0].name,
+        needs_key: false,
+        cors_hint: "the model's server must allow this page's origin (Access-Control-Allow-Origin), as the Hugging Face hub does",
+    },
+    Preset {
         id: "custom",
         label: "Other OpenAI-compatible endpoint",
         base_url: "",
         model: "",
         needs_key: false,
         cors_hint: "the server must answer this page's origin with Access-Control-Allow-Origin (and allow the Authorization and Content-Type headers)",
+    },
+];
+
+/// The preset of the model that runs in the page (llama.cpp in wasm): its base URL is the model
+/// file's, and the page's host generates with it instead of calling an endpoint.
+pub const IN_TAB: &str = "in-tab";
+
+/// A model the "In this tab" provider offers: a quantised GGUF file on the public model hub, which
+/// the user downloads once (its size is shown first) and the browser keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InTabModel {
+    pub name: &'static str,
+    pub url: &'static str,
+}
+
+pub const IN_TAB_MODELS: &[InTabModel] = &[
+    InTabModel {
+        name: "qwen2.5-coder-0.5b-instruct-q4_k_m",
+        url: "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    },
+    InTabModel {
+        name: "qwen2.5-coder-1.5b-instruct-q4_k_m",
+        url: "https://huggingface.co/Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
     },
 ];
 
@@ -74,7 +105,8 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
 pub struct ProviderSettings {
     /// A [`Preset`] id; `custom` for any other base URL.
     pub preset: String,
-    /// The API root, e.g. `https://openrouter.ai/api/v1`; `/chat/completions` is appended.
+    /// The API root, e.g. `https://openrouter.ai/api/v1`; `/chat/completions` is appended. For the
+    /// model in the tab ([`IN_TAB`]), the model file's URL.
     pub base_url: String,
     pub model: String,
     /// Sampling temperature, 0–2.
@@ -127,6 +159,9 @@ impl ProviderSettings {
         if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len() {
             return Err(format!("base URL: \"{url}\" is not an http:// or https:// address"));
         }
+        if self.runs_in_tab() && !url.split(['?', '#']).next().unwrap_or_default().ends_with(".gguf") {
+            return Err(format!("model file: \"{url}\" is not the address of a .gguf file"));
+        }
         if self.model.trim().is_empty() {
             return Err("model: give the model's name, e.g. gpt-4o-mini".into());
         }
@@ -153,6 +188,18 @@ impl ProviderSettings {
             return Err(format!("retries: {} is more than 10", self.max_retries));
         }
         Ok(())
+    }
+
+    /// The model runs in the page rather than behind an endpoint.
+    pub fn runs_in_tab(&self) -> bool {
+        self.preset == IN_TAB
+    }
+
+    /// The model's name from its file's URL (`…/tiny-coder.gguf` → `tiny-coder`).
+    pub fn model_from_file(url: &str) -> String {
+        let path = url.split(['?', '#']).next().unwrap_or_default();
+        let file = path.rsplit('/').next().unwrap_or_default();
+        file.strip_suffix(".gguf").unwrap_or(file).to_owned()
     }
 
     pub fn endpoint(&self) -> String {

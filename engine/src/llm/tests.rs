@@ -16,6 +16,22 @@ fn presets_are_valid_settings_and_custom_needs_a_url() {
 }
 
 #[test]
+fn the_model_in_the_tab_is_a_gguf_file_named_after_it() {
+    let in_tab = ProviderSettings::from_preset(preset(IN_TAB).unwrap());
+    assert!(in_tab.runs_in_tab());
+    assert!(!ProviderSettings::default().runs_in_tab());
+    assert_eq!(in_tab.model, ProviderSettings::model_from_file(&in_tab.base_url));
+    assert_eq!(ProviderSettings::model_from_file("http://127.0.0.1:8/m/tiny-coder.gguf?x=1"), "tiny-coder");
+    let not_a_model = ProviderSettings { base_url: "https://example.org/v1".into(), ..in_tab.clone() };
+    assert_eq!(
+        not_a_model.validate().unwrap_err(),
+        "model file: \"https://example.org/v1\" is not the address of a .gguf file"
+    );
+    let with_query = ProviderSettings { base_url: "https://example.org/a.gguf?download=true".into(), ..in_tab };
+    assert_eq!(with_query.validate(), Ok(()));
+}
+
+#[test]
 fn the_request_body_carries_sampling_settings_and_asks_for_streamed_usage() {
     let settings = ProviderSettings::default();
     let body: Value = serde_json::from_str(&settings.request_body(&[ChatMessage::new("user", "hi")], true)).unwrap();

@@ -1,0 +1,131 @@
+// The "In this tab" LLM: llama.cpp in wasm (wllama) runs a real model in the page. The model is the
+// fixture that scripts/tiny-model/make.py trains (e2e/fixtures/tiny-coder.gguf, 2.8 MB): it writes
+// the bundled tasks' programs, so a live episode passes on code that the model wrote. A model
+// server of this file's own serves it slowly enough for the progress bar to show, and goes away to
+// show that the browser keeps the model.
+import { test, expect } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { Playground, watchErrors } from './helpers.mjs';
+
+const PORT = 8796;
+const MODEL = `http://127.0.0.1:${PORT}/tiny-coder.gguf`;
+const TRUNCATED = `http://127.0.0.1:${PORT}/truncated.gguf`;
+const SLOW = `http://127.0.0.1:${PORT}/slow.gguf`;
+
+/** Serves the fixture (in 64 KB pieces, 20 ms apart; /slow.gguf 1 s apart), and its first
+ * megabyte as /truncated.gguf, to any origin. */
+async function modelServer() {
+  const model = await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url));
+  const server = createServer(async (req, res) => {
+    const body = { '/tiny-coder.gguf': model, '/slow.gguf': model, '/truncated.gguf': model.subarray(0, 1 << 20) }[req.url];
+    if (!body) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Expose-Headers': 'Content-Length',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': body.length,
+    });
+    if (req.method === 'HEAD') return res.end();
+    const pause = req.url === '/slow.gguf' ? 1000 : 20;
+    for (let at = 0; at < body.length && !res.destroyed; at += 1 << 16) {
+      res.write(body.subarray(at, at + (1 << 16)));
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(PORT, '127.0.0.1', resolve));
+  return server;
+}
+
+/** Picks the in-tab provider with the model at `url`, downloads it and waits until it is kept. */
+async function download(page, url) {
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await page.locator('#in-tab-preset').selectOption('other');
+  await page.locator('#in-tab-url').fill(url);
+  await page.locator('#in-tab-url').dispatchEvent('change');
+  // The first press asks the server for the size, the second downloads.
+  await expect(page.locator('#in-tab-download')).toHaveText('Download…');
+  await page.locator('#in-tab-download').click();
+  await expect(page.locator('#in-tab-size')).toHaveText(/^Size: \d+\.\d MB$/);
+  await expect(page.locator('#in-tab-download')).toHaveText(/^Download \(\d+\.\d MB\)$/);
+  await page.locator('#in-tab-download').click();
+}
+
+let server;
+test.beforeEach(async () => {
+  server = await modelServer();
+});
+test.afterEach(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+test('a model in the tab writes the code of a live episode, which passes, and answers again from the browser with its server gone', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await download(page, MODEL);
+  await expect(page.locator('#in-tab-progress')).toBeVisible();
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept in this browser: it works offline from now on.', { timeout: 60_000 });
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
+  await expect(page.locator('#in-tab-kept tbody tr td').nth(1)).toHaveText('2.8 MB');
+  await expect(page.locator('#in-tab-size')).toHaveText('Size: 2.8 MB (kept in this browser)');
+
+  await playground.playLive();
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+  await expect(page.locator('#live-stream')).toContainText('```python\ndef find_max');
+
+  // Seed 003's validation and calibration (§6.2), every episode's code from the model in the tab.
+  await page.locator('#live-validate').click();
+  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await expect(page.locator('#calibration-table tbody tr')).toHaveCount(5);
+
+  // GIF-MCTS drives the same model; it samples at temperature 1 and still writes binary_search.
+  await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
+  await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
+  await expect(page.locator('#search-best')).toContainText('lo = mid + 1');
+
+  // The model's server goes away; after a reload the kept model still writes the code.
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  server = await new Promise((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); });
+  await page.reload();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
+  await playground.playLive();
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+
+  await page.locator('#in-tab-kept .remove').click();
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
+test('a download can be cancelled, and a truncated model file gets a clear message while the page goes on', async ({ page }) => {
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await download(page, SLOW);
+  await expect(page.locator('#in-tab-progress')).toBeVisible();
+  await page.locator('#in-tab-cancel').click();
+  await expect(page.locator('#in-tab-message')).toHaveText('the download was cancelled');
+  await expect(page.locator('#in-tab-progress')).toBeHidden();
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+
+  await download(page, TRUNCATED);
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept in this browser: it works offline from now on.', { timeout: 60_000 });
+  await playground.playLive();
+  await expect(page.locator('#live-timeline')).toContainText('truncated or corrupt file');
+  // The page goes on: the simulated LLM plays the same episode.
+  await page.locator('#llm-provider').selectOption('simulated');
+  await playground.playLive();
+  await expect(page.locator('#live-summary')).toContainText(/agent calls \d+/);
+});

@@ -1,0 +1,157 @@
+//! The model that runs in the page ([`engine::llm::IN_TAB`]): downloading, keeping and removing its
+//! GGUF file, and chat completions with it, through `static/in_tab_llm.js` (llama.cpp in wasm, by
+//! wllama, which generates in its own worker). Its replies reach the host as an endpoint's do:
+//! text as it streams, then the text and the token usage, or an [`LlmFailure`].
+
+use engine::llm::{ChatMessage, FailureKind, LlmFailure, ProviderSettings, Usage};
+use futures_channel::mpsc;
+use futures_util::StreamExt;
+use futures_util::future::{Either, select};
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+use crate::services::js_error::describe;
+use crate::services::llm_client::{CancelToken, ClientEvent};
+
+#[wasm_bindgen(module = "/static/in_tab_llm.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = modelSize)]
+    async fn js_model_size(url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = keptModels)]
+    async fn js_kept_models() -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = removeModel)]
+    async fn js_remove_model(url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = download)]
+    async fn js_download(
+        url: &str,
+        on_progress: &Closure<dyn FnMut(f64, f64)>,
+        signal: &AbortSignal,
+    ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = chat)]
+    async fn js_chat(
+        url: &str,
+        request: &str,
+        on_text: &Closure<dyn FnMut(String)>,
+        signal: &AbortSignal,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// A model kept in this browser.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct KeptModel {
+    pub url: String,
+    pub size: f64,
+}
+
+#[derive(Deserialize)]
+struct Reply {
+    text: String,
+    prompt_tokens: u64,
+    completion_tokens: u64,
+    tokens_per_second: f64,
+}
+
+/// The size in bytes that the model's server announces, before any download (`None`: it does not).
+pub async fn model_size(url: &str) -> Result<Option<f64>, String> {
+    let size = js_model_size(url).await.map_err(|e| format!("the size of {url} is unknown: {}", describe(&e)))?;
+    Ok(size.as_f64())
+}
+
+pub async fn kept_models() -> Result<Vec<KeptModel>, String> {
+    let json = js_kept_models().await.map_err(|e| format!("the kept models cannot be listed: {}", describe(&e)))?;
+    serde_json::from_str(&json.as_string().unwrap_or_default()).map_err(|e| format!("the kept models: {e}"))
+}
+
+pub async fn remove_model(url: &str) -> Result<(), String> {
+    js_remove_model(url).await.map(drop).map_err(|e| format!("{url} could not be removed: {}", describe(&e)))
+}
+
+/// Downloads `url` into the browser; `progress` hears (loaded, total) bytes; `cancel` stops it.
+pub async fn download(url: &str, cancel: &CancelToken, progress: impl FnMut(f64, f64) + 'static) -> Result<(), String> {
+    let controller = cancel.attach_controller().map_err(|e| describe(&e))?;
+    let on_progress = Closure::<dyn FnMut(f64, f64)>::new(progress);
+    match js_download(url, &on_progress, &controller.signal()).await {
+        Ok(_) => Ok(()),
+        Err(_) if cancel.is_cancelled() => Err("the download was cancelled".into()),
+        Err(e) => Err(format!("{url} could not be downloaded: {}", describe(&e))),
+    }
+}
+
+/// One chat completion with the kept model of `settings` (its base URL is the model file's).
+pub async fn chat(
+    settings: &ProviderSettings,
+    messages: &[ChatMessage],
+    cancel: &CancelToken,
+    on_event: &mut dyn FnMut(ClientEvent),
+) -> Result<(String, Usage), LlmFailure> {
+    settings.validate().map_err(|m| LlmFailure::new(FailureKind::BadRequest, m))?;
+    let controller = cancel.attach_controller().map_err(|e| LlmFailure::new(FailureKind::BadRequest, describe(&e)))?;
+    let request = serde_json::json!({
+        "messages": messages,
+        "temperature": settings.temperature,
+        "top_p": settings.top_p,
+        "max_tokens": settings.max_tokens,
+    })
+    .to_string();
+    // The pieces come through a channel while the generation runs, and are shown as they come.
+    let (pieces, mut arrived) = mpsc::unbounded::<String>();
+    let on_text = Closure::<dyn FnMut(String)>::new(move |piece: String| {
+        let _ = pieces.unbounded_send(piece);
+    });
+    let signal = controller.signal();
+    let mut generation = std::pin::pin!(js_chat(&settings.base_url, &request, &on_text, &signal));
+    // wllama streams one token a piece: the speed so far is pieces over the time since the first.
+    let (mut first, mut count) = (None, 0.0);
+    let mut show = |piece: &str, on_event: &mut dyn FnMut(ClientEvent)| {
+        let now = js_sys::Date::now();
+        let since = *first.get_or_insert(now);
+        count += 1.0;
+        on_event(ClientEvent::Text(piece));
+        if now > since {
+            on_event(ClientEvent::Speed { tokens_per_second: (count - 1.0) * 1000.0 / (now - since) });
+        }
+    };
+    let outcome = loop {
+        match select(generation.as_mut(), arrived.next()).await {
+            Either::Left((outcome, _)) => break outcome,
+            Either::Right((Some(piece), _)) => show(&piece, on_event),
+            Either::Right((None, _)) => break generation.await,
+        }
+    };
+    while let Ok(piece) = arrived.try_recv() {
+        show(&piece, on_event);
+    }
+    let json = outcome.map_err(|e| failure(settings, cancel, &e))?;
+    let reply: Reply = serde_json::from_str(&json.as_string().unwrap_or_default())
+        .map_err(|e| LlmFailure::new(FailureKind::Malformed, format!("the in-tab model's reply: {e}")))?;
+    on_event(ClientEvent::Speed { tokens_per_second: reply.tokens_per_second });
+    if reply.text.trim().is_empty() {
+        return Err(LlmFailure::new(FailureKind::Empty, "the model's reply has no text"));
+    }
+    Ok((reply.text, Usage { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens }))
+}
+
+/// Why a generation failed, in words: cancelled, a model that is not kept, or one that llama.cpp
+/// cannot load (a truncated or corrupt file, a format it does not read, not enough memory).
+fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -> LlmFailure {
+    if cancel.is_cancelled() {
+        return LlmFailure::new(FailureKind::Cancelled, "cancelled");
+    }
+    let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string());
+    if name.as_deref() == Some("NotKept") {
+        let message = js_sys::Reflect::get(error, &"message".into()).ok().and_then(|m| m.as_string());
+        return LlmFailure::new(
+            FailureKind::BadRequest,
+            format!("the model in this tab: {}", message.unwrap_or_default()),
+        );
+    }
+    let detail = describe(error);
+    LlmFailure::new(
+        FailureKind::BadRequest,
+        format!(
+            "the model in this tab ({}) failed: {detail}. A truncated or corrupt file, a format llama.cpp does not read, or a model too large for this browser's memory gives this: remove it and download it again, or choose a smaller one",
+            settings.model
+        ),
+    )
+}

@@ -1,0 +1,115 @@
+// The "In this tab" LLM (imported by the app through wasm-bindgen): llama.cpp compiled to
+// WebAssembly by wllama (MIT), whose code and wasm the build copies to ./wllama/ from npm. They are
+// imported only when a user first uses this provider, so a visitor who never does downloads none
+// of it; the service worker caches them then (static/sw.js, "on demand"). Models are GGUF files
+// that the user downloads from a URL shown to them, kept by wllama in the browser's origin-private
+// file system; generation runs in wllama's own worker, so the page stays responsive.
+
+let library;
+let manager;
+// The one model loaded for generation: { url, wllama }.
+let loaded = null;
+
+function libraryUrl(file) {
+  return new URL(`wllama/${file}`, document.baseURI).href;
+}
+
+async function wllama() {
+  library ??= await import(libraryUrl('index.js'));
+  return library;
+}
+
+/** The models kept in this browser. Kept models are used as they are, with no network check. */
+async function models() {
+  const { ModelManager } = await wllama();
+  manager ??= new ModelManager({ allowOffline: true, logger: quiet });
+  return manager;
+}
+
+const quiet = { debug() {}, log() {}, warn: console.warn, error: console.error };
+
+/** A model's size in bytes from its server, before any download; null when the server does not say. */
+export async function modelSize(url) {
+  const response = await fetch(url, { method: 'HEAD' });
+  if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText} for ${url}`);
+  const length = response.headers.get('Content-Length');
+  return length === null ? null : Number(length);
+}
+
+/** The kept models as JSON: [{ url, size }]. */
+export async function keptModels() {
+  const kept = await (await models()).getModels();
+  return JSON.stringify(kept.map((model) => ({ url: model.url, size: model.size })));
+}
+
+export async function removeModel(url) {
+  if (loaded?.url === url) await unload();
+  for (const model of await (await models()).getModels()) {
+    if (model.url === url) await model.remove();
+  }
+}
+
+/** Downloads `url` into the browser, reporting (loaded, total) bytes; `signal` cancels. A model
+ * kept before is not downloaded again. */
+export async function download(url, onProgress, signal) {
+  const kept = (await (await models()).getModels()).find((model) => model.url === url);
+  if (kept) return onProgress(kept.size, kept.size);
+  await (await models()).downloadModel(url, {
+    signal,
+    progressCallback: ({ loaded: done, total }) => onProgress(done, total),
+  });
+}
+
+async function unload() {
+  const previous = loaded;
+  loaded = null;
+  await previous?.wllama.exit();
+}
+
+/** The kept model at `url`, loaded for generation (once; a different url replaces it). */
+async function model(url) {
+  if (loaded?.url === url) return loaded.wllama;
+  await unload();
+  const kept = (await (await models()).getModels()).find((m) => m.url === url);
+  if (!kept) throw Object.assign(new Error(`${url} is not in this browser: download it first`), { name: 'NotKept' });
+  const { Wllama } = await wllama();
+  const instance = new Wllama({ default: libraryUrl('wllama.wasm') }, { logger: quiet, allowOffline: true });
+  // Safari's compatibility build comes from a CDN; this page loads nothing from one.
+  instance.setCompat(null);
+  // The reply's start, when the last message is the assistant's, is continued (as llama-server does).
+  await instance.loadModel(kept, { n_ctx: 4096, prefill_assistant: true });
+  loaded = { url, wllama: instance };
+  return instance;
+}
+
+/** One chat completion with the kept model at `url`. `request` is the JSON of
+ * { messages, temperature, top_p, max_tokens, seed }; `onText` gets each piece as it comes;
+ * `signal` cancels. Returns the JSON of { text, prompt_tokens, completion_tokens, tokens_per_second }. */
+export async function chat(url, request, onText, signal) {
+  const instance = await model(url);
+  const { messages, temperature, top_p, max_tokens, seed } = JSON.parse(request);
+  let text = '';
+  let usage = null;
+  const began = performance.now();
+  let firstToken = null;
+  const stream = await instance.createChatCompletion({
+    messages, temperature, top_p, max_tokens, seed, stream: true, abortSignal: signal,
+  });
+  for await (const chunk of stream) {
+    const piece = chunk.choices?.[0]?.delta?.content ?? '';
+    if (piece) {
+      firstToken ??= performance.now();
+      text += piece;
+      onText(piece);
+    }
+    usage = chunk.usage ?? usage;
+  }
+  const completion = usage?.completion_tokens ?? 0;
+  const seconds = (performance.now() - (firstToken ?? began)) / 1000;
+  return JSON.stringify({
+    text,
+    prompt_tokens: usage?.prompt_tokens ?? 0,
+    completion_tokens: completion,
+    tokens_per_second: seconds > 0 ? completion / seconds : 0,
+  });
+}
