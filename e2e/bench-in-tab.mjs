@@ -5,7 +5,7 @@
 // Default model: the e2e fixture (e2e/fixtures/tiny-coder.gguf). For a realistic shape, make one
 // with `scripts/tiny-model/make.py --shape 0.5b --out /tmp/random-0.5b.gguf` (random weights).
 // Each model: the load (from a Blob, as from the browser's cache) then N replies of up to 64
-// tokens to one recorded prompt; with WebGPU when the browser has an adapter, else on the CPU.
+// tokens to one recorded prompt, timed by llama.cpp; with WebGPU when the browser has an adapter.
 import { chromium } from 'playwright-core';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -22,26 +22,28 @@ const prompt = JSON.parse((await readFile(path.join(root, 'scripts/tiny-model/pr
 
 const page = `<!doctype html><script type="module">
 import { Wllama } from './index.js';
-window.measure = async (file, runs, messages) => {
-  const blob = await (await fetch(file)).blob();
+window.measure = async (file, runs, messages, cpu) => {
+  // One fetch a model: the second load reads the same Blob, as the page reads the kept file.
+  window.blobs ??= {};
+  const blob = window.blobs[file] ??= await (await fetch(file)).blob();
   const wllama = new Wllama({ default: './wllama.wasm' }, { logger: { debug() {}, log() {}, warn() {}, error: console.error } });
   wllama.setCompat(null);
   const began = performance.now();
-  await wllama.loadModel([blob], { n_ctx: 2048 });
+  await wllama.loadModel([blob], cpu ? { n_ctx: 2048, n_gpu_layers: 0 } : { n_ctx: 2048 });
   const load = performance.now() - began;
-  const speeds = [];
+  const speeds = [], prompts = [];
   for (let i = 0; i < runs; i++) {
-    let first = null, tokens = 0;
-    const stream = await wllama.createChatCompletion({ messages, temperature: 0, max_tokens: 64, stream: true });
-    for await (const chunk of stream) {
-      if (chunk.choices?.[0]?.delta?.content) { first ??= performance.now(); tokens += 1; }
-    }
-    speeds.push((tokens - 1) / ((performance.now() - first) / 1000));
+    // llama.cpp's own timings; ignore_eos: a model with random weights writes all 64 tokens too.
+    let timings = null;
+    const stream = await wllama.createChatCompletion({ messages, temperature: 0, max_tokens: 64, ignore_eos: true, stream: true });
+    for await (const chunk of stream) timings = chunk.timings ?? timings;
+    speeds.push(timings.predicted_per_second);
+    prompts.push(timings.prompt_per_second);
   }
   const threads = wllama.getNumThreads();
   const webgpu = wllama.isSupportWebGPU();
   await wllama.exit();
-  return { load, speeds, threads, webgpu };
+  return { load, speeds, prompts, threads, webgpu };
 };
 window.ready = true;
 </script>`;
@@ -70,11 +72,16 @@ await tab.goto(`http://127.0.0.1:${server.address().port}/`);
 await tab.waitForFunction(() => window.ready);
 console.log(`${os.cpus()[0].model}, ${os.cpus().length} cores; Chromium ${browser.version()}; ${new Date().toISOString().slice(0, 10)}`);
 for (const [i, model] of models.entries()) {
-  const { load, speeds, threads, webgpu } = await tab.evaluate(
-    ([file, runs, messages]) => window.measure(file, runs, messages), [`/model/${i}`, runs, prompt]);
-  const median = [...speeds].sort((a, b) => a - b)[Math.floor(speeds.length / 2)];
-  console.log(`${path.basename(model)} (${((await stat(model)).size / 1e6).toFixed(1)} MB): load ${(load / 1000).toFixed(2)} s, ` +
-    `${median.toFixed(1)} tokens/s (median of ${runs}), ${threads} threads, WebGPU ${webgpu ? 'available' : 'absent'}`);
+  // As the page loads it (every layer on WebGPU where the browser offers it), then on the CPU alone.
+  for (const cpu of [false, true]) {
+    const { load, speeds, prompts, threads, webgpu } = await tab.evaluate(
+      ([file, runs, messages, cpu]) => window.measure(file, runs, messages, cpu), [`/model/${i}`, runs, prompt, cpu]);
+    if (cpu && !webgpu) break;
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(1);
+    console.log(`${path.basename(model)} (${((await stat(model)).size / 1e6).toFixed(1)} MB), ` +
+      `${cpu ? 'CPU (wasm)' : webgpu ? 'WebGPU (navigator.gpu present)' : 'CPU (wasm; no navigator.gpu)'}: load ${(load / 1000).toFixed(2)} s, ` +
+      `writes ${median(speeds)} tokens/s, reads the prompt at ${median(prompts)} tokens/s (medians of ${runs}), ${threads} threads`);
+  }
 }
 await browser.close();
 server.close();

@@ -223,8 +223,9 @@ def worst_margin(logits, targets):
     return (right - others)[mask].min().item()
 
 
-def write_gguf(path, model, tokenizer, shape, name, half):
-    """`half`: matrices in F16 (a 0.5B model in F32 passes wllama's 2 GB limit on one file)."""
+def write_gguf(path, model, tokenizer, shape, name, quantised):
+    """`quantised`: matrices in Q8_0, as small code models are published quantised (and a 0.5B
+    model in F32 passes wllama's 2 GB limit on one file)."""
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(name)
     writer.add_context_length(shape["ctx"])
@@ -236,7 +237,7 @@ def write_gguf(path, model, tokenizer, shape, name, half):
     writer.add_rope_dimension_count(shape["d"] // shape["heads"])
     writer.add_rope_freq_base(10000.0)
     writer.add_layer_norm_rms_eps(1e-5)
-    writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16 if half else gguf.LlamaFileType.ALL_F32)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_Q8_0 if quantised else gguf.LlamaFileType.ALL_F32)
 
     vocab = tokenizer.get_vocab()
     tokens = [token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]
@@ -256,17 +257,27 @@ def write_gguf(path, model, tokenizer, shape, name, half):
     writer.add_add_bos_token(False)
     writer.add_chat_template(CHAT_TEMPLATE)
 
-    tensor = lambda t: t.detach().to(torch.float16 if half and t.dim() == 2 else torch.float32).numpy()
-    writer.add_tensor("token_embd.weight", tensor(model.embed.weight))
+    def tensor(weight):
+        array = weight.detach().to(torch.float32).numpy()
+        if quantised and array.ndim == 2:
+            return gguf.quants.quantize(array, gguf.GGMLQuantizationType.Q8_0)
+        return array
+
+    def add(name, weight):
+        array = tensor(weight)
+        raw = gguf.GGMLQuantizationType.Q8_0 if array.dtype == np.uint8 else None
+        writer.add_tensor(name, array, raw_dtype=raw)
+
+    add("token_embd.weight", model.embed.weight)
     for i, block in enumerate(model.blocks):
         for key, weight in [
             ("attn_norm", block.attn_norm.weight), ("attn_q", block.q.weight), ("attn_k", block.k.weight),
             ("attn_v", block.v.weight), ("attn_output", block.o.weight), ("ffn_norm", block.ffn_norm.weight),
             ("ffn_gate", block.gate.weight), ("ffn_up", block.up.weight), ("ffn_down", block.down.weight),
         ]:
-            writer.add_tensor(f"blk.{i}.{key}.weight", tensor(weight))
-    writer.add_tensor("output_norm.weight", tensor(model.norm.weight))
-    writer.add_tensor("output.weight", tensor(model.out.weight))
+            add(f"blk.{i}.{key}.weight", weight)
+    add("output_norm.weight", model.norm.weight)
+    add("output.weight", model.out.weight)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -297,7 +308,7 @@ def main():
         # SHARPEN × margin, so a sampled reply rarely slips; greedy decoding is unchanged.
         with torch.no_grad():
             model.out.weight.mul_(SHARPEN)
-    write_gguf(args.out, model, tokenizer, shape, f"rlcg {args.shape} coder", half=args.shape != "tiny")
+    write_gguf(args.out, model, tokenizer, shape, f"rlcg {args.shape} coder", quantised=args.shape != "tiny")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
 
 
