@@ -253,16 +253,29 @@ struct Row {
     values: BTreeMap<String, (f64, f64, f64)>,
 }
 
-/// Every number in `value`, by its dotted path.
+/// Every number in `value`, by its dotted path. Of arrays, only objects count (a curve of numbers
+/// is not a result to average), each named by its `method` (and `@budget` when it has one), as the
+/// rows of `search-bench` and `cheat-rate` are, else by its index: `cheating.zero-shot.rate`,
+/// `rows.gif-mcts@20.mean_best_score`.
 fn numbers(value: &Value, path: &str, into: &mut BTreeMap<String, f64>) {
+    let join = |name: &str| if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
     match value {
         Value::Number(n) => {
             into.insert(path.to_owned(), n.as_f64().unwrap_or(f64::NAN));
         }
         Value::Object(fields) => {
             for (name, field) in fields {
-                let path = if path.is_empty() { name.clone() } else { format!("{path}.{name}") };
-                numbers(field, &path, into);
+                numbers(field, &join(name), into);
+            }
+        }
+        Value::Array(elements) => {
+            for (index, element) in elements.iter().enumerate().filter(|(_, e)| e.is_object()) {
+                let name = match (element.get("method").and_then(Value::as_str), element.get("budget")) {
+                    (Some(method), Some(budget)) => format!("{method}@{budget}"),
+                    (Some(method), None) => method.to_owned(),
+                    (None, _) => index.to_string(),
+                };
+                numbers(element, &join(&name), into);
             }
         }
         _ => {}
@@ -412,6 +425,29 @@ mod tests {
         assert!(
             csv.starts_with("\"agent\",seeds,value,mean,low,high\n\"q-learning\",2,\"greedy.success_rate\",0.9,"),
             "{csv}"
+        );
+    }
+
+    #[test]
+    fn arrays_of_methods_are_merged_by_method_and_budget() {
+        let result = json!({
+            "rows": [{ "method": "gif-mcts", "budget": 20, "solved_fraction": 0.5 }],
+            "cheating": [{ "method": "zero-shot", "variant": "one-off", "rate": 0.25 }],
+            "tasks": ["running_max"],
+            "curve": [3, 4],
+            "pairs": [{ "a": 1 }],
+        });
+        let mut found = BTreeMap::new();
+        numbers(&result, "", &mut found);
+        assert_eq!(
+            found,
+            BTreeMap::from([
+                ("cheating.zero-shot.rate".to_owned(), 0.25),
+                ("pairs.0.a".to_owned(), 1.0),
+                ("rows.gif-mcts@20.budget".to_owned(), 20.0),
+                ("rows.gif-mcts@20.solved_fraction".to_owned(), 0.5),
+            ]),
+            "a list of numbers is not averaged"
         );
     }
 
