@@ -8,8 +8,7 @@ use leptos::prelude::*;
 
 use crate::services::in_tab_llm::{self, KeptModel};
 use crate::services::llm_client::CancelToken;
-use crate::services::storage::setting;
-use crate::widgets::llm_settings::{LlmChoice, store};
+use crate::services::storage::{save_setting, setting};
 
 /// The value of the preset select for a URL the user types.
 const OTHER: &str = "other";
@@ -18,9 +17,9 @@ fn megabytes(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)
 }
 
+/// `settings`: the LLM choice's (its base URL is the model file's), kept when a model is chosen.
 #[component]
-pub fn InTabModelFields() -> impl IntoView {
-    let settings = expect_context::<LlmChoice>().settings;
+pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let url = move || settings.with(|s| s.base_url.clone());
     let size = RwSignal::new(None::<String>);
     let progress = RwSignal::new(None::<(f64, f64)>);
@@ -49,7 +48,7 @@ pub fn InTabModelFields() -> impl IntoView {
             s.model = ProviderSettings::model_from_file(&address);
             s.base_url = address.clone();
         });
-        store(setting::LLM, &settings.get_untracked());
+        save_setting(setting::LLM, serde_json::to_string(&settings.get_untracked()).ok());
         size_known(&address);
     };
     // A model this browser keeps is the one to use when the chosen one is not kept (the preset

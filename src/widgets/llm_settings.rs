@@ -92,7 +92,7 @@ async fn stored<T: serde::de::DeserializeOwned>(name: &'static str) -> Option<T>
     storage::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
 }
 
-pub(crate) fn store(name: &'static str, value: &impl serde::Serialize) {
+fn store(name: &'static str, value: &impl serde::Serialize) {
     storage::save_setting(name, serde_json::to_string(value).ok());
 }
 
@@ -179,7 +179,7 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
     view! {
             <fieldset id="llm-settings" hidden=move || choice.get() == SIMULATED>
                 <legend>{move || if in_tab() { "Model in this tab" } else { "Endpoint" }}</legend>
-                {move || in_tab().then(|| view! { <InTabModelFields /> })}
+                {move || in_tab().then(|| view! { <InTabModelFields settings=settings /> })}
                 <div class="form-grid">
                     <div class="form-grid-part" hidden=in_tab>
                     {text_field("llm-base-url", "Base URL", |s| s.base_url.clone(), |s, v| s.base_url = v)}
