@@ -102,13 +102,15 @@ pub async fn chat(
     let signal = controller.signal();
     let mut generation = std::pin::pin!(js_chat(&settings.base_url, &request, &on_text, &signal));
     // wllama streams one token a piece: the speed so far is pieces over the time since the first.
-    let (mut first, mut count) = (None, 0.0);
+    // The speed is told twice a second at most, not with every token.
+    let (mut first, mut count, mut told) = (None, 0.0, f64::NEG_INFINITY);
     let mut show = |piece: &str, on_event: &mut dyn FnMut(ClientEvent)| {
         let now = js_sys::Date::now();
         let since = *first.get_or_insert(now);
         count += 1.0;
         on_event(ClientEvent::Text(piece));
-        if now > since {
+        if now > since && now - told >= 500.0 {
+            told = now;
             on_event(ClientEvent::Speed { tokens_per_second: (count - 1.0) * 1000.0 / (now - since) });
         }
     };

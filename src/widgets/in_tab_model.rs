@@ -70,13 +70,13 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         if size.with_untracked(Option::is_none) {
             message.set(Some("Asking the model's server for its size…".into()));
             return leptos::task::spawn_local(async move {
-                let (known, said) = match in_tab_llm::model_size(&address).await {
-                    Ok(Some(bytes)) => (megabytes(bytes), "Press Download again to download it."),
-                    Ok(None) => ("unknown (the server does not say)".into(), "Press Download again to download it."),
+                let known = match in_tab_llm::model_size(&address).await {
+                    Ok(Some(bytes)) => megabytes(bytes),
+                    Ok(None) => "unknown (the server does not say)".into(),
                     Err(problem) => return message.set(Some(problem)),
                 };
                 size.set(Some(known));
-                message.set(Some(said.into()));
+                message.set(Some("Press Download again to download it.".into()));
             });
         }
         let token = CancelToken::default();
