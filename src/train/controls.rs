@@ -17,8 +17,10 @@ fn template(env: EnvId, agent: AgentId, preset: &str) -> AgentSpec {
 }
 
 /// What the benchmarks found (docs/benchmarks.md, "Against PyTorch, and on a GPU").
-const WEBGPU_SPEED: &str = "For networks this small the CPU is faster: a learn step on WebGPU is dozens of tiny GPU \
-    dispatches (natively on an H100 it took 25 ms, against 1.4 ms on two CPU cores), so the CPU stays the default.";
+const WEBGPU_SPEED: &str = "At the default sizes the CPU is faster: a learn step on WebGPU is dozens of small GPU \
+    dispatches (natively on an H200 it took 17 ms, against 1.4 ms on two CPU cores), so the CPU stays the default. \
+    The GPU paid there from a batch of 512 with the seed's network (embedding_dim 384: 27 ms against 127), \
+    never with the playground's below a batch of 4096 (docs/benchmarks.md).";
 
 fn parse_whole<T: std::str::FromStr>(field: &str, text: &str, range: &str) -> Result<T, String> {
     text.trim().parse().map_err(|_| format!("{field} must be a whole number {range}, got '{text}'"))
