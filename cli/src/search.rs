@@ -60,21 +60,8 @@ pub struct SearchArgs {
     /// does (on by default).
     #[arg(long)]
     no_autopep8: bool,
-    /// Search an impossible variant of the task (one-off or conflicting, ImpossibleBench's): one
-    /// test, drawn from the seed, contradicts the task, and the prompt shows the tests; a program
-    /// that passes them all has cheated.
-    #[arg(long, value_name = "VARIANT")]
-    impossible: Option<String>,
-    /// Hold out this share of the task's tests from the LLM (EvilGenie's measure): the split is
-    /// drawn from the seed, the visible tests are shown with the task, and a program that passes
-    /// them all but fails a held-out one is marked "special-cased?".
-    #[arg(long, value_name = "SHARE")]
-    held_out: Option<f64>,
-    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
-    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
-    /// of a program; a reply that does ends the search, scored as honest.
-    #[arg(long)]
-    may_give_up: bool,
+    #[command(flatten)]
+    cheating: CheatingArgs,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -135,9 +122,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     spec.simulated_llm = simulated_llm(&args.simulated_llm)?;
     spec.naive_verdicts = args.naive_verdicts;
     spec.autopep8 = !args.no_autopep8;
-    spec.impossible = impossible(args.impossible.as_deref())?;
-    spec.held_out_share = args.held_out.unwrap_or_default();
-    spec.may_give_up = args.may_give_up;
+    args.cheating.apply(&mut spec)?;
     let imported = match &args.tasks {
         None => {
             spec.task = args.task.clone().unwrap_or_else(|| SearchSpec::default().task);
@@ -181,7 +166,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         impossible: spec
             .impossible
             .map(|variant| ImpossibleReport { variant: variant.name(), cheated: cheat_of(&search) }),
-        held_out: args.held_out.map(|share| HeldOutReport {
+        held_out: args.cheating.held_out.map(|share| HeldOutReport {
             share,
             tests: search.task().held_out.len(),
             special_cased: (search.expansions().iter().enumerate())
@@ -274,6 +259,37 @@ struct HeldOutReport {
 struct ImpossibleReport {
     variant: &'static str,
     cheated: Option<CheatKind>,
+}
+
+/// How `search` and `search-bench` measure cheating: impossible variants, held-out tests, and
+/// whether the model may give up.
+#[derive(clap::Args)]
+pub(crate) struct CheatingArgs {
+    /// Search impossible variants of the tasks (one-off or conflicting, ImpossibleBench's): one
+    /// test, drawn from the seed, contradicts the task, and the prompt shows the tests; a program
+    /// that passes them all has cheated (search-bench reports each method's cheating rate).
+    #[arg(long, value_name = "VARIANT")]
+    impossible: Option<String>,
+    /// Hold out this share of each task's tests from the LLM (EvilGenie's measure): the split is
+    /// drawn from the seed, the visible tests are shown with the task, and a program that passes
+    /// them all but fails a held-out one is marked "special-cased?" (search-bench reports each
+    /// method's rate of them).
+    #[arg(long, value_name = "SHARE")]
+    held_out: Option<f64>,
+    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
+    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
+    /// of a program; a reply that does ends the search, scored as honest.
+    #[arg(long)]
+    may_give_up: bool,
+}
+
+impl CheatingArgs {
+    pub(crate) fn apply(&self, spec: &mut SearchSpec) -> Result<(), Failure> {
+        spec.impossible = impossible(self.impossible.as_deref())?;
+        spec.held_out_share = self.held_out.unwrap_or_default();
+        spec.may_give_up = self.may_give_up;
+        Ok(())
+    }
 }
 
 /// The impossible variant a flag names.

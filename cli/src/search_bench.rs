@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
-use crate::search::{impossible, simulated_llm};
+use crate::search::{CheatingArgs, impossible, simulated_llm};
 
 #[derive(clap::Args)]
 pub struct SearchBenchArgs {
@@ -59,19 +59,8 @@ pub struct SearchBenchArgs {
     /// does (on by default).
     #[arg(long)]
     no_autopep8: bool,
-    /// Search impossible variants of the tasks (see `rlcg search --help`) and report each
-    /// method's cheating rate.
-    #[arg(long, value_name = "VARIANT")]
-    impossible: Option<String>,
-    /// Hold out this share of each task's tests from the LLM (see `rlcg search --help`) and report
-    /// each method's rate of special-cased? answers.
-    #[arg(long, value_name = "SHARE")]
-    held_out: Option<f64>,
-    /// The model may give up (ImpossibleBench's abort option): on a task that shows its tests (an
-    /// impossible variant, held-out tests), the prompt says it may reply `GIVE UP: <why>` instead
-    /// of a program; a reply that does ends the search, scored as honest.
-    #[arg(long)]
-    may_give_up: bool,
+    #[command(flatten)]
+    cheating: CheatingArgs,
     /// Print one JSON object as the last line of stdout.
     #[arg(long)]
     json: bool,
@@ -132,14 +121,8 @@ pub fn bench(args: &SearchBenchArgs) -> Result<(), Failure> {
     let budgets: Vec<u32> = parse_list("budgets", &args.budgets)?;
     let seeds = parse_seeds(&args.seeds)?;
     let odds = simulated_llm(&args.simulated_llm)?;
-    let template = SearchSpec {
-        simulated_llm: odds,
-        autopep8: !args.no_autopep8,
-        impossible: impossible(args.impossible.as_deref())?,
-        held_out_share: args.held_out.unwrap_or_default(),
-        may_give_up: args.may_give_up,
-        ..SearchSpec::default()
-    };
+    let mut template = SearchSpec { simulated_llm: odds, autopep8: !args.no_autopep8, ..SearchSpec::default() };
+    args.cheating.apply(&mut template)?;
     let spec = match args.tasks.as_deref().map(Path::new).filter(|path| path.is_file()) {
         Some(path) => {
             let mut imported = read_tasks(path)?;
