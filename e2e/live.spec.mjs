@@ -309,5 +309,12 @@ test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate
   await row.locator('.share').click();
   const link = await page.locator('#share-link').inputValue();
   for (const [name, [, mean]] of Object.entries(expected)) expect(link).toContain(`e.${name}=${mean}`);
+  // Once trained, the run is validated again, and the success rates before and after are shown
+  // beside the seed's, as `rlcg live --recalibrate` prints them.
+  await expect(page.locator('#live-policy')).toHaveValue('run-2');
+  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await expect(page.locator('#recalibration')).toHaveText(
+    /^The learned policy's success on seed 003's tasks: 100% \(run #1\) → \d+% \(run #2, on the calibrated odds\)\. Seed 003 §6\.2: 80% → 100%\.$/,
+  );
   expect(errors).toEqual([]);
 });

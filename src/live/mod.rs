@@ -19,7 +19,7 @@ use engine::run::Restoration;
 use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
-use crate::live::calibration::CalibrationPanel;
+use crate::live::calibration::{CalibrationPanel, Recalibration};
 use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::model::{LIVE_EPISODE_BASE, RunData, Status};
@@ -94,6 +94,9 @@ struct LiveView {
     running: RwSignal<bool>,
     summary: RwSignal<Option<(LiveSummary, f64)>>,
     validation: RwSignal<Option<ValidationTable>>,
+    recalibration: RwSignal<Option<Recalibration>>,
+    /// The last complete validation's run and its policy's success rate: §6.2's "before".
+    last_validated: StoredValue<Option<(u32, f64)>>,
     cancel: StoredValue<CancelToken, LocalStorage>,
     /// Seeds the offline LLM of each new action.
     episodes_played: StoredValue<u64>,
@@ -208,6 +211,12 @@ impl LiveView {
             }
             self.status.set(format!("Validation over: {} of 10 episodes played.", run.finished().len()));
             self.validation.set(Some(run.table()));
+            if run.is_done() {
+                let rate = run.table().policy.success_rate();
+                self.recalibration
+                    .update(|r| r.iter_mut().filter(|r| r.retrained == run_id).for_each(|r| r.after = Some(rate)));
+                self.last_validated.set_value(Some((run_id, rate)));
+            }
             self.running.set(false);
         });
     }
@@ -277,6 +286,8 @@ pub fn LivePanel() -> impl IntoView {
         running: RwSignal::new(false),
         summary: RwSignal::new(None),
         validation: RwSignal::new(None),
+        recalibration: RwSignal::new(None),
+        last_validated: StoredValue::new(None),
         cancel: StoredValue::new_local(CancelToken::default()),
         episodes_played: StoredValue::new(0),
         status: RwSignal::new(String::new()),
@@ -327,7 +338,7 @@ pub fn LivePanel() -> impl IntoView {
             play(pipeline, label_of(pipeline), env_spec(choice));
         }
     };
-    let validate = move |_| match chosen() {
+    let validate = move |_: ()| match chosen() {
         Some((choice @ Choice::Run(run_id, env), label)) => {
             view.validate(run_id, label, label_of(Choice::Pipeline(env)), env_spec(choice))
         }
@@ -335,6 +346,22 @@ pub fn LivePanel() -> impl IntoView {
             "choose a trained policy to validate: the validation compares it with the fixed pipeline".into(),
         )),
     };
+    // §6.2, as `rlcg live --recalibrate`: the run retrained on the calibrated odds is validated
+    // again, after the policy validated last.
+    let retrained = Callback::new(move |id: u32| {
+        if running.get_untracked() {
+            return problem.set(Some(format!("run #{id} is trained: validate it once this episode is over")));
+        }
+        view.recalibration.set(Some(Recalibration {
+            before: view.last_validated.get_value(),
+            retrained: id,
+            after: None,
+        }));
+        if let Some((choice, _)) = choices.get_untracked().into_iter().find(|(c, _)| c.run() == Some(id)) {
+            choice_value.set(choice.value());
+        }
+        validate(());
+    });
     let trials = Signal::derive(move || {
         let env = chosen().map(|(c, _)| c.env());
         view.history.with(|h| h.iter().filter(|r| Some(r.env) == env).flat_map(|r| r.trials.clone()).collect())
@@ -371,7 +398,7 @@ pub fn LivePanel() -> impl IntoView {
             <p class="actions">
                 <button type="button" id="live-go" disabled=move || running.get() on:click=go>"Go"</button>
                 <button type="button" id="live-compare" disabled=move || running.get() on:click=compare title="Run the fixed pipeline of the same environment on the same task">"Compare with the fixed pipeline"</button>
-                <button type="button" id="live-validate" disabled=move || running.get() on:click=validate title="Seed 003 §5.2: the trained policy and the fixed pipeline, each on the five real tasks">"Validate on seed 003's five tasks"</button>
+                <button type="button" id="live-validate" disabled=move || running.get() on:click=move |_| validate(()) title="Seed 003 §5.2: the trained policy and the fixed pipeline, each on the five real tasks">"Validate on seed 003's five tasks"</button>
                 <button type="button" id="live-cancel" hidden=move || !running.get() on:click=move |_| view.cancel.with_value(CancelToken::cancel)>"Cancel"</button>
             </p>
             <p id="live-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
@@ -386,7 +413,7 @@ pub fn LivePanel() -> impl IntoView {
             <BlackboardTable messages=view.messages />
             <LiveSteps steps=view.steps />
             <LiveHistory history=view.history />
-            <CalibrationPanel trials=trials spec=spec template=template />
+            <CalibrationPanel trials=trials spec=spec template=template on_retrained=retrained recalibration=view.recalibration />
             <PromptEditor />
         </section>
     }
