@@ -6,6 +6,7 @@
 import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { Playground, watchErrors } from './helpers.mjs';
 
 const PORT = 8796;
@@ -65,14 +66,20 @@ test.afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-test('a model in the tab writes the code of a live episode, which passes, and answers again from the browser with its server gone', async ({ page }) => {
-  const errors = watchErrors(page);
+/** A fresh page with a trained orchestrator policy and the fixture downloaded, with its progress bar, and kept. */
+async function withModel(page) {
   const playground = new Playground(page);
   await playground.open();
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
   await download(page, MODEL);
   await expect(page.locator('#in-tab-progress')).toBeVisible();
   await expect(page.locator('#in-tab-message')).toHaveText('Kept in this browser: it works offline from now on.', { timeout: 60_000 });
+  return playground;
+}
+
+test('a model in the tab writes the code of a live episode, which passes, and answers again from the browser with its server gone', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = await withModel(page);
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
   await expect(page.locator('#in-tab-kept tbody tr td').nth(1)).toHaveText('2.8 MB');
   await expect(page.locator('#in-tab-size')).toHaveText('Size: 2.8 MB (kept in this browser)');
@@ -86,11 +93,24 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await page.locator('#live-validate').click();
   await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
   await expect(page.locator('#calibration-table tbody tr')).toHaveCount(5);
+  // A policy retrained on the calibrated odds is validated again with the same model.
+  await page.locator('#calibrate-train').click();
+  await expect(page.locator('#recalibration')).toHaveText(
+    /^The learned policy's success on seed 003's tasks: \d+% \(run #1\) → \d+% \(run #2, on the calibrated odds\)\. Seed 003 §6\.2: 80% → 100%\.$/,
+    { timeout: 180_000 },
+  );
 
   // GIF-MCTS drives the same model; it samples at temperature 1 and still writes binary_search.
   await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
   await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
   await expect(page.locator('#search-best')).toContainText('lo = mid + 1');
+  // Its link names the model and its file; a model answers differently each time, so it is not replayed.
+  const other = await page.context().newPage();
+  await other.goto(await page.locator('#search-link').inputValue());
+  await expect(other.locator('#search-replay')).toContainText(
+    `The shared search was answered by tiny-coder (in this tab, from ${MODEL}); an LLM answers differently each time, so it is not replayed here.`,
+  );
+  await other.close();
 
   // The model's server goes away; after a reload the kept model still writes the code.
   server.closeAllConnections();
@@ -109,7 +129,7 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   expect(errors).toEqual([]);
 });
 
-test('a download can be cancelled, and a truncated model file gets a clear message while the page goes on', async ({ page }) => {
+test('a download can be cancelled, a truncated model file gets a clear message while the page goes on, and a model can come from a file', async ({ page }) => {
   const playground = new Playground(page);
   await playground.open();
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
@@ -128,4 +148,36 @@ test('a download can be cancelled, and a truncated model file gets a clear messa
   await page.locator('#llm-provider').selectOption('simulated');
   await playground.playLive();
   await expect(page.locator('#live-summary')).toContainText(/agent calls \d+/);
+
+  // A model file from this computer is kept as a download is, known by its name, and writes the code.
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder.gguf in this browser: it works offline from now on.');
+  await expect(page.locator('#in-tab-url')).toHaveValue('file:///tiny-coder.gguf');
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(2);
+  await playground.playLive();
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+  await page.locator('#in-tab-download').click();
+  await expect(page.locator('#in-tab-message')).toHaveText('file:///tiny-coder.gguf was chosen from a disk, and nothing can download it: choose that file below.');
+});
+
+test('Cancel stops the model in the tab in the middle of its reply, and the next episode runs', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = await withModel(page);
+  await playground.playLive();
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  // The fixture writes a reply in about 0.2 s: the page's CPU, its workers' too, runs 100 times
+  // slower here, so that Cancel lands while the reply streams.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 100 });
+  await page.locator('#live-go').click();
+  await expect(page.locator('#live-stream')).toContainText('```python', { timeout: 60_000 });
+  await page.locator('#live-cancel').click();
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  await expect(page.locator('#live-status')).toHaveText('Episode over: cancelled.');
+  // The reply stopped before its program's block closed.
+  await expect(page.locator('#live-stream')).not.toContainText(/```python[^`]*```/);
+  await playground.playLive();
+  await expect(page.locator('#live-summary')).toContainText(/^success/);
+  expect(errors).toEqual([]);
 });

@@ -2,8 +2,9 @@
 // WebAssembly by wllama (MIT), whose code and wasm the build copies to ./wllama/ from npm. They are
 // imported only when a user first uses this provider, so a visitor who never does downloads none
 // of it; the service worker caches them then (static/sw.js, "on demand"). Models are GGUF files
-// that the user downloads from a URL shown to them, kept by wllama in the browser's origin-private
-// file system; generation runs in wllama's own worker, so the page stays responsive.
+// that the user downloads from a URL shown to them or chooses from their disk, kept by wllama in
+// the browser's origin-private file system; generation runs in wllama's own worker, so the page
+// stays responsive.
 
 let library;
 let manager;
@@ -60,6 +61,31 @@ export async function download(url, onProgress, signal) {
   });
 }
 
+/** Keeps `file`, a GGUF model chosen from the user's disk, in the browser under `address` (see
+ * ProviderSettings::local_model_address), as a download is kept, reporting (written, total) bytes;
+ * `signal` cancels, and leaves nothing behind. */
+export async function keepLocal(address, file, onProgress, signal) {
+  const cache = (await models()).cacheManager;
+  const name = await cache.getNameFromURL(address);
+  if (loaded?.url === address) await unload();
+  let written = 0;
+  const counted = file.stream().pipeThrough(new TransformStream({
+    transform(chunk, out) {
+      signal.throwIfAborted();
+      written += chunk.byteLength;
+      onProgress(written, file.size);
+      out.enqueue(chunk);
+    },
+  }));
+  const metadata = { etag: `${file.size}-${file.lastModified}`, originalSize: file.size, originalURL: address };
+  try {
+    await cache.write(name, counted, metadata);
+  } catch (error) {
+    await cache.delete(name).catch(() => {});
+    throw error;
+  }
+}
+
 async function unload() {
   const previous = loaded;
   loaded = null;
@@ -71,7 +97,10 @@ async function model(url) {
   if (loaded?.url === url) return loaded.wllama;
   await unload();
   const kept = (await (await models()).getModels()).find((m) => m.url === url);
-  if (!kept) throw Object.assign(new Error(`${url} is not in this browser: download it first`), { name: 'NotKept' });
+  if (!kept) {
+    const how = url.startsWith('file:') ? 'choose that file from your disk' : 'download it';
+    throw Object.assign(new Error(`${url} is not in this browser: ${how} in the LLM settings first`), { name: 'NotKept' });
+  }
   const { Wllama } = await wllama();
   const instance = new Wllama({ default: libraryUrl('wllama.wasm') }, { logger: quiet, allowOffline: true });
   // Safari's compatibility build comes from a CDN; this page loads nothing from one.

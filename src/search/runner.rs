@@ -45,7 +45,7 @@ impl Runner {
             // An endpoint samples at seed 004's temperature.
             Llm::Remote { settings, .. } => {
                 settings.temperature = TEMPERATURE;
-                settings.model.clone()
+                settings.label()
             }
             Llm::Offline(_) | Llm::Absent => SIMULATED.to_owned(),
         };

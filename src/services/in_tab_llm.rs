@@ -28,6 +28,13 @@ extern "C" {
         on_progress: &Closure<dyn FnMut(f64, f64)>,
         signal: &AbortSignal,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = keepLocal)]
+    async fn js_keep_local(
+        address: &str,
+        file: &web_sys::File,
+        on_progress: &Closure<dyn FnMut(f64, f64)>,
+        signal: &AbortSignal,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = chat)]
     async fn js_chat(
         url: &str,
@@ -75,6 +82,23 @@ pub async fn download(url: &str, cancel: &CancelToken, progress: impl FnMut(f64,
         Ok(_) => Ok(()),
         Err(_) if cancel.is_cancelled() => Err("the download was cancelled".into()),
         Err(e) => Err(format!("{url} could not be downloaded: {}", describe(&e))),
+    }
+}
+
+/// Keeps `file`, chosen from the user's disk, under `address`; `progress` hears (written, total)
+/// bytes; `cancel` stops it.
+pub async fn keep_local(
+    address: &str,
+    file: &web_sys::File,
+    cancel: &CancelToken,
+    progress: impl FnMut(f64, f64) + 'static,
+) -> Result<(), String> {
+    let controller = cancel.attach_controller().map_err(|e| describe(&e))?;
+    let on_progress = Closure::<dyn FnMut(f64, f64)>::new(progress);
+    match js_keep_local(address, file, &on_progress, &controller.signal()).await {
+        Ok(_) => Ok(()),
+        Err(_) if cancel.is_cancelled() => Err("keeping the file was cancelled".into()),
+        Err(e) => Err(format!("{} could not be kept in this browser: {}", file.name(), describe(&e))),
     }
 }
 

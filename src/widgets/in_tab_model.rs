@@ -1,7 +1,8 @@
-//! The model that runs in the tab: which GGUF file (a preset of the public model hub, or any URL),
-//! its size before the download, the download with its progress and Cancel, and the models this
-//! browser keeps, each with its size and a Remove button. Shown in the LLM settings while the
-//! "In this tab" provider is chosen; nothing of the library loads before a user acts here.
+//! The model that runs in the tab: which GGUF file (a preset of the public model hub, any URL, or a
+//! file from the user's disk), its size before the download, the download with its progress and
+//! Cancel, and the models this browser keeps, each with its size and a Remove button. Shown in the
+//! LLM settings while the "In this tab" provider is chosen; nothing of the library loads before a
+//! user acts here.
 
 use engine::llm::{IN_TAB_MODELS, ProviderSettings};
 use leptos::prelude::*;
@@ -9,6 +10,7 @@ use leptos::prelude::*;
 use crate::services::in_tab_llm::{self, KeptModel};
 use crate::services::llm_client::CancelToken;
 use crate::services::storage::{save_setting, setting};
+use crate::widgets::upload;
 
 /// The value of the preset select for a URL the user types.
 const OTHER: &str = "other";
@@ -17,16 +19,49 @@ fn megabytes(bytes: f64) -> String {
     format!("{:.1} MB", bytes / 1e6)
 }
 
+/// One copy of a model into the browser (a download, or a file from the disk), with its progress
+/// bar and Cancel; the kept models are listed again when it ends.
+#[derive(Clone, Copy)]
+struct Transfer<R: Fn() + Copy + 'static> {
+    /// (bytes copied, bytes in all) while a copy runs.
+    progress: RwSignal<Option<(f64, f64)>>,
+    message: RwSignal<Option<String>>,
+    cancel: StoredValue<Option<CancelToken>, LocalStorage>,
+    refresh: R,
+}
+
+impl<R: Fn() + Copy + 'static> Transfer<R> {
+    /// Runs `copy` (given its cancel token and its progress), then says `kept()` or what failed.
+    fn run<F>(
+        self,
+        starting: String,
+        copy: impl FnOnce(CancelToken, Box<dyn FnMut(f64, f64)>) -> F + 'static,
+        kept: impl FnOnce() -> String + 'static,
+    ) where
+        F: Future<Output = Result<(), String>> + 'static,
+    {
+        let token = CancelToken::default();
+        self.cancel.set_value(Some(token.clone()));
+        self.message.set(Some(starting));
+        self.progress.set(Some((0.0, 0.0)));
+        let progress = self.progress;
+        leptos::task::spawn_local(async move {
+            let outcome = copy(token, Box::new(move |done, total| progress.set(Some((done, total))))).await;
+            self.progress.set(None);
+            self.cancel.set_value(None);
+            self.message.set(Some(outcome.map_or_else(|problem| problem, |()| kept())));
+            (self.refresh)();
+        });
+    }
+}
+
 /// `settings`: the LLM choice's (its base URL is the model file's), kept when a model is chosen.
 #[component]
 pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let url = move || settings.with(|s| s.base_url.clone());
     let size = RwSignal::new(None::<String>);
-    let progress = RwSignal::new(None::<(f64, f64)>);
     let kept = RwSignal::new(Vec::<KeptModel>::new());
     let message = RwSignal::new(None::<String>);
-    let cancel = StoredValue::new_local(None::<CancelToken>);
-
     let refresh = move || {
         leptos::task::spawn_local(async move {
             match in_tab_llm::kept_models().await {
@@ -64,9 +99,16 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         });
     });
     refresh();
+    let transfer = Transfer { progress: RwSignal::new(None), message, cancel: StoredValue::new_local(None), refresh };
+    let progress = transfer.progress;
 
     let download = move |_| {
         let address = url();
+        if settings.with_untracked(ProviderSettings::is_local_model) {
+            return message.set(Some(format!(
+                "{address} was chosen from a disk, and nothing can download it: choose that file below."
+            )));
+        }
         if size.with_untracked(Option::is_none) {
             message.set(Some("Asking the model's server for its size…".into()));
             return leptos::task::spawn_local(async move {
@@ -79,24 +121,31 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                 message.set(Some("Press Download again to download it.".into()));
             });
         }
-        let token = CancelToken::default();
-        cancel.set_value(Some(token.clone()));
-        message.set(Some("Downloading…".into()));
-        progress.set(Some((0.0, 0.0)));
-        leptos::task::spawn_local(async move {
-            let outcome =
-                in_tab_llm::download(&address, &token, move |done, total| progress.set(Some((done, total)))).await;
-            progress.set(None);
-            cancel.set_value(None);
-            message.set(Some(match outcome {
-                Ok(()) => "Kept in this browser: it works offline from now on.".into(),
-                Err(problem) => problem,
-            }));
-            refresh();
-        });
+        transfer.run(
+            "Downloading…".into(),
+            move |token, progress| async move { in_tab_llm::download(&address, &token, progress).await },
+            move || "Kept in this browser: it works offline from now on.".into(),
+        );
     };
-    let stop = move |_| cancel.with_value(|token| token.iter().for_each(CancelToken::cancel));
-    let remove = move |address: String| {
+    // A file from the user's disk is copied into the browser as a download is, and kept the same way.
+    let from_disk = move |ev: leptos::ev::Event| {
+        let Some(file) = upload::picked(&ev) else { return };
+        let address = ProviderSettings::local_model_address(&file.name());
+        if !address.ends_with(".gguf") {
+            return message.set(Some(format!("{} is not a GGUF model file (.gguf)", file.name())));
+        }
+        let name = file.name();
+        transfer.run(
+            format!("Keeping {name} in this browser…"),
+            move |token, progress| async move { in_tab_llm::keep_local(&address, &file, &token, progress).await },
+            move || {
+                choose(ProviderSettings::local_model_address(&name));
+                format!("Kept {name} in this browser: it works offline from now on.")
+            },
+        );
+    };
+    let stop = move |_| transfer.cancel.with_value(|token| token.iter().for_each(CancelToken::cancel));
+    let remove = Callback::new(move |address: String| {
         leptos::task::spawn_local(async move {
             message.set(Some(match in_tab_llm::remove_model(&address).await {
                 Ok(()) => format!("Removed {address}."),
@@ -104,7 +153,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             }));
             refresh();
         });
-    };
+    });
     let preset_value = move || {
         let address = url();
         IN_TAB_MODELS.iter().find(|m| m.url == address).map_or(OTHER, |m| m.name)
@@ -119,11 +168,14 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                     }
                 }>
                     {IN_TAB_MODELS.iter().map(|m| view! { <option value=m.name>{m.name}</option> }).collect_view()}
-                    <option value=OTHER>"another GGUF file (give its URL)"</option>
+                    <option value=OTHER>"another GGUF file (a URL, or a file from this computer)"</option>
                 </select>
             </label>
             <label>"Model file (URL)"
                 <input type="url" id="in-tab-url" prop:value=url on:change=move |ev| choose(event_target_value(&ev).trim().to_owned()) />
+            </label>
+            <label>"or a model file from this computer"
+                <input type="file" id="in-tab-file" accept=".gguf" on:change=from_disk disabled=move || progress.get().is_some() />
             </label>
             <p id="in-tab-size">"Size: "{move || size.get().unwrap_or_else(|| "asked of its server when you press Download".into())}</p>
             <p class="actions">
@@ -136,6 +188,16 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                     value=move || progress.get().map_or(0.0, |(done, _)| done)></progress>
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
+            <KeptModels kept remove />
+            <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model, not its file."</p>
+        </div>
+    }
+}
+
+/// The models this browser keeps, each with its size and a Remove button.
+#[component]
+fn KeptModels(kept: RwSignal<Vec<KeptModel>>, remove: Callback<String>) -> impl IntoView {
+    view! {
             <table id="in-tab-kept" hidden=move || kept.with(Vec::is_empty)>
                 <caption>"Kept in this browser"</caption>
                 <tbody>
@@ -145,13 +207,11 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                             <tr>
                                 <td>{model.url.clone()}</td>
                                 <td>{megabytes(model.size)}</td>
-                                <td><button type="button" class="remove" on:click=move |_| remove(address.clone())>"Remove"</button></td>
+                                <td><button type="button" class="remove" on:click=move |_| remove.run(address.clone())>"Remove"</button></td>
                             </tr>
                         }
                     }).collect_view()}
                 </tbody>
             </table>
-            <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model, not its file."</p>
-        </div>
     }
 }

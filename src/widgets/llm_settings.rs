@@ -66,8 +66,7 @@ impl LlmChoice {
         if key.trim().is_empty() && preset(&settings.preset).is_some_and(|p| p.needs_key) {
             return Err(format!("{} needs an API key: enter it, or choose the simulated LLM", settings.base_url));
         }
-        let label = settings.model.clone();
-        Ok((Llm::Remote { settings: settings.clone(), key }, label, Some(settings)))
+        Ok((Llm::Remote { settings: settings.clone(), key }, settings.label(), Some(settings)))
     }
 }
 

@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 mod presets;
 pub use presets::{IN_TAB, IN_TAB_MODELS, InTabModel, PRESETS, Preset, preset};
 
+/// How the address of a model file chosen from the user's disk begins ([`ProviderSettings::local_model_address`]).
+pub const LOCAL_MODEL_SCHEME: &str = "file:///";
+
 /// Where and how to call the model. Deliberately without the API key (see the module doc).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -69,7 +72,8 @@ impl ProviderSettings {
     /// Every field checked; the error names the field and the allowed values.
     pub fn validate(&self) -> Result<(), String> {
         let url = self.base_url.trim();
-        if !(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len() {
+        let local = self.runs_in_tab() && url.starts_with(LOCAL_MODEL_SCHEME);
+        if !local && (!(url.starts_with("http://") || url.starts_with("https://")) || url.len() <= "https://".len()) {
             return Err(format!("base URL: \"{url}\" is not an http:// or https:// address"));
         }
         if self.runs_in_tab() && !url.split(['?', '#']).next().unwrap_or_default().ends_with(".gguf") {
@@ -106,6 +110,28 @@ impl ProviderSettings {
     /// The model runs in the page rather than behind an endpoint.
     pub fn runs_in_tab(&self) -> bool {
         self.preset == IN_TAB
+    }
+
+    /// The address under which the model in the tab keeps a file chosen from the user's disk: its
+    /// name as a `file:` URL (a page never learns the file's path). Nothing can download it again,
+    /// so a run that used it replays only where that file was chosen too.
+    pub fn local_model_address(file_name: &str) -> String {
+        format!("{LOCAL_MODEL_SCHEME}{}", file_name.rsplit(['/', '\\']).next().unwrap_or_default())
+    }
+
+    /// The model in the tab came from the user's disk rather than from a URL.
+    pub fn is_local_model(&self) -> bool {
+        self.runs_in_tab() && self.base_url.starts_with(LOCAL_MODEL_SCHEME)
+    }
+
+    /// How runs, records and share links name the model: a model in the tab with its file's
+    /// address, since replaying such a run needs that same file chosen under "In this tab".
+    pub fn label(&self) -> String {
+        if self.runs_in_tab() {
+            format!("{} (in this tab, from {})", self.model, self.base_url.trim())
+        } else {
+            self.model.clone()
+        }
     }
 
     /// The model's name from its file's URL (`…/tiny-coder.gguf` → `tiny-coder`).

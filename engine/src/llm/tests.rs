@@ -27,8 +27,23 @@ fn the_model_in_the_tab_is_a_gguf_file_named_after_it() {
         not_a_model.validate().unwrap_err(),
         "model file: \"https://example.org/v1\" is not the address of a .gguf file"
     );
-    let with_query = ProviderSettings { base_url: "https://example.org/a.gguf?download=true".into(), ..in_tab };
+    let with_query = ProviderSettings { base_url: "https://example.org/a.gguf?download=true".into(), ..in_tab.clone() };
     assert_eq!(with_query.validate(), Ok(()));
+    // A file from the user's disk is known by its name alone, and only the in-tab provider reads one.
+    let address = ProviderSettings::local_model_address("C:\\models\\tiny-coder.gguf");
+    assert_eq!(address, "file:///tiny-coder.gguf");
+    assert_eq!(ProviderSettings::model_from_file(&address), "tiny-coder");
+    let local = ProviderSettings {
+        model: ProviderSettings::model_from_file(&address),
+        base_url: address.clone(),
+        ..in_tab.clone()
+    };
+    assert!(local.is_local_model() && !in_tab.is_local_model());
+    assert_eq!(local.label(), "tiny-coder (in this tab, from file:///tiny-coder.gguf)");
+    assert_eq!(ProviderSettings::default().label(), ProviderSettings::default().model);
+    assert_eq!(local.validate(), Ok(()));
+    let endpoint = ProviderSettings { base_url: address, ..ProviderSettings::default() };
+    assert!(endpoint.validate().unwrap_err().starts_with("base URL"));
 }
 
 #[test]
