@@ -7,7 +7,7 @@ import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { Playground, watchErrors } from './helpers.mjs';
+import { Playground, setInput, watchErrors } from './helpers.mjs';
 
 const PORT = 8796;
 const MODEL = `http://127.0.0.1:${PORT}/tiny-coder.gguf`;
@@ -88,6 +88,7 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
   await expect(page.locator('#live-stream')).toContainText('```python\ndef find_max');
+  await expect(page.locator('#live-summary')).toContainText(/ · tokens [1-9]\d* \([1-9]\d* prompt, [1-9]\d* completion\)/);
 
   // Seed 003's validation and calibration (§6.2), every episode's code from the model in the tab.
   await page.locator('#live-validate').click();
@@ -179,5 +180,28 @@ test('Cancel stops the model in the tab in the middle of its reply, and the next
   await expect(page.locator('#live-stream')).not.toContainText(/```python[^`]*```/);
   await playground.playLive();
   await expect(page.locator('#live-summary')).toContainText(/^success/);
+  expect(errors).toEqual([]);
+});
+
+test('StepCoder\'s curriculum and a world-model search take the model in the tab too', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = await withModel(page);
+  // The fixture was trained on other prompts: what it writes here fails, but it is its reply that
+  // each step tests.
+  await page.locator('#stepcoder-task').selectOption('apps-plus-1');
+  const details = page.locator('#stepcoder-params');
+  await details.locator('summary').click();
+  await page.locator('#stepcoder-param-rounds').fill('1');
+  await page.locator('#stepcoder-run').click();
+  await expect(page.locator('#stepcoder-status')).toHaveText('Done: every round is done.', { timeout: 120_000 });
+  await expect(page.locator('#stepcoder-rounds tbody tr')).toHaveCount(1);
+
+  await page.locator('#search-task').selectOption('CliffWalking-v0');
+  await setInput(page, '#search-budget', '1');
+  await playground.search({ method: 'gif-mcts' }, /^Search over: /, 120_000);
+  // The model's reply, with the tokens it counted: not a world model, so it scores 0.
+  await expect(page.locator('#search-summary')).toContainText(/^1 LLM calls · best score 0\.000 · [1-9]\d* tokens/);
+  await page.locator('#search-tree .node').nth(1).click();
+  await expect(page.locator('#search-node')).toContainText('The program defines no class `Environment`');
   expect(errors).toEqual([]);
 });

@@ -119,10 +119,12 @@ export async function chat(url, request, onText, signal) {
   const { messages, temperature, top_p, max_tokens, seed } = JSON.parse(request);
   let text = '';
   let usage = null;
+  let timings = null;
   const began = performance.now();
   let firstToken = null;
+  // The last chunk carries the token counts only when asked for, as with an endpoint.
   const stream = await instance.createChatCompletion({
-    messages, temperature, top_p, max_tokens, seed, stream: true, abortSignal: signal,
+    messages, temperature, top_p, max_tokens, seed, stream: true, stream_options: { include_usage: true }, abortSignal: signal,
   });
   for await (const chunk of stream) {
     const piece = chunk.choices?.[0]?.delta?.content ?? '';
@@ -132,6 +134,7 @@ export async function chat(url, request, onText, signal) {
       onText(piece);
     }
     usage = chunk.usage ?? usage;
+    timings = chunk.timings ?? timings;
   }
   const completion = usage?.completion_tokens ?? 0;
   const seconds = (performance.now() - (firstToken ?? began)) / 1000;
@@ -139,6 +142,7 @@ export async function chat(url, request, onText, signal) {
     text,
     prompt_tokens: usage?.prompt_tokens ?? 0,
     completion_tokens: completion,
-    tokens_per_second: seconds > 0 ? completion / seconds : 0,
+    // llama.cpp's own measure where it gives one.
+    tokens_per_second: timings?.predicted_per_second ?? (seconds > 0 ? completion / seconds : 0),
   });
 }
