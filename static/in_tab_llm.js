@@ -97,10 +97,8 @@ async function model(url) {
   if (loaded?.url === url) return loaded.wllama;
   await unload();
   const kept = (await (await models()).getModels()).find((m) => m.url === url);
-  if (!kept) {
-    const how = url.startsWith('file:') ? 'choose that file from your disk' : 'download it';
-    throw Object.assign(new Error(`${url} is not in this browser: ${how} in the LLM settings first`), { name: 'NotKept' });
-  }
+  // The app says what to do about it (download it, or choose the file again).
+  if (!kept) throw Object.assign(new Error(`${url} is not in this browser`), { name: 'NotKept' });
   const { Wllama } = await wllama();
   const instance = new Wllama({ default: libraryUrl('wllama.wasm') }, { logger: quiet, allowOffline: true });
   // Safari's compatibility build comes from a CDN; this page loads nothing from one.

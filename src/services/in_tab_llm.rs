@@ -22,19 +22,16 @@ extern "C" {
     async fn js_kept_models() -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = removeModel)]
     async fn js_remove_model(url: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_name = download)]
-    async fn js_download(
-        url: &str,
-        on_progress: &Closure<dyn FnMut(f64, f64)>,
-        signal: &AbortSignal,
-    ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(catch, js_name = keepLocal)]
-    async fn js_keep_local(
+    // The two copies into the browser return their promise, which `keep` awaits.
+    #[wasm_bindgen(js_name = download)]
+    fn js_download(url: &str, on_progress: &Closure<dyn FnMut(f64, f64)>, signal: &AbortSignal) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = keepLocal)]
+    fn js_keep_local(
         address: &str,
         file: &web_sys::File,
         on_progress: &Closure<dyn FnMut(f64, f64)>,
         signal: &AbortSignal,
-    ) -> Result<JsValue, JsValue>;
+    ) -> js_sys::Promise;
     #[wasm_bindgen(catch, js_name = chat)]
     async fn js_chat(
         url: &str,
@@ -76,13 +73,9 @@ pub async fn remove_model(url: &str) -> Result<(), String> {
 
 /// Downloads `url` into the browser; `progress` hears (loaded, total) bytes; `cancel` stops it.
 pub async fn download(url: &str, cancel: &CancelToken, progress: impl FnMut(f64, f64) + 'static) -> Result<(), String> {
-    let controller = cancel.attach_controller().map_err(|e| describe(&e))?;
-    let on_progress = Closure::<dyn FnMut(f64, f64)>::new(progress);
-    match js_download(url, &on_progress, &controller.signal()).await {
-        Ok(_) => Ok(()),
-        Err(_) if cancel.is_cancelled() => Err("the download was cancelled".into()),
-        Err(e) => Err(format!("{url} could not be downloaded: {}", describe(&e))),
-    }
+    keep(cancel, progress, "the download was cancelled", |on_progress, signal| js_download(url, on_progress, signal))
+        .await
+        .map_err(|e| format!("{url} could not be downloaded: {e}"))
 }
 
 /// Keeps `file`, chosen from the user's disk, under `address`; `progress` hears (written, total)
@@ -93,12 +86,27 @@ pub async fn keep_local(
     cancel: &CancelToken,
     progress: impl FnMut(f64, f64) + 'static,
 ) -> Result<(), String> {
+    keep(cancel, progress, "keeping the file was cancelled", |on_progress, signal| {
+        js_keep_local(address, file, on_progress, signal)
+    })
+    .await
+    .map_err(|e| format!("{} could not be kept in this browser: {e}", file.name()))
+}
+
+/// One copy of a model into the browser (`copy`, given its progress callback and abort signal):
+/// `cancelled` when the user stopped it, else what went wrong, for the caller to name.
+async fn keep(
+    cancel: &CancelToken,
+    progress: impl FnMut(f64, f64) + 'static,
+    cancelled: &str,
+    copy: impl FnOnce(&Closure<dyn FnMut(f64, f64)>, &AbortSignal) -> js_sys::Promise,
+) -> Result<(), String> {
     let controller = cancel.attach_controller().map_err(|e| describe(&e))?;
     let on_progress = Closure::<dyn FnMut(f64, f64)>::new(progress);
-    match js_keep_local(address, file, &on_progress, &controller.signal()).await {
+    match wasm_bindgen_futures::JsFuture::from(copy(&on_progress, &controller.signal())).await {
         Ok(_) => Ok(()),
-        Err(_) if cancel.is_cancelled() => Err("keeping the file was cancelled".into()),
-        Err(e) => Err(format!("{} could not be kept in this browser: {}", file.name(), describe(&e))),
+        Err(_) if cancel.is_cancelled() => Err(cancelled.to_owned()),
+        Err(e) => Err(describe(&e)),
     }
 }
 
@@ -166,10 +174,13 @@ fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -
     }
     let name = js_sys::Reflect::get(error, &"name".into()).ok().and_then(|n| n.as_string());
     if name.as_deref() == Some("NotKept") {
-        let message = js_sys::Reflect::get(error, &"message".into()).ok().and_then(|m| m.as_string());
+        let how = if settings.is_local_model() { "choose that file from your disk" } else { "download it" };
         return LlmFailure::new(
             FailureKind::BadRequest,
-            format!("the model in this tab: {}", message.unwrap_or_default()),
+            format!(
+                "the model in this tab: {} is not in this browser: {how} in the LLM settings first",
+                settings.base_url
+            ),
         );
     }
     let detail = describe(error);

@@ -22,15 +22,16 @@ fn megabytes(bytes: f64) -> String {
 /// One copy of a model into the browser (a download, or a file from the disk), with its progress
 /// bar and Cancel; the kept models are listed again when it ends.
 #[derive(Clone, Copy)]
-struct Transfer<R: Fn() + Copy + 'static> {
+struct Transfer {
     /// (bytes copied, bytes in all) while a copy runs.
     progress: RwSignal<Option<(f64, f64)>>,
     message: RwSignal<Option<String>>,
     cancel: StoredValue<Option<CancelToken>, LocalStorage>,
-    refresh: R,
+    /// Lists the kept models again.
+    refresh: Callback<()>,
 }
 
-impl<R: Fn() + Copy + 'static> Transfer<R> {
+impl Transfer {
     /// Runs `copy` (given its cancel token and its progress), then says `kept()` or what failed.
     fn run<F>(
         self,
@@ -50,7 +51,7 @@ impl<R: Fn() + Copy + 'static> Transfer<R> {
             self.progress.set(None);
             self.cancel.set_value(None);
             self.message.set(Some(outcome.map_or_else(|problem| problem, |()| kept())));
-            (self.refresh)();
+            self.refresh.run(());
         });
     }
 }
@@ -99,7 +100,12 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         });
     });
     refresh();
-    let transfer = Transfer { progress: RwSignal::new(None), message, cancel: StoredValue::new_local(None), refresh };
+    let transfer = Transfer {
+        progress: RwSignal::new(None),
+        message,
+        cancel: StoredValue::new_local(None),
+        refresh: Callback::new(move |()| refresh()),
+    };
     let progress = transfer.progress;
 
     let download = move |_| {
@@ -134,12 +140,12 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         if !address.ends_with(".gguf") {
             return message.set(Some(format!("{} is not a GGUF model file (.gguf)", file.name())));
         }
-        let name = file.name();
+        let (name, kept_as) = (file.name(), address.clone());
         transfer.run(
             format!("Keeping {name} in this browser…"),
             move |token, progress| async move { in_tab_llm::keep_local(&address, &file, &token, progress).await },
             move || {
-                choose(ProviderSettings::local_model_address(&name));
+                choose(kept_as);
                 format!("Kept {name} in this browser: it works offline from now on.")
             },
         );
@@ -189,7 +195,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
             <KeptModels kept remove />
-            <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model, not its file."</p>
+            <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>
         </div>
     }
 }
@@ -198,20 +204,20 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
 #[component]
 fn KeptModels(kept: RwSignal<Vec<KeptModel>>, remove: Callback<String>) -> impl IntoView {
     view! {
-            <table id="in-tab-kept" hidden=move || kept.with(Vec::is_empty)>
-                <caption>"Kept in this browser"</caption>
-                <tbody>
-                    {move || kept.get().into_iter().map(|model| {
-                        let address = model.url.clone();
-                        view! {
-                            <tr>
-                                <td>{model.url.clone()}</td>
-                                <td>{megabytes(model.size)}</td>
-                                <td><button type="button" class="remove" on:click=move |_| remove.run(address.clone())>"Remove"</button></td>
-                            </tr>
-                        }
-                    }).collect_view()}
-                </tbody>
-            </table>
+        <table id="in-tab-kept" hidden=move || kept.with(Vec::is_empty)>
+            <caption>"Kept in this browser"</caption>
+            <tbody>
+                {move || kept.get().into_iter().map(|model| {
+                    let address = model.url.clone();
+                    view! {
+                        <tr>
+                            <td>{model.url.clone()}</td>
+                            <td>{megabytes(model.size)}</td>
+                            <td><button type="button" class="remove" on:click=move |_| remove.run(address.clone())>"Remove"</button></td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
     }
 }
