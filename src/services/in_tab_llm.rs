@@ -73,9 +73,11 @@ pub async fn remove_model(url: &str) -> Result<(), String> {
 
 /// Downloads `url` into the browser; `progress` hears (loaded, total) bytes; `cancel` stops it.
 pub async fn download(url: &str, cancel: &CancelToken, progress: impl FnMut(f64, f64) + 'static) -> Result<(), String> {
-    keep(cancel, progress, "the download was cancelled", |on_progress, signal| js_download(url, on_progress, signal))
-        .await
-        .map_err(|e| format!("{url} could not be downloaded: {e}"))
+    let failed = format!("{url} could not be downloaded");
+    keep(cancel, progress, "the download was cancelled", &failed, |on_progress, signal| {
+        js_download(url, on_progress, signal)
+    })
+    .await
 }
 
 /// Keeps `file`, chosen from the user's disk, under `address`; `progress` hears (written, total)
@@ -86,19 +88,20 @@ pub async fn keep_local(
     cancel: &CancelToken,
     progress: impl FnMut(f64, f64) + 'static,
 ) -> Result<(), String> {
-    keep(cancel, progress, "keeping the file was cancelled", |on_progress, signal| {
+    let failed = format!("{} could not be kept in this browser", file.name());
+    keep(cancel, progress, "keeping the file was cancelled", &failed, |on_progress, signal| {
         js_keep_local(address, file, on_progress, signal)
     })
     .await
-    .map_err(|e| format!("{} could not be kept in this browser: {e}", file.name()))
 }
 
 /// One copy of a model into the browser (`copy`, given its progress callback and abort signal):
-/// `cancelled` when the user stopped it, else what went wrong, for the caller to name.
+/// `cancelled` when the user stopped it, else `failed` with what went wrong.
 async fn keep(
     cancel: &CancelToken,
     progress: impl FnMut(f64, f64) + 'static,
     cancelled: &str,
+    failed: &str,
     copy: impl FnOnce(&Closure<dyn FnMut(f64, f64)>, &AbortSignal) -> js_sys::Promise,
 ) -> Result<(), String> {
     let controller = cancel.attach_controller().map_err(|e| describe(&e))?;
@@ -106,7 +109,7 @@ async fn keep(
     match wasm_bindgen_futures::JsFuture::from(copy(&on_progress, &controller.signal())).await {
         Ok(_) => Ok(()),
         Err(_) if cancel.is_cancelled() => Err(cancelled.to_owned()),
-        Err(e) => Err(describe(&e)),
+        Err(e) => Err(format!("{failed}: {}", describe(&e))),
     }
 }
 
