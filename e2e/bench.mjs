@@ -20,6 +20,9 @@
 // CARGO_TARGET_DIR, as scripts/bench-browser does): docs/benchmarks.md's "before and after".
 // `--page=DIR` measures the shipped build (dist/) and the `page` build in DIR (scripts/test's
 // build/test-page) side by side the same way, native figures beside them.
+// `--interpreters` measures only the Python workers' hand-over, on one build or, with `--before`, two:
+// the first program from a page that has not loaded Python, when the next interpreter was ready after
+// its verdict and after a second program's, and the main thread's long tasks meanwhile.
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
 // CPU profile of the training worker during the 500-episode executive DQN run (the page build keeps
 // wasm function names), saves it and prints where the time goes.
@@ -65,7 +68,9 @@ try {
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
-  if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
+  if (process.argv.includes('--interpreters')) {
+    await benchInterpreters(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
+  } else if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
   else if (pageBuild) await benchSideBySide(figures, { shipped: `http://127.0.0.1:${port}/`, page: `http://127.0.0.1:${port + 1}/` });
   else if (process.argv.includes('--native')) await benchSideBySide(figures, { page: `http://127.0.0.1:${port}/` });
   else if (process.argv.includes('--profile-dqn')) await profileDqn(figures);
@@ -311,6 +316,52 @@ async function benchPython(figures) {
   figures.native_python3_search_10x10_inside_python_ms_best_of_5 = insideNative([searchTasks]);
   figures.pyodide_over_native_python3_search_10x10 = figures.pyodide_search_10x10_inside_python_ms_best_of_5 / figures.native_python3_search_10x10_inside_python_ms_best_of_5;
   await benchWorldModel(figures);
+}
+
+/**
+ * The next interpreter (issue 54): in a fresh page, the first program (Python not loaded yet), then a
+ * second one two seconds after its verdict, `--rounds=N` (5) times per build, builds taking turns.
+ * Figures: the first program's latency from the click, when the next interpreter was ready after
+ * each verdict (the state line's `ready N ms after the last verdict`), and the main thread's
+ * longest task and total long-task time over both programs (PerformanceObserver).
+ */
+async function benchInterpreters(figures, builds) {
+  const rounds = Number(option('rounds') ?? 5);
+  const taken = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, url] of Object.entries(builds)) {
+      const keep = (name, value) => {
+        ((taken[name] ??= {})[build] ??= []).push(value);
+        console.log(`${build} ${name} ${value}`);
+      };
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
+      await page.evaluate(() => {
+        window.longTasks = [];
+        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask' });
+      });
+      keep('first_program_from_click_ms', (await runLatencies(page, 1))[0]);
+      for (const which of ['first', 'second']) {
+        if (which === 'second') {
+          await page.waitForTimeout(2000);
+          await runLatencies(page, 1);
+        }
+        const state = await page.locator('#python-state', { hasText: 'after the last verdict' }).textContent({ timeout: 60_000 });
+        keep(`ready_after_${which}_verdict_ms`, parseFloat(state.match(/ready (\d+) ms after/)[1]));
+      }
+      await page.waitForTimeout(2000);
+      const longTasks = await page.evaluate(() => window.longTasks);
+      keep('longest_main_thread_task_ms', Math.max(0, ...longTasks));
+      keep('long_tasks_total_ms', longTasks.reduce((sum, ms) => sum + ms, 0));
+      await context.close();
+    }
+  }
+  for (const [name, byBuild] of Object.entries(taken)) {
+    figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
+    figures[`${name}_max`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, Math.max(...values)]));
+  }
 }
 
 /** StepCoder's learner with the page's defaults: wall time and the programs Pyodide ran. */

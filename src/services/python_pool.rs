@@ -8,8 +8,11 @@
 //! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
 //! loading beside it, which made a world model's scoring two to eight times slower. Only the first
 //! program's next worker starts earlier, as soon as the first worker's snapshot is there: a restored
-//! worker takes about 0.6 s or more (Pyodide instantiating and restoring two interpreters), and
-//! started at the first verdict it would keep the second program waiting for most of it.
+//! worker takes about 0.35 s (Pyodide instantiating and restoring two interpreters), and started
+//! at the first verdict it would keep the second program waiting for it. The one after the next
+//! starts only once the next has loaded: two restoring at once take 0.75 s each on two cores.
+//! Where the page is cross-origin isolated the warm start's snapshots are shared memory, so that
+//! starting a worker does not copy their 60 MB on the main thread (static/python/worker.mjs).
 //! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
 //! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
 //! them all and Pyodide is not loaded again for every batch. They also run on more than one worker,
@@ -111,6 +114,8 @@ struct Host {
     next_serial: u32,
     /// When the last program's verdict was handed over, by the page's clock.
     verdict_at: Option<f64>,
+    /// A `spare` should load once `current` has: the last program was a person's or an LLM's.
+    spare_wanted: bool,
 }
 
 impl Host {
@@ -157,6 +162,7 @@ impl Python {
             next_id: 1,
             next_serial: 1,
             verdict_at: None,
+            spare_wanted: false,
         };
         Self {
             host: Rc::new(RefCell::new(host)),
@@ -364,6 +370,9 @@ impl Python {
                         interpreter.ready_at = js_sys::Date::now();
                     }
                 }
+                if let Err(message) = self.start_spare_when_ready() {
+                    return self.fail_all(message);
+                }
                 self.pump();
             }
             Some("verdict") if self.runs(serial, id) => {
@@ -423,8 +432,9 @@ impl Python {
             }
             running
         };
-        // The verdict first, drawn before the next interpreters start: starting one copies the warm
-        // start's snapshots to its worker, which takes the main thread a while.
+        // The verdict first, drawn before the next interpreters start: where the page is not
+        // cross-origin isolated, starting one copies the warm start's snapshots to its worker, which
+        // takes the main thread a while.
         let author = running.job.author;
         self.host.borrow_mut().verdict_at = Some(js_sys::Date::now());
         (running.job.done)(result);
@@ -438,14 +448,26 @@ impl Python {
 
     /// After a program, starts loading what the next ones will need: an interpreter for the next
     /// program, and for a person's or an LLM's program (whose interpreter is thrown away) the one
-    /// after it too. They load now, while the page waits for its next program, rather than beside
-    /// that program, where a loading interpreter takes the CPU a running one needs.
+    /// after it too, once the next has loaded. They load now, while the page waits for its next
+    /// program, rather than beside that program, where a loading interpreter takes the CPU a
+    /// running one needs.
     fn load_ahead(&self, author: Author) -> Result<(), String> {
         if self.host.borrow().current.is_none() {
             let interpreter = self.start_interpreter()?;
             self.host.borrow_mut().current = Some(interpreter);
         }
-        if author == Author::Untrusted && self.host.borrow().spare.is_none() {
+        self.host.borrow_mut().spare_wanted = author == Author::Untrusted;
+        self.start_spare_when_ready()
+    }
+
+    /// Starts the wanted `spare` once `current` has loaded, not beside it: two workers restoring at
+    /// once each take about twice as long, which kept the next program waiting.
+    fn start_spare_when_ready(&self) -> Result<(), String> {
+        let due = {
+            let host = self.host.borrow();
+            host.spare_wanted && host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.ready)
+        };
+        if due {
             let interpreter = self.start_interpreter()?;
             self.host.borrow_mut().spare = Some(interpreter);
         }

@@ -20,6 +20,10 @@
 // compiling Pyodide, starting CPython, importing the harness or warming up again. The page keeps
 // them for the session, so each session's interpreters share the hash secret of its first one
 // (CPython cannot change it once strings are hashed); `random` is reseeded in each (pair.mjs).
+// Where the page is cross-origin isolated the snapshots come as SharedArrayBuffers, so that the
+// page hands them to each worker without copying 60 MB on its main thread (a long task of 60–180 ms
+// each time). A worker copies them into memory of its own before Pyodide sees them and keeps no
+// reference to the shared ones: no program can reach the memory later workers start from.
 //
 // Programs get no way out of this worker (docs/guide.md, "The Python sandbox"). Python reaches
 // JavaScript objects through `pyodide.ffi` and the constructor chain of any proxy, so hiding the
@@ -71,7 +75,7 @@ async function start(warm) {
   // Pyodide instantiates the module it fetches; both interpreters take the compiled one instead.
   // The lockdown replaces this function for programs.
   WebAssembly.instantiateStreaming = async (_response, imports) => ({ instance: await WebAssembly.instantiate(wasm, imports), module: wasm });
-  const snapshots = warm && { judge: warm.judge, candidate: warm.candidate };
+  const snapshots = warm && { judge: ownCopy(warm.judge), candidate: ownCopy(warm.candidate) };
   const pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !warm });
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
@@ -83,12 +87,14 @@ async function start(warm) {
     handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
     handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
     try {
-      const { judge, candidate } = pair.snapshot();
+      const memory = pair.snapshot();
+      const [judge, candidate] = [memory.judge, memory.candidate].map(shareable);
+      const transfer = [judge, candidate].filter((bytes) => !(bytes instanceof SharedArrayBuffer)).map((bytes) => bytes.buffer);
       try {
-        post({ type: 'warm_start', wasm, judge, candidate }, [judge.buffer, candidate.buffer]);
+        post({ type: 'warm_start', wasm, judge, candidate }, transfer);
       } catch {
         // A browser that cannot send a compiled module: later workers compile their own.
-        post({ type: 'warm_start', judge, candidate }, [judge.buffer, candidate.buffer]);
+        post({ type: 'warm_start', judge, candidate }, transfer);
       }
     } catch (error) {
       // Later workers then start cold, as this one did.
@@ -97,6 +103,19 @@ async function start(warm) {
   }
   for (const pyodide of interpreters) closeDoorsToJavaScript(pyodide);
   lockDown();
+}
+
+/** A snapshot's bytes as the page keeps them: shared where the page is cross-origin isolated, else the bytes themselves (transferred). */
+function shareable(bytes) {
+  if (!self.crossOriginIsolated) return bytes;
+  const shared = new SharedArrayBuffer(bytes.length);
+  new Uint8Array(shared).set(bytes);
+  return shared;
+}
+
+/** A snapshot this worker alone holds: a copy of a shared one (Pyodide keeps what it is given). */
+function ownCopy(buffer) {
+  return buffer instanceof SharedArrayBuffer ? new Uint8Array(buffer).slice() : buffer;
 }
 
 /** Pyodide's wasm, compiled; from the bytes where a host serves it without the wasm MIME type. */
