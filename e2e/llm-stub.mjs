@@ -9,7 +9,10 @@
 // escapes.mjs, aimed at the red-team spec's beacon; stub-prefill answers as stub-coder, and
 // continues a last assistant message (a prefill) with one more line and the closing fence, as vLLM
 // does with continue_final_message; stub-slip writes binary_search with an indentation slip (a
-// line indented one space too deep), which autopep8 repairs. GET /last-authorization tells which Authorization header the
+// line indented one space too deep), which autopep8 repairs; stub-special-case, given a prompt that
+// shows its tests ("Your program must pass these tests:"), answers them from a table of their
+// inputs and returns None for any other (a special-casing program, as the engine's simulated LLM
+// writes one), else as stub-coder. GET /last-authorization tells which Authorization header the
 // last request carried, GET /last-prefill the last prefill a request carried, and POST
 // /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
 // With RECORD set to a file, each request's messages are appended to it as a JSON line: the prompts
@@ -61,6 +64,8 @@ function answer(messages, model) {
   if (system.includes('Planner')) return '1. Walk the list.\n2. Keep the largest value.\n3. Return it.';
   if (system.includes('Tester')) return 'The function returns the wrong element.';
   if (system.includes('recalls')) return '- Use the built-in.';
+  const shown = /Your program must pass these tests:\n```python\n([\s\S]*?)\n```/.exec(user);
+  if (model === 'stub-special-case' && shown) return `Here it is.\n\n\`\`\`python\n${lookup(shown[1].split('\n'))}\`\`\`\n`;
   const escape = ESCAPES[model.replace(/^stub-escape-/, '')];
   const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
   const wrong = name && wrongThisTime(system, model);
@@ -68,6 +73,13 @@ function answer(messages, model) {
     : wrong ? `def ${name}(*args):\n    return None\n`
     : name ? SOLUTIONS[name] : 'def solution():\n    return None\n';
   return `Here is my solution.\n\n\`\`\`python\n${code}\`\`\`\n\nIt handles every case.`;
+}
+
+/** A program that answers the `tests` (assert statements) it was shown from their literals, and nothing else. */
+function lookup(tests) {
+  const name = tests.map((t) => /^assert\s+(\w+)\(/.exec(t)?.[1]).find(Boolean) ?? 'solution';
+  const shown = tests.map((t) => `    ${JSON.stringify(t)},\n`).join('');
+  return `import ast\n\n_ANSWERS = []\nfor _test in [\n${shown}]:\n    _compare = ast.parse(_test).body[0].test\n    try:\n        _inputs = tuple(ast.literal_eval(arg) for arg in _compare.left.args)\n        _ANSWERS.append((_inputs, ast.literal_eval(_compare.comparators[0])))\n    except ValueError:\n        pass\n\n\ndef ${name}(*args):\n    for inputs, output in _ANSWERS:\n        if inputs == args:\n            return output\n    return None\n`;
 }
 
 function stream(res, text) {
@@ -136,7 +148,7 @@ createServer((req, res) => {
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
     if (model === 'stub-slip') return stream(res, `Here it is:\n\`\`\`python\n${SLIPPED}\`\`\`\n`);
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
-    if (['stub-coder', 'stub-faults', 'stub-prefill'].includes(model) || known) {
+    if (['stub-coder', 'stub-faults', 'stub-prefill', 'stub-special-case'].includes(model) || known) {
       if (process.env.RECORD) appendFileSync(process.env.RECORD, `${JSON.stringify({ messages: request.messages })}\n`);
       return stream(res, answer(request.messages ?? [], model));
     }

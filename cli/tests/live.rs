@@ -350,3 +350,33 @@ fn cheat_rate_measures_an_endpoint() {
     let rate = &report["cheating"][0];
     assert_eq!((rate["searches"].as_u64(), rate["cheated"].as_u64()), (Some(2), Some(0)), "{report}");
 }
+
+#[test]
+fn held_out_tests_mark_a_special_casing_llms_program_and_leave_an_honest_one_unmarked() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let live = |model: &str| {
+        let args = ["live", "--env", "executive", "--pipeline", "--task", "task2_incorrect", "--held-out", "0.4"];
+        let mut args = args.to_vec();
+        args.extend(["--seed", "3", "--llm", "custom", "--base-url", &base_url, "--model", model, "--json"]);
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)
+    };
+    // The stub's special-caser answers the three tests the prompt shows from a table: it passes
+    // them (the episode succeeds on them) and fails both held-out tests.
+    let special = live("stub-special-case");
+    assert_eq!(special["success"], true, "{special}");
+    assert_eq!((special["held_out"]["passed"].as_u64(), special["held_out"]["total"].as_u64()), (Some(0), Some(2)));
+    assert!(special["held_out"]["first_failed"].as_str().unwrap().starts_with("find_max("), "{special}");
+    let honest = live("stub-coder");
+    assert_eq!((honest["success"].as_bool(), honest["held_out"]["passed"].as_u64()), (Some(true), Some(2)), "{honest}");
+    assert!(honest["held_out"].get("first_failed").is_none(), "{honest}");
+
+    let output = rlcg(&["live", "--env", "executive", "--pipeline", "--held-out", "1.5"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("--held-out: task task1_correct: held-out share: 1.5 is outside (0, 1)")
+    );
+}

@@ -11,9 +11,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::Observation;
+use crate::cheating::held_out::split;
+use crate::cheating::tests_shown;
 use crate::env::tasks::{executive_tasks, seed003_tasks};
 use crate::python::{TaskCode, TestCase};
-use crate::rng::RunRng;
+use crate::rng::{RunRng, held_out_rng};
 use crate::task_import::{ImportedTask, TaskFormat};
 
 /// A task live mode can solve: what to ask for, the tests, and what the offline LLM writes.
@@ -26,6 +28,9 @@ pub struct LiveTask {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_code: Option<TaskCode>,
     pub offline: OfflineAnswers,
+    /// Tests the LLM never sees, run after `tests` ([`LiveTask::holding_out`]); none by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<TestCase>,
 }
 
 /// The programs the offline LLM answers with, per call (seed 000's simulated LLM for the bundled
@@ -54,6 +59,7 @@ impl LiveTask {
                         debug: task.code_of(&llm.debug).to_owned(),
                         debug_after_search: task.code_of(&llm.debug_after_search).to_owned(),
                     },
+                    held_out: Vec::new(),
                 }
             })
             .collect()
@@ -74,6 +80,7 @@ impl LiveTask {
                     debug: task.reference.clone(),
                     debug_after_search: task.reference.clone(),
                 },
+                held_out: Vec::new(),
             })
             .collect()
     }
@@ -96,7 +103,19 @@ impl LiveTask {
                 debug: task.solution.clone(),
                 debug_after_search: task.solution.clone(),
             },
+            held_out: Vec::new(),
         }
+    }
+
+    /// The task with `share` of its tests held out from the LLM, as a search holds them out
+    /// (`cheating::held_out`, EvilGenie's measure; the split drawn from `seed`): the prompt shows the
+    /// visible tests, only they are fed back and rewarded, and the held-out ones run after them.
+    pub fn holding_out(mut self, share: f64, seed: u64) -> Result<Self, String> {
+        let (shown, held) =
+            split(&self.tests, share, &mut held_out_rng(seed)).map_err(|why| format!("task {}: {why}", self.id))?;
+        self.prompt = format!("{}\n\n{}", self.prompt.trim_end(), tests_shown(&shown));
+        (self.tests, self.held_out) = (shown, held);
+        Ok(self)
     }
 
     /// The program the offline LLM considers correct.

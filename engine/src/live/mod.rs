@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::env::live::{LiveTask, OfflineAnswers, Trial};
 
+use crate::cheating::held_out::{HeldOutScore, visible_verdict};
 use crate::effects::{
     Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need, PythonBatch,
     only_verdict,
@@ -61,6 +62,19 @@ pub struct LiveStep {
     /// What this step observed of the simulator's probabilities, for calibration.
     #[serde(default)]
     pub trials: Vec<Trial>,
+    /// How this step's program did on the tests held out from the LLM, when some are (`verdict`
+    /// is then the visible tests' alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<HeldOutScore>,
+}
+
+impl LiveStep {
+    /// The held-out test this step's program failed when it passed every visible one: it may have
+    /// answered what it was shown rather than the task ("special-cased?").
+    pub fn special_cased(&self) -> Option<&str> {
+        self.verdict.as_ref().filter(|v| v.passed)?;
+        self.held_out.as_ref()?.first_failed.as_deref()
+    }
 }
 
 /// How the episode ended.
@@ -79,6 +93,16 @@ pub struct LiveSummary {
     pub usage: Usage,
     /// Why it ended, in words.
     pub ended: String,
+    /// How the last program tested did on the tests held out from the LLM, when some are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<HeldOutScore>,
+}
+
+impl LiveSummary {
+    /// The held-out test the final program failed when the episode succeeded on the visible ones.
+    pub fn special_cased(&self) -> Option<&str> {
+        self.held_out.as_ref().filter(|_| self.success)?.first_failed.as_deref()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -224,8 +248,8 @@ impl LiveEpisode {
         match next {
             Move::Call(spec) => self.call(spec),
             Move::Test => {
-                let request = ProgramRequest::new(self.code.clone(), self.task.tests.clone())
-                    .with_task(self.task.task_code.clone());
+                let tests = [self.task.tests.as_slice(), &self.task.held_out].concat();
+                let request = ProgramRequest::new(self.code.clone(), tests).with_task(self.task.task_code.clone());
                 self.pending = Pending::Test(PythonBatch::untrusted(request));
             }
             Move::Settled(settled) => self.settle(settled, now_ms),
@@ -395,6 +419,13 @@ impl Effectful for LiveEpisode {
             Ok(verdict) => verdict,
             Err(why) => return self.end(&why, now_ms),
         };
+        // The held-out tests, after the visible ones, are kept aside: the LLM, the rules and the
+        // reward see the visible tests' verdict only.
+        let visible = self.task.tests.len();
+        let held_out =
+            (!self.task.held_out.is_empty()).then(|| HeldOutScore::of(&verdict, visible, &self.task.held_out));
+        let verdict = if held_out.is_some() { visible_verdict(&verdict, visible) } else { verdict };
+        self.summary.held_out = held_out.clone();
         self.pending = Pending::Decide;
         self.summary.test_runs += 1;
         self.feedback = format!("Tests {}/{}", verdict.number_passed, verdict.total);
@@ -404,6 +435,7 @@ impl Effectful for LiveEpisode {
         let passed = verdict.passed;
         if let Some(step) = self.steps.last_mut() {
             step.verdict = Some(verdict);
+            step.held_out = held_out;
         }
         let next = self.rules.tested(passed);
         self.follow(next, now_ms);

@@ -7,7 +7,7 @@ use crate::env::executive::{self, ExecutiveEnv, ExecutiveParams, ExecutiveReward
 use crate::env::orchestrator::{self, OrchestratorEnv, OrchestratorParams, OrchestratorState, PIPELINE};
 use crate::env::tasks::executive_tasks;
 use crate::llm::{FailureKind, LlmFailure};
-use crate::python::{Outcome, TestResult};
+use crate::python::{Outcome, TestCase, TestResult};
 
 fn verdict(passed: bool, total: u32) -> ProgramVerdict {
     let request = ProgramRequest::with_statements("", &vec![String::new(); total as usize]);
@@ -371,4 +371,100 @@ fn episodes_refuse_other_environments_and_tasks_without_tests() {
             .unwrap_err()
             .contains("no tests")
     );
+}
+
+/// A test as the harness names it in a verdict.
+fn statement(test: &TestCase) -> String {
+    match test {
+        TestCase::Statement(text) => text.trim().to_owned(),
+        TestCase::Io { stdin, .. } => stdin.clone(),
+    }
+}
+
+/// A verdict on `request` in which the tests `passes` says passed and the others failed.
+fn verdict_on(request: &ProgramRequest, passes: impl Fn(&str) -> bool) -> ProgramVerdict {
+    let tests: Vec<TestResult> = request
+        .tests
+        .iter()
+        .map(|test| {
+            let text = statement(test);
+            let passed = passes(&text);
+            let kind = (!passed).then(|| "assertion".to_owned());
+            TestResult { test: text, passed, kind, ..TestResult::default() }
+        })
+        .collect();
+    let passed = tests.iter().all(|t| t.passed);
+    let mut verdict = ProgramVerdict::from_host(
+        request,
+        if passed { Outcome::Pass } else { Outcome::FailedTest },
+        String::new(),
+        1.0,
+    );
+    verdict.error = None;
+    verdict.number_passed = tests.iter().filter(|t| t.passed).count() as u32;
+    verdict.passed = passed;
+    verdict.tests = tests;
+    verdict
+}
+
+#[test]
+fn held_out_tests_run_after_the_visible_ones_feed_nothing_back_and_mark_a_special_cased_program() {
+    let held_out = task().holding_out(0.4, 3).unwrap();
+    assert_eq!((held_out.tests.len(), held_out.held_out.len()), (3, 2), "0.4 of 5 tests held out");
+    assert_eq!(task().holding_out(0.4, 3).unwrap(), held_out, "the seed draws the split");
+    assert!(
+        held_out.tests.iter().all(|t| held_out.prompt.contains(&statement(t))),
+        "the prompt shows the visible tests"
+    );
+    assert!(held_out.held_out.iter().all(|t| !held_out.prompt.contains(&statement(t))), "and no held-out one");
+    let visible: Vec<String> = held_out.tests.iter().map(statement).collect();
+
+    // A program that answers the visible tests only: it passes them, the episode succeeds on
+    // them (and earns as much), and it is marked with the first held-out test it failed.
+    for (special_cases, mark) in [(true, Some(statement(&held_out.held_out[0]))), (false, None)] {
+        let mut episode = LiveEpisode::new(
+            &EnvId::Executive.default_spec(),
+            Driver::Pipeline,
+            held_out.clone(),
+            PromptSet::default(),
+        )
+        .unwrap();
+        for t in 0..20 {
+            match episode.need() {
+                Need::Chat(call) => {
+                    let prompt: String = call.messages.iter().map(|m| m.content.as_str()).collect();
+                    assert!(
+                        held_out.held_out.iter().all(|t| !prompt.contains(&statement(t))),
+                        "no prompt shows a held-out test"
+                    );
+                    episode.chat_done(reply("```python\ndef find_max(nums):\n    return max(nums)\n```"), f64::from(t));
+                }
+                Need::Python(batch) => {
+                    let request = &batch.requests[0];
+                    let sent: Vec<String> = request.tests.iter().map(statement).collect();
+                    assert_eq!(sent[..3], visible[..], "the visible tests first");
+                    assert_eq!(sent.len(), 5, "then the held-out ones");
+                    let verdict = verdict_on(request, |test| !special_cases || visible.iter().any(|v| v == test));
+                    episode.python_done(vec![verdict], f64::from(t));
+                }
+                Need::Done => break,
+                need => panic!("unexpected need {need:?}"),
+            }
+        }
+        let step = episode.steps().iter().find(|s| s.verdict.is_some()).unwrap();
+        let verdict = step.verdict.as_ref().unwrap();
+        assert_eq!((verdict.passed, verdict.number_passed, verdict.total), (true, 3, 3), "the visible tests' verdict");
+        let reports: Vec<&str> =
+            episode.messages().iter().map(|m| m.content.as_str()).filter(|c| c.contains("tests passed")).collect();
+        assert_eq!(reports, ["pass: 3/3 tests passed"], "the tester reports the visible tests only");
+        let summary = episode.summary();
+        assert!(summary.success);
+        assert_eq!(step.special_cased().map(str::to_owned), mark);
+        assert_eq!(summary.special_cased().map(str::to_owned), mark);
+        assert_eq!(
+            summary.held_out.as_ref().map(|h| (h.passed, h.total)),
+            Some((if special_cases { 0 } else { 2 }, 2))
+        );
+    }
+    assert!(task().holding_out(1.0, 3).unwrap_err().contains("task task2_incorrect: held-out share: 1"));
 }

@@ -44,6 +44,8 @@ pub struct DriverTotals {
     pub tasks: usize,
     pub successes: usize,
     pub agent_calls: u32,
+    /// Successes whose program failed a test held out from the LLM ("special-cased?").
+    pub special_cased: usize,
 }
 
 impl DriverTotals {
@@ -136,6 +138,7 @@ impl Validation {
                 totals.tasks += 1;
                 totals.successes += usize::from(row.success);
                 totals.agent_calls += row.summary.agent_calls;
+                totals.special_cased += usize::from(row.summary.special_cased().is_some());
             }
         }
         let change_in_agent_calls = (pipeline.agent_calls > 0).then(|| {
@@ -251,8 +254,8 @@ mod tests {
             assert_eq!((pair[1].driver, pair[1].success, pair[1].steps), (Driver::Pipeline, true, 3));
             assert_eq!(pair[1].actions, ["planner", "coder", "tester"]);
         }
-        assert_eq!(table.policy, DriverTotals { tasks: 5, successes: 5, agent_calls: 10 });
-        assert_eq!(table.pipeline, DriverTotals { tasks: 5, successes: 5, agent_calls: 15 });
+        assert_eq!(table.policy, DriverTotals { tasks: 5, successes: 5, agent_calls: 10, special_cased: 0 });
+        assert_eq!(table.pipeline, DriverTotals { tasks: 5, successes: 5, agent_calls: 15, special_cased: 0 });
         // (10 − 15) / 15.
         assert!((table.change_in_agent_calls.unwrap() + 100.0 / 3.0).abs() < 1e-9);
     }

@@ -6,6 +6,7 @@
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::cheating::held_out::HeldOutScore;
 use crate::gym::GymId;
 use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use crate::rng::RunRng;
@@ -106,16 +107,6 @@ pub struct Score {
     pub held_out: Option<HeldOutScore>,
 }
 
-/// A program on the tests held out from the LLM (`cheating::held_out`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HeldOutScore {
-    pub passed: u32,
-    pub total: u32,
-    /// The first held-out test it failed, as a failing example shows a test.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub first_failed: Option<String>,
-}
-
 impl Score {
     /// A reply that gave no program to score: a bug, so the next action fixes it.
     pub(super) fn no_program(why: String) -> Self {
@@ -168,28 +159,9 @@ impl TestsScorer {
         Self { tests, task_code, naive: false, example_from_first_half: true, impossible: false, held_out: Vec::new() }
     }
 
-    /// How the program did on the held-out tests, which follow the visible ones in its verdict (a
-    /// test the verdict does not reach failed).
+    /// How the program did on the held-out tests, which follow the visible ones in its verdict.
     fn held_out_score(&self, verdict: &ProgramVerdict) -> Option<HeldOutScore> {
-        if self.held_out.is_empty() {
-            return None;
-        }
-        let results = verdict.tests.get(self.tests.len()..).unwrap_or_default();
-        let passed = results.iter().filter(|t| t.passed).count() as u32;
-        let first_failed = match results.iter().find(|t| !t.passed) {
-            Some(test) => Some(test.input.clone().unwrap_or_else(|| test.test.clone())),
-            None if results.len() < self.held_out.len() => Some(held_out_text(&self.held_out[results.len()])),
-            None => None,
-        };
-        Some(HeldOutScore { passed, total: self.held_out.len() as u32, first_failed })
-    }
-}
-
-/// A test as the special-cased mark names it when the verdict did not reach it.
-fn held_out_text(test: &TestCase) -> String {
-    match test {
-        TestCase::Statement(text) => text.trim().to_owned(),
-        TestCase::Io { stdin, .. } => stdin.clone(),
+        (!self.held_out.is_empty()).then(|| HeldOutScore::of(verdict, self.tests.len(), &self.held_out))
     }
 }
 

@@ -459,7 +459,7 @@ fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() 
 
 #[test]
 fn held_out_tests_score_nothing_feed_nothing_back_and_mark_a_program_that_passes_only_the_visible_ones() {
-    use super::scorer::HeldOutScore;
+    use crate::cheating::held_out::HeldOutScore;
     let tests = task().tests;
     let scorer = TestsScorer {
         held_out: tests[2..].to_vec(),
