@@ -281,6 +281,45 @@ test("seed 003 §5.2: one action plays the learned policy and the fixed pipeline
   expect(errors).toEqual([]);
 });
 
+test('held-out tests: a special-casing model passes the visible tests and is marked with the held-out one it fails; an honest one is not; a bad share is named', async ({ page }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  await useStub(page, 'stub-special-case');
+  const heldOut = page.locator('#live-held-out');
+  for (const [typed, message] of [['1.5', 'Held-out tests: task seed003_find_max: held-out share: 1.5 is outside (0, 1)'], ['abc', "Held-out tests: 'abc' is not a share from 0 (none) to below 1"]]) {
+    await heldOut.fill(typed);
+    await heldOut.dispatchEvent('change');
+    await page.locator('#live-task').selectOption('seed003_find_max');
+    await page.locator('#live-go').click();
+    await expect(page.locator('#live-error')).toHaveText(message);
+  }
+  await heldOut.fill('0.4');
+  await heldOut.dispatchEvent('change');
+  // The stub answers the three tests its prompt shows from a table: the tester's verdict (what the
+  // policy and the reward see) passes them, and the two held-out ones fail.
+  await new Playground(page).playLive('seed003_find_max');
+  const tester = page.locator('#live-steps li', { hasText: 'tester' });
+  await expect(tester.locator('.verdict')).toContainText('pass: 3/3 tests passed · held-out tests 0/2');
+  await expect(tester.locator('.special-cased')).toContainText(/special-cased\? It passes every visible test and fails the held-out find_max\(/);
+  await expect(page.locator('#live-summary')).toContainText('success · held-out tests 0/2');
+  await expect(page.locator('#live-special-cased')).toBeVisible();
+  await expect(page.locator('#live-timeline')).not.toContainText('5 tests');
+
+  // Seed 003's validation with the same share: every success of both drivers is marked.
+  await page.locator('#live-validate').click();
+  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await expect(page.locator('#validation-policy-special')).toHaveText('5 of 5');
+  await expect(page.locator('#validation-pipeline-special')).toHaveText('5 of 5');
+
+  // An honest model passes the held-out tests too, and nothing is marked.
+  await useStub(page, 'stub-coder');
+  await new Playground(page).playLive('seed003_find_max');
+  await expect(page.locator('#live-summary')).toContainText('success · held-out tests 2/2');
+  await expect(page.locator('#live-special-cased')).toHaveCount(0);
+  await expect(page.locator('#live-steps .special-cased')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate the odds, and a run trained on them carries them in its share link', async ({ page }) => {
   const errors = watchErrors(page);
   // The stub's coder is wrong on its 1st, 3rd, ... call: each policy episode's first program (it

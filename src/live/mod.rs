@@ -8,7 +8,9 @@
 //! `llm_settings`'s, shared with every pane that drives an LLM.
 
 pub mod calibration;
+mod views;
 
+use engine::cheating::held_out::HeldOutScore;
 use engine::effects::{BlackboardMessage, Effectful, LiveState, Llm};
 use engine::env::EnvSpec;
 use engine::live::validation::{Validation, ValidationTable};
@@ -20,6 +22,7 @@ use engine::{AgentId, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::live::calibration::{CalibrationPanel, Recalibration};
+use crate::live::views::{BlackboardTable, LiveHistory, LiveSteps, ValidationView};
 use crate::services::host::{self, HostView};
 use crate::services::llm_client::CancelToken;
 use crate::services::model::{LIVE_EPISODE_BASE, RunData, Status};
@@ -107,9 +110,24 @@ struct LiveView {
     // How the policy came back after a reload or an import.
     restoration: RwSignal<Option<String>>,
     history: RwSignal<Vec<HistoryRow>>,
+    /// The share of each task's tests held out from the LLM, as typed (empty or 0: none).
+    held_out: RwSignal<String>,
 }
 
 impl LiveView {
+    /// `task` with the share of its tests the form holds out (`LiveTask::holding_out`, the split
+    /// drawn from `seed`), or why the share is not one.
+    fn holding_out(self, task: LiveTask, seed: u64) -> Result<LiveTask, String> {
+        let typed = self.held_out.get_untracked();
+        let typed = typed.trim();
+        if typed.is_empty() || typed == "0" {
+            return Ok(task);
+        }
+        let share: f64 =
+            typed.parse().map_err(|_| format!("Held-out tests: '{typed}' is not a share from 0 (none) to below 1"))?;
+        task.holding_out(share, seed).map_err(|why| format!("Held-out tests: {why}"))
+    }
+
     fn show(self, episode: &LiveEpisode) {
         let names = episode.env().action_names();
         self.messages.set(episode.messages().to_vec());
@@ -154,7 +172,7 @@ impl LiveView {
         self.episodes_played.set_value(seed);
         let token = CancelToken::default();
         self.cancel.set_value(token.clone());
-        Some(Launch { llm, llm_label, endpoint, prompts: self.llm_choice.prompts.get_untracked(), token })
+        Some(Launch { llm, llm_label, endpoint, prompts: self.llm_choice.prompts.get_untracked(), token, seed })
     }
 
     fn begin(self) {
@@ -168,6 +186,10 @@ impl LiveView {
     fn play(self, choice: Choice, label: String, env: EnvSpec, task: LiveTask) {
         let driver = if matches!(choice, Choice::Pipeline(_)) { Driver::Pipeline } else { Driver::Policy };
         let Some(launch) = self.launch() else { return };
+        let task = match self.holding_out(task, launch.seed) {
+            Ok(task) => task,
+            Err(message) => return self.problem.set(Some(message)),
+        };
         let mut episode = match LiveEpisode::new(&env, driver, task, launch.prompts.clone()) {
             Ok(episode) => episode,
             Err(message) => return self.problem.set(Some(message)),
@@ -189,7 +211,9 @@ impl LiveView {
     /// on each of the five tasks, one after the other, under `env`.
     fn validate(self, run_id: u32, label: String, pipeline_label: String, env: EnvSpec) {
         let Some(launch) = self.launch() else { return };
-        let mut run = match Validation::new(&env, LiveTask::seed003(), &launch.prompts) {
+        let tasks: Result<Vec<_>, _> =
+            LiveTask::seed003().into_iter().map(|task| self.holding_out(task, launch.seed)).collect();
+        let mut run = match tasks.and_then(|tasks| Validation::new(&env, tasks, &launch.prompts)) {
             Ok(run) => run,
             Err(message) => return self.problem.set(Some(message)),
         };
@@ -264,6 +288,8 @@ struct Launch {
     endpoint: Option<ProviderSettings>,
     prompts: PromptSet,
     token: CancelToken,
+    /// Seeds the offline LLM and the held-out split.
+    seed: u64,
 }
 
 /// What `episode` cost at `endpoint`'s prices (nothing on the simulated LLM).
@@ -296,6 +322,7 @@ pub fn LivePanel() -> impl IntoView {
         steps: RwSignal::new(Vec::new()),
         restoration: RwSignal::new(None),
         history: RwSignal::new(Vec::new()),
+        held_out: RwSignal::new(String::new()),
     };
     let (problem, running, summary) = (view.problem, view.running, view.summary);
 
@@ -392,6 +419,11 @@ pub fn LivePanel() -> impl IntoView {
                         {move || tasks().into_iter().map(|t| view! { <option value=t.id.clone()>{t.id.clone()}</option> }).collect_view()}
                     </select>
                 </label>
+                <label>"Held-out tests"
+                    <input id="live-held-out" type="text" inputmode="decimal" placeholder="0" prop:value=move || view.held_out.get()
+                        on:change=move |ev| view.held_out.set(event_target_value(&ev))
+                        title="The share of each task's tests the LLM never sees (0: none). The prompt then shows the visible tests, and only they are fed back and rewarded; a program that passes them and fails a held-out one is marked special-cased? (EvilGenie's measure)" />
+                </label>
                 <LlmSelect />
             </div>
             <EndpointFields problem=problem />
@@ -406,9 +438,12 @@ pub fn LivePanel() -> impl IntoView {
             <p id="live-restored" hidden=move || view.restoration.get().is_none()>{move || view.restoration.get()}</p>
             <pre id="live-stream" class="stream" hidden=move || view.stream.get().is_empty()>{move || view.stream.get()}</pre>
             <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost)| format!(
-                "{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
-                if s.success { "success" } else { "no success" }, s.episode_return, s.agent_calls, s.llm_calls, s.test_runs,
-                s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
+                "{}{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
+                if s.success { "success" } else { "no success" }, held_out_words(s.held_out.as_ref()), s.episode_return, s.agent_calls,
+                s.llm_calls, s.test_runs, s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
+            {move || summary.get().and_then(|(s, _)| s.special_cased().map(|test| view! {
+                <p id="live-special-cased" class="special-cased">"special-cased? The final program passes every visible test and fails the held-out "<code>{test.to_owned()}</code></p>
+            }))}
             <ValidationView table=view.validation />
             <BlackboardTable messages=view.messages />
             <LiveSteps steps=view.steps />
@@ -417,6 +452,11 @@ pub fn LivePanel() -> impl IntoView {
             <PromptEditor />
         </section>
     }
+}
+
+/// How a program did on the tests held out from the LLM, for a summary (empty when none were).
+fn held_out_words(held_out: Option<&HeldOutScore>) -> String {
+    held_out.map(|h| format!(" · held-out tests {}/{}", h.passed, h.total)).unwrap_or_default()
 }
 
 /// What can drive an episode: every finished, paused or interrupted run of an environment with a
@@ -435,104 +475,4 @@ fn policy_choices(runs: RwSignal<Vec<RunData>>) -> Vec<(Choice, String)> {
         }
     }
     choices
-}
-
-/// The blackboard's messages in time order (seed 003 §2.2: sender, receiver, type, content, time).
-#[component]
-fn BlackboardTable(messages: RwSignal<Vec<BlackboardMessage>>) -> impl IntoView {
-    view! {
-        <h3>"Blackboard"</h3>
-        <div class="scroll">
-            <table id="live-timeline">
-                <thead><tr><th scope="col">"Time"</th><th scope="col">"From"</th><th scope="col">"To"</th><th scope="col">"Type"</th><th scope="col">"Content"</th></tr></thead>
-                <tbody>{move || messages.get().into_iter().map(|m| view! {
-                    <tr class=format!("message {}", kind_name(&m))>
-                        <td>{format!("{:.2} s", m.time_ms / 1000.0)}</td><td>{m.sender.clone()}</td>
-                        <td>{m.receiver.clone().unwrap_or_else(|| "all".into())}</td><td>{kind_name(&m)}</td>
-                        <td><pre>{m.content.clone()}</pre></td>
-                    </tr>
-                }).collect_view()}</tbody>
-            </table>
-        </div>
-    }
-}
-
-/// The episode's steps: action, reward, why it did nothing, the test verdict and the code.
-#[component]
-fn LiveSteps(steps: RwSignal<Vec<(String, LiveStep)>>) -> impl IntoView {
-    view! {
-        <h3>"Steps"</h3>
-        <ol id="live-steps">{move || steps.get().into_iter().map(|(name, step)| {
-            let verdict = step.verdict.as_ref().map(|v| format!(
-                "{}: {}/{} tests passed · {} lines ran", v.outcome.label(), v.number_passed, v.total, v.executed_lines.len()));
-            view! {
-                <li class="live-step">
-                    <strong>{name}</strong>{format!(" · reward {:+.1}", step.reward)}
-                    {step.note.clone().map(|n| view! { <span class="note">" · "{n}</span> })}
-                    {verdict.map(|v| view! { <p class="verdict">{v}</p> })}
-                    {(!step.code.is_empty()).then(|| view! { <details><summary>"code"</summary><pre>{step.code.clone()}</pre></details> })}
-                </li>
-            }
-        }).collect_view()}</ol>
-    }
-}
-
-/// Every episode played in this pane, to compare drivers, tasks and LLMs.
-#[component]
-fn LiveHistory(history: RwSignal<Vec<HistoryRow>>) -> impl IntoView {
-    view! {
-        <h3>"Episodes so far"</h3>
-        <table id="live-history" hidden=move || history.with(Vec::is_empty)>
-            <thead><tr><th scope="col">"Driver"</th><th scope="col">"Task"</th><th scope="col">"LLM"</th><th scope="col">"Success"</th>
-                <th scope="col">"Agent calls"</th><th scope="col">"LLM calls"</th><th scope="col">"Tokens"</th><th scope="col">"Cost"</th></tr></thead>
-            <tbody>{move || history.get().into_iter().map(|row| view! {
-                <tr><td>{row.driver}</td><td>{row.task}</td><td>{row.llm}</td><td>{if row.summary.success { "yes" } else { "no" }}</td>
-                    <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td><td>{format!("${:.4}", row.cost)}</td></tr>
-            }).collect_view()}</tbody>
-        </table>
-    }
-}
-
-fn kind_name(message: &BlackboardMessage) -> String {
-    serde_json::to_value(message.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
-/// Seed 003 §5.2 and §5.3's tables: each task's success, steps and actions under the learned
-/// policy and the fixed pipeline, the success rates, the total agent calls and their change.
-#[component]
-fn ValidationView(table: RwSignal<Option<ValidationTable>>) -> impl IntoView {
-    let cell = |row: Option<&engine::live::validation::ValidationRow>| {
-        match row {
-        Some(row) => view! {
-            <td class="success">{if row.success { "✓" } else { "✗" }}</td><td>{row.steps}</td><td>{row.actions.join(" → ")}</td>
-        }.into_any(),
-        None => view! { <td></td><td></td><td></td> }.into_any(),
-    }
-    };
-    view! {
-        <section id="live-validation" hidden=move || table.with(Option::is_none)>
-            <h3>"Seed 003 §5.2: the learned policy and the fixed pipeline on five real tasks"</h3>
-            {move || table.get().map(|t| {
-                let rate = |d: &engine::live::validation::DriverTotals| format!("{:.0}%", d.success_rate() * 100.0);
-                let change = t.change_in_agent_calls.map_or_else(|| "—".to_owned(), |c| format!("{c:+.1}%"));
-                view! {
-                    <table id="validation-table">
-                        <thead>
-                            <tr><th scope="col" rowspan="2">"Task"</th><th scope="colgroup" colspan="3">"Learned policy"</th><th scope="colgroup" colspan="3">"Fixed pipeline"</th></tr>
-                            <tr><th scope="col">"Success"</th><th scope="col">"Steps"</th><th scope="col">"Actions"</th><th scope="col">"Success"</th><th scope="col">"Steps"</th><th scope="col">"Actions"</th></tr>
-                        </thead>
-                        <tbody>{t.rows.chunks(2).map(|pair| view! {
-                            <tr><th scope="row">{pair[0].task.clone()}</th>{cell(pair.first())}{cell(pair.get(1))}</tr>
-                        }).collect_view()}</tbody>
-                        <tfoot>
-                            <tr><th scope="row">"Success rate"</th><td colspan="3" id="validation-policy-rate">{rate(&t.policy)}</td><td colspan="3" id="validation-pipeline-rate">{rate(&t.pipeline)}</td></tr>
-                            <tr><th scope="row">"Total agent calls"</th><td colspan="3" id="validation-policy-calls">{t.policy.agent_calls}</td><td colspan="3" id="validation-pipeline-calls">{t.pipeline.agent_calls}</td></tr>
-                            <tr><th scope="row">"Change in agent calls"</th><td colspan="6" id="validation-change">{change}</td></tr>
-                        </tfoot>
-                    </table>
-                }
-            })}
-            <p class="hint">"The seed's figures: success on 5 of 5 tasks, each in 2 steps (coder → tester); 10 agent calls against the fixed pipeline's 23, −56.5%. Its tasks are named only; the prompts and tests here are ours (tasks/seed003.json)."</p>
-        </section>
-    }
 }
