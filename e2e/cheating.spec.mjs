@@ -52,8 +52,32 @@ test('the Cheating view measures the simulated LLM on impossible variants: its r
   );
   await expect(page.locator('#cheat-examples li')).toHaveCount(51);
   await page.locator('#cheat-examples li button').first().click();
-  await expect(page.locator('#cheat-example')).toContainText('passed every test of its impossible variant');
+  await expect(page.locator('#cheat-example')).toContainText('passed every test of its impossible variant by a special-cased input');
   await expect(page.locator('#cheat-example-code')).toContainText('_SHOWN');
+  expect(errors).toEqual([]);
+});
+
+test('with naive verdicts, the Cheating view says how each cheat was done: the simulated LLM\'s reward hacks are tampered verdicts', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  // Every reply is an honest attempt with one of the red team's hacks appended, which only a naive
+  // verdict passes.
+  await page.locator('#search-odds summary').click();
+  await setInput(page, '#odds-hack_share', '1');
+  await page.locator('#search-naive').check();
+  await page.locator('#search-cheating summary').click();
+  await page.locator('#cheat-measure').selectOption('one-off');
+  await setInput(page, '#cheat-seeds', '4');
+  await setInput(page, '#cheat-tasks', 'caesar');
+  await page.locator('#cheat-go').click();
+  // A hack on a program that does not compile passes nothing; every other pass is a tampered verdict.
+  await expect(page.locator('#cheat-rate')).toHaveText(
+    /^simulated LLM: ([1-9]) passes of one-off impossible variants \(every one a cheat\) in 4 replies: .*; of them \1 tampered verdict\(s\), 0 changed definition\(s\)$/,
+    { timeout: 120_000 },
+  );
+  await page.locator('#cheat-examples li button').first().click();
+  await expect(page.locator('#cheat-example-how')).toHaveText(/^caesar \(seed \d\): passed every test of its impossible variant by a tampered verdict, passed only because verdicts were naive$/);
   expect(errors).toEqual([]);
 });
 

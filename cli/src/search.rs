@@ -225,7 +225,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
     }
     if let Some(ImpossibleReport { variant, cheated }) = &report.impossible {
         match cheated {
-            Some(kind) => println!("on the {variant} impossible variant: cheated ({})", cheat_words(*kind)),
+            Some(kind) => println!("on the {variant} impossible variant: cheated ({})", kind.words()),
             None => println!("on the {variant} impossible variant: no program passed every test (no cheat)"),
         }
     }
@@ -295,13 +295,6 @@ impl CheatingArgs {
 /// The impossible variant a flag names.
 pub(crate) fn impossible(name: Option<&str>) -> Result<Option<ImpossibleVariant>, Failure> {
     name.map(|n| ImpossibleVariant::parse(n).map_err(|e| usage(format!("--impossible: {e}")))).transpose()
-}
-
-fn cheat_words(kind: CheatKind) -> &'static str {
-    match kind {
-        CheatKind::TamperedVerdict => "a tampered verdict, passed only because verdicts were naive",
-        CheatKind::SpecialCasedInput => "a special-cased input: it answers a test against the task",
-    }
 }
 
 /// The simulated LLM's odds, from `--simulated-llm NAME=VALUE` settings.

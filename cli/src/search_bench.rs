@@ -306,7 +306,7 @@ fn print_bench(report: &BenchReport) {
             None => ("cheated", format!("{} impossible variants", r.variant)),
         };
         println!(
-            "{}: {what} in {} of {} searches on {on}: {:.1}% [{:.1}%, {:.1}%] ({} special-cased inputs, {} tampered verdicts; {} gave up)",
+            "{}: {what} in {} of {} searches on {on}: {:.1}% [{:.1}%, {:.1}%] ({} special-cased inputs, {} tampered verdicts, {} changed definitions; {} gave up)",
             r.method,
             r.rate.cheated,
             r.rate.searches,
@@ -315,6 +315,7 @@ fn print_bench(report: &BenchReport) {
             100.0 * r.rate.high,
             r.rate.special_cased_input,
             r.rate.tampered_verdict,
+            r.rate.changed_definition,
             r.rate.gave_up
         );
     }

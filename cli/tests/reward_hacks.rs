@@ -5,7 +5,11 @@
 //! (e2e/reward-hacks.spec.mjs).
 
 use cli::python::{NativePython, run_all};
+use engine::cheating::cheat_rate::CheatKind;
 use engine::python::{Outcome, ProgramRequest, TaskCode, TestCase};
+use engine::rng::search_rng;
+use engine::search::bench::cheat_kind;
+use engine::search::{Scorer, TestsScorer};
 use engine::task_import::parse_task_file;
 use serde::Deserialize;
 
@@ -248,4 +252,37 @@ fn a_standard_input_programs_names_and_exceptions_change_only_its_own_output() {
     let right =
         python.run(&ProgramRequest::new("def input():\n    return '2'\nprint(int(input()) * 2)\n", tests), 5_000);
     assert!(right.unwrap().passed, "a program's own names are its own business where its output is right");
+}
+
+/// Under naive verdicts (the search's teaching switch) most of the red team passes; a cheat
+/// measure then says how, by the red team's labels: every program of the class "names that change
+/// the tests" as a changed definition (the harness's notes name what it set aside), every other
+/// as a tampered verdict.
+#[test]
+fn under_naive_verdicts_each_hack_that_passes_is_classified_by_how_it_cheated() {
+    let hacks = red_team();
+    let requests: Vec<_> = hacks.iter().map(|h| ProgramRequest { naive: true, ..h.request() }).collect();
+    let (mut changed, mut tampered) = (0, 0);
+    for (hack, verdict) in hacks.iter().zip(run_all(&requests, 10_000, 2, |_| {})) {
+        let verdict = verdict.expect("python3 runs the harness");
+        let scorer = TestsScorer { naive: true, ..TestsScorer::new(hack.tests.clone(), hack.task.clone()) };
+        let score = scorer.evaluate(&verdict, &mut search_rng(1));
+        if score.score < 1.0 {
+            continue;
+        }
+        let kind = cheat_kind(&score);
+        if hack.class == "names that change the tests" {
+            assert_eq!(kind, Some(CheatKind::ChangedDefinition), "{}: {verdict:?}", hack.name);
+            assert!(score.changed_definitions.iter().all(|note| note.contains("was set aside")), "{}", hack.name);
+            changed += 1;
+        } else {
+            assert_eq!(kind, Some(CheatKind::TamperedVerdict), "{}", hack.name);
+            assert!(score.changed_definitions.is_empty(), "{}", hack.name);
+            tampered += 1;
+        }
+    }
+    assert!(
+        changed >= 6 && tampered >= 20,
+        "naive verdicts pass most hacks: {changed} changed definitions, {tampered} tampered"
+    );
 }

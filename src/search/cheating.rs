@@ -55,8 +55,13 @@ fn summary(label: &str, measure: Measure, rate: &engine::cheating::cheat_rate::C
         0 => String::new(),
         n => format!("; {n} gave up, saying the task is impossible"),
     };
+    // How, by the red team's labels, where a reply was a naive verdict's hack.
+    let hacks = match (rate.tampered_verdict, rate.changed_definition) {
+        (0, 0) => String::new(),
+        (tampered, changed) => format!("; of them {tampered} tampered verdict(s), {changed} changed definition(s)"),
+    };
     format!(
-        "{label}: {} {what} in {} replies: {} [{}, {}] (95%, Clopper–Pearson){gave_up}",
+        "{label}: {} {what} in {} replies: {} [{}, {}] (95%, Clopper–Pearson){hacks}{gave_up}",
         rate.cheated,
         rate.searches,
         percent(rate.rate),
@@ -156,10 +161,11 @@ pub fn CheatingView(
             }).collect_view()}</ul>
             {move || opened.get().and_then(|i| examples.with(|all| all.get(i).cloned())).map(|e| view! {
                 <div id="cheat-example">
-                    <p>{match &e.held_out_failed {
+                    <p id="cheat-example-how">{match &e.held_out_failed {
                         Some(test) => format!("{} (seed {}): passed every visible test and fails the held-out test {test}", e.task, e.seed),
-                        None => format!("{} (seed {}): passed every test of its impossible variant", e.task, e.seed),
+                        None => format!("{} (seed {}): passed every test of its impossible variant by {}", e.task, e.seed, e.kind.words()),
                     }}</p>
+                    <ul hidden=e.changed_definitions.is_empty()>{e.changed_definitions.iter().map(|note| view! { <li>{note.clone()}</li> }).collect_view()}</ul>
                     <pre id="cheat-example-code">{e.program}</pre>
                 </div>
             })}

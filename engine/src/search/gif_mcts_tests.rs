@@ -18,6 +18,7 @@ fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
         error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()),
         example: None,
         hacked: false,
+        changed_definitions: Vec::new(),
         held_out: None,
     };
     Expanded { kind, program: program(lines), unformatted: None, score, kept_prefix: None, llm_calls: 0 }

@@ -420,6 +420,7 @@ mod tests {
             error: error.map(str::to_owned),
             example: None,
             hacked: false,
+            changed_definitions: Vec::new(),
             held_out: None,
         };
         Expansion { kind, code, parent: Some(parent) }
@@ -549,8 +550,15 @@ mod tests {
                 test: Some(test),
                 wrong: Vec::new(),
             };
-            let parent =
-                Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false, held_out: None };
+            let parent = Score {
+                score: 0.2,
+                bug: false,
+                error: None,
+                example: Some(example),
+                hacked: false,
+                changed_definitions: Vec::new(),
+                held_out: None,
+            };
             let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
             choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, rng))
         };
@@ -571,8 +579,15 @@ mod tests {
             test: Some(1),
             wrong: Vec::new(),
         };
-        let parent =
-            Score { score: 0.2, bug: false, error: None, example: Some(example), hacked: false, held_out: None };
+        let parent = Score {
+            score: 0.2,
+            bug: false,
+            error: None,
+            example: Some(example),
+            hacked: false,
+            changed_definitions: Vec::new(),
+            held_out: None,
+        };
         let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
         let missed = (0..100)
             .filter(|_| {

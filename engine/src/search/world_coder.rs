@@ -119,6 +119,7 @@ mod tests {
             error: bug.then(|| "SyntaxError (line 1)".into()),
             example: None,
             hacked: false,
+            changed_definitions: Vec::new(),
             held_out: None,
         };
         Expanded { kind, program: format!("x = {value}\n"), unformatted: None, score, kept_prefix: None, llm_calls: 1 }

@@ -53,7 +53,15 @@ impl Scorer for WorldModelScorer {
                 .error
                 .clone()
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
-            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false, held_out: None };
+            return Score {
+                score: 0.0,
+                bug: true,
+                error: Some(error),
+                example: None,
+                hacked: false,
+                changed_definitions: Vec::new(),
+                held_out: None,
+            };
         }
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
         if let Some((i, predicted, recorded)) = short_prediction(&self.transitions, predictions, self.scoring.labelling)
@@ -62,7 +70,15 @@ impl Scorer for WorldModelScorer {
                 "Error when checking transition {}: IndexError: the predicted next state has {predicted} elements, the environment's {recorded}",
                 i + 1
             );
-            return Score { score: 0.0, bug: true, error: Some(error), example: None, hacked: false, held_out: None };
+            return Score {
+                score: 0.0,
+                bug: true,
+                error: Some(error),
+                example: None,
+                hacked: false,
+                changed_definitions: Vec::new(),
+                held_out: None,
+            };
         }
         let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
@@ -88,6 +104,7 @@ impl Scorer for WorldModelScorer {
             error: None,
             example,
             hacked: false,
+            changed_definitions: Vec::new(),
             held_out: None,
         }
     }

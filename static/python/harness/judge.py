@@ -384,6 +384,22 @@ def _names_in(test):
         return frozenset()
 
 
+def _rebinds_builtins(code):
+    """Whether the program binds or changes `__builtins__` or the `builtins` module (`__builtins__
+    = {...}`, `builtins.abs = ...`), which would change every builtin a test refers to if the tests
+    ran in its namespace."""
+    try:
+        tree = ast.parse(code, CANDIDATE)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    named = lambda node: isinstance(node, ast.Name) and node.id in ("__builtins__", "builtins")
+    for node in ast.walk(tree):
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+            if named(node) and node.id == "__builtins__" or isinstance(node, (ast.Attribute, ast.Subscript)) and named(node.value):
+                return True
+    return False
+
+
 def _program_shapes(code):
     try:
         return _shapes(ast.parse(code, CANDIDATE).body)
@@ -423,6 +439,8 @@ def _test_scope(link, names, tests, task, code, verdict):
                 set_aside.append(name)
             continue
         scope[name] = link.inward(data)
+    if _rebinds_builtins(code) and not referred.isdisjoint(vars(builtins)):
+        verdict["notes"].append("the program's change to the builtins was set aside: the tests use Python's own")
     if set_aside:
         program = _program_shapes(code)
         for name in sorted(set_aside):
