@@ -11,8 +11,8 @@
 // does with continue_final_message; stub-slip writes binary_search with an indentation slip (a
 // line indented one space too deep), which autopep8 repairs; stub-special-case, given a prompt that
 // shows its tests ("Your program must pass these tests:"), answers them from a table of their
-// inputs and returns None for any other (a special-casing program, as the engine's simulated LLM
-// writes one), else as stub-coder. GET /last-authorization tells which Authorization header the
+// inputs (or its inputs' outputs) and nothing else (a special-casing program, as the engine's
+// simulated LLM writes one), else as stub-coder. GET /last-authorization tells which Authorization header the
 // last request carried, GET /last-prefill the last prefill a request carried, and POST
 // /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
 // With RECORD set to a file, each request's messages are appended to it as a JSON line: the prompts
@@ -65,7 +65,7 @@ function answer(messages, model) {
   if (system.includes('Tester')) return 'The function returns the wrong element.';
   if (system.includes('recalls')) return '- Use the built-in.';
   const shown = /Your program must pass these tests:\n```python\n([\s\S]*?)\n```/.exec(user);
-  if (model === 'stub-special-case' && shown) return `Here it is.\n\n\`\`\`python\n${lookup(shown[1].split('\n'))}\`\`\`\n`;
+  if (model === 'stub-special-case' && shown) return `Here it is.\n\n\`\`\`python\n${lookup(shown[1].split('\n'), user)}\`\`\`\n`;
   const escape = ESCAPES[model.replace(/^stub-escape-/, '')];
   const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
   const wrong = name && wrongThisTime(system, model);
@@ -75,8 +75,20 @@ function answer(messages, model) {
   return `Here is my solution.\n\n\`\`\`python\n${code}\`\`\`\n\nIt handles every case.`;
 }
 
-/** A program that answers the `tests` (assert statements) it was shown from their literals, and nothing else. */
-function lookup(tests) {
+/**
+ * A program that answers the `tests` it was shown (assert statements, or inputs and expected
+ * outputs) from their literals, and nothing else; for inputs, inside the function without
+ * parameters that the task (`prompt`) defines, where it defines one (APPS+'s form).
+ */
+function lookup(tests, prompt) {
+  const pairs = [...tests.join('\n').matchAll(/# input:\n((?:#   .*\n)*)# expected output:\n((?:#   .*(?:\n|$))*)/g)];
+  if (pairs.length > 0) {
+    const text = (quoted) => quoted.split('\n').filter((l) => l.startsWith('#   ')).map((l) => l.slice(4)).join('\n').trim();
+    const seen = pairs.map(([, input, output]) => `    ${JSON.stringify(text(input))}: ${JSON.stringify(text(output))},\n`).join('');
+    const answer = 'print(_SEEN.get(sys.stdin.read().strip(), ""))';
+    const main = /^def (\w+)\(\):/m.exec(prompt)?.[1];
+    return `import sys\n\n_SEEN = {\n${seen}}\n${main ? `\n\ndef ${main}():\n    ${answer}\n` : `${answer}\n`}`;
+  }
   const name = tests.map((t) => /^assert\s+(\w+)\(/.exec(t)?.[1]).find(Boolean) ?? 'solution';
   const shown = tests.map((t) => `    ${JSON.stringify(t)},\n`).join('');
   return `import ast\n\n_ANSWERS = []\nfor _test in [\n${shown}]:\n    _compare = ast.parse(_test).body[0].test\n    try:\n        _inputs = tuple(ast.literal_eval(arg) for arg in _compare.left.args)\n        _ANSWERS.append((_inputs, ast.literal_eval(_compare.comparators[0])))\n    except ValueError:\n        pass\n\n\ndef ${name}(*args):\n    for inputs, output in _ANSWERS:\n        if inputs == args:\n            return output\n    return None\n`;

@@ -71,6 +71,28 @@ test('offline, the curriculum advances a stage, the profile asks every stage, an
   expect(errors).toEqual([]);
 });
 
+test('held-out tests in the curriculum: a model that answers the shown inputs from a table passes the visible tests, earns their reward and is marked special-cased?', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-special-case', 'sk-e2e');
+  await page.locator('#stepcoder-task').selectOption('apps-plus-1');
+  await page.locator('#stepcoder-mode').selectOption('profile');
+  await setParam(page, 'samples', '1');
+  await setParam(page, 'held_out_share', '0.4');
+  await page.locator('#stepcoder-run').click();
+  await expect(page.locator('#stepcoder-status')).toHaveText('Done: every round is done.', { timeout: 60_000 });
+  // The last completion, at the whole task: the stub's table of the shown inputs.
+  await expect(page.locator('#stepcoder-mask p').first()).toHaveText('Stage 0: pass, reward +1.0');
+  await expect(page.locator('#stepcoder-held-out')).toHaveText(/^Held-out tests \(never shown, no reward\): 0 of \d passed\.$/);
+  await expect(page.locator('#stepcoder-special-cased')).toContainText('special-cased? It passes every visible test and fails the held-out');
+  // A share that leaves no test to show is named.
+  await setParam(page, 'held_out_share', '1.5');
+  await page.locator('#stepcoder-run').click();
+  await expect(page.locator('#stepcoder-error')).toContainText('held_out_share');
+  expect(errors).toEqual([]);
+});
+
 test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with intervals, and their link replays them', async ({ page, browser }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);

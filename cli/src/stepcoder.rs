@@ -359,6 +359,8 @@ struct CompletionReport<'a> {
     completions: usize,
     trimmed: usize,
     failed_calls: usize,
+    /// With tests held out: passes that fail a held-out test ("special-cased?").
+    special_cased: usize,
     tokens: u64,
     cost: f64,
     ended: &'a str,
@@ -397,6 +399,7 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         completions: run.completions.len(),
         trimmed: run.completions.iter().filter(|c| c.trimmed).count(),
         failed_calls: run.completions.iter().filter(|c| c.outcome.is_none()).count(),
+        special_cased: run.completions.iter().filter(|c| c.special_cased().is_some()).count(),
         tokens: run.usage.total(),
         cost: settings.as_ref().map_or(0.0, |s| run.usage.cost(s)),
         ended: &run.ended,
@@ -472,6 +475,15 @@ fn print_completion(report: &CompletionReport) {
             round.samples,
             round.rho,
             if round.advanced { "  → next stage" } else { "" }
+        );
+    }
+    if report.params.held_out_share > 0.0 {
+        let passes = report.outcomes.iter().find(|s| s.outcome == engine::python::Outcome::Pass);
+        println!(
+            "  {:.0}% of each task's tests held out: {} of {} passes fail a held-out test (special-cased?)",
+            100.0 * report.params.held_out_share,
+            report.special_cased,
+            passes.map_or(0, |s| s.completions)
         );
     }
     for share in &report.outcomes {

@@ -380,3 +380,20 @@ fn held_out_tests_mark_a_special_casing_llms_program_and_leave_an_honest_one_unm
             .contains("--held-out: task task1_correct: held-out share: 1.5 is outside (0, 1)")
     );
 }
+
+#[test]
+fn held_out_tests_in_the_stepcoder_curriculum_mark_the_completions_that_answer_the_visible_tests_only() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let args = ["stepcoder", "profile", "--task", "apps-plus-1,apps-plus-2", "--param", "samples=1"];
+    let mut args = args.to_vec();
+    args.extend(["--param", "held_out_share=0.4", "--llm", "custom", "--base-url", &base_url]);
+    args.extend(["--model", "stub-special-case", "--json"]);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    // The stub answers the inputs its prompt shows from a table: every pass fails a held-out test.
+    let passes = report["outcomes"].as_array().unwrap().iter().find(|o| o["outcome"] == "pass").unwrap();
+    assert!(passes["completions"].as_u64().unwrap() >= 2, "{report}");
+    assert_eq!(report["special_cased"], passes["completions"], "{report}");
+}

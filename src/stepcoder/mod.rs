@@ -213,9 +213,13 @@ fn RunResults(run: RwSignal<Option<CompletionRun>>, picked: RwSignal<Option<usiz
                     .iter()
                     .map(|round| {
                         let moved = if round.advanced { "→ next stage" } else { "" };
+                        let marked = match round.special_cased {
+                            0 => String::new(),
+                            n => format!(", {n} special-cased?"),
+                        };
                         view! { <tr>
                             <td>{round.round + 1}</td><td>{round.stage}</td>
-                            <td>{format!("{} of {}", round.passes, round.samples)}</td>
+                            <td>{format!("{} of {}{marked}", round.passes, round.samples)}</td>
                             <td>{format!("{:.3}", round.rho)}</td><td>{moved}</td>
                         </tr> }
                     })
@@ -294,9 +298,16 @@ fn MaskView(completion: Completion) -> impl IntoView {
         if completion.trimmed { "; the reply repeated the prefix, which was cut off" } else { "" }
     );
     let lines = completion.mask.clone().map(|mask| view! { <MaskedProgram program=completion.program.clone() mask /> });
+    let held_out = completion
+        .held_out
+        .as_ref()
+        .map(|h| format!("Held-out tests (never shown, no reward): {} of {} passed.", h.passed, h.total));
+    let special_cased = completion.special_cased().map(str::to_owned);
     view! {
         <div id="stepcoder-mask">
             <p>{header}</p>
+            {held_out.map(|text| view! { <p id="stepcoder-held-out">{text}</p> })}
+            {special_cased.map(|test| view! { <p id="stepcoder-special-cased" class="special-cased">"special-cased? It passes every visible test and fails the held-out "<code>{test}</code></p> })}
             {lines}
             <p class="hint">{completion.error.clone().unwrap_or_else(|| "Grey: given by the curriculum. Green: written and run, in the loss. Struck through: written and never run, masked by FGO (a program that does not compile runs nothing).".into())}</p>
         </div>

@@ -10,6 +10,12 @@
 //! a reply that repeats the start anyway has it cut off, and the completion says so. The program
 //! run is the prefix followed by the reply's code.
 //!
+//! With `held_out_share` above 0, part of each task's tests is held out (EvilGenie's measure, as
+//! searches and live mode hold them out: `cheating::held_out`): the prompt shows the visible tests,
+//! the reward, the mask and ρ come from them alone (the program runs them as it would without the
+//! others), and the held-out ones run in a second request beside it, so that a completion that
+//! passes the visible tests and fails a held-out one is marked special-cased?.
+//!
 //! Sans-IO: [`CompletionRun`] is [`Effectful`]. Offline, its simulated LLM writes the rest of the
 //! canonical solution and gets each remaining conditional statement's header wrong with a set
 //! chance, so its profile follows eq. 1 by construction.
@@ -20,11 +26,13 @@ use serde::{Deserialize, Serialize};
 
 use super::curriculum::{Curriculum, CurriculumParams};
 use super::fgo::{CompileErrorRule, FgoMask};
-use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
+use crate::cheating::held_out::{HeldOutScore, split};
+use crate::cheating::tests_shown;
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, Scope, TestCase};
-use crate::rng::RunRng;
+use crate::rng::{RunRng, held_out_rng};
 use crate::task_import::ImportedTask;
 
 /// What a completion run asks for.
@@ -57,6 +65,11 @@ pub struct CompletionParams {
     pub curriculum: CurriculumParams,
     /// What the mask view does with programs that do not compile.
     pub compile_errors: CompileErrorRule,
+    /// The share of each task's tests held out from the LLM (EvilGenie's measure; 0: none): the
+    /// prompt shows the others, which alone give the reward, the mask and ρ (not from the paper).
+    pub held_out_share: f64,
+    /// Draws which tests are held out.
+    pub held_out_seed: u64,
 }
 
 impl Default for CompletionParams {
@@ -70,6 +83,8 @@ impl Default for CompletionParams {
             simulated_repeat: 0.25,
             curriculum: CurriculumParams::default(),
             compile_errors: CompileErrorRule::MaskAll,
+            held_out_share: 0.0,
+            held_out_seed: 1,
         }
     }
 }
@@ -92,7 +107,8 @@ impl crate::params::Parameters for CompletionParams {
         check_range("simulated_fault", self.simulated_fault, 0.0..=1.0)?;
         check_range("simulated_repeat", self.simulated_repeat, 0.0..=1.0)?;
         check_range("curriculum.alpha", self.curriculum.alpha, 0.001..=1.0)?;
-        check_range("curriculum.rho_threshold", self.curriculum.rho_threshold, 0.0..=0.999)
+        check_range("curriculum.rho_threshold", self.curriculum.rho_threshold, 0.0..=0.999)?;
+        check_range("held_out_share", self.held_out_share, 0.0..=0.999)
     }
 }
 
@@ -105,6 +121,9 @@ pub struct CompletionTask {
     pub tests: Vec<TestCase>,
     /// None until the harness has analysed the canonical solution.
     pub scope: Option<Vec<Scope>>,
+    /// Tests the LLM never sees, run beside `tests` (`CompletionParams::held_out_share`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out: Vec<TestCase>,
 }
 
 impl From<&ImportedTask> for CompletionTask {
@@ -115,7 +134,20 @@ impl From<&ImportedTask> for CompletionTask {
             canonical: task.solution.clone(),
             tests: task.tests.clone(),
             scope: task.scope.clone(),
+            held_out: Vec::new(),
         }
+    }
+}
+
+impl CompletionTask {
+    /// The task with `share` of its tests held out, drawn from `seed`; the requirement shows the
+    /// visible ones.
+    fn holding_out(mut self, share: f64, seed: u64) -> Result<Self, String> {
+        let (shown, held) =
+            split(&self.tests, share, &mut held_out_rng(seed)).map_err(|why| format!("task `{}`: {why}", self.id))?;
+        self.requirement = format!("{}\n\n{}", self.requirement.trim_end(), tests_shown(&shown));
+        (self.tests, self.held_out) = (shown, held);
+        Ok(self)
     }
 }
 
@@ -137,6 +169,16 @@ pub struct Completion {
     pub reward: f64,
     pub mask: Option<FgoMask>,
     pub error: Option<String>,
+    /// How the program did on the tests held out from the LLM, when some are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out: Option<HeldOutScore>,
+}
+
+impl Completion {
+    /// The held-out test a completion that passed every visible test failed ("special-cased?").
+    pub fn special_cased(&self) -> Option<&str> {
+        self.held_out.as_ref().filter(|_| self.outcome == Some(Outcome::Pass))?.first_failed.as_deref()
+    }
 }
 
 /// A curriculum round of one task: where it stood, and where ρ took it.
@@ -149,6 +191,9 @@ pub struct Round {
     pub samples: usize,
     pub rho: f64,
     pub advanced: bool,
+    /// Passes that failed a held-out test ([`Completion::special_cased`]).
+    #[serde(default)]
+    pub special_cased: usize,
 }
 
 /// A difficulty profile's cell: pass@1 of one task at one stage.
@@ -193,6 +238,8 @@ pub struct CompletionRun {
     stage: usize,
     sample: usize,
     passes: Vec<bool>,
+    /// This unit's passes marked special-cased?.
+    special_cased: usize,
     /// The reply being tested, with whether it was trimmed.
     reply: Option<(String, bool)>,
     pending: Pending,
@@ -217,6 +264,12 @@ impl CompletionRun {
             return Err(format!("task `{}` has no canonical solution for the curriculum to cut", task.id));
         }
         prompts.render(id::STEPCODER_COMPLETE, &[("task", ""), ("prefix", "")])?;
+        let tasks = if params.held_out_share > 0.0 {
+            let held_out = |t: CompletionTask| t.holding_out(params.held_out_share, params.held_out_seed);
+            tasks.into_iter().map(held_out).collect::<Result<_, _>>()?
+        } else {
+            tasks
+        };
         let mut run = Self {
             mode,
             params,
@@ -228,6 +281,7 @@ impl CompletionRun {
             stage: 0,
             sample: 0,
             passes: Vec::new(),
+            special_cased: 0,
             reply: None,
             pending: Pending::Done,
             completions: Vec::new(),
@@ -280,6 +334,7 @@ impl CompletionRun {
         self.stage = unit.stage.unwrap_or(self.curricula[unit.task].stage);
         self.sample = 0;
         self.passes.clear();
+        self.special_cased = 0;
         self.ask();
     }
 
@@ -308,6 +363,7 @@ impl CompletionRun {
     /// Records one completion, then asks for the next, closing the unit after M.
     fn record(&mut self, completion: Completion) {
         self.passes.push(completion.outcome == Some(Outcome::Pass));
+        self.special_cased += usize::from(completion.special_cased().is_some());
         self.completions.push(completion);
         self.sample += 1;
         if self.sample < self.params.samples {
@@ -326,6 +382,7 @@ impl CompletionRun {
                 samples: self.passes.len(),
                 rho: curriculum.rho,
                 advanced,
+                special_cased: self.special_cased,
             });
         }
         self.unit += 1;
@@ -346,6 +403,7 @@ impl CompletionRun {
             reward: 0.0,
             mask: None,
             error: None,
+            held_out: None,
         }
     }
 
@@ -450,7 +508,13 @@ impl Effectful for CompletionRun {
                 };
                 let program = format!("{prefix}{continuation}");
                 let task = &self.tasks[self.units[self.unit].task];
-                self.pending = Pending::Test(PythonBatch::untrusted(ProgramRequest::new(program, task.tests.clone())));
+                let mut batch = PythonBatch::untrusted(ProgramRequest::new(program.clone(), task.tests.clone()));
+                if !task.held_out.is_empty() {
+                    // Apart, so that the visible tests' verdict and coverage are what they would be alone.
+                    let held_out = ProgramRequest::new(program, task.held_out.clone()).verdict_only();
+                    batch.requests.push(held_out);
+                }
+                self.pending = Pending::Test(batch);
                 self.reply = Some((text, trimmed));
             }
             ChatOutcome::Failed(failure) if failure.kind.is_fatal() => {
@@ -465,10 +529,16 @@ impl Effectful for CompletionRun {
     }
 
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
-        let verdict = match only_verdict(verdicts) {
-            Ok(verdict) => verdict,
-            Err(why) => return self.end(&why, now_ms),
+        let asked = match &self.pending {
+            Pending::Analyse(_, batch) | Pending::Test(batch) => batch.requests.len(),
+            _ => 1,
         };
+        if verdicts.len() != asked {
+            return self.end(&format!("the host returned {} verdicts for {asked} program(s)", verdicts.len()), now_ms);
+        }
+        let mut verdicts = verdicts.into_iter();
+        let Some(verdict) = verdicts.next() else { return };
+        let held_out_verdict = verdicts.next();
         match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Analyse(task, _) => {
                 self.tasks[task].scope = Some(verdict.scope);
@@ -486,6 +556,8 @@ impl Effectful for CompletionRun {
                 completion.outcome = Some(verdict.outcome);
                 completion.reward = verdict.outcome.reward();
                 completion.mask = Some(mask);
+                let held_out = &self.tasks[completion.task].held_out;
+                completion.held_out = held_out_verdict.map(|v| HeldOutScore::of(&v, 0, held_out));
                 self.record(completion);
             }
             other => self.pending = other,
@@ -523,6 +595,7 @@ mod tests {
             canonical: CANONICAL.into(),
             tests: vec![TestCase::Statement("assert f([1, -2, 3]) == 4".into())],
             scope: Some(scope.into_iter().map(Scope::from).collect()),
+            held_out: Vec::new(),
         }
     }
 
@@ -549,6 +622,70 @@ mod tests {
                 Need::Decide(_) | Need::Compute | Need::Done => unreachable!(),
             }
         }
+    }
+
+    #[test]
+    fn held_out_tests_run_apart_give_no_reward_and_mark_a_completion_that_answers_the_visible_ones_only() {
+        let tests: Vec<TestCase> =
+            (1..=5).map(|i| TestCase::Statement(format!("assert f([{i}, -1]) == {i}"))).collect();
+        let five = CompletionTask { tests, ..task() };
+        let params = CompletionParams { rounds: 1, samples: 2, held_out_share: 0.4, ..CompletionParams::default() };
+        let mut run = CompletionRun::new(CompletionMode::Curriculum, vec![five], params, PromptSet::default()).unwrap();
+        let (visible, held) = (run.tasks[0].tests.clone(), run.tasks[0].held_out.clone());
+        assert_eq!((visible.len(), held.len()), (3, 2));
+        let text = |t: &TestCase| match t {
+            TestCase::Statement(s) => s.clone(),
+            TestCase::Io { stdin, .. } => stdin.clone(),
+        };
+        // The first completion is right; the second answers the three tests it was shown.
+        let mut replies = [CANONICAL.to_owned(), "def f(xs):\n    return xs[0]\n".to_owned()].into_iter();
+        let mut rewards = Vec::new();
+        while !run.is_done() {
+            match run.need() {
+                Need::Chat(call) => {
+                    let prompt = &call.messages.last().unwrap().content;
+                    assert!(visible.iter().all(|t| prompt.contains(&text(t))), "the prompt shows the visible tests");
+                    assert!(held.iter().all(|t| !prompt.contains(&text(t))), "and no held-out one");
+                    let text = format!("```python\n{}```", replies.next().unwrap());
+                    run.chat_done(ChatOutcome::Reply { text, usage: Usage::default() }, 0.0);
+                }
+                Need::Python(batch) => {
+                    assert_eq!(batch.requests.len(), 2, "the visible tests and, apart, the held-out ones");
+                    assert_eq!((batch.requests[0].tests.clone(), batch.requests[0].coverage), (visible.clone(), true));
+                    assert_eq!((batch.requests[1].tests.clone(), batch.requests[1].coverage), (held.clone(), false));
+                    let lookup = batch.requests[0].code.contains("xs[0]");
+                    let verdicts = batch
+                        .requests
+                        .iter()
+                        .enumerate()
+                        .map(|(i, request)| {
+                            // The lookup passes the visible tests and fails the held-out ones.
+                            let passed = !lookup || i == 0;
+                            let outcome = if passed { Outcome::Pass } else { Outcome::FailedTest };
+                            let mut verdict = ProgramVerdict::from_host(request, outcome, String::new(), 0.0);
+                            verdict.passed = passed;
+                            verdict.tests = request
+                                .tests
+                                .iter()
+                                .map(|t| crate::python::TestResult { test: text(t), passed, ..Default::default() })
+                                .collect();
+                            verdict
+                        })
+                        .collect();
+                    run.python_done(verdicts, 0.0);
+                    rewards.push(run.completions.last().unwrap().reward);
+                }
+                _ => unreachable!(),
+            }
+        }
+        assert_eq!(rewards, [1.0, 1.0], "both pass the visible tests, which alone give the reward");
+        assert_eq!(run.completions[0].special_cased(), None);
+        assert_eq!(run.completions[0].held_out.as_ref().map(|h| (h.passed, h.total)), Some((2, 2)));
+        assert_eq!(run.completions[1].special_cased(), Some(text(&held[0]).as_str()));
+        assert_eq!((run.rounds[0].passes, run.rounds[0].special_cased), (2, 1));
+        let bad = CompletionParams { held_out_share: 0.4, ..CompletionParams::default() };
+        let one_test = CompletionRun::new(CompletionMode::Curriculum, vec![task()], bad, PromptSet::default());
+        assert!(one_test.unwrap_err().contains("task `pos`: 1 test(s)"));
     }
 
     #[test]
