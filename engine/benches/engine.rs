@@ -144,15 +144,7 @@ fn gif_mcts_1000_nodes(c: &mut Criterion) {
                 let bug = rng.random_bool(0.2);
                 let score = if bug { 0.0 } else { rng.random_range(0.0..0.99) };
                 let program = programs[rng.random_range(0..programs.len())].clone();
-                let score = Score {
-                    score,
-                    bug,
-                    error: None,
-                    example: None,
-                    hacked: false,
-                    changed_definitions: Vec::new(),
-                    held_out: None,
-                };
+                let score = Score { score, bug, ..Score::default() };
                 search.absorb(
                     &Expanded {
                         kind: expansion.kind,

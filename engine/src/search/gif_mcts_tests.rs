@@ -12,15 +12,8 @@ fn program(lines: usize) -> String {
 }
 
 fn outcome(kind: ActionKind, lines: usize, score: f64, bug: bool) -> Expanded {
-    let score = Score {
-        score,
-        bug,
-        error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()),
-        example: None,
-        hacked: false,
-        changed_definitions: Vec::new(),
-        held_out: None,
-    };
+    let score =
+        Score { score, bug, error: bug.then(|| "SyntaxError: invalid syntax (line 3)".into()), ..Score::default() };
     Expanded { kind, program: program(lines), unformatted: None, score, kept_prefix: None, llm_calls: 0 }
 }
 

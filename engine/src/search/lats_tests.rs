@@ -47,15 +47,7 @@ fn expanded(program: &str, hidden: f64) -> Expanded {
         kind: ActionKind::Improve,
         program: program.into(),
         unformatted: None,
-        score: Score {
-            score: hidden,
-            bug: false,
-            error: None,
-            example: None,
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        },
+        score: Score { score: hidden, ..Score::default() },
         kept_prefix: None,
         llm_calls: 0,
     }

@@ -195,15 +195,7 @@ mod tests {
             kind: ActionKind::Generate,
             program: program.into(),
             unformatted: None,
-            score: Score {
-                score: 0.0,
-                bug: false,
-                error: None,
-                example: None,
-                hacked: false,
-                changed_definitions: Vec::new(),
-                held_out: None,
-            },
+            score: Score { ..Score::default() },
             kept_prefix: None,
             llm_calls: 0,
         }

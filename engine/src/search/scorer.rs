@@ -89,7 +89,7 @@ pub struct FailingExample {
 }
 
 /// What a program is worth.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Score {
     /// In [0, 1]: the fraction of tests passed (0 for a bug).
     pub score: f64,
@@ -113,17 +113,10 @@ pub struct Score {
 }
 
 impl Score {
-    /// A reply that gave no program to score: a bug, so the next action fixes it.
+    /// Nothing to score (a reply without a program, a run that gave nothing to score): a bug, so
+    /// the next action fixes it.
     pub(super) fn no_program(why: String) -> Self {
-        Self {
-            score: 0.0,
-            bug: true,
-            error: Some(why),
-            example: None,
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        }
+        Self { bug: true, error: Some(why), ..Self::default() }
     }
 
     /// The held-out test it failed when it passed every visible test: it may have answered what it
@@ -197,15 +190,7 @@ impl Scorer for TestsScorer {
         let held_out = self.held_out_score(verdict);
         if verdict.outcome == Outcome::Tampered {
             // Caught reaching for its verdict: worth nothing, whatever it passed.
-            return Score {
-                score: 0.0,
-                bug: false,
-                error: verdict.error.clone(),
-                example: None,
-                hacked: false,
-                changed_definitions: Vec::new(),
-                held_out,
-            };
+            return Score { error: verdict.error.clone(), held_out, ..Score::default() };
         }
         let bug = verdict.outcome == Outcome::CompileError;
         // The visible tests only: the held-out ones, after them, score nothing.

@@ -137,15 +137,7 @@ pub fn rewrite(program: &str, tested: Option<&SelfTested>) -> Expansion {
         wrong: Vec::new(),
     });
     let internal = tested.map_or(0.0, SelfTested::fraction);
-    let parent = Score {
-        score: internal,
-        bug: false,
-        error: None,
-        example,
-        hacked: false,
-        changed_definitions: Vec::new(),
-        held_out: None,
-    };
+    let parent = Score { score: internal, example, ..Score::default() };
     Expansion { kind: ActionKind::Improve, code: program.to_owned(), parent: Some(parent) }
 }
 

@@ -414,15 +414,7 @@ mod tests {
     }
 
     fn expansion(kind: ActionKind, code: String, error: Option<&str>) -> Expansion {
-        let parent = Score {
-            score: 0.5,
-            bug: error.is_some(),
-            error: error.map(str::to_owned),
-            example: None,
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        };
+        let parent = Score { score: 0.5, bug: error.is_some(), error: error.map(str::to_owned), ..Score::default() };
         Expansion { kind, code, parent: Some(parent) }
     }
 
@@ -550,15 +542,7 @@ mod tests {
                 test: Some(test),
                 wrong: Vec::new(),
             };
-            let parent = Score {
-                score: 0.2,
-                bug: false,
-                error: None,
-                example: Some(example),
-                hacked: false,
-                changed_definitions: Vec::new(),
-                held_out: None,
-            };
+            let parent = Score { score: 0.2, example: Some(example), ..Score::default() };
             let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
             choices_of(&llm, ActionKind::Improve, &llm.reply(id::GIF_MCTS_IMPROVE, &expansion, rng))
         };
@@ -579,15 +563,7 @@ mod tests {
             test: Some(1),
             wrong: Vec::new(),
         };
-        let parent = Score {
-            score: 0.2,
-            bug: false,
-            error: None,
-            example: Some(example),
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        };
+        let parent = Score { score: 0.2, example: Some(example), ..Score::default() };
         let expansion = Expansion { kind: ActionKind::Improve, code: program.clone(), parent: Some(parent) };
         let missed = (0..100)
             .filter(|_| {

@@ -113,15 +113,7 @@ mod tests {
     use super::*;
 
     fn expanded(kind: ActionKind, value: f64, bug: bool) -> Expanded {
-        let score = Score {
-            score: value,
-            bug,
-            error: bug.then(|| "SyntaxError (line 1)".into()),
-            example: None,
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        };
+        let score = Score { score: value, bug, error: bug.then(|| "SyntaxError (line 1)".into()), ..Score::default() };
         Expanded { kind, program: format!("x = {value}\n"), unformatted: None, score, kept_prefix: None, llm_calls: 1 }
     }
 

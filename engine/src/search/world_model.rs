@@ -53,15 +53,7 @@ impl Scorer for WorldModelScorer {
                 .error
                 .clone()
                 .unwrap_or_else(|| format!("the program ended with a {}", verdict.outcome.label()));
-            return Score {
-                score: 0.0,
-                bug: true,
-                error: Some(error),
-                example: None,
-                hacked: false,
-                changed_definitions: Vec::new(),
-                held_out: None,
-            };
+            return Score::no_program(error);
         }
         let predictions = verdict.predictions.as_deref().unwrap_or_default();
         if let Some((i, predicted, recorded)) = short_prediction(&self.transitions, predictions, self.scoring.labelling)
@@ -70,15 +62,7 @@ impl Scorer for WorldModelScorer {
                 "Error when checking transition {}: IndexError: the predicted next state has {predicted} elements, the environment's {recorded}",
                 i + 1
             );
-            return Score {
-                score: 0.0,
-                bug: true,
-                error: Some(error),
-                example: None,
-                hacked: false,
-                changed_definitions: Vec::new(),
-                held_out: None,
-            };
+            return Score::no_program(error);
         }
         let accuracy = self.accuracy(verdict);
         let example = accuracy.first_miss.map(|i| {
@@ -98,15 +82,7 @@ impl Scorer for WorldModelScorer {
                 wrong: wrong.into_iter().filter(|(_, right)| !right).map(|(part, _)| part).collect(),
             }
         });
-        Score {
-            score: accuracy.of(self.scoring.metric),
-            bug: false,
-            error: None,
-            example,
-            hacked: false,
-            changed_definitions: Vec::new(),
-            held_out: None,
-        }
+        Score { score: accuracy.of(self.scoring.metric), example, ..Score::default() }
     }
 
     fn perfect(&self) -> &'static str {
