@@ -320,6 +320,22 @@ test('held-out tests: a special-casing model passes the visible tests and is mar
   expect(errors).toEqual([]);
 });
 
+test('seed 003 §6.2 from one live episode: retraining on its odds validates the retrained policy, and the rate before says it was never validated', async ({ page }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  // Offline, one episode of the trained policy: its coder call is a draw of the odds.
+  await new Playground(page).playLive('seed003_sum_two_numbers');
+  await expect(page.locator('#calibration-table tbody tr')).toHaveCount(5);
+  await page.locator('#calibrate-train').click();
+  await expect(page.locator('#calibrate-started')).toContainText('Run #2 trains on the calibrated odds');
+  await expect(page.locator('#live-policy')).toHaveValue('run-2', { timeout: 60_000 });
+  await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
+  await expect(page.locator('#recalibration')).toHaveText(
+    /^The learned policy's success on seed 003's tasks: not validated → \d+% \(run #2, on the calibrated odds\)\. Seed 003 §6\.2: 80% → 100%\.$/,
+  );
+  expect(errors).toEqual([]);
+});
+
 test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate the odds, and a run trained on them carries them in its share link', async ({ page }) => {
   const errors = watchErrors(page);
   // The stub's coder is wrong on its 1st, 3rd, ... call: each policy episode's first program (it
