@@ -9,15 +9,12 @@
 //! loading beside it, which made a world model's scoring two to eight times slower. Only the first
 //! program's next worker starts earlier, as soon as the first worker's snapshot is there: a restored
 //! worker takes about 0.35 s (Pyodide instantiating and restoring two interpreters), and started
-//! at the first verdict it would keep the second program waiting for it. The one after the next
-//! starts only once the next has loaded: two restoring at once take 0.75 s each on two cores.
-//! Where the page is cross-origin isolated the warm start's snapshots are shared memory, so that
-//! starting a worker does not copy their 60 MB on the main thread (static/python/worker.mjs).
-//! The playground's own programs ([`Author::Playground`]: the StepCoder learner's line banks, run
-//! in batches) are the exception: none of them changes its interpreter, so one interpreter serves
-//! them all and Pyodide is not loaded again for every batch. They also run on more than one worker,
-//! one per core as the CLI's python3 processes do ([`Python::lanes`]): the further workers are
-//! started, from the first worker's warm start, when the first batch of them comes.
+//! at the first verdict it would keep the second program waiting for it. The playground's own
+//! programs ([`Author::Playground`]: the StepCoder learner's line banks, run in batches) are the
+//! exception: none of them changes its interpreter, so one interpreter serves them all and Pyodide
+//! is not loaded again for every batch. They also run on more than one worker, one per core as the
+//! CLI's python3 processes do ([`Python::lanes`]): further workers start from the first worker's
+//! warm start when the first batch of them comes.
 //! At a program's time limit the worker is interrupted through a shared buffer when the page is
 //! cross-origin isolated (Pyodide then raises KeyboardInterrupt, and the harness reports a timeout);
 //! a program that ignores the interrupt (a loop catching BaseException, a long C call) or a page
@@ -463,10 +460,9 @@ impl Python {
     /// Starts the wanted `spare` once `current` has loaded, not beside it: two workers restoring at
     /// once each take about twice as long, which kept the next program waiting.
     fn start_spare_when_ready(&self) -> Result<(), String> {
-        let due = {
-            let host = self.host.borrow();
-            host.spare_wanted && host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.ready)
-        };
+        let host = self.host.borrow();
+        let due = host.spare_wanted && host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.ready);
+        drop(host);
         if due {
             let interpreter = self.start_interpreter()?;
             self.host.borrow_mut().spare = Some(interpreter);

@@ -9,6 +9,7 @@
 
 pub mod ablation;
 pub mod completion;
+pub mod completion_params;
 pub mod curriculum;
 pub mod fgo;
 pub mod learner_params;
