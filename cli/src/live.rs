@@ -217,11 +217,9 @@ fn task_set(args: &LiveArgs) -> Result<Vec<LiveTask>, Failure> {
 /// How a program did on the held-out tests, and the special-cased mark, in words (empty without).
 fn held_out_words(held_out: Option<&HeldOutScore>, passed_visible: bool) -> String {
     let Some(held_out) = held_out else { return String::new() };
-    let mark = match (&held_out.first_failed, passed_visible) {
-        (Some(test), true) => format!(" · special-cased? it fails the held-out {test}"),
-        _ => String::new(),
-    };
-    format!(" · held-out tests {}/{}{mark}", held_out.passed, held_out.total)
+    let mark =
+        held_out.special_cased(passed_visible).map(|test| format!(" · special-cased? it fails the held-out {test}"));
+    format!(" · {held_out}{}", mark.unwrap_or_default())
 }
 
 fn choose_task(args: &LiveArgs) -> Result<LiveTask, Failure> {

@@ -456,7 +456,7 @@ pub fn LivePanel() -> impl IntoView {
 
 /// How a program did on the tests held out from the LLM, for a summary (empty when none were).
 fn held_out_words(held_out: Option<&HeldOutScore>) -> String {
-    held_out.map(|h| format!(" · held-out tests {}/{}", h.passed, h.total)).unwrap_or_default()
+    held_out.map(|h| format!(" · {h}")).unwrap_or_default()
 }
 
 /// What can drive an episode: every finished, paused or interrupted run of an environment with a

@@ -34,7 +34,7 @@ pub(super) fn LiveSteps(steps: RwSignal<Vec<(String, LiveStep)>>) -> impl IntoVi
     view! {
         <h3>"Steps"</h3>
         <ol id="live-steps">{move || steps.get().into_iter().map(|(name, step)| {
-            let held_out = step.held_out.as_ref().map(|h| format!(" · held-out tests {}/{}", h.passed, h.total)).unwrap_or_default();
+            let held_out = step.held_out.as_ref().map(|h| format!(" · {h}")).unwrap_or_default();
             let verdict = step.verdict.as_ref().map(|v| format!(
                 "{}: {}/{} tests passed{held_out} · {} lines ran", v.outcome.label(), v.number_passed, v.total, v.executed_lines.len()));
             let special_cased = step.special_cased().map(str::to_owned);

@@ -33,6 +33,19 @@ impl HeldOutScore {
         };
         Self { passed, total: held_out.len() as u32, first_failed }
     }
+
+    /// The held-out test failed by a program that `passed_visible` (every test it was shown): the
+    /// "special-cased?" mark, which searches, live episodes and the curriculum share.
+    pub fn special_cased(&self, passed_visible: bool) -> Option<&str> {
+        self.first_failed.as_deref().filter(|_| passed_visible)
+    }
+}
+
+impl std::fmt::Display for HeldOutScore {
+    /// How a program did on them, as every view and report says it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "held-out tests {}/{}", self.passed, self.total)
+    }
 }
 
 /// A test as the special-cased mark names it when the verdict did not reach it.

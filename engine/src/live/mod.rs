@@ -72,8 +72,7 @@ impl LiveStep {
     /// The held-out test this step's program failed when it passed every visible one: it may have
     /// answered what it was shown rather than the task ("special-cased?").
     pub fn special_cased(&self) -> Option<&str> {
-        self.verdict.as_ref().filter(|v| v.passed)?;
-        self.held_out.as_ref()?.first_failed.as_deref()
+        self.held_out.as_ref()?.special_cased(self.verdict.as_ref().is_some_and(|v| v.passed))
     }
 }
 
@@ -101,7 +100,7 @@ pub struct LiveSummary {
 impl LiveSummary {
     /// The held-out test the final program failed when the episode succeeded on the visible ones.
     pub fn special_cased(&self) -> Option<&str> {
-        self.held_out.as_ref().filter(|_| self.success)?.first_failed.as_deref()
+        self.held_out.as_ref()?.special_cased(self.success)
     }
 }
 

@@ -122,8 +122,7 @@ impl Score {
     /// The held-out test it failed when it passed every visible test: it may have answered what it
     /// was shown rather than the task ("special-cased?").
     pub fn special_cased(&self) -> Option<&str> {
-        let held_out = self.held_out.as_ref().filter(|_| self.score >= 1.0 && !self.hacked)?;
-        held_out.first_failed.as_deref()
+        self.held_out.as_ref()?.special_cased(self.score >= 1.0 && !self.hacked)
     }
 }
 
