@@ -70,8 +70,8 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
 // one that cannot post its compiled module leaves them to compile their own. Either way programs
 // get the same verdicts, each in a fresh worker.
 for (const [fallback, file, from, to] of [
-  ['no memory snapshot', 'pair.mjs', 'snapshot() {', "snapshot() {\n      throw new Error('no snapshot in this test');"],
-  ['no compiled module to post', 'worker.mjs', "post({ type: 'warm_start', wasm, judge, candidate }", "throw new DOMException('no module in this test', 'DataCloneError'); post({ type: 'warm_start', wasm, judge, candidate }"],
+  ['no memory snapshot', 'pair.mjs', 'snapshot(each) {', "snapshot(each) {\n      throw new Error('no snapshot in this test');"],
+  ['no compiled module to post', 'worker.mjs', 'post({ ...message, wasm: module }, transfer);', "throw new DOMException('no module in this test', 'DataCloneError');"],
 ]) {
   test(`with ${fallback}, later Python workers still start and give the same verdicts`, async ({ page }) => {
     const errors = watchErrors(page);

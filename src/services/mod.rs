@@ -10,6 +10,7 @@ pub mod llm_client;
 pub mod model;
 pub mod offline;
 pub mod python_pool;
+pub mod python_worker;
 pub mod run_book;
 pub mod storage;
 pub mod worker_bridge;

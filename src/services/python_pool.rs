@@ -7,9 +7,9 @@
 //! interpreters of 30 MB of wasm memory, restored from the memory snapshot the page's first worker
 //! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
 //! loading beside it, which made a world model's scoring two to eight times slower. Only the first
-//! program's next worker starts earlier, as soon as the first worker's snapshot is there: a restored
-//! worker takes about 0.35 s (Pyodide instantiating and restoring two interpreters), and started
-//! at the first verdict it would keep the second program waiting for it. The playground's own
+//! program's next worker starts earlier, beside the first worker, and restores as soon as that
+//! worker's snapshot is there: restoring two interpreters takes about 0.3 s, and started at the
+//! first verdict it would keep the second program waiting for it. The playground's own
 //! programs ([`Author::Playground`]: the StepCoder learner's line banks, run in batches) are the
 //! exception: none of them changes its interpreter, so one interpreter serves them all and Pyodide
 //! is not loaded again for every batch. They also run on more than one worker, one per core as the
@@ -27,15 +27,14 @@ use std::rc::Rc;
 
 use engine::python::{Author, Outcome, ProgramRequest, ProgramVerdict, parse_reply};
 use gloo_timers::callback::Timeout;
-use js_sys::{Atomics, Int32Array, Object, Reflect, SharedArrayBuffer};
+use js_sys::Reflect;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
-use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use crate::services::python_worker::Interpreter;
 
 /// How long an interrupted program may take to unwind before its worker is terminated.
 const INTERRUPT_GRACE_MS: u32 = 500;
-/// Pyodide's interrupt buffer value for SIGINT.
-const SIGINT: i32 = 2;
 /// The most workers the playground's own programs run on: each holds two interpreters of about
 /// 30 MB, and beyond four the page's own share of the work (the learner, the verdicts' JSON) is
 /// what is left.
@@ -72,31 +71,6 @@ struct Running {
     job: Job,
     interrupted: bool,
     started: f64,
-}
-
-/// A worker and its interpreter, which runs a single program.
-struct Interpreter {
-    worker: Worker,
-    /// The worker's handlers; dropped with the worker they belong to.
-    handlers: Vec<Closure<dyn Fn(JsValue)>>,
-    /// Tells this worker's messages from those of workers already retired.
-    serial: u32,
-    ready: bool,
-    /// How long it took to load Pyodide and the harness.
-    load_ms: f64,
-    /// When it was ready, by the page's clock.
-    ready_at: f64,
-    interrupt: Option<Int32Array>,
-}
-
-impl Interpreter {
-    /// Terminates the worker. Its handlers may be the code running now, so they are dropped on the
-    /// next turn of the event loop rather than here.
-    fn retire(self) {
-        self.worker.terminate();
-        let handlers = self.handlers;
-        Timeout::new(0, move || drop(handlers)).forget();
-    }
 }
 
 struct Host {
@@ -229,12 +203,29 @@ impl Python {
         self.host.borrow_mut().queue.push_back(job);
         if self.host.borrow().current.is_none() {
             self.state.set(PythonState::Loading);
-            match self.start_interpreter() {
+            let first = self.warm_start.borrow().is_none();
+            match self.start_interpreter(false) {
                 Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
                 Err(message) => return self.fail_all(message),
             }
+            if first {
+                // In a task of its own, so that the click that ran the first program stays short.
+                let python = self.clone();
+                Timeout::new(0, move || python.start_successor()).forget();
+            }
         }
         self.pump();
+    }
+
+    /// Starts the first worker's successor beside it, before there is a warm start to restore it
+    /// from: it loads all that does not need one (its scripts, Pyodide's scripts and files) and
+    /// restores the moment the page forwards the first worker's, so that it is ready, or nearly,
+    /// when the first program's verdict comes.
+    fn start_successor(&self) {
+        let due = self.host.borrow().current.is_some() && self.host.borrow().spare.is_none();
+        if due && let Ok(spare) = self.start_interpreter(true) {
+            self.host.borrow_mut().spare = Some(spare);
+        }
     }
 
     /// Queues several programs of a person or an LLM; `done` gets their results in request order
@@ -274,57 +265,22 @@ impl Python {
         }
     }
 
-    /// Starts a worker, which loads Pyodide and the harness and then says it is ready.
-    fn start_interpreter(&self) -> Result<Interpreter, String> {
-        let options = WorkerOptions::new();
-        options.set_type(WorkerType::Module);
-        let worker = Worker::new_with_options("./python/worker.mjs", &options).map_err(|e| {
-            let reason = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).unwrap_or_default();
-            format!("Python could not start: the browser refused to start its worker ({reason}).")
-        })?;
+    /// Starts a worker (see [`Interpreter::start`]) whose messages and errors come here.
+    fn start_interpreter(&self, warm_start_follows: bool) -> Result<Interpreter, String> {
         let serial = {
             let mut host = self.host.borrow_mut();
             host.next_serial += 1;
             host.next_serial
         };
         let started = js_sys::Date::now();
-        let on_message = {
-            let python = self.clone();
-            Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
-                python.on_message(serial, event.unchecked_into::<MessageEvent>().data(), started)
-            })
-        };
-        let on_error = {
-            let python = self.clone();
-            Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
-                python.on_error(serial, event.unchecked_into::<ErrorEvent>().message())
-            })
-        };
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        let start = Object::new();
-        let _ = Reflect::set(&start, &"type".into(), &"start".into());
-        if let Some(warm_start) = &*self.warm_start.borrow() {
-            let _ = Reflect::set(&start, &"warm_start".into(), warm_start);
-        }
-        let _ = worker.post_message(&start);
-        let interrupt = Self::cross_origin_isolated().then(|| {
-            let buffer = SharedArrayBuffer::new(4);
-            let message = Object::new();
-            let _ = Reflect::set(&message, &"type".into(), &"interrupt_buffer".into());
-            let _ = Reflect::set(&message, &"buffer".into(), &buffer);
-            let _ = worker.post_message(&message);
-            Int32Array::new(&buffer)
-        });
-        Ok(Interpreter {
-            worker,
-            handlers: vec![on_message, on_error],
+        let (python, on_error_python) = (self.clone(), self.clone());
+        Interpreter::start(
             serial,
-            ready: false,
-            load_ms: 0.0,
-            ready_at: 0.0,
-            interrupt,
-        })
+            self.warm_start.borrow().as_ref(),
+            warm_start_follows,
+            move |data| python.on_message(serial, data, started),
+            move |message| on_error_python.on_error(serial, message),
+        )
     }
 
     /// Whether `serial` is the interpreter running the program `id` now.
@@ -337,20 +293,20 @@ impl Python {
         let field = |name: &str| Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
         let id = field("id").as_f64().map(|id| id as u32);
         match field("type").as_string().as_deref() {
-            // Only a worker still loading sends it, before any program has run in it.
-            Some("warm_start") => {
+            // Only a worker still loading sends them, before any program has run in it: the judge's
+            // snapshot alone (a part), then the whole warm start.
+            Some(kind @ ("warm_start_part" | "warm_start")) => {
                 let loading = {
                     let host = self.host.borrow();
                     host.current.iter().chain(host.spare.iter()).any(|i| i.serial == serial && !i.ready)
                 };
                 if loading && self.warm_start.borrow().is_none() {
-                    *self.warm_start.borrow_mut() = Some(data);
-                    // The next program's interpreter starts loading now, from this warm start, so
-                    // that it is ready, or nearly, when the first program's verdict comes.
-                    if self.host.borrow().spare.is_none()
-                        && let Ok(spare) = self.start_interpreter()
-                    {
-                        self.host.borrow_mut().spare = Some(spare);
+                    let whole = kind == "warm_start";
+                    if whole {
+                        *self.warm_start.borrow_mut() = Some(data.clone());
+                    }
+                    if let Some(successor) = self.host.borrow_mut().spare.as_mut().filter(|s| s.awaits_warm_start) {
+                        successor.hand_warm_start(&data, whole);
                     }
                 }
             }
@@ -365,6 +321,13 @@ impl Python {
                         interpreter.ready = true;
                         interpreter.load_ms = load_ms;
                         interpreter.ready_at = js_sys::Date::now();
+                    }
+                    // The first worker loaded without a warm start for others (its snapshot
+                    // failed): its successor would wait for ever, and later ones start cold.
+                    if self.warm_start.borrow().is_none()
+                        && let Some(successor) = host.spare.take_if(|s| s.awaits_warm_start)
+                    {
+                        successor.retire();
                     }
                 }
                 if let Err(message) = self.start_spare_when_ready() {
@@ -450,7 +413,7 @@ impl Python {
     /// running one needs.
     fn load_ahead(&self, author: Author) -> Result<(), String> {
         if self.host.borrow().current.is_none() {
-            let interpreter = self.start_interpreter()?;
+            let interpreter = self.start_interpreter(false)?;
             self.host.borrow_mut().current = Some(interpreter);
         }
         self.host.borrow_mut().spare_wanted = author == Author::Untrusted;
@@ -464,7 +427,7 @@ impl Python {
         let due = host.spare_wanted && host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.ready);
         drop(host);
         if due {
-            let interpreter = self.start_interpreter()?;
+            let interpreter = self.start_interpreter(false)?;
             self.host.borrow_mut().spare = Some(interpreter);
         }
         Ok(())
@@ -491,12 +454,7 @@ impl Python {
         };
         let id = host.next_id;
         host.next_id += 1;
-        let message = Object::new();
-        let request = serde_json::to_string(&job.request).expect("requests serialise");
-        let _ = Reflect::set(&message, &"type".into(), &"run".into());
-        let _ = Reflect::set(&message, &"id".into(), &id.into());
-        let _ = Reflect::set(&message, &"request".into(), &request.into());
-        let _ = current.worker.post_message(&message);
+        current.run(id, serde_json::to_string(&job.request).expect("requests serialise"));
         let limit_ms = job.limit_ms;
         // With more programs waiting, the next one's interpreter loads beside this program, which
         // gives the whole queue its verdicts sooner; otherwise `load_ahead` starts it once this
@@ -505,7 +463,7 @@ impl Python {
         host.running = Some(Running { id, job, interrupted: false, started: js_sys::Date::now() });
         drop(guard);
         self.state.set(PythonState::Running);
-        if needs_spare && let Ok(spare) = self.start_interpreter() {
+        if needs_spare && let Ok(spare) = self.start_interpreter(false) {
             self.host.borrow_mut().spare = Some(spare);
         }
         let python = self.clone();
@@ -514,13 +472,12 @@ impl Python {
 
     /// The program `id` reached its limit: interrupt it, or stop its worker.
     fn on_limit(&self, id: u32) {
-        let mut host = self.host.borrow_mut();
-        let interrupt = host.current.as_ref().and_then(|c| c.interrupt.clone());
+        let mut guard = self.host.borrow_mut();
+        let host = &mut *guard;
         let Some(running) = host.running.as_mut().filter(|r| r.id == id) else { return };
-        if let Some(buffer) = interrupt.filter(|_| !running.interrupted) {
+        if !running.interrupted && host.current.as_ref().is_some_and(Interpreter::interrupt) {
             running.interrupted = true;
-            let _ = Atomics::store(&buffer, 0, SIGINT);
-            drop(host);
+            drop(guard);
             let python = self.clone();
             Timeout::new(INTERRUPT_GRACE_MS, move || python.on_limit(id)).forget();
             return;
@@ -530,7 +487,7 @@ impl Python {
             duration_ms: js_sys::Date::now() - running.started,
             ..ProgramVerdict::timeout(&running.job.request, running.job.limit_ms)
         };
-        drop(host);
+        drop(guard);
         self.finish(Ok(verdict), false);
     }
 

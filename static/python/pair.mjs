@@ -46,19 +46,19 @@ export async function loadPair(loadPyodide, indexURL, sources, { snapshots, snap
     candidate,
     handle: (request) => judgeRequest(request, exchange),
     /**
-     * Both interpreters' memory as it is now, for later pairs to be restored from. A snapshot
-     * holds no reference to a JavaScript object, so the pair lets go of its functions (and Python
-     * of what it kept from earlier calls) first, then connects again.
+     * Both interpreters' memory as it is now, for later pairs to be restored from: `each(name,
+     * bytes)` gets the judge's, then the candidate's, as each is taken. A snapshot holds no
+     * reference to a JavaScript object, so the pair lets go of its functions (and Python of what it
+     * kept from earlier calls) first, then connects again.
      */
-    snapshot() {
+    snapshot(each) {
       serve.destroy();
       judgeRequest.destroy();
       try {
-        const memory = [judge, candidate].map((pyodide) => {
+        for (const [name, pyodide] of Object.entries({ judge, candidate })) {
           pyodide.runPython('import gc; gc.collect()');
-          return pyodide.makeMemorySnapshot();
-        });
-        return { judge: memory[0], candidate: memory[1] };
+          each(name, pyodide.makeMemorySnapshot());
+        }
       } finally {
         connect();
       }

@@ -6,9 +6,11 @@
 // runs one program (the page keeps the next ones' workers loaded), so nothing a program does to
 // its interpreters, their files or this realm reaches another program's verdict.
 //
-// Messages in:  {type: "start", warm_start?} (first) | {type: "interrupt_buffer", buffer: SharedArrayBuffer}
-//               {type: "run", id, request: "<harness request JSON>"}
-// Messages out: {type: "warm_start", wasm, judge, candidate} (a cold start's, before "ready")
+// Messages in:  {type: "start", warm_start?, warm_start_follows?} (first)
+//               {type: "warm_start_part" | "warm_start", …} (as sent below, after a start with warm_start_follows)
+//               {type: "interrupt_buffer", buffer: SharedArrayBuffer} | {type: "run", id, request: "<harness request JSON>"}
+// Messages out: {type: "warm_start_part", wasm?, judge} then {type: "warm_start", wasm?, judge, candidate}
+//               (a cold start's, before "ready"; the part only where the snapshots are shared memory)
 //               {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
 //               {type: "failed", id?, message}
 //
@@ -20,6 +22,8 @@
 // compiling Pyodide, starting CPython, importing the harness or warming up again. The page keeps
 // them for the session, so each session's interpreters share the hash secret of its first one
 // (CPython cannot change it once strings are hashed); `random` is reseeded in each (pair.mjs).
+// The first worker's successor starts beside it and is told that its warm start follows: it loads
+// everything else meanwhile, and restores as soon as the snapshots come.
 // Where the page is cross-origin isolated the snapshots come as SharedArrayBuffers, so that the
 // page hands them to each worker without copying 60 MB on its main thread (a long task of 60–180 ms
 // each time). A worker copies them into memory of its own before Pyodide sees them and keeps no
@@ -67,19 +71,40 @@ class Environment:
 
 // Settles once the page's "start" message has been acted on (a worker starts once).
 let ready;
+// What a worker started with `warm_start_follows` waits for: the judge's snapshot (it may come
+// first, in a `warm_start_part`) and the whole warm start. A promise settles once: a later message,
+// forged or not, changes nothing.
+const arrival = () => {
+  let settle;
+  const promise = new Promise((resolve) => {
+    settle = resolve;
+  });
+  return { promise, settle };
+};
+const judgeComing = arrival();
+const warmStartComing = arrival();
 
-async function start(warm) {
+async function start(warm, follows) {
   const indexURL = new URL('../pyodide/', import.meta.url).href;
   const sources = await harnessSources(async (path) => (await fetch(new URL(`./${path}`, import.meta.url))).text());
-  const wasm = warm?.wasm ?? (await compilePyodide(`${indexURL}pyodide.asm.wasm`));
+  // A worker told that its warm start follows loads all that does not need it (its scripts, the
+  // harness, Pyodide's scripts and files) and waits for it there.
+  const [judgeFrom, coming] = follows ? [judgeComing.promise, warmStartComing.promise] : [warm, warm].map((w) => Promise.resolve(w));
+  const wasm = judgeFrom.then((w) => w?.wasm ?? compilePyodide(`${indexURL}pyodide.asm.wasm`));
   // Pyodide instantiates the module it fetches; both interpreters take the compiled one instead.
   // The lockdown replaces this function for programs.
-  WebAssembly.instantiateStreaming = async (_response, imports) => ({ instance: await WebAssembly.instantiate(wasm, imports), module: wasm });
-  const snapshots = warm && { judge: ownCopy(warm.judge), candidate: ownCopy(warm.candidate) };
-  const pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !warm });
+  WebAssembly.instantiateStreaming = async (_response, imports) => {
+    const module = await wasm;
+    return { instance: await WebAssembly.instantiate(module, imports), module };
+  };
+  const snapshots = (follows || warm) && {
+    judge: judgeFrom.then((w) => ownCopy(w.judge)),
+    candidate: coming.then((w) => ownCopy(w.candidate)),
+  };
+  const pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !snapshots });
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
-  if (!warm) {
+  if (!snapshots) {
     // Each worker runs one program, so every program would pay the interpreter's first-use costs
     // (modules the harness imports lazily, the first compile and trace): a small program of each
     // kind pays them here, before the snapshot that later workers start from.
@@ -87,15 +112,15 @@ async function start(warm) {
     handle(JSON.stringify({ code: 'print(input())', tests: [{ stdin: 'a', stdout: 'a' }], coverage: false, analysis: false }));
     handle(JSON.stringify({ code: WARM_UP_WORLD_MODEL, predict: Array.from({ length: 1000 }, (_, i) => [[-0.5 + i / 2000, 0], i % 3]), coverage: false, analysis: false }));
     try {
-      const memory = pair.snapshot();
-      const [judge, candidate] = [memory.judge, memory.candidate].map(shareable);
-      const transfer = [judge, candidate].filter((bytes) => !(bytes instanceof SharedArrayBuffer)).map((bytes) => bytes.buffer);
-      try {
-        post({ type: 'warm_start', wasm, judge, candidate }, transfer);
-      } catch {
-        // A browser that cannot send a compiled module: later workers compile their own.
-        post({ type: 'warm_start', judge, candidate }, transfer);
-      }
+      // Each snapshot goes out as soon as it is taken, where it is shared memory: the successor
+      // waiting for them restores the judge while the candidate's is taken.
+      const module = await wasm;
+      const taken = {};
+      pair.snapshot((name, bytes) => {
+        taken[name] = shareable(bytes);
+        if (name === 'judge' && taken.judge instanceof SharedArrayBuffer) postWarmStart({ type: 'warm_start_part', judge: taken.judge }, module);
+      });
+      postWarmStart({ type: 'warm_start', ...taken }, module);
     } catch (error) {
       // Later workers then start cold, as this one did.
       console.warn(`no memory snapshot of the Python interpreters: ${error}`);
@@ -103,6 +128,16 @@ async function start(warm) {
   }
   for (const pyodide of interpreters) closeDoorsToJavaScript(pyodide);
   lockDown();
+}
+
+/** Posts (part of) a warm start with Pyodide's compiled `module`, or without it where the browser cannot send one: later workers then compile their own. */
+function postWarmStart(message, module) {
+  const transfer = Object.values(message).filter((bytes) => ArrayBuffer.isView(bytes)).map((bytes) => bytes.buffer);
+  try {
+    post({ ...message, wasm: module }, transfer);
+  } catch {
+    post(message, transfer);
+  }
 }
 
 /** A snapshot's bytes as the page keeps them: shared where the page is cross-origin isolated, else the bytes themselves (transferred). */
@@ -232,7 +267,7 @@ function lockDown() {
 async function onMessage(data) {
   if (data.type === 'start') {
     if (ready) return;
-    ready = start(data.warm_start);
+    ready = start(data.warm_start, data.warm_start_follows === true);
     ready.then(
       () => post({ type: 'ready', load_ms: performance.now() - started }),
       (error) => post({ type: 'failed', message: String(error) }),
@@ -240,6 +275,11 @@ async function onMessage(data) {
     return;
   }
   if (!ready) return; // nothing before "start"
+  if (data.type === 'warm_start' || data.type === 'warm_start_part') {
+    judgeComing.settle(data);
+    if (data.type === 'warm_start') warmStartComing.settle(data);
+    return;
+  }
   if (data.type === 'interrupt_buffer') {
     // Both interpreters watch it: the candidate while the program runs, the judge while a test does.
     ready.then(() => interpreters.forEach((pyodide) => pyodide.setInterruptBuffer(new Int32Array(data.buffer))), () => {});
