@@ -336,6 +336,32 @@ test('seed 003 §6.2 from one live episode: retraining on its odds validates the
   expect(errors).toEqual([]);
 });
 
+test('a run retrained on the calibrated odds that finishes while an episode plays is not validated in the middle of it: the page says so', async ({ page, request }) => {
+  const errors = watchErrors(page);
+  await trainOrchestrator(page);
+  await new Playground(page).playLive('seed003_sum_two_numbers');
+  await expect(page.locator('#calibration-table tbody tr')).toHaveCount(5);
+  // The next episode's LLM answers only once the test lets it, so the retraining ends during it.
+  await request.post(`${STUB}/hold`);
+  try {
+    await useStub(page, 'stub-held');
+    await page.locator('#live-task').selectOption('seed003_sum_two_numbers');
+    await page.locator('#live-go').click();
+    await expect(page.locator('#live-status')).toHaveText('The coder is writing (stub-held)…');
+    await page.locator('#calibrate-train').click();
+    await expect(page.locator('#runs tbody tr').nth(1).locator('.status')).toHaveText('finished', { timeout: 60_000 });
+    await expect(page.locator('#live-error')).toHaveText('run #2 is trained: validate it once this episode is over');
+    await expect(page.locator('#live-summary')).toBeHidden();
+  } finally {
+    await request.post(`${STUB}/release`);
+  }
+  // The episode ends as it would have, and nothing was validated behind it.
+  await expect(page.locator('#live-status')).toHaveText(/^Episode over: /, { timeout: 60_000 });
+  await expect(page.locator('#live-summary')).toContainText('success');
+  await expect(page.locator('#recalibration')).toBeHidden();
+  expect(errors).toEqual([]);
+});
+
 test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate the odds, and a run trained on them carries them in its share link', async ({ page }) => {
   const errors = watchErrors(page);
   // The stub's coder is wrong on its 1st, 3rd, ... call: each policy episode's first program (it

@@ -12,7 +12,8 @@
 // line indented one space too deep), which autopep8 repairs; stub-special-case, given a prompt that
 // shows its tests ("Your program must pass these tests:"), answers them from a table of their
 // inputs (or its inputs' outputs) and nothing else (a special-casing program, as the engine's
-// simulated LLM writes one), else as stub-coder. GET /last-authorization tells which Authorization header the
+// simulated LLM writes one), else as stub-coder; stub-held answers as stub-coder, but while the
+// stub holds (from POST /hold until POST /release) it keeps each request waiting. GET /last-authorization tells which Authorization header the
 // last request carried, GET /last-prefill the last prefill a request carried, and POST
 // /reset-faults starts stub-faults' count again (a test that uses it can then run more than once).
 // With RECORD set to a file, each request's messages are appended to it as a JSON line: the prompts
@@ -49,6 +50,9 @@ const SLIPPED = 'def binary_search(nums, target):\n    lo = 0\n     for i, n in 
 const coderCalls = new Map();
 // Requests so far for stub-faults.
 let faultRequests = 0;
+// Whether stub-held's requests wait, and those waiting (each a function that answers it).
+let holding = false;
+let held = [];
 
 function wrongThisTime(system, model) {
   const every = /^stub-wrong-every-(\d+)$/.exec(model);
@@ -121,6 +125,11 @@ createServer((req, res) => {
     faultRequests = 0;
     return json(res, 200, { ok: true });
   }
+  if (req.method === 'POST' && (req.url === '/hold' || req.url === '/release')) {
+    holding = req.url === '/hold';
+    if (!holding) held.splice(0).forEach((answerIt) => answerIt());
+    return json(res, 200, { ok: true });
+  }
   let body = '';
   req.on('data', (chunk) => { body += chunk; });
   req.on('end', () => {
@@ -159,6 +168,10 @@ createServer((req, res) => {
     }
     if (model === 'stub-nocode') return stream(res, "I'm sorry, but I can't help with writing that function.");
     if (model === 'stub-slip') return stream(res, `Here it is:\n\`\`\`python\n${SLIPPED}\`\`\`\n`);
+    if (model === 'stub-held') {
+      const answerIt = () => stream(res, answer(request.messages ?? [], model));
+      return holding ? held.push(answerIt) : answerIt();
+    }
     const known = ['stub-429', 'stub-escape-', 'stub-wrong-every-'].some((prefix) => model.startsWith(prefix));
     if (['stub-coder', 'stub-faults', 'stub-prefill', 'stub-special-case'].includes(model) || known) {
       if (process.env.RECORD) appendFileSync(process.env.RECORD, `${JSON.stringify({ messages: request.messages })}\n`);
