@@ -162,6 +162,42 @@ test('a download can be cancelled, a truncated model file gets a clear message w
   await expect(page.locator('#in-tab-message')).toHaveText('file:///tiny-coder.gguf was chosen from a disk, and nothing can download it: choose that file below.');
 });
 
+test('keeping a model file from this computer can be cancelled while the file is slow to read, and leaves nothing behind', async ({ page }) => {
+  const errors = watchErrors(page);
+  // A disk that gives the file's first piece and then stops answering (a network drive, say): the
+  // copy waits for its next piece, which never comes, so only Cancel can end it.
+  await page.addInitScript(() => {
+    const stream = Blob.prototype.stream;
+    Blob.prototype.stream = function slowDisk() {
+      if (!(this instanceof File) || this.name !== 'slow-disk.gguf') return stream.call(this);
+      const reader = stream.call(this).getReader();
+      let pieces = 0;
+      return new ReadableStream({
+        async pull(out) {
+          if (pieces++ > 0) return new Promise(() => {});
+          out.enqueue((await reader.read()).value);
+        },
+      });
+    };
+  });
+  const playground = new Playground(page);
+  await playground.open();
+  await page.locator('#llm-provider').selectOption('in-tab');
+  const fixture = await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url));
+  await page.locator('#in-tab-file').setInputFiles({ name: 'slow-disk.gguf', mimeType: 'application/octet-stream', buffer: fixture });
+  await expect(page.locator('#in-tab-progress')).toBeVisible();
+  await expect.poll(() => page.locator('#in-tab-progress').evaluate((bar) => bar.value)).toBeGreaterThan(0);
+  await page.locator('#in-tab-cancel').click();
+  await expect(page.locator('#in-tab-message')).toHaveText('keeping the file was cancelled');
+  await expect(page.locator('#in-tab-progress')).toBeHidden();
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+  // The page goes on: the same file from a disk that answers is kept.
+  await page.locator('#in-tab-file').setInputFiles({ name: 'tiny-coder.gguf', mimeType: 'application/octet-stream', buffer: fixture });
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder.gguf in this browser: it works offline from now on.');
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
+  expect(errors).toEqual([]);
+});
+
 test('Cancel stops the model in the tab in the middle of its reply, and the next episode runs', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = await withModel(page);

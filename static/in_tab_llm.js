@@ -69,9 +69,15 @@ export async function keepLocal(address, file, onProgress, signal) {
   const name = await cache.getNameFromURL(address);
   if (loaded?.url === address) await unload();
   let written = 0;
+  let stop;
   const counted = file.stream().pipeThrough(new TransformStream({
+    start(out) {
+      // Cancel ends the copy at once, not when the file's next piece comes (a slow disk's may not).
+      stop = () => out.error(signal.reason);
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    },
     transform(chunk, out) {
-      signal.throwIfAborted();
       written += chunk.byteLength;
       onProgress(written, file.size);
       out.enqueue(chunk);
@@ -83,6 +89,8 @@ export async function keepLocal(address, file, onProgress, signal) {
   } catch (error) {
     await cache.delete(name).catch(() => {});
     throw error;
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
 }
 
