@@ -2,7 +2,7 @@
 // implementation of the GPU, where the machine has no GPU). The other specs run with the GPU off, so
 // they check the page when WebGPU is unavailable (page.spec.mjs).
 import { test, expect } from '@playwright/test';
-import { Playground, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, setInput, untilKept, watchErrors } from './helpers.mjs';
 
 test.use({
   launchOptions: {
@@ -23,6 +23,19 @@ async function webgpuAdapter(page) {
   test.skip(!text.startsWith('WebGPU adapter'), `no WebGPU in this headless Chromium: ${text}`);
   return text;
 }
+
+test('on a software adapter the backend stays the CPU however large the learn step, and the note says why', async ({ page }) => {
+  const errors = watchErrors(page);
+  // SwiftShader is WebGPU's fallback adapter: it runs the GPU's work on the CPU.
+  expect(await webgpuAdapter(page)).toContain('a software one (it runs the GPU\'s work on the CPU');
+  await page.locator('#hyperparameters summary').click();
+  await page.locator('#agent-preset').selectOption('seed');
+  await setInput(page, '#param-batch_size', '512');
+  // 371 M multiply-adds a learn step: past the crossover, where a hardware adapter would take it.
+  await expect(page.locator('#backend')).toHaveValue('ndarray');
+  await expect(page.locator('#backend option[value="wgpu"]')).toBeEnabled();
+  expect(errors).toEqual([]);
+});
 
 test('a DQN executive run on WebGPU trains in the nested worker, pauses, steps, resumes and finishes', async ({ page }) => {
   // SwiftShader runs every GPU kernel on the CPU: about 10 s an episode on 2 cores, so this run is

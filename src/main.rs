@@ -12,6 +12,7 @@ mod stepcoder;
 mod train;
 mod widgets;
 
+use engine::device::GpuAdapter;
 use engine::protocol::FromWorker;
 use engine::share::{Pane, is_link_fragment};
 use leptos::prelude::*;
@@ -47,7 +48,7 @@ fn main() {
 fn App() -> impl IntoView {
     let (ready, set_ready) = signal(false);
     // The worker's WebGPU adapter, or why it has none; `None` while it is being brought up.
-    let (webgpu, set_webgpu) = signal(None::<Result<String, String>>);
+    let (webgpu, set_webgpu) = signal(None::<Result<GpuAdapter, String>>);
     let error = RwSignal::new(None::<String>);
     let opened = OpenedLink::read(error);
     // A teacher's link may show its pane alone, the others folded away until the user asks.

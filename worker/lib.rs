@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
 use engine::agents::Checkpoint;
-use engine::device::{Backend, completed};
+use engine::device::{Backend, GpuAdapter, completed};
 use engine::effects::LiveState;
 use engine::live;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
@@ -494,7 +494,7 @@ impl Trainer {
         }
     }
 
-    fn webgpu_settled(&mut self, adapter: Result<String, String>) {
+    fn webgpu_settled(&mut self, adapter: Result<GpuAdapter, String>) {
         self.webgpu = match &adapter {
             Ok(_) => WebGpu::Ready,
             Err(why) => WebGpu::Unavailable(why.clone()),
@@ -551,7 +551,7 @@ fn finish_gpu_task(trainer: &Weak<RefCell<Trainer>>, run_id: u32, run: Result<Ru
 /// Brings up WebGPU in this worker, asynchronously as browsers require: the adapter's description,
 /// or why there is none.
 #[cfg(feature = "wgpu")]
-async fn init_webgpu(scope: &DedicatedWorkerGlobalScope) -> Result<String, String> {
+async fn init_webgpu(scope: &DedicatedWorkerGlobalScope) -> Result<GpuAdapter, String> {
     navigator_gpu(scope)?;
     engine::device::init_webgpu().await
 }
@@ -567,7 +567,7 @@ fn navigator_gpu(scope: &DedicatedWorkerGlobalScope) -> Result<JsValue, String> 
 
 /// Asks the browser for a WebGPU adapter (the nested worker brings burn up on it when first needed).
 #[cfg(not(feature = "wgpu"))]
-async fn init_webgpu(scope: &DedicatedWorkerGlobalScope) -> Result<String, String> {
+async fn init_webgpu(scope: &DedicatedWorkerGlobalScope) -> Result<GpuAdapter, String> {
     relay::find_adapter(scope).await
 }
 

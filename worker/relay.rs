@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Weak;
 
-use engine::device::Backend;
+use engine::device::{Backend, GpuAdapter};
 use engine::protocol::{Envelope, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -135,8 +135,8 @@ fn post(worker: &Worker, request: ToWorker, scope: &DedicatedWorkerGlobalScope) 
     }
 }
 
-/// Asks the browser for a WebGPU adapter; its description, or why there is none.
-pub async fn find_adapter(scope: &DedicatedWorkerGlobalScope) -> Result<String, String> {
+/// Asks the browser for a WebGPU adapter; the adapter, or why there is none.
+pub async fn find_adapter(scope: &DedicatedWorkerGlobalScope) -> Result<GpuAdapter, String> {
     let gpu = navigator_gpu(scope)?;
     let request_adapter: js_sys::Function = js_sys::Reflect::get(&gpu, &"requestAdapter".into())
         .ok()
@@ -154,8 +154,10 @@ pub async fn find_adapter(scope: &DedicatedWorkerGlobalScope) -> Result<String, 
         |name: &str| js_sys::Reflect::get(&info, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
     let names: Vec<String> =
         ["vendor", "architecture", "description"].into_iter().map(field).filter(|n| !n.is_empty()).collect();
-    Ok(match names.is_empty() {
+    let description = match names.is_empty() {
         true => "an unnamed adapter".into(),
         false => names.join(" "),
-    })
+    };
+    let software = js_sys::Reflect::get(&info, &"isFallbackAdapter".into()).is_ok_and(|v| v.is_truthy());
+    Ok(GpuAdapter { description, software })
 }

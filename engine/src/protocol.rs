@@ -5,12 +5,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agents::Checkpoint;
+use crate::device::GpuAdapter;
 pub use crate::effects::LiveState;
 use crate::policy_view::PolicyView;
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
 
-pub const PROTOCOL_VERSION: u32 = 7;
+pub const PROTOCOL_VERSION: u32 = 8;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,10 +98,10 @@ pub enum ToWorker {
 pub enum FromWorker {
     /// The worker's wasm is loaded; messages sent before this are lost.
     Ready,
-    /// Whether the worker could bring up WebGPU (asynchronously, after `Ready`): the adapter's
-    /// description, or why not. Runs on the `wgpu` backend wait for it.
+    /// Whether the worker could bring up WebGPU (asynchronously, after `Ready`): the adapter, or
+    /// why not. Runs on the `wgpu` backend wait for it.
     WebGpu {
-        adapter: Result<String, String>,
+        adapter: Result<GpuAdapter, String>,
     },
     /// Episodes trained since the last progress message, per run (one message for all runs).
     Progress {
@@ -171,12 +172,12 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":7", "\"version\":6");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 6, expected 7");
+        let stale = json.replace("\"version\":8", "\"version\":7");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 7, expected 8");
         let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
         assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":7,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":8,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );

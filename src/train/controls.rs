@@ -1,12 +1,13 @@
 //! The run form: environment and its parameters, agent and its hyperparameters (explained,
 //! validated when a run starts), seed, episode budget and backend.
 
-use engine::device::Backend;
+use engine::device::GpuAdapter;
 use engine::params::{self, Parameters};
 use engine::share::{Control, ShareLink};
 use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
+use crate::train::backend_choice::{BackendChoice, BackendNote};
 use crate::widgets::param_fields::ParamFields;
 
 /// The agent's preset named `preset` for `env` (its first, the default, when it has no such one).
@@ -15,12 +16,6 @@ fn template(env: EnvId, agent: AgentId, preset: &str) -> AgentSpec {
     let chosen = presets.iter().position(|p| p.id == preset).unwrap_or(0);
     presets.into_iter().nth(chosen).map(|p| p.spec).unwrap_or_else(|| agent.default_spec(env))
 }
-
-/// What the benchmarks found (docs/benchmarks.md, "Against PyTorch, and on a GPU").
-const WEBGPU_SPEED: &str = "At the default sizes the CPU is faster: a learn step on WebGPU is dozens of small GPU \
-    dispatches (natively on an H200 it took 17 ms, against 1.4 ms on two CPU cores), so the CPU stays the default. \
-    The GPU paid there from a batch of 512 with the seed's network (embedding_dim 384: 27 ms against 127), \
-    never with the playground's below a batch of 4096 (docs/benchmarks.md).";
 
 fn parse_whole<T: std::str::FromStr>(field: &str, text: &str, range: &str) -> Result<T, String> {
     text.trim().parse().map_err(|_| format!("{field} must be a whole number {range}, got '{text}'"))
@@ -32,7 +27,7 @@ pub fn Controls(
     initial: ShareLink,
     ready: ReadSignal<bool>,
     /// The training worker's WebGPU adapter, or why it has none; `None` until it knows.
-    webgpu: ReadSignal<Option<Result<String, String>>>,
+    webgpu: ReadSignal<Option<Result<GpuAdapter, String>>>,
     /// The run, and whether its test actions run the code in Python.
     on_start: Callback<(RunSpec, bool)>,
     on_error: Callback<Option<String>>,
@@ -72,6 +67,13 @@ pub fn Controls(
             env_texts.set(defaults);
         }
     });
+    // The learn step the form describes now, for the backend's choice.
+    let work = Signal::derive(move || {
+        let agent = texts.with(|t| params::build(&template.get(), &fields.get(), t)).ok()?;
+        let env = env_texts.with(|t| params::build(&env_template.get(), &env_fields.get(), t)).ok()?;
+        agent.learn_step_multiply_adds(&env)
+    });
+    let uses_backend = Signal::derive(move || agent.get().uses_backend());
     let reset_episodes =
         move || episodes.set(RunSpec::default_episodes(env.get_untracked(), agent.get_untracked()).to_string());
 
@@ -132,21 +134,7 @@ pub fn Controls(
                     <input id="seed" disabled=locked(Control::Seed) inputmode="numeric" autocomplete="off" prop:value=seed
                         on:input=move |ev| seed.set(event_target_value(&ev)) />
                 </label>
-                <label hidden=move || !agent.get().uses_backend() || hidden(Control::Backend)>"Backend "
-                    <select id="backend" aria-describedby="backend-note" disabled=locked(Control::Backend)
-                        prop:value=move || backend.get().name() on:change=move |ev| {
-                        if let Ok(b) = Backend::parse(&event_target_value(&ev)) { backend.set(b) }
-                    }>
-                        <option value="ndarray">"CPU (burn NdArray)"</option>
-                        <option value="wgpu" disabled=move || !matches!(webgpu.get(), Some(Ok(_)))>
-                            {move || match webgpu.get() {
-                                None => "WebGPU (checking…)",
-                                Some(Ok(_)) => "WebGPU (burn Wgpu)",
-                                Some(Err(_)) => "WebGPU (unavailable)",
-                            }}
-                        </option>
-                    </select>
-                </label>
+                <BackendChoice backend webgpu work shown=uses_backend hidden=hidden(Control::Backend) locked=locked(Control::Backend) />
             </div>
             // What the chosen environment and agent are, where they are chosen (the About section has all).
             <p class="hint choice-notes">
@@ -160,13 +148,7 @@ pub fn Controls(
                     <a href=move || format!("#{}", agent.get().source())>"(source)"</a>
                 </span>
             </p>
-            <p id="backend-note" class="hint" hidden=move || !agent.get().uses_backend() || hidden(Control::Backend)>
-                {move || match webgpu.get() {
-                    None => "Looking for a WebGPU adapter in the training worker…".to_owned(),
-                    Some(Ok(adapter)) => format!("WebGPU adapter: {adapter}. {WEBGPU_SPEED}"),
-                    Some(Err(why)) => format!("WebGPU is unavailable here: {why}. The CPU backend trains every agent."),
-                }}
-            </p>
+            <BackendNote webgpu work shown=Signal::derive(move || uses_backend.get() && !hidden(Control::Backend)) />
             <label class="inline" hidden=move || !env.get().measures_verdicts() || hidden(Control::EnvParams)>
                 <input type="checkbox" id="real-python" prop:checked=real_python on:change=move |ev| real_python.set(event_target_checked(&ev)) />
                 "Test actions run the code in Python (Pyodide) instead of using the recorded verdicts"

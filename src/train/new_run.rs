@@ -2,6 +2,7 @@
 //! a run (measuring verdicts in Python first when asked), the shared run that a link starts, the
 //! teacher's share options, and the page's error line.
 
+use engine::device::GpuAdapter;
 use engine::env::tasks::{BundledProgram, MeasuredVerdict};
 use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::share::ShareLink;
@@ -20,7 +21,7 @@ pub fn NewRunPanel(
     /// The share link the page was opened with, if it was.
     link: Option<ShareLink>,
     ready: ReadSignal<bool>,
-    webgpu: ReadSignal<Option<Result<String, String>>>,
+    webgpu: ReadSignal<Option<Result<GpuAdapter, String>>>,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     let book = expect_context::<RunBook>();

@@ -10,7 +10,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::device::Backend;
-use crate::env::{ActionMask, EnvId, Environment, Observation};
+use crate::env::{ActionMask, EnvId, EnvSpec, Environment, Observation};
 use crate::features::Featurizer;
 use crate::params::Parameters;
 use crate::rng::RunRng;
@@ -305,6 +305,15 @@ impl AgentSpec {
             AgentSpec::ThompsonSampling(_) => None,
         }
     }
+
+    /// A neural agent's learn step on `env`, in multiply-adds through its trunk
+    /// ([`DqnParams::trunk_multiply_adds`]); `None` for a tabular agent, or an environment that
+    /// cannot be made.
+    pub fn learn_step_multiply_adds(&self, env: &EnvSpec) -> Option<u64> {
+        let AgentSpec::Dqn(p) = self else { return None };
+        let env = env.make().ok()?;
+        Some(p.trunk_multiply_adds(Featurizer::new(&env, p.embedding_dim).dim()))
+    }
 }
 
 impl Parameters for AgentSpec {
@@ -401,6 +410,18 @@ impl Agent for AnyAgent {
 mod tests {
     use super::*;
     use rand::SeedableRng;
+
+    #[test]
+    fn a_learn_step_is_measured_in_multiply_adds_through_the_trunk() {
+        let env = EnvId::Executive.default_spec();
+        // Three texts and six flags: 3·384 + 6 = 1158 inputs to [512, 256] (docs/benchmarks.md's
+        // 46 M at batch 64), and 3·16 + 6 = 54 inputs to [64, 32] for the page's default.
+        let seed = AgentSpec::Dqn(dqn::DqnParams::seed(EnvId::Executive));
+        assert_eq!(seed.learn_step_multiply_adds(&env), Some((1158 * 512 + 512 * 256) * 64));
+        let playground = AgentSpec::Dqn(dqn::DqnParams::playground(EnvId::Executive));
+        assert_eq!(playground.learn_step_multiply_adds(&env), Some((54 * 64 + 64 * 32) * 64));
+        assert_eq!(AgentId::QLearning.default_spec(EnvId::Executive).learn_step_multiply_adds(&env), None);
+    }
 
     #[test]
     fn argmax_respects_the_mask_and_breaks_ties_low() {

@@ -132,6 +132,15 @@ impl DqnParams {
         }
     }
 
+    /// Multiply-adds of one forward pass of a batch of `inputs` features through the trunk: the
+    /// work a learn step's time follows, and the measure of where a GPU pays
+    /// ([`crate::device::WGPU_PAYS_FROM_MULTIPLY_ADDS`]).
+    pub fn trunk_multiply_adds(&self, inputs: usize) -> u64 {
+        let layer_inputs = std::iter::once(inputs).chain(self.hidden.iter().copied());
+        let per_transition: usize = layer_inputs.zip(&self.hidden).map(|(from, to)| from * to).sum();
+        (per_transition * self.batch_size) as u64
+    }
+
     pub fn validate(&self) -> Result<(), String> {
         if self.hidden.is_empty() || self.hidden.len() > 4 || self.hidden.iter().any(|&h| !(1..=2048).contains(&h)) {
             return Err(format!("hidden must list 1 to 4 layer sizes between 1 and 2048, got {:?}", self.hidden));
