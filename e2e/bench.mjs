@@ -23,6 +23,8 @@
 // `--interpreters` measures only the Python workers' hand-over, on one build or, with `--before`, two:
 // the first program from a page that has not loaded Python, when the next interpreter was ready after
 // its verdict and after a second program's, and the main thread's long tasks meanwhile.
+// `--dqn` measures only the executive DQN (500 episodes, learn steps per second), on one build or,
+// with `--before`, two, taking turns (`--rounds=N`, 5), each round in a fresh browser context.
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
 // CPU profile of the training worker during the 500-episode executive DQN run (the page build keeps
 // wasm function names), saves it and prints where the time goes.
@@ -68,7 +70,9 @@ try {
   await page.goto(`http://127.0.0.1:${port}/`);
   await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
 
-  if (process.argv.includes('--interpreters')) {
+  if (process.argv.includes('--dqn')) {
+    await benchDqn(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
+  } else if (process.argv.includes('--interpreters')) {
     await benchInterpreters(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
   } else if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
   else if (pageBuild) await benchSideBySide(figures, { shipped: `http://127.0.0.1:${port}/`, page: `http://127.0.0.1:${port + 1}/` });
@@ -361,6 +365,29 @@ async function benchInterpreters(figures, builds) {
   for (const [name, byBuild] of Object.entries(taken)) {
     figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
     figures[`${name}_max`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, Math.max(...values)]));
+  }
+}
+
+async function benchDqn(figures, builds) {
+  const rounds = Number(option('rounds') ?? 5);
+  const taken = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, url] of Object.entries(builds)) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
+      const dqn = await train(page, 'executive', 'dqn', 500, 1);
+      for (const [name, value] of [['dqn_executive_500_wall_s', dqn.wallMs / 1000], ['dqn_learn_steps_per_s', dqn.learnSpeed]]) {
+        ((taken[name] ??= {})[build] ??= []).push(value);
+        console.log(`${build} ${name} ${value}`);
+      }
+      await context.close();
+    }
+  }
+  for (const [name, byBuild] of Object.entries(taken)) {
+    figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
+    figures[`${name}_range`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, `${Math.min(...values)}–${Math.max(...values)}`]));
   }
 }
 

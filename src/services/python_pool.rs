@@ -7,9 +7,9 @@
 //! interpreters of 30 MB of wasm memory, restored from the memory snapshot the page's first worker
 //! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
 //! loading beside it, which made a world model's scoring two to eight times slower. Only the first
-//! program's next worker starts earlier, beside the first worker, and restores as soon as that
-//! worker's snapshot is there: restoring two interpreters takes about 0.3 s, and started at the
-//! first verdict it would keep the second program waiting for it. The playground's own
+//! program's next worker starts earlier, once the first has loaded its interpreters, and restores
+//! as soon as that worker's snapshot is there: restoring two interpreters takes about 0.3 s, and
+//! started at the first verdict it would keep the second program waiting for it. The playground's own
 //! programs ([`Author::Playground`]: the StepCoder learner's line banks, run in batches) are the
 //! exception: none of them changes its interpreter, so one interpreter serves them all and Pyodide
 //! is not loaded again for every batch. They also run on more than one worker, one per core as the
@@ -203,29 +203,12 @@ impl Python {
         self.host.borrow_mut().queue.push_back(job);
         if self.host.borrow().current.is_none() {
             self.state.set(PythonState::Loading);
-            let first = self.warm_start.borrow().is_none();
             match self.start_interpreter(false) {
                 Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
                 Err(message) => return self.fail_all(message),
             }
-            if first {
-                // In a task of its own, so that the click that ran the first program stays short.
-                let python = self.clone();
-                Timeout::new(0, move || python.start_successor()).forget();
-            }
         }
         self.pump();
-    }
-
-    /// Starts the first worker's successor beside it, before there is a warm start to restore it
-    /// from: it loads all that does not need one (its scripts, Pyodide's scripts and files) and
-    /// restores the moment the page forwards the first worker's, so that it is ready, or nearly,
-    /// when the first program's verdict comes.
-    fn start_successor(&self) {
-        let due = self.host.borrow().current.is_some() && self.host.borrow().spare.is_none();
-        if due && let Ok(spare) = self.start_interpreter(true) {
-            self.host.borrow_mut().spare = Some(spare);
-        }
     }
 
     /// Queues several programs of a person or an LLM; `done` gets their results in request order
@@ -293,6 +276,22 @@ impl Python {
         let field = |name: &str| Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
         let id = field("id").as_f64().map(|id| id as u32);
         match field("type").as_string().as_deref() {
+            // A cold worker has loaded its interpreters and now warms them up: its successor starts,
+            // before there is a warm start to restore it from. It loads all that does not need one
+            // (its scripts, Pyodide's scripts and files) and restores the moment the page hands it
+            // the first worker's, so that it is ready, or nearly, when the first verdict comes.
+            Some("loaded") => {
+                let due = {
+                    let host = self.host.borrow();
+                    host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.serial == serial && !c.ready)
+                };
+                if due
+                    && self.warm_start.borrow().is_none()
+                    && let Ok(successor) = self.start_interpreter(true)
+                {
+                    self.host.borrow_mut().spare = Some(successor);
+                }
+            }
             // Only a worker still loading sends them, before any program has run in it: the judge's
             // snapshot alone (a part), then the whole warm start.
             Some(kind @ ("warm_start_part" | "warm_start")) => {

@@ -9,8 +9,9 @@
 // Messages in:  {type: "start", warm_start?, warm_start_follows?} (first)
 //               {type: "warm_start_part" | "warm_start", …} (as sent below, after a start with warm_start_follows)
 //               {type: "interrupt_buffer", buffer: SharedArrayBuffer} | {type: "run", id, request: "<harness request JSON>"}
-// Messages out: {type: "warm_start_part", wasm?, judge} then {type: "warm_start", wasm?, judge, candidate}
-//               (a cold start's, before "ready"; the part only where the snapshots are shared memory)
+// Messages out: {type: "loaded"}, {type: "warm_start_part", wasm?, judge}, {type: "warm_start", wasm?, judge, candidate}
+//               (a cold start's, before "ready": its interpreters have loaded, then its snapshots; the part
+//               only where they are shared memory)
 //               {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
 //               {type: "failed", id?, message}
 //
@@ -22,8 +23,9 @@
 // compiling Pyodide, starting CPython, importing the harness or warming up again. The page keeps
 // them for the session, so each session's interpreters share the hash secret of its first one
 // (CPython cannot change it once strings are hashed); `random` is reseeded in each (pair.mjs).
-// The first worker's successor starts beside it and is told that its warm start follows: it loads
-// everything else meanwhile, and restores as soon as the snapshots come.
+// The first worker's successor starts once the first has loaded its interpreters (before, it would
+// take the CPU that loading needs) and is told that its warm start follows: it loads everything
+// else while the first warms up, and restores as soon as the snapshots come.
 // Where the page is cross-origin isolated the snapshots come as SharedArrayBuffers, so that the
 // page hands them to each worker without copying 60 MB on its main thread (a long task of 60–180 ms
 // each time). A worker copies them into memory of its own before Pyodide sees them and keeps no
@@ -105,6 +107,8 @@ async function start(warm, follows) {
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
   if (!snapshots) {
+    // The page starts the next worker now, on the core that loading this one kept busy until here.
+    post({ type: 'loaded' });
     // Each worker runs one program, so every program would pay the interpreter's first-use costs
     // (modules the harness imports lazily, the first compile and trace): a small program of each
     // kind pays them here, before the snapshot that later workers start from.
