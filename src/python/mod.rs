@@ -12,6 +12,7 @@ use leptos::prelude::*;
 
 use crate::python::task_files::TaskImport;
 use crate::services::python_pool::{Python, PythonState};
+use crate::services::python_worker::cross_origin_isolated;
 use crate::services::storage::ImportedTasks;
 
 /// A program and tests the editor can load.
@@ -158,7 +159,7 @@ pub fn PythonPane() -> impl IntoView {
         }
     };
     let busy = move || matches!(state.get(), PythonState::Loading | PythonState::Running);
-    let isolation = if Python::cross_origin_isolated() {
+    let isolation = if cross_origin_isolated() {
         "Runaway programs are interrupted (the page is cross-origin isolated); ones that ignore it are stopped by restarting Python."
     } else {
         "Runaway programs are stopped by restarting Python (the page is not cross-origin isolated, so it cannot interrupt them)."

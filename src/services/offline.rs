@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{ServiceWorker, ServiceWorkerRegistration, ServiceWorkerState};
 
-use crate::services::python_pool::Python;
+use crate::services::python_worker::cross_origin_isolated;
 
 /// The tab session's mark that the page reloaded itself once for isolation.
 const RELOADED_FOR_ISOLATION: &str = "rlcg-reloaded-for-isolation";
@@ -20,7 +20,7 @@ const RELOADED_FOR_ISOLATION: &str = "rlcg-reloaded-for-isolation";
 /// and `isolation_ready` when a reload would make the page cross-origin isolated.
 pub fn register(update_ready: RwSignal<bool>, isolation_ready: RwSignal<bool>) {
     let container = window().navigator().service_worker();
-    if !Python::cross_origin_isolated() && container.controller().is_none() {
+    if !cross_origin_isolated() && container.controller().is_none() {
         isolate_once_controlled(isolation_ready);
     }
     leptos::task::spawn_local(async move {

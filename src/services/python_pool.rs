@@ -31,7 +31,7 @@ use js_sys::Reflect;
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
-use crate::services::python_worker::Interpreter;
+use crate::services::python_worker::PythonWorker;
 
 /// How long an interrupted program may take to unwind before its worker is terminated.
 const INTERRUPT_GRACE_MS: u32 = 500;
@@ -75,10 +75,10 @@ struct Running {
 
 struct Host {
     /// The interpreter for the next program (loading, idle, or running it).
-    current: Option<Interpreter>,
+    current: Option<PythonWorker>,
     /// The one after it, loaded while the page is idle (or beside `current`'s program when more
     /// programs are waiting).
-    spare: Option<Interpreter>,
+    spare: Option<PythonWorker>,
     queue: VecDeque<Job>,
     running: Option<Running>,
     next_id: u32,
@@ -91,7 +91,7 @@ struct Host {
 
 impl Host {
     fn retire_all(&mut self) {
-        self.current.take().into_iter().chain(self.spare.take()).for_each(Interpreter::retire);
+        self.current.take().into_iter().chain(self.spare.take()).for_each(PythonWorker::retire);
     }
 }
 
@@ -171,11 +171,6 @@ impl Python {
         least.clone()
     }
 
-    /// Whether an interrupt can stop a runaway program without restarting Python.
-    pub fn cross_origin_isolated() -> bool {
-        Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).is_ok_and(|v| v.is_truthy())
-    }
-
     /// Queues a program; `done` gets its verdict (a timeout or a crash is a verdict), or why Python
     /// could not run it.
     pub fn run(
@@ -248,8 +243,8 @@ impl Python {
         }
     }
 
-    /// Starts a worker (see [`Interpreter::start`]) whose messages and errors come here.
-    fn start_interpreter(&self, warm_start_follows: bool) -> Result<Interpreter, String> {
+    /// Starts a worker (see [`PythonWorker::start`]) whose messages and errors come here.
+    fn start_interpreter(&self, warm_start_follows: bool) -> Result<PythonWorker, String> {
         let serial = {
             let mut host = self.host.borrow_mut();
             host.next_serial += 1;
@@ -257,7 +252,7 @@ impl Python {
         };
         let started = js_sys::Date::now();
         let (python, on_error_python) = (self.clone(), self.clone());
-        Interpreter::start(
+        PythonWorker::start(
             serial,
             self.warm_start.borrow().as_ref(),
             warm_start_follows,
@@ -474,7 +469,7 @@ impl Python {
         let mut guard = self.host.borrow_mut();
         let host = &mut *guard;
         let Some(running) = host.running.as_mut().filter(|r| r.id == id) else { return };
-        if !running.interrupted && host.current.as_ref().is_some_and(Interpreter::interrupt) {
+        if !running.interrupted && host.current.as_ref().is_some_and(PythonWorker::interrupt) {
             running.interrupted = true;
             drop(guard);
             let python = self.clone();

@@ -7,13 +7,17 @@ use js_sys::{Atomics, Int32Array, Object, Reflect, SharedArrayBuffer};
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker, WorkerOptions, WorkerType};
 
-use crate::services::python_pool::Python;
-
 /// Pyodide's interrupt buffer value for SIGINT.
 const SIGINT: i32 = 2;
 
+/// Whether the page is cross-origin isolated: an interrupt can then stop a runaway program without
+/// restarting Python, and the snapshots go to workers as shared memory.
+pub fn cross_origin_isolated() -> bool {
+    Reflect::get(&js_sys::global(), &"crossOriginIsolated".into()).is_ok_and(|v| v.is_truthy())
+}
+
 /// A worker and its interpreter, which runs a single program.
-pub struct Interpreter {
+pub struct PythonWorker {
     worker: Worker,
     /// The worker's handlers; dropped with the worker they belong to.
     handlers: Vec<Closure<dyn Fn(JsValue)>>,
@@ -29,9 +33,9 @@ pub struct Interpreter {
     pub awaits_warm_start: bool,
 }
 
-impl Interpreter {
+impl PythonWorker {
     /// Starts a worker, which loads Pyodide and the harness and then says it is ready: cold, from
-    /// `warm_start`, or with `warm_start_follows` from the one [`Interpreter::hand_warm_start`]
+    /// `warm_start`, or with `warm_start_follows` from the one [`PythonWorker::hand_warm_start`]
     /// gives it later. `on_message` gets its messages' data, `on_error` its uncaught errors.
     pub fn start(
         serial: u32,
@@ -61,7 +65,7 @@ impl Interpreter {
         }
         let _ = Reflect::set(&start, &"warm_start_follows".into(), &warm_start_follows.into());
         let _ = worker.post_message(&start);
-        let interrupt = Python::cross_origin_isolated().then(|| {
+        let interrupt = cross_origin_isolated().then(|| {
             let buffer = SharedArrayBuffer::new(4);
             let message = Object::new();
             let _ = Reflect::set(&message, &"type".into(), &"interrupt_buffer".into());
