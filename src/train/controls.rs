@@ -68,11 +68,14 @@ pub fn Controls(
         }
     });
     // The learn step the form describes now, for the backend's choice.
-    let work = Signal::derive(move || {
+    // A memo: the choice and its note both read it, and each computation parses the form and
+    // makes the environment.
+    let work: Signal<Option<u64>> = Memo::new(move |_| {
         let agent = texts.with(|t| params::build(&template.get(), &fields.get(), t)).ok()?;
         let env = env_texts.with(|t| params::build(&env_template.get(), &env_fields.get(), t)).ok()?;
         agent.learn_step_multiply_adds(&env)
-    });
+    })
+    .into();
     let uses_backend = Signal::derive(move || agent.get().uses_backend());
     let reset_episodes =
         move || episodes.set(RunSpec::default_episodes(env.get_untracked(), agent.get_untracked()).to_string());
