@@ -70,7 +70,7 @@ impl Default for PlannerParams {
 
 impl crate::params::Parameters for PlannerParams {
     fn params_schema(&self) -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(PlannerParams)).expect("schemas serialise")
+        schemars::schema_for!(PlannerParams).to_value()
     }
 
     fn validate(&self) -> Result<(), String> {

@@ -113,7 +113,7 @@ impl Default for SimulatedLlmParams {
 
 impl crate::params::Parameters for SimulatedLlmParams {
     fn params_schema(&self) -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(SimulatedLlmParams)).expect("schemas serialise")
+        schemars::schema_for!(SimulatedLlmParams).to_value()
     }
 
     fn validate(&self) -> Result<(), String> {

@@ -53,7 +53,7 @@ impl Default for CompletionParams {
 
 impl crate::params::Parameters for CompletionParams {
     fn params_schema(&self) -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(CompletionParams)).expect("schemas serialise")
+        schemars::schema_for!(CompletionParams).to_value()
     }
 
     fn validate(&self) -> Result<(), String> {

@@ -169,7 +169,7 @@ impl Default for LearnerParams {
 
 impl crate::params::Parameters for LearnerParams {
     fn params_schema(&self) -> serde_json::Value {
-        serde_json::to_value(schemars::schema_for!(LearnerParams)).expect("schemas serialise")
+        schemars::schema_for!(LearnerParams).to_value()
     }
 
     /// Every field in range, or what is wrong with the first one that is not.
