@@ -18,16 +18,18 @@
 // by side in one run, DIR ("before") and the other ("after"), taking turns (`--rounds=N`, 3), with
 // native figures beside them (`rlcg` in release, python3; run it with scripts/lib.sh's
 // CARGO_TARGET_DIR, as scripts/bench-browser does): docs/benchmarks.md's "before and after".
-// `--page=DIR` measures the shipped build (dist/) and the `page` build in DIR (scripts/test's
-// build/test-page) side by side the same way, native figures beside them.
+// `--page=DIR` measures the shipped build (dist/) and the test build in DIR (scripts/test's
+// build/test-page: the same but for the WebGPU worker's wasm-opt) side by side the same way, native
+// figures beside them.
 // `--interpreters` measures only the Python workers' hand-over, on one build or, with `--before`, two:
 // the first program from a page that has not loaded Python, when the next interpreter was ready after
 // its verdict and after a second program's, and the main thread's long tasks meanwhile.
 // `--dqn` measures only the executive DQN (500 episodes, learn steps per second), on one build or,
 // with `--before`, two, taking turns (`--rounds=N`, 5), each round in a fresh browser context.
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
-// CPU profile of the training worker during the 500-episode executive DQN run (the page build keeps
-// wasm function names), saves it and prints where the time goes.
+// CPU profile of the training worker during the 500-episode executive DQN run, saves it and prints
+// where the time goes (by function name only in a build with the names: `strip = "none"` in
+// Cargo.toml's `page` profile).
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -41,7 +43,7 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 const dist = path.resolve(root, option('dist') ?? 'dist');
 const before = option('before') && path.resolve(root, option('before'));
-/** `--page=DIR`: the page as scripts/serve and scripts/test build it (profile `page`), beside the shipped build in dist/. */
+/** `--page=DIR`: the page as scripts/serve and scripts/test build it (without the WebGPU worker's wasm-opt), beside the shipped build in dist/. */
 const pageBuild = option('page') && path.resolve(root, option('page'));
 const port = 8799;
 /** The bundled sample tasks (16 reference solutions). */

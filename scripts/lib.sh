@@ -45,7 +45,7 @@ finish_background() {
 }
 
 # Builds the page with Trunk into a folder (`build_page DIR TRUNK_FLAGS…`): scripts/dist (and with it
-# the GitHub Pages workflow) into dist/ with --release, scripts/test into its own folder.
+# the GitHub Pages workflow) into dist/ with --release (wasm-opt), scripts/test into its own folder.
 build_page() {
   local dist=$1
   shift
