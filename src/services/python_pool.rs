@@ -7,9 +7,9 @@
 //! interpreters of 30 MB of wasm memory, restored from the memory snapshot the page's first worker
 //! took, docs/benchmarks.md), so that a program does not share the two cores with an interpreter
 //! loading beside it, which made a world model's scoring two to eight times slower. Only the first
-//! program's next worker starts earlier, once the first has loaded its interpreters, and restores
-//! as soon as that worker's snapshot is there: restoring two interpreters takes about 0.3 s, and
-//! started at the first verdict it would keep the second program waiting for it. The playground's own
+//! program's next worker starts earlier, once the first has compiled Pyodide, and restores as soon
+//! as that worker's snapshots are there: restoring two interpreters takes about 0.5 s, and started
+//! at the first verdict it would keep the second program waiting for it. The playground's own
 //! programs ([`Author::Playground`]: the StepCoder learner's line banks, run in batches) are the
 //! exception: none of them changes its interpreter, so one interpreter serves them all and Pyodide
 //! is not loaded again for every batch. They also run on more than one worker, one per core as the
@@ -198,7 +198,7 @@ impl Python {
         self.host.borrow_mut().queue.push_back(job);
         if self.host.borrow().current.is_none() {
             self.state.set(PythonState::Loading);
-            match self.start_interpreter(false) {
+            match self.start_interpreter(None) {
                 Ok(interpreter) => self.host.borrow_mut().current = Some(interpreter),
                 Err(message) => return self.fail_all(message),
             }
@@ -243,8 +243,9 @@ impl Python {
         }
     }
 
-    /// Starts a worker (see [`PythonWorker::start`]) whose messages and errors come here.
-    fn start_interpreter(&self, warm_start_follows: bool) -> Result<PythonWorker, String> {
+    /// Starts a worker (see [`PythonWorker::start`], `follows` as there) whose messages and errors
+    /// come here.
+    fn start_interpreter(&self, follows: Option<&JsValue>) -> Result<PythonWorker, String> {
         let serial = {
             let mut host = self.host.borrow_mut();
             host.next_serial += 1;
@@ -255,7 +256,7 @@ impl Python {
         PythonWorker::start(
             serial,
             self.warm_start.borrow().as_ref(),
-            warm_start_follows,
+            follows,
             move |data| python.on_message(serial, data, started),
             move |message| on_error_python.on_error(serial, message),
         )
@@ -271,10 +272,11 @@ impl Python {
         let field = |name: &str| Reflect::get(&data, &name.into()).unwrap_or(JsValue::UNDEFINED);
         let id = field("id").as_f64().map(|id| id as u32);
         match field("type").as_string().as_deref() {
-            // A cold worker has loaded its interpreters and now warms them up: its successor starts,
-            // before there is a warm start to restore it from. It loads all that does not need one
-            // (its scripts, Pyodide's scripts and files) and restores the moment the page hands it
-            // the first worker's, so that it is ready, or nearly, when the first verdict comes.
+            // A cold worker has compiled Pyodide and now starts its interpreters: its successor
+            // starts with the compiled module, before there is a warm start to restore it from. It
+            // does all that does not need one (its scripts, Pyodide's files, both interpreters'
+            // modules) and restores their memory the moment the page hands it the first worker's
+            // snapshots, so that it is ready, or nearly, when the first verdict comes.
             Some("loaded") => {
                 let due = {
                     let host = self.host.borrow();
@@ -282,7 +284,7 @@ impl Python {
                 };
                 if due
                     && self.warm_start.borrow().is_none()
-                    && let Ok(successor) = self.start_interpreter(true)
+                    && let Ok(successor) = self.start_interpreter(Some(&field("wasm")))
                 {
                     self.host.borrow_mut().spare = Some(successor);
                 }
@@ -407,7 +409,7 @@ impl Python {
     /// running one needs.
     fn load_ahead(&self, author: Author) -> Result<(), String> {
         if self.host.borrow().current.is_none() {
-            let interpreter = self.start_interpreter(false)?;
+            let interpreter = self.start_interpreter(None)?;
             self.host.borrow_mut().current = Some(interpreter);
         }
         self.host.borrow_mut().spare_wanted = author == Author::Untrusted;
@@ -421,7 +423,7 @@ impl Python {
         let due = host.spare_wanted && host.spare.is_none() && host.current.as_ref().is_some_and(|c| c.ready);
         drop(host);
         if due {
-            let interpreter = self.start_interpreter(false)?;
+            let interpreter = self.start_interpreter(None)?;
             self.host.borrow_mut().spare = Some(interpreter);
         }
         Ok(())
@@ -457,7 +459,7 @@ impl Python {
         host.running = Some(Running { id, job, interrupted: false, started: js_sys::Date::now() });
         drop(guard);
         self.state.set(PythonState::Running);
-        if needs_spare && let Ok(spare) = self.start_interpreter(false) {
+        if needs_spare && let Ok(spare) = self.start_interpreter(None) {
             self.host.borrow_mut().spare = Some(spare);
         }
         let python = self.clone();

@@ -35,12 +35,14 @@ pub struct PythonWorker {
 
 impl PythonWorker {
     /// Starts a worker, which loads Pyodide and the harness and then says it is ready: cold, from
-    /// `warm_start`, or with `warm_start_follows` from the one [`PythonWorker::hand_warm_start`]
-    /// gives it later. `on_message` gets its messages' data, `on_error` its uncaught errors.
+    /// `warm_start`, or, with `follows` (Pyodide's module as the first worker compiled it, or
+    /// undefined where the browser could not send it), from the warm start that
+    /// [`PythonWorker::hand_warm_start`] gives it later. `on_message` gets its messages' data,
+    /// `on_error` its uncaught errors.
     pub fn start(
         serial: u32,
         warm_start: Option<&JsValue>,
-        warm_start_follows: bool,
+        follows: Option<&JsValue>,
         on_message: impl Fn(JsValue) + 'static,
         on_error: impl Fn(String) + 'static,
     ) -> Result<Self, String> {
@@ -63,7 +65,10 @@ impl PythonWorker {
         if let Some(warm_start) = warm_start {
             let _ = Reflect::set(&start, &"warm_start".into(), warm_start);
         }
-        let _ = Reflect::set(&start, &"warm_start_follows".into(), &warm_start_follows.into());
+        let _ = Reflect::set(&start, &"warm_start_follows".into(), &follows.is_some().into());
+        if let Some(compiled) = follows.filter(|compiled| !compiled.is_undefined()) {
+            let _ = Reflect::set(&start, &"wasm".into(), compiled);
+        }
         let _ = worker.post_message(&start);
         let interrupt = cross_origin_isolated().then(|| {
             let buffer = SharedArrayBuffer::new(4);
@@ -81,7 +86,7 @@ impl PythonWorker {
             load_ms: 0.0,
             ready_at: 0.0,
             interrupt,
-            awaits_warm_start: warm_start_follows,
+            awaits_warm_start: follows.is_some(),
         })
     }
 

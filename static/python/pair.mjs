@@ -15,13 +15,14 @@ export async function harnessSources(read) {
 /**
  * Loads both interpreters from `indexURL` with the harness's `sources` (`harnessSources`); returns them with `handle`, a
  * function from a request's JSON text to its verdict's. With `snapshots` (`{judge, candidate}`,
- * from an earlier pair's `snapshot()`), each interpreter is restored from its memory snapshot
+ * each `{snapshot, fsInit?}`: the bytes of an earlier pair's `snapshot()` or their promise, and
+ * Pyodide's hook before it restores them), each interpreter is restored from its memory snapshot
  * instead of started and made to import the harness: Pyodide's `_loadSnapshot`. With
  * `snapshottable`, the pair is loaded so that `snapshot()` can take one (Pyodide's `_makeSnapshot`).
  */
 export async function loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable = false } = {}) {
-  const load = (snapshot) =>
-    loadPyodide(snapshot ? { indexURL, _loadSnapshot: snapshot } : { indexURL, _makeSnapshot: snapshottable });
+  const load = (restore) =>
+    loadPyodide(restore ? { indexURL, _loadSnapshot: restore.snapshot, fsInit: restore.fsInit } : { indexURL, _makeSnapshot: snapshottable });
   const [judge, candidate] = await Promise.all([load(snapshots?.judge), load(snapshots?.candidate)]);
   for (const pyodide of [judge, candidate]) {
     // Files live outside the snapshot's memory: the harness's sources are written again for its

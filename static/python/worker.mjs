@@ -6,12 +6,12 @@
 // runs one program (the page keeps the next ones' workers loaded), so nothing a program does to
 // its interpreters, their files or this realm reaches another program's verdict.
 //
-// Messages in:  {type: "start", warm_start?, warm_start_follows?} (first)
+// Messages in:  {type: "start", warm_start?, warm_start_follows?, wasm?} (first)
 //               {type: "warm_start_part" | "warm_start", …} (as sent below, after a start with warm_start_follows)
 //               {type: "interrupt_buffer", buffer: SharedArrayBuffer} | {type: "run", id, request: "<harness request JSON>"}
-// Messages out: {type: "loaded"}, {type: "warm_start_part", wasm?, judge}, {type: "warm_start", wasm?, judge, candidate}
-//               (a cold start's, before "ready": its interpreters have loaded, then its snapshots; the part
-//               only where they are shared memory)
+// Messages out: {type: "loaded", wasm?}, {type: "warm_start_part", wasm?, judge}, {type: "warm_start", wasm?, judge, candidate}
+//               (a cold start's, before "ready": Pyodide is compiled, then its snapshots; the part only
+//               where they are shared memory)
 //               {type: "ready", load_ms} | {type: "verdict", id, verdict: "<JSON>"}
 //               {type: "failed", id?, message}
 //
@@ -23,9 +23,10 @@
 // compiling Pyodide, starting CPython, importing the harness or warming up again. The page keeps
 // them for the session, so each session's interpreters share the hash secret of its first one
 // (CPython cannot change it once strings are hashed); `random` is reseeded in each (pair.mjs).
-// The first worker's successor starts once the first has loaded its interpreters (before, it would
-// take the CPU that loading needs) and is told that its warm start follows: it loads everything
-// else while the first warms up, and restores as soon as the snapshots come.
+// The first worker's successor starts once the first has compiled Pyodide (before, it would take
+// the cores that compiling uses), with the compiled module, and is told that its warm start
+// follows: it loads everything else, and builds its interpreters' modules, while the first starts
+// and warms up its interpreters, and restores their memory as soon as the snapshots come.
 // Where the page is cross-origin isolated the snapshots come as SharedArrayBuffers, so that the
 // page hands them to each worker without copying 60 MB on its main thread (a long task of 60–180 ms
 // each time). A worker copies them into memory of its own before Pyodide sees them and keeps no
@@ -86,13 +87,15 @@ const arrival = () => {
 const judgeComing = arrival();
 const warmStartComing = arrival();
 
-async function start(warm, follows) {
+async function start(warm, follows, compiled) {
   const indexURL = new URL('../pyodide/', import.meta.url).href;
   const sources = await harnessSources(async (path) => (await fetch(new URL(`./${path}`, import.meta.url))).text());
-  // A worker told that its warm start follows loads all that does not need it (its scripts, the
-  // harness, Pyodide's scripts and files) and waits for it there.
+  // A worker told that its warm start follows does all that does not need it (its scripts, the
+  // harness, Pyodide's scripts and files, its interpreters' modules) and waits for it there.
   const [judgeFrom, coming] = follows ? [judgeComing.promise, warmStartComing.promise] : [warm, warm].map((w) => Promise.resolve(w));
-  const wasm = judgeFrom.then((w) => w?.wasm ?? compilePyodide(`${indexURL}pyodide.asm.wasm`));
+  const wasm = compiled ? Promise.resolve(compiled) : judgeFrom.then((w) => w?.wasm ?? compilePyodide(`${indexURL}pyodide.asm.wasm`));
+  // The page starts the next worker now, on the core that loading this one leaves free.
+  if (!follows && !warm) wasm.then((module) => postWithModule({ type: 'loaded' }, module), () => {});
   // Pyodide instantiates the module it fetches; both interpreters take the compiled one instead.
   // The lockdown replaces this function for programs.
   WebAssembly.instantiateStreaming = async (_response, imports) => {
@@ -100,15 +103,24 @@ async function start(warm, follows) {
     return { instance: await WebAssembly.instantiate(module, imports), module };
   };
   const snapshots = (follows || warm) && {
-    judge: judgeFrom.then((w) => ownCopy(w.judge)),
-    candidate: coming.then((w) => ownCopy(w.candidate)),
+    judge: restorable(judgeFrom.then((w) => w.judge)),
+    candidate: restorable(coming.then((w) => w.candidate)),
   };
-  const pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !snapshots });
+  // Pyodide decodes a snapshot's header with TextDecoder, which refuses a view of a resizable
+  // buffer (`restorable`): until the interpreters have loaded, before any program, it decodes a copy.
+  const decode = TextDecoder.prototype.decode;
+  TextDecoder.prototype.decode = function decodeCopy(input, options) {
+    return decode.call(this, input?.buffer?.resizable ? input.slice() : input, options);
+  };
+  let pair;
+  try {
+    pair = await loadPair(loadPyodide, indexURL, sources, { snapshots, snapshottable: !snapshots });
+  } finally {
+    TextDecoder.prototype.decode = decode;
+  }
   interpreters = [pair.judge, pair.candidate];
   handle = pair.handle;
   if (!snapshots) {
-    // The page starts the next worker now, on the core that loading this one kept busy until here.
-    post({ type: 'loaded' });
     // Each worker runs one program, so every program would pay the interpreter's first-use costs
     // (modules the harness imports lazily, the first compile and trace): a small program of each
     // kind pays them here, before the snapshot that later workers start from.
@@ -122,9 +134,9 @@ async function start(warm, follows) {
       const taken = {};
       pair.snapshot((name, bytes) => {
         taken[name] = shareable(bytes);
-        if (name === 'judge' && taken.judge instanceof SharedArrayBuffer) postWarmStart({ type: 'warm_start_part', judge: taken.judge }, module);
+        if (name === 'judge' && taken.judge instanceof SharedArrayBuffer) postWithModule({ type: 'warm_start_part', judge: taken.judge }, module);
       });
-      postWarmStart({ type: 'warm_start', ...taken }, module);
+      postWithModule({ type: 'warm_start', ...taken }, module);
     } catch (error) {
       // Later workers then start cold, as this one did.
       console.warn(`no memory snapshot of the Python interpreters: ${error}`);
@@ -134,8 +146,8 @@ async function start(warm, follows) {
   lockDown();
 }
 
-/** Posts (part of) a warm start with Pyodide's compiled `module`, or without it where the browser cannot send one: later workers then compile their own. */
-function postWarmStart(message, module) {
+/** Posts a message with Pyodide's compiled `module`, or without it where the browser cannot send one: later workers then compile their own. */
+function postWithModule(message, module) {
   const transfer = Object.values(message).filter((bytes) => ArrayBuffer.isView(bytes)).map((bytes) => bytes.buffer);
   try {
     post({ ...message, wasm: module }, transfer);
@@ -152,9 +164,29 @@ function shareable(bytes) {
   return shared;
 }
 
-/** A snapshot this worker alone holds: a copy of a shared one (Pyodide keeps what it is given). */
-function ownCopy(buffer) {
-  return buffer instanceof SharedArrayBuffer ? new Uint8Array(buffer).slice() : buffer;
+/**
+ * A snapshot as `loadPair` takes it (`{snapshot, fsInit}`, for Pyodide's `_loadSnapshot` and
+ * `fsInit`), from the promise of its bytes. Pyodide builds an interpreter's module (about 0.2 s of
+ * a restore) before it reads the snapshot, which it needs only to restore the memory after its
+ * `fsInit` hook: given a view of a resizable buffer, filled by that hook when the bytes come, a
+ * worker builds both modules while the first worker still warms up. The bytes are copied into
+ * memory this worker alone holds (Pyodide keeps what it is given), so that no program reaches
+ * shared memory that later workers start from. Without resizable buffers (Firefox before 128),
+ * Pyodide waits for the copy.
+ */
+function restorable(arriving) {
+  const own = (bytes) => (bytes instanceof SharedArrayBuffer ? new Uint8Array(bytes).slice() : bytes);
+  if (!('resize' in ArrayBuffer.prototype)) return { snapshot: arriving.then(own) };
+  // An interpreter's memory is at most wasm32's 4 GiB; the reservation is address space only.
+  const buffer = new ArrayBuffer(0, { maxByteLength: 2 ** 32 });
+  return {
+    snapshot: new Uint8Array(buffer),
+    fsInit: async () => {
+      const bytes = new Uint8Array(await arriving);
+      buffer.resize(bytes.length);
+      new Uint8Array(buffer).set(bytes);
+    },
+  };
 }
 
 /** Pyodide's wasm, compiled; from the bytes where a host serves it without the wasm MIME type. */
@@ -271,7 +303,7 @@ function lockDown() {
 async function onMessage(data) {
   if (data.type === 'start') {
     if (ready) return;
-    ready = start(data.warm_start, data.warm_start_follows === true);
+    ready = start(data.warm_start, data.warm_start_follows === true, data.wasm instanceof WebAssembly.Module ? data.wasm : undefined);
     ready.then(
       () => post({ type: 'ready', load_ms: performance.now() - started }),
       (error) => post({ type: 'failed', message: String(error) }),
