@@ -29,7 +29,7 @@
 // and warms up its interpreters, and restores their memory as soon as the snapshots come.
 // Where the page is cross-origin isolated the snapshots come as SharedArrayBuffers, so that the
 // page hands them to each worker without copying 60 MB on its main thread (a long task of 60–180 ms
-// each time). A worker copies them into memory of its own before Pyodide sees them and keeps no
+// each time). A worker copies them into memory of its own before Pyodide reads them and keeps no
 // reference to the shared ones: no program can reach the memory later workers start from.
 //
 // Programs get no way out of this worker (docs/guide.md, "The Python sandbox"). Python reaches
