@@ -66,12 +66,14 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
 });
 
 // The warm start's fallbacks (static/python/worker.mjs), forced by serving the worker's scripts
-// changed: a first worker that cannot take the snapshot leaves every later worker to start cold, and
-// one that cannot post its compiled module leaves them to compile their own. Either way programs
-// get the same verdicts, each in a fresh worker.
+// changed: a first worker that cannot take the snapshot leaves every later worker to start cold, one
+// that cannot post its compiled module leaves them to compile their own, and without resizable
+// buffers Pyodide waits for each snapshot's copy. Either way programs get the same verdicts, each in
+// a fresh worker.
 for (const [fallback, file, from, to] of [
   ['no memory snapshot', 'pair.mjs', 'snapshot(each) {', "snapshot(each) {\n      throw new Error('no snapshot in this test');"],
   ['no compiled module to post', 'worker.mjs', 'post({ ...message, wasm: module }, transfer);', "throw new DOMException('no module in this test', 'DataCloneError');"],
+  ['no resizable buffers (Firefox before 128)', 'worker.mjs', "if (!('resize' in ArrayBuffer.prototype))", 'if (true)'],
 ]) {
   test(`with ${fallback}, later Python workers still start and give the same verdicts`, async ({ page }) => {
     const errors = watchErrors(page);
