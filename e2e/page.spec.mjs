@@ -74,6 +74,20 @@ test('the page explains every environment and agent before any run, with sources
   expect(errors).toEqual([]);
 });
 
+test("a reload on a pane's own anchor (the nav's #search, #stepcoder) shows no link error and starts nothing", async ({ page }) => {
+  const errors = watchErrors(page);
+  for (const pane of ['search', 'stepcoder']) {
+    await page.goto(`./#${pane}`);
+    await page.reload();
+    await expect(page.locator('#start')).toBeEnabled();
+    await page.waitForTimeout(1000);
+    await expect(page.locator('#error')).toBeHidden();
+    await expect(page.locator('#stepcoder-learn-cancel')).toBeHidden();
+    await expect(page.locator('#stepcoder-learn-status')).not.toContainText('executions');
+  }
+  expect(errors).toEqual([]);
+});
+
 test('bad input gets a message naming the field, and no run starts', async ({ page }) => {
   await new Playground(page).open();
   await page.locator('#episodes').fill('lots');

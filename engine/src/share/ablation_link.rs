@@ -12,7 +12,7 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner_params::{Arm, LearnerParams};
 
-use super::{AblationControl, LINK_VERSION, Link, Teaching, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{AblationControl, LINK_VERSION, Link, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params, whole};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {
@@ -97,9 +97,10 @@ impl Link for AblationLink {
     const KIND: &'static str = "StepCoder";
 
     /// Whether a fragment is an ablation link.
+    /// A link has values (`stepcoder=…`); the pane's own anchor (`#stepcoder`, the nav's) is not one.
     fn is_fragment(fragment: &str) -> bool {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "stepcoder")
+        is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "stepcoder")
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {

@@ -24,7 +24,7 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, Link, SearchControl, Teaching, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{LINK_VERSION, Link, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params, whole};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";
@@ -262,9 +262,10 @@ impl Link for SearchLink {
     const KIND: &'static str = "search";
 
     /// Whether a fragment is a search link rather than a run link.
+    /// A link has values (`search=…`); the pane's own anchor (`#search`, the nav's) is not one.
     fn is_fragment(fragment: &str) -> bool {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
+        is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {
@@ -279,6 +280,15 @@ impl Link for SearchLink {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_panes_own_anchors_are_no_links() {
+        // A reload on the nav's `#search` or `#stepcoder` shows the pane, not a broken link.
+        assert!(!SearchLink::is_fragment("#search") && !SearchLink::is_fragment("search"));
+        assert!(!crate::share::ablation_link::AblationLink::is_fragment("#stepcoder"));
+        assert!(!crate::share::ShareLink::is_fragment("#search"));
+        assert!(SearchLink::is_fragment(&format!("#{}", link().fragment())));
+    }
 
     fn link() -> SearchLink {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts-no-fix").unwrap(), "binary_search", 12, 7);
