@@ -8,7 +8,7 @@
 use rand::seq::index::sample;
 use serde::{Deserialize, Serialize};
 
-use crate::python::{Outcome, ProgramVerdict, TestCase, TestResult};
+use crate::python::{ProgramVerdict, TestCase};
 use crate::rng::RunRng;
 
 /// A program on the tests held out from the LLM.
@@ -22,10 +22,11 @@ pub struct HeldOutScore {
 }
 
 impl HeldOutScore {
-    /// How a program did on `held_out`, run after its `visible` tests in one request: the tests
-    /// after the first `visible` of its verdict (a test the verdict does not reach failed).
-    pub fn of(verdict: &ProgramVerdict, visible: usize, held_out: &[TestCase]) -> Self {
-        let results = verdict.tests.get(visible..).unwrap_or_default();
+    /// How a program did on `held_out`, from its verdict on them alone: a request of their own,
+    /// run after the visible tests' verdict is final, of which nothing reaches the LLM, the policy
+    /// or the reward (a test the verdict does not reach failed).
+    pub fn of(verdict: &ProgramVerdict, held_out: &[TestCase]) -> Self {
+        let results = &verdict.tests;
         let passed = results.iter().filter(|t| t.passed).count() as u32;
         let first_failed = match results.iter().find(|t| !t.passed) {
             Some(test) => Some(test.input.clone().unwrap_or_else(|| test.test.clone())),
@@ -56,35 +57,6 @@ fn test_text(test: &TestCase) -> String {
     }
 }
 
-/// The verdict on the first `visible` tests alone, from one on the visible and the held-out tests
-/// together: what the LLM is told and what it earns, so that a held-out test changes neither.
-/// When the run reached every visible test, it is the harness's rule on them (a runtime error, a
-/// failed test, or a pass), whatever happened in the held-out tests after them (a failure, a
-/// timeout, an exit). A compile error, a verdict caught being tampered with, or a run that stopped
-/// before the last visible test stays as it came.
-pub fn visible_verdict(verdict: &ProgramVerdict, visible: usize) -> ProgramVerdict {
-    let mut shown = verdict.clone();
-    shown.tests.truncate(visible);
-    shown.total = visible as u32;
-    shown.number_passed = shown.tests.iter().filter(|t| t.passed).count() as u32;
-    let kind = |t: &TestResult, k: &str| t.kind.as_deref() == Some(k);
-    let reached = shown.tests.len() == visible && !shown.tests.iter().any(|t| kind(t, "not_run"));
-    if reached && !matches!(verdict.outcome, Outcome::CompileError | Outcome::Tampered) {
-        shown.outcome = if shown.tests.iter().any(|t| kind(t, "runtime")) {
-            Outcome::RuntimeError
-        } else if shown.number_passed == shown.total {
-            Outcome::Pass
-        } else {
-            Outcome::FailedTest
-        };
-        // What stopped the whole run came after the visible tests.
-        shown.error = None;
-    }
-    shown.passed = shown.outcome == Outcome::Pass;
-    shown.reward = shown.outcome.reward();
-    shown
-}
-
 /// Which of `tests` (by index, in order) are held out at `share`: ⌊share·n⌉ of them, at least
 /// one and never all, drawn without replacement.
 pub fn held_out_indices(tests: usize, share: f64, rng: &mut RunRng) -> Result<Vec<usize>, String> {
@@ -110,7 +82,7 @@ pub fn split(tests: &[TestCase], share: f64, rng: &mut RunRng) -> Result<(Vec<Te
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::python::ProgramRequest;
+    use crate::python::{Outcome, ProgramRequest, TestResult};
     use crate::rng::held_out_rng;
 
     /// A verdict on `results.len()` tests of a request of `requested`, each test passed or failed
@@ -164,50 +136,15 @@ mod tests {
     }
 
     #[test]
-    fn the_visible_verdict_is_the_harness_rule_on_the_visible_tests_alone() {
-        let fail = Some("assertion");
-        // Three visible tests passed, both held-out ones failed: a pass, +1, 3/3.
-        let shown = visible_verdict(&verdict_of(5, &[None, None, None, fail, fail], Outcome::FailedTest), 3);
-        assert_eq!((shown.outcome, shown.passed, shown.number_passed, shown.total), (Outcome::Pass, true, 3, 3));
-        assert_eq!((shown.reward, shown.tests.len()), (1.0, 3));
-        // A runtime error in a held-out test only: still a pass on the visible ones.
-        let shown = visible_verdict(&verdict_of(3, &[None, None, Some("runtime")], Outcome::RuntimeError), 2);
-        assert_eq!((shown.outcome, shown.reward), (Outcome::Pass, 1.0));
-        // One visible test failed: a failed test, −0.3, 1/2, though every held-out one passed.
-        let shown = visible_verdict(&verdict_of(4, &[None, fail, None, None], Outcome::FailedTest), 2);
-        assert_eq!((shown.outcome, shown.reward, shown.number_passed), (Outcome::FailedTest, -0.3, 1));
-        // A runtime error among the visible tests: a runtime error, −0.6.
-        let shown = visible_verdict(&verdict_of(3, &[Some("runtime"), None, None], Outcome::RuntimeError), 2);
-        assert_eq!((shown.outcome, shown.reward), (Outcome::RuntimeError, -0.6));
-        // Stopped at the limit or by an exit in a held-out test: the visible tests had passed.
-        for outcome in [Outcome::Timeout, Outcome::RuntimeError] {
-            let mut stopped = verdict_of(3, &[None, None], outcome);
-            stopped.error = Some("the run was stopped at the time limit".into());
-            let shown = visible_verdict(&stopped, 2);
-            assert_eq!((shown.outcome, shown.error), (Outcome::Pass, None), "{outcome:?}");
-            // Stopped before the last visible test: as it came.
-            let shown = visible_verdict(&verdict_of(3, &[None], outcome), 2);
-            assert_eq!((shown.outcome, shown.passed), (outcome, false), "{outcome:?}");
-        }
-        // A compile error, a tampered verdict, a program that failed before its tests: as they came.
-        for outcome in [Outcome::CompileError, Outcome::Tampered] {
-            let shown = visible_verdict(&verdict_of(3, &[None, None], outcome), 2);
-            assert_eq!((shown.outcome, shown.passed, shown.reward), (outcome, false, outcome.reward()), "{outcome:?}");
-        }
-        let not_run = verdict_of(3, &[Some("not_run"), Some("not_run"), Some("not_run")], Outcome::RuntimeError);
-        assert_eq!(visible_verdict(&not_run, 2).outcome, Outcome::RuntimeError);
-    }
-
-    #[test]
-    fn the_held_out_score_counts_the_tests_after_the_visible_ones_and_names_the_first_failed() {
+    fn the_held_out_score_counts_its_own_verdicts_tests_and_names_the_first_failed() {
         let held: Vec<TestCase> = (3..5).map(|i| TestCase::Statement(format!("assert f({i}) == {i}"))).collect();
         let fail = Some("assertion");
-        let score = HeldOutScore::of(&verdict_of(5, &[None, None, None, None, fail], Outcome::FailedTest), 3, &held);
-        assert_eq!(score, HeldOutScore { passed: 1, total: 2, first_failed: Some("assert f(4) == 4".into()) });
-        let all = HeldOutScore::of(&verdict_of(5, &[None; 5], Outcome::Pass), 3, &held);
+        let score = HeldOutScore::of(&verdict_of(2, &[None, fail], Outcome::FailedTest), &held);
+        assert_eq!(score, HeldOutScore { passed: 1, total: 2, first_failed: Some("assert f(1) == 1".into()) });
+        let all = HeldOutScore::of(&verdict_of(2, &[None; 2], Outcome::Pass), &held);
         assert_eq!((all.passed, all.first_failed), (2, None));
-        // Stopped before the held-out tests (a timeout): the first one not reached is named.
-        let stopped = HeldOutScore::of(&verdict_of(5, &[None, None, None], Outcome::Timeout), 3, &held);
+        // Stopped before its tests (a timeout): the first one not reached is named.
+        let stopped = HeldOutScore::of(&verdict_of(2, &[], Outcome::Timeout), &held);
         assert_eq!((stopped.passed, stopped.first_failed.as_deref()), (0, Some("assert f(3) == 3")));
     }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::env::live::{LiveTask, OfflineAnswers, Trial};
 
-use crate::cheating::held_out::{HeldOutScore, visible_verdict};
+use crate::cheating::held_out::HeldOutScore;
 use crate::effects::{
     Blackboard, BlackboardMessage, ChatCall, ChatOutcome, Effectful, LiveState, MessageKind, Need, PythonBatch,
     only_verdict,
@@ -109,6 +109,9 @@ enum Pending {
     Decide,
     Chat(ChatCall, Answer),
     Test(PythonBatch),
+    /// The held-out tests, in a request of their own once the visible verdict is final (kept here
+    /// until then); nothing of their run reaches the LLM, the policy or the reward.
+    HeldOut(PythonBatch, Box<ProgramVerdict>),
     Done,
 }
 
@@ -247,8 +250,8 @@ impl LiveEpisode {
         match next {
             Move::Call(spec) => self.call(spec),
             Move::Test => {
-                let tests = [self.task.tests.as_slice(), &self.task.held_out].concat();
-                let request = ProgramRequest::new(self.code.clone(), tests).with_task(self.task.task_code.clone());
+                let request = ProgramRequest::new(self.code.clone(), self.task.tests.clone())
+                    .with_task(self.task.task_code.clone());
                 self.pending = Pending::Test(PythonBatch::untrusted(request));
             }
             Move::Settled(settled) => self.settle(settled, now_ms),
@@ -341,7 +344,7 @@ impl Effectful for LiveEpisode {
         match &self.pending {
             Pending::Decide => Need::Decide(self.live_state()),
             Pending::Chat(call, _) => Need::Chat(call),
-            Pending::Test(batch) => Need::Python(batch),
+            Pending::Test(batch) | Pending::HeldOut(batch, _) => Need::Python(batch),
             Pending::Done => Need::Done,
         }
     }
@@ -409,21 +412,24 @@ impl Effectful for LiveEpisode {
     }
 
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
-        assert!(
-            matches!(self.pending, Pending::Test(_)),
-            "python_done() while the episode waits for {:?}",
-            self.pending
-        );
         let verdict = match only_verdict(verdicts) {
             Ok(verdict) => verdict,
             Err(why) => return self.end(&why, now_ms),
         };
-        // The held-out tests, after the visible ones, are kept aside: the LLM, the rules and the
-        // reward see the visible tests' verdict only.
-        let visible = self.task.tests.len();
-        let held_out =
-            (!self.task.held_out.is_empty()).then(|| HeldOutScore::of(&verdict, visible, &self.task.held_out));
-        let verdict = if held_out.is_some() { visible_verdict(&verdict, visible) } else { verdict };
+        let (verdict, held_out) = match std::mem::replace(&mut self.pending, Pending::Decide) {
+            // The visible verdict is final: the held-out tests run next, on their own.
+            Pending::Test(_) if !self.task.held_out.is_empty() => {
+                let request = ProgramRequest::new(self.code.clone(), self.task.held_out.clone())
+                    .verdict_only()
+                    .with_task(self.task.task_code.clone());
+                self.pending = Pending::HeldOut(PythonBatch::untrusted(request), Box::new(verdict));
+                return;
+            }
+            Pending::Test(_) => (verdict, None),
+            Pending::HeldOut(_, visible) => (*visible, Some(HeldOutScore::of(&verdict, &self.task.held_out))),
+            // Not waiting for Python: nothing to resume.
+            other => return self.pending = other,
+        };
         self.summary.held_out = held_out.clone();
         self.pending = Pending::Decide;
         self.summary.test_runs += 1;

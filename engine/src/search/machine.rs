@@ -17,6 +17,7 @@ use super::{
     program_of,
 };
 use crate::cheating::give_up;
+use crate::cheating::held_out::HeldOutScore;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{ChatMessage, Usage};
 use crate::prompts::PromptSet;
@@ -40,10 +41,24 @@ enum Pending {
     Bank(PythonBatch, Box<ImportedTask>, SimulatedLlmParams),
     Chat(ChatCall, Expansion),
     Test(PythonBatch, Expansion, Option<bool>, CallRecord),
+    /// The held-out tests' run, on its own once the program's visible verdict is final; its score
+    /// so far waits here, and nothing of this run reaches the LLM or the search.
+    HeldOut(PythonBatch, Box<ScoredTest>),
     Text(ChatCall, TextAsk),
     /// A run on tests a model wrote, and the key its verdict is kept under.
     Run(PythonBatch, (String, Vec<String>)),
     Done,
+}
+
+/// A program scored on the visible tests, whose held-out tests run next.
+#[derive(Clone, Debug, PartialEq)]
+struct ScoredTest {
+    expansion: Expansion,
+    program: String,
+    verdict: ProgramVerdict,
+    score: Score,
+    kept_prefix: Option<bool>,
+    record: CallRecord,
 }
 
 /// A method run on one task with a budget of LLM calls.
@@ -57,7 +72,8 @@ pub struct Search<M, S> {
     rng: RunRng,
     pending: Pending,
     /// Verdicts by program text: a program met again is not run again.
-    verdicts: HashMap<String, ProgramVerdict>,
+    /// Each program's verdict on the visible tests and its score on the held-out ones.
+    verdicts: HashMap<String, (ProgramVerdict, Option<HeldOutScore>)>,
     /// Verdicts of runs on tests a model wrote, by program and tests.
     runs: HashMap<(String, Vec<String>), ProgramVerdict>,
     /// The text calls, in order.
@@ -395,6 +411,14 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.ask();
     }
 
+    /// A program's verdicts are in: it is kept for the program's next appearance, and settled.
+    fn scored(&mut self, scored: ScoredTest, held_out: Option<HeldOutScore>) {
+        let ScoredTest { expansion, program, verdict, score, kept_prefix, record } = scored;
+        let formatted = verdict.formatted.clone();
+        self.verdicts.insert(program.clone(), (verdict, held_out.clone()));
+        self.settle(expansion, program, formatted, Score { held_out, ..score }, kept_prefix, record);
+    }
+
     /// A text call's reply goes to the method as it came; a failed call gives it none.
     fn text_done(&mut self, call: ChatCall, text: TextAsk, outcome: ChatOutcome) {
         self.llm_calls += 1;
@@ -418,7 +442,10 @@ impl<M: Method, S: Scorer> Search<M, S> {
 impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn need(&self) -> Need<'_> {
         match &self.pending {
-            Pending::Bank(batch, ..) | Pending::Test(batch, ..) | Pending::Run(batch, _) => Need::Python(batch),
+            Pending::Bank(batch, ..)
+            | Pending::Test(batch, ..)
+            | Pending::HeldOut(batch, _)
+            | Pending::Run(batch, _) => Need::Python(batch),
             Pending::Chat(call, _) | Pending::Text(call, _) => Need::Chat(call),
             Pending::Done => Need::Done,
         }
@@ -475,9 +502,9 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         };
         let kept_prefix = (expansion.kind == ActionKind::Generate).then(|| keeps_prefix(&expansion.code, &program));
         match self.verdicts.get(&program).cloned() {
-            Some(verdict) => {
-                let (score, formatted) = (self.score(&verdict), verdict.formatted.clone());
-                self.settle(expansion, program, formatted, score, kept_prefix, record);
+            Some((verdict, held_out)) => {
+                let score = Score { held_out, ..self.score(&verdict) };
+                self.settle(expansion, program, verdict.formatted.clone(), score, kept_prefix, record);
             }
             None => {
                 let request = ProgramRequest { autopep8: self.autopep8, ..self.scorer.request(&program) };
@@ -508,9 +535,17 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             Pending::Test(mut batch, expansion, kept_prefix, record) => {
                 let program = batch.requests.remove(0).code;
                 let score = self.score(&verdict);
-                let formatted = verdict.formatted.clone();
-                self.verdicts.insert(program.clone(), verdict);
-                self.settle(expansion, program, formatted, score, kept_prefix, record);
+                let scored = ScoredTest { expansion, program, verdict, score, kept_prefix, record };
+                // The program as it was scored (autopep8's) meets the held-out tests.
+                let scored_program = scored.verdict.formatted.as_deref().unwrap_or(&scored.program);
+                match self.scorer.held_out_request(scored_program) {
+                    Some(request) => self.pending = Pending::HeldOut(PythonBatch::untrusted(request), Box::new(scored)),
+                    None => self.scored(scored, None),
+                }
+            }
+            Pending::HeldOut(_, scored) => {
+                let held_out = self.scorer.held_out_score(&verdict);
+                self.scored(*scored, held_out);
             }
             other => self.pending = other,
         }

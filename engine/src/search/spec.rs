@@ -15,7 +15,7 @@ use super::world_model::{WorldModelScorer, WorldModelScoring};
 use super::world_model_tasks::world_model_tasks;
 use super::zero_shot::ZeroShot;
 use super::{ActionKind, Answering, Ask, Expanded, Method, Score, Scorer, Search, SearchTask, TestsScorer};
-use crate::cheating::held_out::split;
+use crate::cheating::held_out::{HeldOutScore, split};
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::cheating::{give_up, tests_shown};
 use crate::gym::dataset::dataset;
@@ -203,6 +203,20 @@ impl Scorer for AnyScorer {
         match self {
             Self::Tests(s) => s.evaluate(verdict, rng),
             Self::WorldModel(s) => s.evaluate(verdict, rng),
+        }
+    }
+
+    fn held_out_request(&self, program: &str) -> Option<ProgramRequest> {
+        match self {
+            Self::Tests(s) => s.held_out_request(program),
+            Self::WorldModel(s) => s.held_out_request(program),
+        }
+    }
+
+    fn held_out_score(&self, verdict: &ProgramVerdict) -> Option<HeldOutScore> {
+        match self {
+            Self::Tests(s) => s.held_out_score(verdict),
+            Self::WorldModel(s) => s.held_out_score(verdict),
         }
     }
 

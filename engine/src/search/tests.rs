@@ -458,7 +458,8 @@ fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() 
 }
 
 #[test]
-fn held_out_tests_score_nothing_feed_nothing_back_and_mark_a_program_that_passes_only_the_visible_ones() {
+fn held_out_tests_run_on_their_own_after_the_visible_verdict_score_nothing_and_mark_a_program_that_passes_only_the_visible_ones()
+ {
     use crate::cheating::held_out::HeldOutScore;
     let tests = task().tests;
     let scorer = TestsScorer {
@@ -466,21 +467,57 @@ fn held_out_tests_score_nothing_feed_nothing_back_and_mark_a_program_that_passes
         example_from_first_half: false,
         ..TestsScorer::new(tests[..2].to_vec(), None)
     };
-    let request = scorer.request("def f(x): ...");
-    assert_eq!(request.tests, tests, "the held-out tests run after the visible ones, in one verdict");
-    let score = |passed| scorer.evaluate(&verdict(&request, passed, false), &mut RunRng::seed_from_u64(0));
+    // Each program meets the visible tests, in their order; once that verdict is final, the
+    // held-out ones in a request of their own. The held-out run prints the held-out inputs (the
+    // red team's lookup-table attack): nothing of it may reach a prompt.
+    let run = |visible_passed: u32, held_passed: u32| {
+        let mut search = Search::new(ZeroShot, scorer.clone(), task(), PromptSet::default(), 2, 7).unwrap();
+        let (mut requests, mut prompts) = (Vec::new(), Vec::new());
+        loop {
+            match search.need() {
+                Need::Chat(call) => {
+                    prompts.extend(call.messages.iter().map(|m| m.content.clone()));
+                    search.chat_done(reply("def f(x):\n    return x + 1\n"), 0.0);
+                }
+                Need::Python(batch) => {
+                    let request = batch.requests[0].clone();
+                    let held = requests.len() % 2 == 1;
+                    let passed = if held { held_passed } else { visible_passed };
+                    let mut verdict = ProgramVerdict::from_host(&request, Outcome::FailedTest, String::new(), 1.0);
+                    verdict.error = held.then(|| "held-out input f(3) seen".to_owned());
+                    verdict.stdout = if held { "f(3) f(4)".into() } else { String::new() };
+                    verdict.tests = request.tests.iter().enumerate().map(|(i, t)| TestResult {
+                        test: format!("{t:?}"),
+                        passed: (i as u32) < passed,
+                        input: Some(format!("f({})", i + 1 + 2 * u32::from(held) as usize)),
+                        ..TestResult::default()
+                    }).collect();
+                    verdict.number_passed = passed;
+                    verdict.passed = passed == verdict.total;
+                    verdict.outcome = if verdict.passed { Outcome::Pass } else { Outcome::FailedTest };
+                    requests.push(request.tests);
+                    search.python_done(vec![verdict], 0.0);
+                }
+                _ => break,
+            }
+        }
+        assert_eq!(requests[..2], [tests[..2].to_vec(), tests[2..].to_vec()], "visible first, then held out, apart");
+        assert!(prompts.iter().all(|p| !p.contains("f(3)") && !p.contains("seen")), "nothing held out is shown");
+        search.expansions()[0].score.clone()
+    };
     // The visible two pass, the held-out two fail: a perfect score, marked with the first it failed.
-    let special = score(2);
+    let special = run(2, 0);
     assert_eq!(special.score, 1.0);
     assert_eq!(special.held_out, Some(HeldOutScore { passed: 0, total: 2, first_failed: Some("f(3)".into()) }));
     assert_eq!(special.special_cased(), Some("f(3)"));
+    assert_eq!(special.error, None, "the held-out run's error is not the program's");
     // Failing a visible test: scored on the visible ones and fed back from them only, not marked.
-    let half = score(1);
+    let half = run(1, 0);
     assert_eq!(half.score, 0.5);
     assert_eq!(half.example.as_ref().and_then(|e| e.test), Some(1), "the failing visible test, never a held-out one");
     assert_eq!(half.special_cased(), None);
     // A program that passes every test, held-out ones included, is never marked.
-    let correct = score(4);
+    let correct = run(2, 2);
     assert_eq!((correct.score, correct.special_cased()), (1.0, None));
     assert_eq!(correct.held_out.map(|h| (h.passed, h.total)), Some((2, 2)));
 }

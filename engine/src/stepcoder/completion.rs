@@ -28,7 +28,7 @@ use super::curriculum::Curriculum;
 use super::fgo::FgoMask;
 use crate::cheating::held_out::{HeldOutScore, split};
 use crate::cheating::tests_shown;
-use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch};
+use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, Scope, TestCase};
@@ -155,6 +155,9 @@ enum Pending {
     Analyse(usize, PythonBatch),
     Chat(ChatCall),
     Test(PythonBatch),
+    /// The held-out tests, in a request of their own once the visible verdict is final (kept here
+    /// until then).
+    HeldOut(PythonBatch, Box<ProgramVerdict>),
     Done,
 }
 
@@ -419,7 +422,7 @@ fn syntax_fault(header: &str) -> String {
 impl Effectful for CompletionRun {
     fn need(&self) -> Need<'_> {
         match &self.pending {
-            Pending::Analyse(_, batch) | Pending::Test(batch) => Need::Python(batch),
+            Pending::Analyse(_, batch) | Pending::Test(batch) | Pending::HeldOut(batch, _) => Need::Python(batch),
             Pending::Chat(call) => Need::Chat(call),
             Pending::Done => Need::Done,
         }
@@ -441,13 +444,7 @@ impl Effectful for CompletionRun {
                 };
                 let program = format!("{prefix}{continuation}");
                 let task = &self.tasks[self.units[self.unit].task];
-                let mut batch = PythonBatch::untrusted(ProgramRequest::new(program.clone(), task.tests.clone()));
-                if !task.held_out.is_empty() {
-                    // Apart, so that the visible tests' verdict and coverage are what they would be alone.
-                    let held_out = ProgramRequest::new(program, task.held_out.clone()).verdict_only();
-                    batch.requests.push(held_out);
-                }
-                self.pending = Pending::Test(batch);
+                self.pending = Pending::Test(PythonBatch::untrusted(ProgramRequest::new(program, task.tests.clone())));
                 self.reply = Some((text, trimmed));
             }
             ChatOutcome::Failed(failure) if failure.kind.is_fatal() => {
@@ -462,39 +459,38 @@ impl Effectful for CompletionRun {
     }
 
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
-        let asked = match &self.pending {
-            Pending::Analyse(_, batch) | Pending::Test(batch) => batch.requests.len(),
-            _ => 1,
+        let verdict = match only_verdict(verdicts) {
+            Ok(verdict) => verdict,
+            Err(why) => return self.end(&why, now_ms),
         };
-        if verdicts.len() != asked {
-            return self.end(&format!("the host returned {} verdicts for {asked} program(s)", verdicts.len()), now_ms);
-        }
-        let mut verdicts = verdicts.into_iter();
-        let Some(verdict) = verdicts.next() else { return };
-        let held_out_verdict = verdicts.next();
-        match std::mem::replace(&mut self.pending, Pending::Done) {
+        let (visible, held_out, program) = match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Analyse(task, _) => {
                 self.tasks[task].scope = Some(verdict.scope);
-                self.next_analysis();
+                return self.next_analysis();
             }
             Pending::Test(mut batch) => {
-                let (reply, trimmed) = self.reply.take().unwrap_or_default();
-                let mut completion = self.completion(reply, trimmed, batch.requests.remove(0).code);
-                let mask = FgoMask::new(
-                    &completion.program,
-                    completion.prefix_lines,
-                    (&verdict).into(),
-                    self.params.compile_errors,
-                );
-                completion.outcome = Some(verdict.outcome);
-                completion.reward = verdict.outcome.reward();
-                completion.mask = Some(mask);
-                let held_out = &self.tasks[completion.task].held_out;
-                completion.held_out = held_out_verdict.map(|v| HeldOutScore::of(&v, 0, held_out));
-                self.record(completion);
+                let program = batch.requests.remove(0).code;
+                let task = &self.tasks[self.units[self.unit].task];
+                if !task.held_out.is_empty() {
+                    // The visible verdict is final: the held-out tests run next, on their own.
+                    let held_out = ProgramRequest::new(program, task.held_out.clone()).verdict_only();
+                    self.pending = Pending::HeldOut(PythonBatch::untrusted(held_out), Box::new(verdict));
+                    return;
+                }
+                (verdict, None, program)
             }
-            other => self.pending = other,
-        }
+            Pending::HeldOut(mut batch, visible) => (*visible, Some(verdict), batch.requests.remove(0).code),
+            other => return self.pending = other,
+        };
+        let (reply, trimmed) = self.reply.take().unwrap_or_default();
+        let mut completion = self.completion(reply, trimmed, program);
+        let mask = FgoMask::new(&completion.program, completion.prefix_lines, (&visible).into(), self.params.compile_errors);
+        completion.outcome = Some(visible.outcome);
+        completion.reward = visible.outcome.reward();
+        completion.mask = Some(mask);
+        let held_out_tests = &self.tasks[completion.task].held_out;
+        completion.held_out = held_out.map(|v| HeldOutScore::of(&v, held_out_tests));
+        self.record(completion);
     }
 
     fn end(&mut self, reason: &str, _now_ms: f64) {
@@ -558,7 +554,7 @@ mod tests {
     }
 
     #[test]
-    fn held_out_tests_run_apart_give_no_reward_and_mark_a_completion_that_answers_the_visible_ones_only() {
+    fn held_out_tests_run_after_the_visible_verdict_give_no_reward_and_mark_a_completion_that_answers_the_visible_ones_only() {
         let tests: Vec<TestCase> =
             (1..=5).map(|i| TestCase::Statement(format!("assert f([{i}, -1]) == {i}"))).collect();
         let five = CompletionTask { tests, ..task() };
@@ -583,30 +579,28 @@ mod tests {
                     run.chat_done(ChatOutcome::Reply { text, usage: Usage::default() }, 0.0);
                 }
                 Need::Python(batch) => {
-                    assert_eq!(batch.requests.len(), 2, "the visible tests and, apart, the held-out ones");
-                    assert_eq!((batch.requests[0].tests.clone(), batch.requests[0].coverage), (visible.clone(), true));
-                    assert_eq!((batch.requests[1].tests.clone(), batch.requests[1].coverage), (held.clone(), false));
-                    let lookup = batch.requests[0].code.contains("xs[0]");
-                    let verdicts = batch
-                        .requests
+                    // The visible tests; once their verdict is in, the held-out ones on their own.
+                    let request = batch.requests[0].clone();
+                    let held_run = request.tests == held;
+                    let expected = if held_run { (held.clone(), false) } else { (visible.clone(), true) };
+                    assert_eq!((batch.requests.len(), request.tests.clone(), request.coverage), (1, expected.0, expected.1));
+                    let lookup = request.code.contains("xs[0]");
+                    // The lookup passes the visible tests and fails the held-out ones.
+                    let passed = !lookup || !held_run;
+                    let outcome = if passed { Outcome::Pass } else { Outcome::FailedTest };
+                    let mut verdict = ProgramVerdict::from_host(&request, outcome, String::new(), 0.0);
+                    verdict.passed = passed;
+                    verdict.tests = request
+                        .tests
                         .iter()
-                        .enumerate()
-                        .map(|(i, request)| {
-                            // The lookup passes the visible tests and fails the held-out ones.
-                            let passed = !lookup || i == 0;
-                            let outcome = if passed { Outcome::Pass } else { Outcome::FailedTest };
-                            let mut verdict = ProgramVerdict::from_host(request, outcome, String::new(), 0.0);
-                            verdict.passed = passed;
-                            verdict.tests = request
-                                .tests
-                                .iter()
-                                .map(|t| crate::python::TestResult { test: text(t), passed, ..Default::default() })
-                                .collect();
-                            verdict
-                        })
+                        .map(|t| crate::python::TestResult { test: text(t), passed, ..Default::default() })
                         .collect();
-                    run.python_done(verdicts, 0.0);
-                    rewards.push(run.completions.last().unwrap().reward);
+                    let before = run.completions.len();
+                    run.python_done(vec![verdict], 0.0);
+                    assert_eq!(run.completions.len() > before, held_run, "a completion is recorded after its held-out run");
+                    if held_run {
+                        rewards.push(run.completions.last().unwrap().reward);
+                    }
                 }
                 _ => unreachable!(),
             }
