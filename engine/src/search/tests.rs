@@ -458,8 +458,7 @@ fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() 
 }
 
 #[test]
-fn held_out_tests_run_on_their_own_after_the_visible_verdict_score_nothing_and_mark_a_program_that_passes_only_the_visible_ones()
- {
+fn held_out_tests_run_on_their_own_after_the_visible_verdict_score_nothing_and_mark_a_lookup() {
     use crate::cheating::held_out::HeldOutScore;
     let tests = task().tests;
     let scorer = TestsScorer {
@@ -486,12 +485,17 @@ fn held_out_tests_run_on_their_own_after_the_visible_verdict_score_nothing_and_m
                     let mut verdict = ProgramVerdict::from_host(&request, Outcome::FailedTest, String::new(), 1.0);
                     verdict.error = held.then(|| "held-out input f(3) seen".to_owned());
                     verdict.stdout = if held { "f(3) f(4)".into() } else { String::new() };
-                    verdict.tests = request.tests.iter().enumerate().map(|(i, t)| TestResult {
-                        test: format!("{t:?}"),
-                        passed: (i as u32) < passed,
-                        input: Some(format!("f({})", i + 1 + 2 * u32::from(held) as usize)),
-                        ..TestResult::default()
-                    }).collect();
+                    verdict.tests = request
+                        .tests
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| TestResult {
+                            test: format!("{t:?}"),
+                            passed: (i as u32) < passed,
+                            input: Some(format!("f({})", i + 1 + 2 * u32::from(held) as usize)),
+                            ..TestResult::default()
+                        })
+                        .collect();
                     verdict.number_passed = passed;
                     verdict.passed = passed == verdict.total;
                     verdict.outcome = if verdict.passed { Outcome::Pass } else { Outcome::FailedTest };
