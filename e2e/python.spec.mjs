@@ -102,6 +102,21 @@ for (const [fallback, file, from, to] of [
   });
 }
 
+test('no output or exception makes a verdict unreadable, and an error text is cut where it says so', async ({ page }) => {
+  const errors = watchErrors(page);
+  await page.goto('./');
+  // A lone surrogate printed, or raised: the verdict shows it replaced (U+FFFD).
+  expect(await runProgram(page, "print('\\ud800')\ndef add(a, b):\n    return a + b\n", ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
+  await expect(page.locator('#stdout')).toHaveText('\ufffd\n');
+  expect((await runProgram(page, "def add(a, b):\n    raise ValueError('\\udfff')\n", ADD_TESTS)).outcome).toBe('runtime error');
+  await expect(page.locator('#test-results')).toContainText('ValueError: \ufffd');
+  // A 12 MB message: its first 2000 characters, and how many were cut.
+  expect((await runProgram(page, "def add(a, b):\n    raise ValueError('x' * 12_000_000)\n", ADD_TESTS)).outcome).toBe('runtime error');
+  await expect(page.locator('#test-results')).toContainText(/x… \(\d+ more characters cut\)/);
+  expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).outcome).toBe('pass');
+  expect(errors).toEqual([]);
+});
+
 test('coverage marks the untaken branch; the complexity badge and conditionals are shown', async ({ page }) => {
   await page.goto('./');
   const code = 'def sign(x):\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n';

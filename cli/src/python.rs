@@ -162,7 +162,7 @@ impl NativePython {
         }
         match self.replies.recv_timeout(Duration::from_millis(limit_ms.into())) {
             Ok(reply) => {
-                let verdict = parse_reply(&reply);
+                let verdict = parse_reply(&reply, request);
                 // The judge found its zygote ended or stopped and has ended itself (harness/__init__.py, `main`).
                 if reply.starts_with(r#"{"restart": true"#) {
                     self.restart()?;

@@ -23,7 +23,7 @@ pub const DEFAULT_OUTPUT_LIMIT: usize = 10_000;
 /// The harness package's modules (`static/python/harness/<name>.py`) by name, for runners that load
 /// it from memory (the CLI's python3): the same files the page's Pyodide writes to its file system
 /// (`HARNESS_MODULES` in `static/python/pair.mjs`).
-pub const HARNESS_MODULES: [(&str, &str); 11] = [
+pub const HARNESS_MODULES: [(&str, &str); 12] = [
     ("__init__", include_str!("../../static/python/harness/__init__.py")),
     ("analysis", include_str!("../../static/python/harness/analysis.py")),
     ("banks", include_str!("../../static/python/harness/banks.py")),
@@ -32,6 +32,7 @@ pub const HARNESS_MODULES: [(&str, &str); 11] = [
     ("confinement", include_str!("../../static/python/harness/confinement.py")),
     ("crossing", include_str!("../../static/python/harness/crossing.py")),
     ("judge", include_str!("../../static/python/harness/judge.py")),
+    ("kernel", include_str!("../../static/python/harness/kernel.py")),
     ("link", include_str!("../../static/python/harness/link.py")),
     ("planner", include_str!("../../static/python/harness/planner.py")),
     ("world_models", include_str!("../../static/python/harness/world_models.py")),
@@ -466,8 +467,10 @@ impl ProgramVerdict {
     }
 }
 
-/// A harness reply: a verdict, or why the request itself was refused.
-pub fn parse_reply(line: &str) -> Result<ProgramVerdict, String> {
+/// A harness reply to `request`: its verdict, or why the request itself was refused. A reply that
+/// cannot be read is that program's runtime error, never the host's (nor its batch's): the harness
+/// writes every reply readable (`harness.reply`), so only what a program did can break one.
+pub fn parse_reply(line: &str, request: &ProgramRequest) -> Result<ProgramVerdict, String> {
     #[derive(Deserialize)]
     struct Refusal {
         request_error: String,
@@ -475,7 +478,10 @@ pub fn parse_reply(line: &str) -> Result<ProgramVerdict, String> {
     if let Ok(refusal) = serde_json::from_str::<Refusal>(line) {
         return Err(format!("the Python harness refused the request: {}", refusal.request_error));
     }
-    serde_json::from_str(line).map_err(|e| format!("the Python harness replied with something unreadable: {e}"))
+    Ok(serde_json::from_str(line).unwrap_or_else(|e| {
+        let error = format!("the verdict on this program could not be read ({e}); it counts as the program's error");
+        ProgramVerdict::from_host(request, Outcome::RuntimeError, error, 0.0)
+    }))
 }
 
 /// What a fault does to a program, in a program bank's slot (the harness's `mutants` mode makes
@@ -564,9 +570,13 @@ mod tests {
     }
 
     #[test]
-    fn a_refusal_is_an_error_naming_the_reason() {
-        let error = parse_reply(r#"{"request_error": "a request needs a string `code`"}"#).unwrap_err();
+    fn a_refusal_is_an_error_naming_the_reason_and_an_unreadable_reply_the_programs_error() {
+        let request = ProgramRequest::with_statements("x = 1", &["assert x == 1".to_owned()]);
+        let error = parse_reply(r#"{"request_error": "a request needs a string `code`"}"#, &request).unwrap_err();
         assert!(error.contains("needs a string `code`"), "{error}");
-        assert!(parse_reply("{").unwrap_err().contains("unreadable"));
+        // A lone surrogate escape: what a harness before `reply` wrote for a program that printed one.
+        let broken = parse_reply(r#"{"passed": true, "stdout": "\ud800"}"#, &request).unwrap();
+        assert_eq!((broken.outcome, broken.passed, broken.total), (Outcome::RuntimeError, false, 1));
+        assert!(broken.error.unwrap().contains("could not be read"));
     }
 }

@@ -333,7 +333,10 @@ impl Python {
             }
             Some("verdict") if self.runs(serial, id) => {
                 let reply = field("verdict").as_string().unwrap_or_default();
-                self.finish(parse_reply(&reply), true);
+                let verdict = self.host.borrow().running.as_ref().map(|r| parse_reply(&reply, &r.job.request));
+                if let Some(verdict) = verdict {
+                    self.finish(verdict, true);
+                }
             }
             Some("failed") if id.is_some() && self.runs(serial, id) => {
                 let message = field("message").as_string().unwrap_or_default();

@@ -5,7 +5,7 @@
 // that run the harness in Node.
 
 /** The harness package's modules, `harness/<name>.py` beside this file (as engine/src/python.rs lists them). */
-export const HARNESS_MODULES = ['__init__', 'analysis', 'banks', 'candidate', 'common', 'confinement', 'crossing', 'judge', 'link', 'planner', 'world_models'];
+export const HARNESS_MODULES = ['__init__', 'analysis', 'banks', 'candidate', 'common', 'confinement', 'crossing', 'judge', 'kernel', 'link', 'planner', 'world_models'];
 
 /** The harness's sources by module name, each file read with `read(path)` (relative to this folder). */
 export async function harnessSources(read) {
@@ -37,7 +37,7 @@ export async function loadPair(loadPyodide, indexURL, sources, { snapshots, snap
   const connect = () => {
     serve = candidate.runPython('import harness\nharness.candidate_server(interrupts=True)');
     judgeRequest = judge.runPython(
-      'import json, harness\n(lambda request, exchange: json.dumps(harness.handle(json.loads(request), harness.bridge(exchange))))',
+      'import json, harness\n(lambda request, exchange: harness.reply(harness.handle(json.loads(request), harness.bridge(exchange))))',
     );
   };
   connect();

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::{CStr, CString};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, path_beneath_rules,
@@ -41,7 +41,6 @@ const ALLOWED: &[i64] = &[
     libc::SYS_mremap,
     libc::SYS_madvise,
     libc::SYS_msync,
-    libc::SYS_mincore,
     libc::SYS_membarrier,
     // Reading and writing open files (Landlock decides what opens).
     libc::SYS_read,
@@ -60,12 +59,10 @@ const ALLOWED: &[i64] = &[
     libc::SYS_dup,
     libc::SYS_dup3,
     libc::SYS_fcntl,
-    libc::SYS_flock,
     libc::SYS_fsync,
     libc::SYS_fdatasync,
     libc::SYS_ftruncate,
     libc::SYS_fallocate,
-    libc::SYS_fadvise64,
     libc::SYS_pipe2,
     libc::SYS_sendfile,
     libc::SYS_copy_file_range,
@@ -210,7 +207,11 @@ const ALLOWED: &[i64] = &[
 ];
 
 /// The judge's and the zygote's own, on top of `ALLOWED`: the interpreter's start, forks and
-/// threads, a candidate's confinement (before its own filter), and the zygote's channels.
+/// threads, the zygote's own root and a candidate's confinement (before its own filter), ending a
+/// candidate through its pidfd, and the zygote's channels. Landlock refuses every mount to a process
+/// in a domain, which the judge and each candidate enter: only the zygote, which runs the harness
+/// alone, mounts. What tells one program of another's reads (locks, readahead hints, the page
+/// cache's residency) is here too, out of the candidates' reach.
 const JUDGE_ONLY: &[i64] = &[
     libc::SYS_execve,
     libc::SYS_clone,
@@ -221,9 +222,35 @@ const JUDGE_ONLY: &[i64] = &[
     libc::SYS_landlock_create_ruleset,
     libc::SYS_landlock_add_rule,
     libc::SYS_landlock_restrict_self,
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_setgroups,
+    libc::SYS_setresuid,
+    libc::SYS_setresgid,
+    libc::SYS_capset,
+    libc::SYS_pidfd_open,
+    libc::SYS_pidfd_send_signal,
     libc::SYS_sendto,
     libc::SYS_sendmsg,
     libc::SYS_recvmsg,
+    libc::SYS_flock,
+    libc::SYS_fadvise64,
+    libc::SYS_mincore,
+];
+
+/// fcntl's commands for a candidate: descriptors' flags and copies, and a memfd's seals; no lock
+/// (`F_SETLK`, `F_OFD_SETLK` …), lease or directory notice, which another process could see.
+const CANDIDATE_FCNTL: [u64; 9] = [
+    libc::F_DUPFD as u64,
+    libc::F_DUPFD_CLOEXEC as u64,
+    libc::F_GETFD as u64,
+    libc::F_SETFD as u64,
+    libc::F_GETFL as u64,
+    libc::F_SETFL as u64,
+    libc::F_GETPIPE_SZ as u64,
+    libc::F_ADD_SEALS as u64,
+    libc::F_GET_SEALS as u64,
 ];
 
 /// prctl's options for the judge: a child's death signal, its name, and installing a filter.
@@ -341,6 +368,13 @@ fn write(path: &CStr, text: &CStr) {
     }
 }
 
+/// What Python needs to read: the system's libraries and the files the loader and Python read at
+/// start, the interpreter's prefixes and its `sys.path`. The judge's ruleset allows reading them, and
+/// the zygote's own root holds them (harness/confinement.py).
+pub fn read_paths(interpreter: &Interpreter) -> Vec<PathBuf> {
+    SYSTEM_READ.iter().map(PathBuf::from).chain(interpreter.read.iter().cloned()).collect()
+}
+
 /// The judge's ruleset: read (and execute, for the loader and the interpreter) what Python
 /// needs, read and write `/dev/null`, everything beneath `scratch`; nothing else.
 pub fn ruleset(interpreter: &Interpreter, scratch: &Path) -> Result<RulesetCreated, String> {
@@ -352,19 +386,18 @@ pub fn ruleset(interpreter: &Interpreter, scratch: &Path) -> Result<RulesetCreat
             .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
             .scope(Scope::Signal | Scope::AbstractUnixSocket)?
             .create()?
-            .add_rules(path_beneath_rules(SYSTEM_READ, read))?
-            .add_rules(path_beneath_rules(&interpreter.read, read))?
+            .add_rules(path_beneath_rules(read_paths(interpreter), read))?
             .add_rules(path_beneath_rules(["/dev/null"], read | AccessFs::WriteFile))?
             .add_rules(path_beneath_rules([scratch], AccessFs::from_all(abi)))
     };
     build().map_err(|e| format!("could not build the Python sandbox's file rules: {e}"))
 }
 
-/// The judge's seccomp filters, and the candidates' (hex, comma-separated, for the zygote). Each
+/// The judge's seccomp filters, and the candidates' (in hex, for the zygote). Each
 /// is an allowlist (`ALLOWED`, narrowed by `judge_rules` and `candidate_rules`): any other call,
 /// a new kernel's included, fails with EPERM. The candidates' filters stack on the judge's, so a
 /// candidate may make only calls both allow.
-pub fn filters() -> Result<(Vec<BpfProgram>, String), String> {
+pub fn filters() -> Result<(Vec<BpfProgram>, Vec<String>), String> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|e| format!("seccomp: {e}"))?;
     let compile = |rules: Rules, mismatch: SeccompAction, matched: SeccompAction| -> Result<BpfProgram, String> {
         let filter = SeccompFilter::new(rules, mismatch, matched, arch).map_err(|e| format!("seccomp: {e}"))?;
@@ -379,8 +412,7 @@ pub fn filters() -> Result<(Vec<BpfProgram>, String), String> {
     // the allowlist is still allowed by the filters before it.
     let judge = vec![no_clone3()?, compile(judge_rules()?, eperm.clone(), SeccompAction::Allow)?];
     let candidate = [no_clone3()?, compile(candidate_rules()?, eperm, SeccompAction::Allow)?];
-    let hex = candidate.iter().map(hex).collect::<Vec<_>>().join(",");
-    Ok((judge, hex))
+    Ok((judge, candidate.iter().map(hex).collect()))
 }
 
 type Rules = BTreeMap<i64, Vec<SeccompRule>>;
@@ -402,9 +434,10 @@ fn argument_in(index: u8, values: &[u64]) -> Result<Vec<SeccompRule>, String> {
         .collect()
 }
 
-/// A rule that holds when argument `index` has every bit of `mask` set.
-fn argument_has(index: u8, mask: u64) -> Result<Vec<SeccompRule>, String> {
-    let condition = SeccompCondition::new(index, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(mask), mask)
+/// A rule that holds when argument `index` has every bit of `mask` set (`set`) or none (not `set`).
+fn argument_has(index: u8, mask: u64, set: bool) -> Result<Vec<SeccompRule>, String> {
+    let value = if set { mask } else { 0 };
+    let condition = SeccompCondition::new(index, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(mask), value)
         .map_err(|e| format!("seccomp: {e}"))?;
     Ok(vec![SeccompRule::new(vec![condition]).map_err(|e| format!("seccomp: {e}"))?])
 }
@@ -427,7 +460,8 @@ fn judge_rules() -> Result<Rules, String> {
     let mut rules = common_rules()?;
     rules.extend(only(JUDGE_ONLY));
     rules.insert(libc::SYS_prctl, argument_in(0, &JUDGE_PRCTL)?);
-    rules.insert(libc::SYS_unshare, argument_in(0, &[libc::CLONE_NEWPID as u64])?);
+    let namespaces = [libc::CLONE_NEWPID, libc::CLONE_NEWNS, libc::CLONE_NEWUSER].map(|flag| flag as u64);
+    rules.insert(libc::SYS_unshare, argument_in(0, &namespaces)?);
     rules.insert(libc::SYS_setns, argument_in(1, &[libc::CLONE_NEWPID as u64])?);
     rules.insert(libc::SYS_socketpair, argument_in(0, &[libc::AF_UNIX as u64])?);
     Ok(rules)
@@ -436,7 +470,12 @@ fn judge_rules() -> Result<Rules, String> {
 /// A candidate's calls: `ALLOWED`, threads but no process, and sending on its own channel only.
 fn candidate_rules() -> Result<Rules, String> {
     let mut rules = common_rules()?;
-    rules.insert(libc::SYS_clone, argument_has(0, libc::CLONE_THREAD as u64)?);
+    rules.insert(libc::SYS_clone, argument_has(0, libc::CLONE_THREAD as u64, true)?);
+    rules.insert(libc::SYS_fcntl, argument_in(1, &CANDIDATE_FCNTL)?);
+    // A read that fails rather than wait for the disk tells which pages another program read.
+    let no_wait = libc::RWF_NOWAIT as u64;
+    rules.insert(libc::SYS_preadv2, argument_has(5, no_wait, false)?);
+    rules.insert(libc::SYS_pwritev2, argument_has(5, no_wait, false)?);
     // Allowed here so that the other filter's ENOSYS is what the C library sees (of two errno
     // answers the kernel keeps the later filter's).
     rules.insert(libc::SYS_clone3, Vec::new());

@@ -12,7 +12,10 @@ use crate::params;
 use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner_params::{Arm, LearnerParams};
 
-use super::{AblationControl, LINK_VERSION, Link, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{
+    AblationControl, LINK_VERSION, Link, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params,
+    whole,
+};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct AblationLink {

@@ -24,7 +24,10 @@ use crate::search::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
-use super::{LINK_VERSION, Link, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params, whole};
+use super::{
+    LINK_VERSION, Link, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params,
+    whole,
+};
 
 /// The `llm` of a search answered offline.
 pub const SIMULATED: &str = "simulated";

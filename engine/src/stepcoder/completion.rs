@@ -484,7 +484,8 @@ impl Effectful for CompletionRun {
         };
         let (reply, trimmed) = self.reply.take().unwrap_or_default();
         let mut completion = self.completion(reply, trimmed, program);
-        let mask = FgoMask::new(&completion.program, completion.prefix_lines, (&visible).into(), self.params.compile_errors);
+        let mask =
+            FgoMask::new(&completion.program, completion.prefix_lines, (&visible).into(), self.params.compile_errors);
         completion.outcome = Some(visible.outcome);
         completion.reward = visible.outcome.reward();
         completion.mask = Some(mask);
@@ -554,7 +555,8 @@ mod tests {
     }
 
     #[test]
-    fn held_out_tests_run_after_the_visible_verdict_give_no_reward_and_mark_a_completion_that_answers_the_visible_ones_only() {
+    fn held_out_tests_run_after_the_visible_verdict_give_no_reward_and_mark_a_completion_that_answers_the_visible_ones_only()
+     {
         let tests: Vec<TestCase> =
             (1..=5).map(|i| TestCase::Statement(format!("assert f([{i}, -1]) == {i}"))).collect();
         let five = CompletionTask { tests, ..task() };
@@ -583,7 +585,10 @@ mod tests {
                     let request = batch.requests[0].clone();
                     let held_run = request.tests == held;
                     let expected = if held_run { (held.clone(), false) } else { (visible.clone(), true) };
-                    assert_eq!((batch.requests.len(), request.tests.clone(), request.coverage), (1, expected.0, expected.1));
+                    assert_eq!(
+                        (batch.requests.len(), request.tests.clone(), request.coverage),
+                        (1, expected.0, expected.1)
+                    );
                     let lookup = request.code.contains("xs[0]");
                     // The lookup passes the visible tests and fails the held-out ones.
                     let passed = !lookup || !held_run;
@@ -597,7 +602,11 @@ mod tests {
                         .collect();
                     let before = run.completions.len();
                     run.python_done(vec![verdict], 0.0);
-                    assert_eq!(run.completions.len() > before, held_run, "a completion is recorded after its held-out run");
+                    assert_eq!(
+                        run.completions.len() > before,
+                        held_run,
+                        "a completion is recorded after its held-out run"
+                    );
                     if held_run {
                         rewards.push(run.completions.last().unwrap().reward);
                     }

@@ -90,8 +90,8 @@ import sys
 
 from .banks import mutant_bank
 from .candidate import candidate_server
-from .common import DEFAULT_OUTPUT_LIMIT, REWARDS
-from .confinement import _Zygote, _confinement
+from .common import DEFAULT_OUTPUT_LIMIT, ERROR_LIMIT, REWARDS
+from .confinement import _Zygote, _confinement, restrict_judge
 from .judge import _verdict, run_program
 from .link import bridge
 from .planner import PLANNER_KEYS, run_planning_episode
@@ -99,7 +99,30 @@ from .world_models import run_world_model
 
 # What the hosts call: `main` natively; in the page the judge's `handle` through `bridge`, and the
 # candidate interpreter's `candidate_server` (static/python/pair.mjs).
-__all__ = ["bridge", "candidate_server", "handle", "main"]
+__all__ = ["bridge", "candidate_server", "handle", "main", "reply"]
+
+
+def reply(verdict):
+    """The JSON text a host reads for a verdict, whatever the program printed or raised: every error
+    text cut to ERROR_LIMIT characters (the cut said), and every lone surrogate (`'\\ud800'`, which a
+    program can print or raise but no UTF-8 text or JSON parser outside Python carries) replaced by
+    U+FFFD, while a pair of them becomes the character it encodes. So no program makes its verdict,
+    or a batch's, unreadable."""
+    _cut_errors(verdict)
+    text = json.dumps(verdict, ensure_ascii=False)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _cut_errors(verdict):
+    """Cuts the error texts of a verdict, its tests' and its batch's (see `reply`)."""
+    if not isinstance(verdict, dict):
+        return
+    for record in [verdict, *verdict.get("tests", [])]:
+        error = record.get("error") if isinstance(record, dict) else None
+        if isinstance(error, str) and len(error) > ERROR_LIMIT:
+            record["error"] = f"{error[:ERROR_LIMIT]}… ({len(error) - ERROR_LIMIT} more characters cut)"
+    for inner in verdict.get("batch") or []:
+        _cut_errors(inner)
 
 
 def _plan_problem(plan):
@@ -226,13 +249,15 @@ def main():
     # variable goes, so that programs find only the sandbox's own.
     if os.environ.get("RLCG_PYTHON_LIB"):
         sys.path.append(os.environ.pop("RLCG_PYTHON_LIB"))
-    zygote = _Zygote()
-    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    confinement = json.loads(os.environ.pop("RLCG_CONFINEMENT", "null"))
+    zygote = _Zygote(confinement)
+    restrict_judge(confinement)
+    protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
-    protocol_out.write(json.dumps({"sandbox": _confinement()}) + "\n")
+    protocol_out.write(json.dumps({"sandbox": _confinement(zygote, confinement)}) + "\n")
     protocol_out.flush()
     for line in protocol_in:
         if not line.strip():
@@ -248,10 +273,10 @@ def main():
             # starts a fresh judge (and zygote, forked before any request) for the next program.
             if "outcome" in verdict:
                 verdict.update(outcome="tampered", reward=REWARDS["tampered"], passed=False)
-                verdict["caught"] = verdict.get("caught", []) + ["the zygote that starts programs ended or stopped while the program ran"]
+                verdict["caught"] = verdict.get("caught", []) + ["the zygote that starts programs ended or stopped, or the program outlived its verdict"]
                 verdict["error"] = "the program tampered with its test run: " + "; ".join(verdict["caught"])
             verdict = {"restart": True, **verdict}
-        protocol_out.write(json.dumps(verdict) + "\n")
+        protocol_out.write(reply(verdict) + "\n")
         protocol_out.flush()
         if verdict.get("restart"):
             return

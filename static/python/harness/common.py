@@ -23,6 +23,10 @@ DEFAULT_OUTPUT_LIMIT = 10_000
 
 EXAMPLE_LIMIT = 1_000
 
+ERROR_LIMIT = 2_000
+"""The most characters of an error text that a verdict carries (a program's exception message can be
+megabytes); the rest is cut, and the text says how much."""
+
 CONTROL = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
 
 if sys.version_info >= (3, 11):

@@ -491,7 +491,9 @@ def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False)
     # returns, one question carries all the calls (a failing test's example is what its call
     # returned there). They are asked in the reverse of the tests' order: such calls are
     # independent, so an honest answer does not depend on it, while a program that answers by
-    # counting its calls (the visible tests' values in turn) answers the wrong one.
+    # counting its calls (the visible tests' values in turn) answers the wrong one. A request holds
+    # the tests of one kind only (the visible ones, or the held-out ones in a request of their own,
+    # cli and engine alike), so no call of a test the program is not shown comes before one it is.
     if data_tests:
         plans = [_data_test(test, scope) for test in tests]
     else:
