@@ -16,6 +16,8 @@
 pub mod bank;
 pub mod bench;
 pub mod cheat_measure;
+#[cfg(test)]
+mod cheating_tests;
 pub mod gif_mcts;
 pub mod hand_edit;
 pub mod lats;
