@@ -7,7 +7,7 @@ import { Playground, watchErrors } from './helpers.mjs';
 
 const axeScript = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** The panes, by their sections' ids (src/nav.rs's PANES). */
-const PANES = ['train', 'results', 'live', 'search', 'stepcoder', 'python-pane', 'about'];
+const PANES = ['train', 'results', 'live', 'search', 'stepcoder', 'python', 'about'];
 
 /** Serious and critical violations within `selector`, as `rule (impact): elements`. */
 async function violations(page, selector) {

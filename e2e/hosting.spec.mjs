@@ -41,7 +41,7 @@ test('under a sub-path of a host that sends no headers: isolated by the service 
     const fingerprint = await page.locator('#fingerprint').textContent();
 
     // A runaway program is interrupted where it runs, not stopped by restarting Python.
-    await expect(page.locator('#python-pane .hint').first()).toContainText('Runaway programs are interrupted');
+    await expect(page.locator('#python .hint').first()).toContainText('Runaway programs are interrupted');
     await runProgram(page, 'x = 1');
     // Each program gets fresh interpreters, loaded after the verdict before: the clock starts once they are.
     await expect(page.locator('#python-state')).toContainText('Python ready', { timeout: 30_000 });

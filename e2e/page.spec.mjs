@@ -335,7 +335,7 @@ test('the pane links and the source links move around the page and leave the sha
   const fragment = '#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300';
   await page.goto(`./${fragment}`);
   await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
-  for (const [label, pane] of [['Live mode', '#live'], ['Python', '#python-pane'], ['About', '#about'], ['Results', '#results'], ['Train', '#train']]) {
+  for (const [label, pane] of [['Live mode', '#live'], ['Python', '#python'], ['About', '#about'], ['Results', '#results'], ['Train', '#train']]) {
     await page.locator('#panes').getByRole('link', { name: label }).click();
     await expect(page.locator(pane)).toBeInViewport();
     expect(new URL(page.url()).hash).toBe(fragment);

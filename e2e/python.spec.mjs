@@ -160,7 +160,7 @@ test('an infinite loop is stopped within the limit + 1 s and the next run passes
   // A host without COOP/COEP: no interrupt, so the worker is replaced every time.
   await page.goto(PLAIN_HOST);
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(false);
-  await expect(page.locator('#python-pane .hint').first()).toContainText('not cross-origin isolated');
+  await expect(page.locator('#python .hint').first()).toContainText('not cross-origin isolated');
   await runProgram(page, 'x = 1', '');
   await ready();
   expect(await runProgram(page, loops[0], '', { limit: '1' })).toEqual({ outcome: 'timeout', reward: '-0.6' });
@@ -201,7 +201,7 @@ test('task files: a bad line is named and nothing is imported; good files import
   await page.locator('#import summary').click();
   await expect(page.locator('#import')).toContainText('16 imported tasks kept in this browser.');
   await page.locator('#editor-task').selectOption('imported · apps-sum');
-  await expect(page.locator('#python-pane')).toContainText('Plus 3 input/output tests');
+  await expect(page.locator('#python')).toContainText('Plus 3 input/output tests');
   await page.locator('#editor-run').click();
   await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
   await page.locator('#check-tasks').click();

@@ -39,7 +39,7 @@ test('the GIF-MCTS search table and CWM accuracy re-run in Pyodide with one clic
   test.setTimeout(600_000);
   const errors = watchErrors(page);
   await new Playground(page).open();
-  const file = 'cli/tests/reproduce_quick.md';
+  const file = 'docs/reproductions-quick.md';
   await rerun(page, 'reproduce-search', file, ['search-bundled'], 'rlcg reproduce --only search --quick', 300_000);
   await rerun(page, 'reproduce-world-models', file, ['cwm-accuracy'], 'rlcg reproduce --only world-models --quick', 240_000);
   expect(errors).toEqual([]);

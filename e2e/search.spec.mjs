@@ -269,7 +269,7 @@ test('a teacher\'s focused, locked search link opens on the Search pane alone in
   // Only its pane: the others, and the links to them, are folded away behind one button.
   await expect(other.locator('#focus-note')).toHaveText(/This link shows the Search pane alone\./);
   await expect(other.locator('#search')).toBeVisible();
-  for (const pane of ['#train', '#results', '#live', '#stepcoder', '#python-pane', '#about', '#panes']) {
+  for (const pane of ['#train', '#results', '#live', '#stepcoder', '#python', '#about', '#panes']) {
     await expect(other.locator(pane)).toBeHidden();
   }
   await expect(other.locator('#search-method')).toBeDisabled();

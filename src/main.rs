@@ -21,12 +21,10 @@ use crate::about::About;
 use crate::live::LivePanel;
 use crate::nav::PaneNav;
 use crate::python::PythonPane;
-use crate::results::plot::MetricsPlot;
-use crate::results::policy::PolicyPanel;
-use crate::results::shared_results::SharedResultsPanel;
-use crate::results::tree_view::TreeView;
+use crate::results::ResultsPane;
 use crate::search::SearchPane;
 use crate::services::links::OpenedLink;
+use crate::services::llm_choice::LlmChoice;
 use crate::services::model::RunData;
 use crate::services::offline;
 use crate::services::python_pool::Python;
@@ -34,10 +32,8 @@ use crate::services::run_book::RunBook;
 use crate::services::storage::ImportedTasks;
 use crate::services::worker_bridge::WorkerBridge;
 use crate::stepcoder::StepcoderPane;
-use crate::train::new_run::NewRunPanel;
-use crate::train::runs_table::RunsTable;
-use crate::train::share_panel::{SharePanel, Sharing};
-use crate::widgets::llm_settings::LlmChoice;
+use crate::train::TrainPane;
+use crate::train::share_panel::Sharing;
 
 fn main() {
     console_error_panic_hook::set_once();
@@ -82,7 +78,6 @@ fn App() -> impl IntoView {
     Python::provide();
     ImportedTasks::provide(error);
     let shared_results = link.as_ref().and_then(|l| Some((l.spec.clone(), l.results.clone()?)));
-    let on_error = Callback::new(move |problem: Option<String>| error.set(problem));
 
     view! {
         <p id="update" class="banner" role="status" hidden=move || !update_ready.get()>
@@ -106,19 +101,8 @@ fn App() -> impl IntoView {
             <button type="button" id="show-everything" on:click=move |_| focus.set(None)>"Show everything"</button>
         </p>
         <main>
-            <div hidden=folded(Pane::Train)>
-                <NewRunPanel link=link ready=ready webgpu=webgpu error=error />
-                <RunsTable />
-                <SharePanel />
-            </div>
-            <div hidden=folded(Pane::Results)>
-                {shared_results.map(|(spec, results)| view! { <SharedResultsPanel spec=spec results=results /> })}
-                <MetricsPlot on_error=on_error />
-                <div class="columns">
-                    <TreeView />
-                    <PolicyPanel />
-                </div>
-            </div>
+            <div hidden=folded(Pane::Train)><TrainPane link=link ready=ready webgpu=webgpu error=error /></div>
+            <div hidden=folded(Pane::Results)><ResultsPane shared=shared_results error=error /></div>
             <div hidden=folded(Pane::Python)><PythonPane /></div>
             <div hidden=folded(Pane::Live)><LivePanel /></div>
             <div hidden=folded(Pane::Search)><SearchPane link=search_link /></div>

@@ -6,14 +6,6 @@ use engine::share::{Pane, is_link_fragment};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-/// The id of the pane's element.
-fn element_id(pane: Pane) -> &'static str {
-    match pane {
-        Pane::Python => "python-pane",
-        pane => pane.name(),
-    }
-}
-
 /// The links to the panes; it also makes every in-page link (`#seed-000`) keep a share link in the
 /// address.
 #[component]
@@ -40,7 +32,7 @@ pub fn PaneNav(
     });
     view! {
         <nav id="panes" aria-label="Panes" hidden=hidden>
-            {Pane::ALL.iter().map(|&pane| view! { <a href=format!("#{}", element_id(pane))>{pane.label()}</a> }).collect_view()}
+            {Pane::ALL.iter().map(|&pane| view! { <a href=format!("#{}", pane.name())>{pane.label()}</a> }).collect_view()}
         </nav>
     }
 }

@@ -1,18 +1,15 @@
 //! Runs on WebGPU train in a nested worker built with burn's Wgpu backend (`webgpu_worker`), which
 //! this worker starts when the first such run comes and relays to: most visitors never download it.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
-use std::rc::Weak;
+use std::rc::Rc;
 
-use engine::device::{Backend, GpuAdapter};
+use engine::device::Backend;
 use engine::protocol::{Envelope, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, ErrorEvent, MessageEvent, Worker};
 
 use crate::js_error::describe;
-use crate::{Trainer, navigator_gpu};
 
 const NESTED_WORKER: &str = "./webgpu_worker_loader.js";
 
@@ -23,8 +20,14 @@ struct Nested {
     _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
+/// What the nested worker's owner does with its messages (their text) and with its crash (why).
+pub struct RelayEvents {
+    pub on_message: Rc<dyn Fn(String)>,
+    pub on_crash: Rc<dyn Fn(String)>,
+}
+
 pub struct Relay {
-    trainer: Weak<RefCell<Trainer>>,
+    events: RelayEvents,
     /// The nested worker, once started.
     nested: Option<Nested>,
     ready: bool,
@@ -35,8 +38,8 @@ pub struct Relay {
 }
 
 impl Relay {
-    pub fn new(trainer: Weak<RefCell<Trainer>>) -> Self {
-        Self { trainer, nested: None, ready: false, queue: Vec::new(), runs: HashSet::new() }
+    pub fn new(events: RelayEvents) -> Self {
+        Self { events, nested: None, ready: false, queue: Vec::new(), runs: HashSet::new() }
     }
 
     /// Whether `request` is the nested worker's: it builds a run on WebGPU, or concerns one.
@@ -78,20 +81,13 @@ impl Relay {
     fn start(&mut self) -> Result<(), String> {
         let worker = Worker::new(NESTED_WORKER)
             .map_err(|e| format!("the WebGPU training worker could not start: {}", describe(&e)))?;
-        let trainer = self.trainer.clone();
+        let on_text = self.events.on_message.clone();
         let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            if let Some(trainer) = trainer.upgrade() {
-                trainer.borrow_mut().relayed(event.data().as_string().unwrap_or_default());
-            }
+            on_text(event.data().as_string().unwrap_or_default());
         });
-        let trainer = self.trainer.clone();
+        let on_crash = self.events.on_crash.clone();
         let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
-            if let Some(trainer) = trainer.upgrade() {
-                let trainer = &mut *trainer.borrow_mut();
-                let problem = format!("the WebGPU training worker failed: {}", event.message());
-                trainer.relay.nested = None;
-                trainer.relay.fail_all(&problem, &trainer.scope);
-            }
+            on_crash(format!("the WebGPU training worker failed: {}", event.message()));
         });
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -118,6 +114,12 @@ impl Relay {
         }
     }
 
+    /// The nested worker crashed (`problem` says how): it is gone, and every run it held failed.
+    pub fn crashed(&mut self, problem: &str, scope: &DedicatedWorkerGlobalScope) {
+        self.nested = None;
+        self.fail_all(problem, scope);
+    }
+
     /// Every run of the nested worker failed (it could not start, or crashed).
     fn fail_all(&mut self, problem: &str, scope: &DedicatedWorkerGlobalScope) {
         self.queue.clear();
@@ -133,31 +135,4 @@ fn post(worker: &Worker, request: ToWorker, scope: &DedicatedWorkerGlobalScope) 
         let message = format!("a request could not be sent to the WebGPU training worker: {}", describe(&error));
         drop(scope.post_message(&JsValue::from_str(&Envelope::encode(FromWorker::Failed { run_id: None, message }))));
     }
-}
-
-/// Asks the browser for a WebGPU adapter; the adapter, or why there is none.
-pub async fn find_adapter(scope: &DedicatedWorkerGlobalScope) -> Result<GpuAdapter, String> {
-    let gpu = navigator_gpu(scope)?;
-    let request_adapter: js_sys::Function = js_sys::Reflect::get(&gpu, &"requestAdapter".into())
-        .ok()
-        .and_then(|f| f.dyn_into().ok())
-        .ok_or("navigator.gpu has no requestAdapter")?;
-    let promise = request_adapter.call0(&gpu).map_err(|e| format!("requestAdapter failed: {}", describe(&e)))?;
-    let adapter = JsFuture::from(js_sys::Promise::from(promise))
-        .await
-        .map_err(|e| format!("requestAdapter failed: {}", describe(&e)))?;
-    if adapter.is_null() || adapter.is_undefined() {
-        return Err("the browser offers WebGPU but no adapter (no usable GPU, or it is blocklisted)".into());
-    }
-    let info = js_sys::Reflect::get(&adapter, &"info".into()).unwrap_or(JsValue::UNDEFINED);
-    let field =
-        |name: &str| js_sys::Reflect::get(&info, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default();
-    let names: Vec<String> =
-        ["vendor", "architecture", "description"].into_iter().map(field).filter(|n| !n.is_empty()).collect();
-    let description = match names.is_empty() {
-        true => "an unnamed adapter".into(),
-        false => names.join(" "),
-    };
-    let software = js_sys::Reflect::get(&info, &"isFallbackAdapter".into()).is_ok_and(|v| v.is_truthy());
-    Ok(GpuAdapter { description, software })
 }

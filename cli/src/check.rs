@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use cli::python;
 use engine::python::{Outcome, ProgramRequest};
-use engine::search::bank::{BankTask, MUTANTS_LIMIT_MS};
+use engine::search::offline::bank::{BankTask, MUTANTS_LIMIT_MS};
 use engine::task_import::ImportedTask;
 use serde_json::json;
 

@@ -21,7 +21,7 @@ use engine::python::DEFAULT_TIME_LIMIT_MS;
 use engine::rng::gym_rng;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
 use engine::search::world_model_tasks::world_model_task;
-use engine::search::{Score, Scorer};
+use engine::search::scorer::{Score, Scorer};
 use engine::{AgentId, EnvId, Run, RunSpec};
 use serde::Serialize;
 use serde_json::json;

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PYTHON_COULD_NOT_RUN, PythonBatch};
-use engine::llm::ChatMessage;
+use engine::llm::{ChatMessage, FailureKind, LlmFailure};
 use engine::python::ProgramVerdict;
 
 use crate::llm::chat;
@@ -112,6 +112,11 @@ impl<'a> Host<'a> {
                 Ok((text, usage)) => ChatOutcome::Reply { text, usage },
                 Err(failure) => ChatOutcome::Failed(failure),
             },
+            // `LlmArgs::choose` refuses it: only the page runs a model itself.
+            Llm::InTab { .. } => ChatOutcome::Failed(LlmFailure::new(
+                FailureKind::BadRequest,
+                "the in-tab model runs only in the page",
+            )),
             local => {
                 let outcome = local.local_reply(task).expect("only an endpoint has no local reply");
                 if let ChatOutcome::Reply { text, .. } = &outcome {

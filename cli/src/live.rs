@@ -146,7 +146,8 @@ pub fn run(args: &LiveArgs) -> Result<(), Failure> {
     }
     let env = args.train.env;
     let task = choose_task(args)?;
-    let (llm, llm_label, settings) = args.llm.choose(args.train.seed, None)?;
+    let llm = args.llm.choose(args.train.seed, None)?;
+    let (llm_label, prices) = (llm.label(), llm.prices());
     let driver = if args.pipeline { Driver::Pipeline } else { Driver::Policy };
     let episode = LiveEpisode::new(&args.train.spec()?.env, driver, task, PromptSet::default()).map_err(usage)?;
     let mut episode = episode.with_llm_odds(&args.llm_odds).map_err(|e| usage(format!("--llm-odds: {e}")))?;
@@ -156,7 +157,7 @@ pub fn run(args: &LiveArgs) -> Result<(), Failure> {
 
     let names = env.action_names();
     let summary = episode.summary().clone();
-    let cost = settings.as_ref().map_or(0.0, |s| summary.usage.cost(s));
+    let cost = summary.usage.cost(prices);
     let report = LiveReport {
         env: env.name(),
         driver: driver_label,
@@ -312,7 +313,8 @@ pub(crate) fn seed003_validation(command_line: &[&str]) -> Result<(ValidationTab
 fn validation_report(args: &LiveArgs, train: &TrainArgs, tasks: &[LiveTask]) -> Result<ValidationReport, Failure> {
     let env = train.spec()?.env;
     let llm_odds = llm_odds(args);
-    let (llm, llm_label, settings) = args.llm.choose(train.seed, None)?;
+    let llm = args.llm.choose(train.seed, None)?;
+    let (llm_label, prices) = (llm.label(), llm.prices());
     let rounds: Vec<LiveTask> = (0..args.rounds).flat_map(|_| tasks.iter().cloned()).collect();
     let validation = Validation::new(&env, rounds, &PromptSet::default()).map_err(usage)?;
     let mut validation = validation.with_llm_odds(&llm_odds).map_err(|e| usage(format!("--llm-odds: {e}")))?;
@@ -342,7 +344,7 @@ fn validation_report(args: &LiveArgs, train: &TrainArgs, tasks: &[LiveTask]) -> 
         table,
         calibration,
         calibrated_env_params,
-        cost: settings.as_ref().map_or(0.0, |s| usage.cost(s)),
+        cost: usage.cost(prices),
     })
 }
 

@@ -10,11 +10,13 @@ use engine::cheating::cheat_rate::CheatKind;
 use engine::cheating::impossible::ImpossibleVariant;
 use engine::params;
 use engine::prompts::PromptSet;
-use engine::search::bench::cheat_of;
-use engine::search::lats::HiddenTests;
-use engine::search::simulated_llm::SimulatedLlmParams;
+use engine::search::measures::bench::cheat_of;
+use engine::search::methods::lats::HiddenTests;
+use engine::search::offline::simulated_llm::SimulatedLlmParams;
+use engine::search::record::SearchRecord;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
-use engine::share::search_link::{SIMULATED, SearchLink};
+use engine::share::search_link::SearchLink;
+use engine::task_import::ImportedTask;
 use serde::Serialize;
 
 use crate::common::{Failure, io_failure, read_tasks, usage};
@@ -104,13 +106,67 @@ struct SearchReport {
     /// The best score after each call.
     progress: Vec<f64>,
     best_program: String,
-    /// [`engine::search::Search::fingerprint`]: the page's replay of `link` has the same one.
+    /// [`engine::search::machine::Search::fingerprint`]: the page's replay of `link` has the same one.
     fingerprint: String,
     /// The search link's fragment: append it to the page's address after `#`.
     link: String,
 }
 
 pub fn search(args: &SearchArgs) -> Result<(), Failure> {
+    let (spec, imported) = search_spec(args)?;
+    let search = spec.start(imported.as_ref(), args.llm.is_simulated(), PromptSet::default()).map_err(usage)?;
+    let llm = args.llm.choose(args.seed, Some(args.temperature))?;
+    let (llm_label, llm_name, prices) = (llm.label(), llm.name(), llm.prices());
+    let mut search = search.with_prefill(llm.settings().is_some_and(|s| s.assistant_prefill));
+    let mut python = NativePython::start().map_err(io_failure)?;
+    // A search whose programs Python could not run has no result: it is an error, not a score of 0.
+    Host::new(llm, &mut python).streaming(args.json).drive(&mut search, |_| {}).map_err(io_failure)?;
+
+    let mut record = search.record(&spec, &llm_name);
+    record.cost_usd = record.usage.cost(prices);
+    let summary = record.summary();
+    let report = SearchReport {
+        method: spec.method.name(),
+        task: search.task().id.clone(),
+        llm: llm_label,
+        budget: args.budget,
+        seed: args.seed,
+        best_score: summary.score,
+        solved: summary.solved(),
+        llm_calls: summary.llm_calls,
+        hidden_checks: summary.hidden_checks,
+        nodes: summary.nodes,
+        text_calls: summary.text_calls,
+        hacked: summary.hacked,
+        reformatted: summary.reformatted,
+        impossible: spec
+            .impossible
+            .map(|variant| ImpossibleReport { variant: variant.name(), cheated: cheat_of(&search) }),
+        held_out: args.cheating.held_out.map(|share| HeldOutReport {
+            share,
+            tests: search.task().held_out.len(),
+            special_cased: summary.special_cased.clone(),
+        }),
+        gave_up: search.gave_up().map(str::to_owned),
+        tokens: summary.tokens,
+        cost: summary.cost_usd,
+        ended: record.ended.clone(),
+        progress: record.progress.iter().map(|p| p.best_score).collect(),
+        best_program: record.best.as_ref().map(|(program, _)| program.clone()).unwrap_or_default(),
+        fingerprint: record.fingerprint.clone(),
+        link: SearchLink::of(&record).encode(),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
+    } else {
+        eprintln!();
+        print_report(&report, &record);
+    }
+    Ok(())
+}
+
+/// The search that `args` describe, and the imported task it runs on (`--tasks`).
+fn search_spec(args: &SearchArgs) -> Result<(SearchSpec, Option<ImportedTask>), Failure> {
     let mut method = MethodSpec::parse(&args.method).map_err(usage)?;
     if let Some(mode) = &args.mode {
         let MethodSpec::Lats(params) = &mut method else {
@@ -141,58 +197,16 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             Some(task)
         }
     };
-    let search = spec.start(imported.as_ref(), args.llm.is_simulated(), PromptSet::default()).map_err(usage)?;
-    let (llm, llm_label, settings) = args.llm.choose(args.seed, Some(args.temperature))?;
-    let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
-    let mut python = NativePython::start().map_err(io_failure)?;
-    // A search whose programs Python could not run has no result: it is an error, not a score of 0.
-    Host::new(llm, &mut python).streaming(args.json).drive(&mut search, |_| {}).map_err(io_failure)?;
+    Ok((spec, imported))
+}
 
-    let (best_program, best_score) = search.best().map_or((String::new(), 0.0), |(p, s)| (p.to_owned(), s));
-    let report = SearchReport {
-        method: spec.method.name(),
-        task: search.task().id.clone(),
-        llm: llm_label.clone(),
-        budget: args.budget,
-        seed: args.seed,
-        best_score,
-        solved: best_score >= 1.0,
-        llm_calls: search.llm_calls(),
-        hidden_checks: search.hidden_checks(),
-        nodes: search.expansions().len(),
-        text_calls: search.texts().len(),
-        hacked: search.expansions().iter().filter(|e| e.score.hacked).count(),
-        reformatted: search.expansions().iter().filter(|e| e.unformatted.is_some()).count(),
-        impossible: spec
-            .impossible
-            .map(|variant| ImpossibleReport { variant: variant.name(), cheated: cheat_of(&search) }),
-        held_out: args.cheating.held_out.map(|share| HeldOutReport {
-            share,
-            tests: search.task().held_out.len(),
-            special_cased: (search.expansions().iter().enumerate())
-                .filter_map(|(i, e)| e.score.special_cased().map(|test| (i + 1, test.to_owned())))
-                .collect(),
-        }),
-        gave_up: search.gave_up().map(str::to_owned),
-        tokens: search.usage().total(),
-        cost: settings.as_ref().map_or(0.0, |s| search.usage().cost(s)),
-        ended: search.ended().to_owned(),
-        progress: search.progress().iter().map(|p| p.best_score).collect(),
-        best_program,
-        fingerprint: search.fingerprint(),
-        link: SearchLink::of(&search.record(&spec, if args.llm.is_simulated() { SIMULATED } else { &llm_label }))
-            .encode(),
-    };
-    if args.json {
-        println!("{}", serde_json::to_string(&report).expect("reports serialise"));
-        return Ok(());
-    }
-    eprintln!();
+/// The report as text: each program, the summary line, the best program and the share link.
+fn print_report(report: &SearchReport, record: &SearchRecord) {
     println!(
         "{} on {} with {} (budget {}, seed {})",
         report.method, report.task, report.llm, report.budget, report.seed
     );
-    for (i, e) in search.expansions().iter().enumerate() {
+    for (i, e) in record.expansions.iter().enumerate() {
         let bug = if e.score.bug { " · bug" } else { "" };
         let hacked = if e.score.hacked { " · hacked: the real verdict refuses it" } else { "" };
         let reformatted = if e.unformatted.is_some() { " · reformatted by autopep8" } else { "" };
@@ -209,19 +223,11 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             e.llm_calls
         );
     }
-    if !search.texts().is_empty() {
-        println!("  {} more calls wrote tests or reflections", search.texts().len());
+    if report.text_calls > 0 {
+        println!("  {} more calls wrote tests or reflections", report.text_calls);
     }
-    if spec.method.writes_own_tests() {
-        println!(
-            "(as the official LATS code runs it; ours where it differs: the prompt recalls the path's programs, Reflexion's retry sends its reflection, a model's test runs only as data — docs/reproductions.md)"
-        );
-    }
-    if let Some(HeldOutReport { tests, special_cased, .. }) = &report.held_out {
-        println!(
-            "{tests} of the task's tests held out from the LLM; {} program(s) passed every visible test and failed a held-out one (special-cased?)",
-            special_cased.len()
-        );
+    if let Some(note) = record.spec.method.note() {
+        println!("({note} docs/reproductions.md)");
     }
     if let Some(ImpossibleReport { variant, cheated }) = &report.impossible {
         match cheated {
@@ -229,20 +235,9 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             None => println!("on the {variant} impossible variant: no program passed every test (no cheat)"),
         }
     }
-    println!(
-        "{} {:.3}{} · {} LLM calls · the task's tests looked at {} times · {} tokens · cost ${:.4} · {}",
-        if spec.method.writes_own_tests() { "answer's score" } else { "best score" },
-        report.best_score,
-        if report.solved { " (solved)" } else { "" },
-        report.llm_calls,
-        report.hidden_checks,
-        report.tokens,
-        report.cost,
-        report.ended
-    );
+    println!("{} · {}", record.summary(), report.ended);
     println!("{}", report.best_program);
     println!("share: #{}", report.link);
-    Ok(())
 }
 
 #[derive(Serialize)]

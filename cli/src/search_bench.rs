@@ -11,9 +11,10 @@ use cli::host::{Host, VerdictMemo};
 use cli::python::NativePython;
 use engine::cheating::cheat_rate::CheatRate;
 use engine::effects::Llm;
-use engine::search::bank::search_tasks;
-use engine::search::bench::{BenchOutcome, BenchRow, BenchSpec, outcome};
-use engine::search::simulated_llm::SimulatedLlmParams;
+use engine::effects::llm_source::SIMULATED;
+use engine::search::offline::bank::search_tasks;
+use engine::search::measures::bench::{BenchOutcome, BenchRow, BenchSpec, outcome};
+use engine::search::offline::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use serde::Serialize;
 
@@ -214,7 +215,7 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
 
 /// Runs `spec`'s searches on the simulated LLM, on `jobs` threads (default: the machine's cores).
 pub(crate) fn bench_report(spec: BenchSpec, jobs: Option<usize>) -> Result<BenchReport, Failure> {
-    let simulated = LlmArgs { llm: "simulated".into(), base_url: None, model: None, prefill: false };
+    let simulated = LlmArgs { llm: SIMULATED.into(), base_url: None, model: None, prefill: false };
     bench_report_on(spec, jobs, &simulated, TEMPERATURE)
 }
 
@@ -228,10 +229,10 @@ fn bench_report_on(
     spec.offline = llm.is_simulated();
     let searches = spec.searches().map_err(|e| usage(format!("--budgets: {e}")))?;
     // Chosen once here, so that a bad setting or a missing key is reported before anything runs.
-    let (_, label, _) = llm.choose(0, Some(temperature))?;
+    let label = llm.choose(0, Some(temperature))?.label();
     let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let started = std::time::Instant::now();
-    let ask = |seed: u64| llm.choose(seed, Some(temperature)).map(|(llm, ..)| llm).map_err(|f| f.message);
+    let ask = |seed: u64| llm.choose(seed, Some(temperature)).map_err(|f| f.message);
     let outcomes = run_bench(&spec, searches, workers, &ask).map_err(|e| io_failure(format!("python3: {e}")))?;
     let variant = match (spec.template.impossible, spec.template.held_out_share) {
         (Some(variant), _) => variant.name().to_owned(),

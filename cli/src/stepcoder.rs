@@ -382,10 +382,11 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
     let params = params::apply(&template, &args.params).map_err(|e| usage(format!("--param: {e}")))?;
     let tasks = completion_tasks(args)?;
     let mut run = CompletionRun::new(mode, tasks, params, PromptSet::default()).map_err(usage)?;
-    let (mut llm, label, settings) = args.llm.choose(args.seed, Some(params.temperature))?;
-    if let Llm::Remote { settings, .. } = &mut llm {
+    let mut llm = args.llm.choose(args.seed, Some(params.temperature))?;
+    if let Some(settings) = llm.settings_mut() {
         settings.top_p = params.top_p;
     }
+    let (label, prices) = (llm.label(), llm.prices());
     let mut python = NativePython::start().map_err(io_failure)?;
     // A run whose programs Python could not run has no result: it is an error.
     Host::new(llm, &mut python).streaming(args.json).drive(&mut run, |_| {}).map_err(io_failure)?;
@@ -402,7 +403,7 @@ fn complete(args: &CompletionArgs, mode: CompletionMode) -> Result<(), Failure> 
         failed_calls: run.completions.iter().filter(|c| c.outcome.is_none()).count(),
         special_cased: run.completions.iter().filter(|c| c.special_cased().is_some()).count(),
         tokens: run.usage.total(),
-        cost: settings.as_ref().map_or(0.0, |s| run.usage.cost(s)),
+        cost: run.usage.cost(prices),
         ended: &run.ended,
     };
     if args.json {

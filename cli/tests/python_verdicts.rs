@@ -53,7 +53,7 @@ fn seed003_references_pass_and_drafts_fail_in_real_python() {
 #[test]
 fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
     use engine::python::Outcome;
-    use engine::search::bank::{FaultKind, search_tasks};
+    use engine::search::offline::bank::{FaultKind, search_tasks};
     let tasks = search_tasks();
     let mut requests = Vec::new();
     let mut labels = Vec::new();
@@ -98,7 +98,7 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
 #[test]
 fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
     use engine::python::Outcome;
-    use engine::search::bank::{BankTask, FaultKind, MUTANTS_LIMIT_MS};
+    use engine::search::offline::bank::{BankTask, FaultKind, MUTANTS_LIMIT_MS};
     use engine::task_import::parse_task_file;
     let mut tasks = Vec::new();
     for file in ["humaneval.jsonl", "apps.json"] {
@@ -170,7 +170,7 @@ fn autopep8_repairs_an_indentation_slip_before_the_program_is_scored_as_the_offi
 fn every_bank_program_reads_back_after_autopep8_formats_it() {
     // The simulated LLM reads the programs it is shown, which autopep8 formatted, back into the slot
     // choices it wrote: for every program with at most one fault of every bundled bank.
-    use engine::search::bank::search_tasks;
+    use engine::search::offline::bank::search_tasks;
     use engine::search::world_model_tasks::world_model_tasks;
     let (mut requests, mut expected) = (Vec::new(), Vec::new());
     for task in search_tasks().iter().chain(world_model_tasks().iter()) {

@@ -1,13 +1,13 @@
 //! `rlcg reproduce`: the quick form of every generated table of docs/reproductions.md, held to its
 //! pinned figures, so that a change that moves a reproduction fails here or updates the figures
-//! (`rlcg reproduce --quick --write cli/tests/reproduce_quick.md`) and the docs (`rlcg reproduce
+//! (`rlcg reproduce --quick --write docs/reproductions-quick.md`) and the docs (`rlcg reproduce
 //! --write docs/reproductions.md`) in the same commit.
 
 mod common;
 
 use common::{last_json_line, rlcg};
 
-const PINNED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reproduce_quick.md");
+const PINNED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/reproductions-quick.md");
 
 #[test]
 fn the_quick_reproductions_match_their_pinned_figures() {
@@ -85,7 +85,7 @@ fn the_sequential_bench_makes_the_pinned_quick_search_tables() {
     use cli::python::NativePython;
     use engine::reproduce::search::{world_model_bench, world_model_table};
     use engine::reproduce::{Scale, blocks, search};
-    use engine::search::bench::SequentialBench;
+    use engine::search::measures::bench::SequentialBench;
 
     let run = |spec| {
         let mut bench = SequentialBench::new(spec).unwrap();

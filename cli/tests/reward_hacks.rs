@@ -8,8 +8,8 @@ use cli::python::{NativePython, run_all};
 use engine::cheating::cheat_rate::CheatKind;
 use engine::python::{Outcome, ProgramRequest, TaskCode, TestCase};
 use engine::rng::search_rng;
-use engine::search::bench::cheat_kind;
-use engine::search::{Scorer, TestsScorer};
+use engine::search::measures::bench::cheat_kind;
+use engine::search::scorer::{Scorer, TestsScorer};
 use engine::task_import::parse_task_file;
 use serde::Deserialize;
 

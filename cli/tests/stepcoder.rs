@@ -230,7 +230,7 @@ fn rollouts_at_t_1_are_the_earlier_runs_bit_for_bit() {
     };
     let earlier = ["--param", "rollout_temperature=1", "--param", "rollout_top_p=1"];
     assert_eq!(fingerprint(&earlier), "5d9568187a243aa1");
-    assert_eq!(fingerprint(&[]), "9baaf2fadd44673a", "the quick reproduction's (cli/tests/reproduce_quick.md)");
+    assert_eq!(fingerprint(&[]), "9baaf2fadd44673a", "the quick reproduction's (docs/reproductions-quick.md)");
 }
 
 /// The simulated LLM gets each remaining header wrong with probability 0.3: on the APPS+ sample's

@@ -13,7 +13,7 @@ use engine::gym::GymId;
 use engine::gym::dataset::dataset;
 use engine::python::{FaultKind, Outcome, PredictionPart};
 use engine::rng::gym_rng;
-use engine::search::Scorer;
+use engine::search::scorer::Scorer;
 use engine::search::world_model::{WorldModelScorer, WorldModelScoring};
 use engine::search::world_model_tasks::{world_model_task, world_model_tasks};
 

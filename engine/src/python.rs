@@ -548,6 +548,26 @@ mod tests {
         }
     }
 
+    /// The harness's modules take from each other only public names, and Pyodide never loads the
+    /// native confinement: no module imports it (or its kernel calls) at load, only inside a
+    /// function (`main`, which only python3 runs).
+    #[test]
+    fn modules_import_public_names_and_confinement_only_natively() {
+        for (name, text) in HARNESS_MODULES {
+            for line in text.lines().filter(|l| l.starts_with("from .")) {
+                let (module, names) = line.split_once(" import ").expect("a from-import");
+                assert!(
+                    names.split(',').all(|n| !n.trim().starts_with('_')),
+                    "harness/{name}.py takes a private name: {line}"
+                );
+                assert!(
+                    !["from .confinement", "from .kernel"].contains(&module.trim()),
+                    "harness/{name}.py loads {module} at import, in Pyodide too"
+                );
+            }
+        }
+    }
+
     #[test]
     fn tests_serialise_as_the_harness_reads_them() {
         let request = ProgramRequest::new(

@@ -1,7 +1,8 @@
 //! docs/architecture.md says how many Rust files adding each kind of thing touches ("Adding to the
-//! playground"). This test counts them in the code, for one existing example of each kind: the
-//! files whose code (comments and inline tests aside) names the example's variant, with its own
-//! file and any file the kind needs besides (a `mod` line), and checks the docs' number.
+//! playground"). This test counts them in the code, for every existing variant of each kind, and
+//! checks the docs' number against the costliest: the files whose code (comments and inline tests
+//! aside) names the variant, with its own file and any file the kind needs besides (a `mod` line).
+//! Test files (declared under `#[cfg(test)]`) are left out, whatever their name.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -9,7 +10,7 @@ use std::path::Path;
 
 mod source;
 
-use source::{code_lines, rust_files};
+use source::{code_lines, rust_files, test_files};
 
 /// Code lines of a file: before its inline tests, without comment lines.
 fn code(text: &str) -> String {
@@ -33,9 +34,9 @@ fn touched(paths: &[&str], own: &[&str]) -> BTreeSet<String> {
         rust_files(&root.join(folder), &mut files);
     }
     let mut found: BTreeSet<String> = own.iter().map(|f| f.to_string()).collect();
+    let tests = test_files(&files);
     for file in files {
-        let stem = file.file_stem().expect("a name").to_string_lossy().into_owned();
-        if stem == "tests" || stem.ends_with("_tests") {
+        if tests.contains(&file) {
             continue;
         }
         let text = code(&fs::read_to_string(&file).expect("a source file"));
@@ -60,37 +61,103 @@ fn beside_reproductions(files: BTreeSet<String>) -> BTreeSet<String> {
     files.into_iter().filter(|f| !f.starts_with("engine/src/reproduce/")).collect()
 }
 
+/// The variants of `enum_name` in `file` (relative to the repository), as written.
+fn variants(file: &str, enum_name: &str) -> Vec<String> {
+    let text = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(file)).unwrap();
+    let body = text.split(&format!("pub enum {enum_name} {{")).nth(1).expect("the enum").split("\n}").next().unwrap();
+    body.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with("#["))
+        .map(|l| l.chars().take_while(|c| c.is_alphanumeric()).collect::<String>())
+        .collect()
+}
+
+/// `QThompson` → `q_thompson`.
+fn snake(variant: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in variant.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// A variant's own file: `<folder>/<snake>.rs`, or its folder's `mod.rs`.
+fn own_file(folder: &str, variant: &str) -> String {
+    let name = snake(variant);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    match root.join(format!("{folder}/{name}.rs")).is_file() {
+        true => format!("{folder}/{name}.rs"),
+        false => format!("{folder}/{name}/mod.rs"),
+    }
+}
+
+/// The files that adding the costliest variant of a kind touched: each variant's own files and
+/// the files naming it, counted for every variant.
+fn costliest(each: impl IntoIterator<Item = BTreeSet<String>>) -> BTreeSet<String> {
+    each.into_iter().max_by_key(BTreeSet::len).expect("a kind has variants")
+}
+
 #[test]
 fn the_docs_count_the_files_that_adding_each_kind_of_thing_touches() {
-    let kinds: [(&str, BTreeSet<String>); 7] = [
+    let agents = variants("engine/src/agents/mod.rs", "AgentId");
+    let envs: Vec<String> = variants("engine/src/env/mod.rs", "EnvId").into_iter().filter(|v| v != "Gym").collect();
+    let lives = variants("engine/src/env/live_rules.rs", "AnyLiveRules");
+    let methods = variants("engine/src/search/spec.rs", "MethodSpec");
+    let panes = variants("engine/src/share/teaching.rs", "Pane");
+    assert!(agents.len() >= 4 && envs.len() >= 3 && lives.len() >= 2 && methods.len() >= 5 && panes.len() >= 7);
+    let kinds: [(&str, BTreeSet<String>); 8] = [
         (
             "An agent",
-            beside_reproductions(touched(&["AgentId::QThompson", "AgentSpec::QThompson", "AnyAgent::QThompson"], &[])),
+            costliest(agents.iter().map(|v| {
+                let paths = [format!("AgentId::{v}"), format!("AgentSpec::{v}"), format!("AnyAgent::{v}")];
+                beside_reproductions(touched(&paths.each_ref().map(String::as_str), &[&own_file("engine/src/agents", v)]))
+            })),
         ),
         (
             "An environment",
-            beside_reproductions(touched(
-                &["EnvId::Orchestrator", "EnvSpec::Orchestrator", "AnyEnv::Orchestrator"],
-                &[],
-            ))
-            .into_iter()
-            .filter(|f| !f.ends_with("/live.rs"))
-            .collect(),
+            costliest(envs.iter().map(|v| {
+                let paths = [format!("EnvId::{v}"), format!("EnvSpec::{v}"), format!("AnyEnv::{v}")];
+                let own = own_file("engine/src/env", v);
+                beside_reproductions(touched(&paths.each_ref().map(String::as_str), &[&own]))
+                    .into_iter()
+                    .filter(|f| !f.ends_with("/live.rs"))
+                    .collect()
+            })),
         ),
-        ("A live mode", touched(&["AnyLiveRules::Orchestrator", "OrchestratorLive"], &["engine/src/prompts.rs"])),
+        (
+            "A live mode",
+            costliest(lives.iter().map(|v| {
+                let paths = [format!("AnyLiveRules::{v}"), format!("{v}Live")];
+                let own = format!("engine/src/env/{}/live.rs", snake(v));
+                touched(&paths.each_ref().map(String::as_str), &[&own, "engine/src/prompts.rs"])
+            })),
+        ),
         (
             "A Gymnasium environment",
-            touched(&["GymId::Taxi", "GymEnv::Taxi", "taxi::Taxi"], &["engine/src/gym/taxi.rs"]),
+            costliest(gymnasium_variants().iter().map(|v| {
+                let paths = [format!("GymId::{v}"), format!("GymEnv::{v}"), format!("{}::{v}", snake(v))];
+                touched(&paths.each_ref().map(String::as_str), &[&own_file("engine/src/gym", v), "engine/src/gym/mod.rs"])
+            })),
         ),
         (
             "A search method",
-            touched(
-                &["MethodSpec::ZeroShot", "AnyMethod::ZeroShot"],
-                &["engine/src/search/zero_shot.rs", "engine/src/search/mod.rs"],
-            ),
+            costliest(methods.iter().map(|v| {
+                let paths = [format!("MethodSpec::{v}"), format!("AnyMethod::{v}")];
+                let own = own_file("engine/src/search/methods", v);
+                touched(&paths.each_ref().map(String::as_str), &[&own, "engine/src/search/methods/mod.rs"])
+            })),
         ),
-        ("A pane", touched(&["Pane::About"], &["src/about/mod.rs"])),
-        ("An LLM provider", touched(&["\"lmstudio\""], &[])),
+        (
+            "A pane",
+            costliest(panes.iter().map(|v| {
+                touched(&[&format!("Pane::{v}")], &[&format!("src/{}/mod.rs", v.to_lowercase()), "src/main.rs"])
+            })),
+        ),
+        ("An LLM provider", costliest(["\"openrouter\"", "\"openai\"", "\"ollama\"", "\"lmstudio\""].map(|id| touched(&[id], &[])))),
+        ("An LLM source", touched(&["LlmSource::InTab", "Llm::InTab"], &[])),
     ];
     let wrong: Vec<String> = kinds
         .iter()

@@ -7,12 +7,12 @@
 use engine::effects::Llm;
 use engine::reproduce::orchestrator::{self, AGENTS};
 use engine::reproduce::{DOCS, QUICK, Scale, Table, blocks, search};
-use engine::search::bench::{BenchRow, BenchSpec, SequentialBench};
+use engine::search::measures::bench::{BenchRow, BenchSpec, SequentialBench};
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView};
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 
 /// What a button re-runs.
@@ -40,7 +40,7 @@ impl Rerun {
 
     /// The figures a re-run is compared with, and their name.
     fn against(self) -> (&'static str, &'static str) {
-        if self == Rerun::Seed003 { (DOCS, "docs/reproductions.md") } else { (QUICK, "cli/tests/reproduce_quick.md") }
+        if self == Rerun::Seed003 { (DOCS, "docs/reproductions.md") } else { (QUICK, "docs/reproductions-quick.md") }
     }
 }
 

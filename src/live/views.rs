@@ -1,12 +1,13 @@
 //! What the live pane shows of its episodes: the blackboard, the steps, the episodes so far and
 //! seed 003's validation table.
 
+use engine::cheating::held_out::HeldOutScore;
 use engine::effects::BlackboardMessage;
-use engine::live::LiveStep;
+use engine::live::{LiveStep, LiveSummary};
 use engine::live::validation::{DriverTotals, ValidationRow, ValidationTable};
 use leptos::prelude::*;
 
-use super::HistoryRow;
+use crate::live::launch::HistoryRow;
 
 /// The blackboard's messages in time order (seed 003 §2.2: sender, receiver, type, content, time).
 #[component]
@@ -114,4 +115,23 @@ pub(super) fn ValidationView(table: RwSignal<Option<ValidationTable>>) -> impl I
             <p class="hint">"The seed's figures: success on 5 of 5 tasks, each in 2 steps (coder → tester); 10 agent calls against the fixed pipeline's 23, −56.5%. Its tasks are named only; the prompts and tests here are ours (tasks/seed003.json)."</p>
         </section>
     }
+}
+
+/// The finished episode's outcome and costs, and a special-cased program's held-out test.
+#[component]
+pub(super) fn LiveSummaryLine(summary: RwSignal<Option<(LiveSummary, f64)>>) -> impl IntoView {
+    view! {
+        <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost)| format!(
+            "{}{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
+            if s.success { "success" } else { "no success" }, held_out_words(s.held_out.as_ref()), s.episode_return, s.agent_calls,
+            s.llm_calls, s.test_runs, s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
+        {move || summary.get().and_then(|(s, _)| s.special_cased().map(|test| view! {
+            <p id="live-special-cased" class="special-cased">"special-cased? The final program passes every visible test and fails the held-out "<code>{test.to_owned()}</code></p>
+        }))}
+    }
+}
+
+/// How a program did on the tests held out from the LLM, for a summary (empty when none were).
+fn held_out_words(held_out: Option<&HeldOutScore>) -> String {
+    held_out.map(|h| format!(" · {h}")).unwrap_or_default()
 }

@@ -167,7 +167,7 @@ pub fn PythonPane() -> impl IntoView {
     let line_count = move || code.with(|c| c.lines().count().max(1));
 
     view! {
-        <section aria-labelledby="python-heading" class="panel" id="python-pane">
+        <section aria-labelledby="python-heading" class="panel" id="python">
             <h2 id="python-heading">"Python"</h2>
             <p class="hint">"Programs run in your browser with Pyodide, in a worker of their own, through the harness the training environments use. " {isolation}</p>
             <div class="row">

@@ -1,22 +1,22 @@
 //! The Search pane's Cheating view (issue 53): how often the chosen LLM cheats, measured as
-//! `engine::search::cheat_measure` says (bundled tasks × seeds, one zero-shot reply each): the
+//! `engine::search::measures::cheat_measure` says (bundled tasks × seeds, one zero-shot reply each): the
 //! count, the rate with its exact 95% interval, and each cheat to open. A teacher's link opens the
 //! view with its measure, seeds and tasks, and measures at once where the simulated LLM answers.
 
 use engine::effects::Llm;
 use engine::reproduce::percent;
-use engine::search::bench::{CheatExample, SequentialBench};
-use engine::search::cheat_measure::{CheatMeasure, Measure};
+use engine::search::measures::bench::{CheatExample, SequentialBench};
+use engine::search::measures::cheat_measure::{CheatMeasure, Measure};
 use engine::share::SearchControl;
-use engine::share::search_link::{SIMULATED, SearchLink};
+use engine::share::search_link::SearchLink;
 use leptos::prelude::*;
 
 use crate::search::form::SearchForm;
 use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
-use crate::widgets::llm_settings::LlmChoice;
+use crate::services::llm_choice::LlmChoice;
 use crate::widgets::teacher_options::TeacherChoice;
 
 /// The view's fields, as typed.
@@ -90,14 +90,11 @@ pub fn CheatingView(
         let started = fields.read().and_then(|measure| {
             let (spec, _) = form.read()?;
             let mut bench = measure.bench(spec.clone())?;
-            let (llm, label) = match simulated {
-                true => (Llm::offline(1), "simulated LLM".to_owned()),
-                false => llm_choice.llm(1).map(|(llm, label, _)| (llm, label))?,
-            };
-            bench.offline = matches!(llm, Llm::Offline(_));
-            let name = if bench.offline { SIMULATED.to_owned() } else { label.clone() };
+            let llm = if simulated { Llm::offline(1) } else { llm_choice.llm(1)? };
+            bench.offline = llm.is_simulated();
+            let label = llm.label();
             let shared = SearchLink {
-                llm: name,
+                llm: llm.name(),
                 teaching: teacher.teaching(),
                 cheating: Some(measure.clone()),
                 results: None,

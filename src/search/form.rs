@@ -5,8 +5,8 @@
 
 use engine::cheating::impossible::ImpossibleVariant;
 use engine::params::{self, Field, Parameters};
-use engine::search::bank::search_tasks;
-use engine::search::simulated_llm::SimulatedLlmParams;
+use engine::search::offline::bank::search_tasks;
+use engine::search::offline::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec};
 use engine::search::world_model_tasks::world_model_tasks;
 use engine::share::{SearchControl, Teaching};
@@ -107,6 +107,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
         imported,
     } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
+    let method_note = move || method.with(|m| MethodSpec::parse(m).ok().and_then(|m| m.note()));
     view! {
         <div class="form-grid">
             <label hidden=hides(SearchControl::Task)>"Task"<select id="search-task" disabled=locks(SearchControl::Task) prop:value=move || task.get() on:change=move |ev| task.set(event_target_value(&ev))>
@@ -142,9 +143,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 " May give up"
             </label>
         </div>
-        <p class="hint" id="search-method-note" hidden=move || !method.with(|m| m.starts_with("lats") || m == "reflexion")>
-            "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them (About: LATS and Reflexion). lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data."
-        </p>
+        <p class="hint" id="search-method-note" hidden=move || method_note().is_none()>{method_note}" (About: LATS and Reflexion)"</p>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"
             fields=odds_fields texts=odds_texts hidden=hides(SearchControl::Odds) locked=locks(SearchControl::Odds) />
     }

@@ -1,6 +1,6 @@
 //! The Search pane: seed 004's program searches (GIF-MCTS, WorldCoder, zero-shot) on a bundled or
 //! imported task, with the LLM chosen in live mode (or the simulated LLM, offline) and every program
-//! scored by Pyodide. The search is `engine::search::Search`, driven by `host::drive`; what the pane
+//! scored by Pyodide. The search is `engine::search::machine::Search`, driven by `host::drive`; what the pane
 //! shows and keeps of it is its `SearchRecord`: the tree as it grows, each program's details, the
 //! best program, and the best score against LLM calls of every search listed. Searches are kept in
 //! this browser, exported and imported as JSON, and shared by link; a link to a search the
@@ -34,48 +34,11 @@ use crate::search::world_models::WorldModelTools;
 use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
 use crate::search::world_models::paper::PaperComparison;
 use crate::services::links::address_of;
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, ImportedTasks};
-use crate::widgets::llm_settings::LlmChoice;
+use crate::services::llm_choice::LlmChoice;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
-
-/// The summary line of a record: calls, best score, tokens and, for an endpoint, the cost.
-fn summary(record: &SearchRecord) -> String {
-    let cost = if record.cost_usd > 0.0 { format!(" · ${:.4}", record.cost_usd) } else { String::new() };
-    let hacked = record.expansions.iter().filter(|e| e.score.hacked).count();
-    let verdicts = match (record.spec.naive_verdicts, hacked) {
-        (false, _) => String::new(),
-        (true, 0) => " · naive verdicts".to_owned(),
-        (true, n) => format!(" · naive verdicts: {n} hacked program(s) passed that the real verdict refuses"),
-    };
-    let reformatted = record.expansions.iter().filter(|e| e.unformatted.is_some()).count();
-    let verdicts = match (record.spec.autopep8, reformatted) {
-        (false, _) => format!("{verdicts} · without autopep8"),
-        (true, 0) => verdicts,
-        (true, n) => format!("{verdicts} · autopep8 changed {n} program(s)"),
-    };
-    // LATS and Reflexion answer with a program their own tests chose, and look at the task's tests
-    // only as often as this says.
-    let score = if record.spec.method.writes_own_tests() {
-        format!(
-            "answer's score {:.3} · the task's tests looked at {} time(s)",
-            record.best_score(),
-            record.hidden_checks
-        )
-    } else {
-        format!("best score {:.3}", record.best_score())
-    };
-    let special_cased = record.expansions.iter().filter(|e| e.score.special_cased().is_some()).count();
-    let held_out = match record.spec.held_out_share {
-        0.0 => String::new(),
-        share => format!(
-            " · {:.0}% of the tests held out: {special_cased} program(s) special-cased? (every visible test passed, a held-out one failed)",
-            100.0 * share
-        ),
-    };
-    format!("{} LLM calls · {score} · {} tokens{cost}{verdicts}{held_out}", record.llm_calls(), record.usage.total())
-}
 
 #[component]
 pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
@@ -113,23 +76,24 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
         let prompts: PromptSet = llm_choice.prompts.get_untracked();
         // The simulated LLM draws from the search's seed.
         let llm = |seed| match simulated {
-            true => Ok((Llm::offline(seed), None)),
-            false => llm_choice.llm(seed).map(|(llm, _, settings)| (llm, settings)),
+            true => Ok(Llm::offline(seed)),
+            false => llm_choice.llm(seed),
         };
-        let (spec, imported_task, llm, settings) = match form.read().and_then(|(spec, task)| {
+        let ready = form.read().and_then(|(spec, task)| {
             let llm = llm(spec.seed)?;
             Ok((spec, task, llm))
-        }) {
-            Ok((spec, task, (llm, settings))) => (spec, task, llm, settings),
+        });
+        let (spec, imported_task, llm) = match ready {
+            Ok(ready) => ready,
             Err(message) => return problem.set(Some(message)),
         };
         problem.set(None);
-        let offline = matches!(llm, Llm::Offline(_));
+        let offline = llm.is_simulated();
         if imported_task.is_some() && offline {
             status.set("Making the simulated LLM's bank: mutating the task's reference solution…".into());
         }
         match spec.start(imported_task.as_ref(), offline, prompts) {
-            Ok(search) => runner.launch(search, spec, llm, settings, sent),
+            Ok(search) => runner.launch(search, spec, llm, sent),
             Err(message) => problem.set(Some(message)),
         }
     };
@@ -193,7 +157,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             </p>
             <p id="search-error" role="alert" class="error" hidden=move || problem.get().is_none()>{move || problem.get()}</p>
             <p id="search-status" role="status">{move || status.get()}</p>
-            <p id="search-summary">{move || shown.with(|r| r.as_ref().map(summary))}</p>
+            <p id="search-summary">{move || shown.with(|r| r.as_ref().map(|r| r.summary().to_string()))}</p>
             <p hidden=move || share_url().is_none()>
                 <label>"Link to this search "<input id="search-link" readonly size="60" prop:value=move || share_url().unwrap_or_default() /></label>
             </p>

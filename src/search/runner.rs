@@ -3,15 +3,14 @@
 //! what the link said).
 
 use engine::effects::Llm;
-use engine::llm::ProviderSettings;
 use engine::search::record::SearchRecord;
 use engine::search::spec::{ProgramSearch, SearchSpec, TEMPERATURE};
-use engine::share::search_link::{SIMULATED, SearchResults};
+use engine::share::search_link::SearchResults;
 use leptos::prelude::*;
 
 use crate::search::history::Searches;
 use crate::services::host::{self, HostView};
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 
 /// What a search needs from the pane while it runs.
@@ -34,24 +33,20 @@ impl Runner {
         search: ProgramSearch,
         spec: SearchSpec,
         mut llm: Llm,
-        settings: Option<ProviderSettings>,
         sent: Option<SearchResults>,
     ) {
         let Self { searches, selected, running, status, stream, replay, cancel, python } = self;
         running.set(true);
         // Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.
-        let mut search = search.with_prefill(settings.as_ref().is_some_and(|s| s.assistant_prefill));
-        let llm_name = match &mut llm {
-            // An endpoint samples at seed 004's temperature.
-            Llm::Remote { settings, .. } => {
-                settings.temperature = TEMPERATURE;
-                settings.label()
-            }
-            Llm::Offline(_) | Llm::Absent => SIMULATED.to_owned(),
-        };
+        let mut search = search.with_prefill(llm.settings().is_some_and(|s| s.assistant_prefill));
+        // A model that is called samples at seed 004's temperature.
+        if let Some(settings) = llm.settings_mut() {
+            settings.temperature = TEMPERATURE;
+        }
+        let (llm_name, prices) = (llm.name(), llm.prices());
         let record = move |search: &ProgramSearch| {
             let mut record = search.record(&spec, &llm_name);
-            record.cost_usd = settings.as_ref().map_or(0.0, |s| record.usage.cost(s));
+            record.cost_usd = record.usage.cost(prices);
             record
         };
         let id = searches.next_id();

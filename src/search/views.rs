@@ -2,9 +2,10 @@
 //! against LLM calls of every search listed.
 
 use engine::search::record::SearchRecord;
-use engine::search::self_tests::SelfTestedNode;
+use engine::search::methods::own_tests::SelfTestedNode;
 use engine::search::tree::SearchTreeNode;
-use engine::search::{ActionKind, Score};
+use engine::search::method::ActionKind;
+use engine::search::scorer::Score;
 use leptos::prelude::*;
 
 /// Where each node sits: depth down, leaves left to right, a parent over its children's middle.

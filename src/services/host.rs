@@ -1,18 +1,18 @@
 //! The page's host for the engine's effectful tasks ([`engine::effects::Effectful`]), the page's
-//! one loop: it performs each need — a policy's decision, an LLM call (streamed from an endpoint,
-//! or the offline LLM), a batch of programs in Pyodide, a slice of the task's own work after the
+//! one loop: it performs each need — a policy's decision, an LLM call ([`crate::services::chat`]: an
+//! endpoint, the model in this tab or the offline LLM), a batch of programs in Pyodide, a slice of the task's own work after the
 //! page has drawn — and resumes the task with the outcome, until the task is done or the user
 //! cancels. Live episodes, searches, StepCoder's completion runs and ablations, and world models'
 //! planning runs all go through [`drive`]; no component holds a loop of its own.
 
-use engine::effects::{ChatOutcome, Effectful, LiveState, Llm, Need, PYTHON_COULD_NOT_RUN, PythonBatch};
+use engine::effects::{Effectful, LiveState, Llm, Need, PYTHON_COULD_NOT_RUN, PythonBatch};
 use engine::python::{Author, ProgramRequest, ProgramVerdict};
 use futures_channel::oneshot;
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
-use crate::services::in_tab_llm;
-use crate::services::llm_client::{self, CancelToken, ClientEvent};
+use crate::services::cancel::CancelToken;
+use crate::services::chat;
 use crate::services::python_pool::Python;
 
 /// What the host shows while it works: a status line, and the reply as it streams in.
@@ -47,49 +47,8 @@ pub async fn drive<T: Effectful>(
                 Err(message) => task.end(&format!("the policy could not decide: {message}"), now()),
             },
             Need::Chat(call) => {
-                let (agent, messages) = (call.agent.clone(), call.messages.clone());
-                view.stream.set(String::new());
-                let outcome = match &mut *llm {
-                    Llm::Remote { settings, .. } if settings.runs_in_tab() => {
-                        let model = settings.model.clone();
-                        view.status.set(format!("The {agent} is writing ({model}, in this tab)…"));
-                        let mut on_event = |event: ClientEvent| match event {
-                            ClientEvent::Text(piece) => view.stream.update(|s| s.push_str(piece)),
-                            ClientEvent::Speed { tokens_per_second } => view.status.set(format!(
-                                "The {agent} is writing ({model}, in this tab: {tokens_per_second:.0} tokens/s)…"
-                            )),
-                            ClientEvent::Attempt(_) | ClientEvent::Retrying { .. } => {}
-                        };
-                        match in_tab_llm::chat(settings, &messages, cancel, &mut on_event).await {
-                            Ok((text, usage)) => ChatOutcome::Reply { text, usage },
-                            Err(failure) => ChatOutcome::Failed(failure),
-                        }
-                    }
-                    Llm::Remote { settings, key } => {
-                        view.status.set(format!("The {agent} is writing ({})…", settings.model));
-                        let mut on_event = |event: ClientEvent| match event {
-                            ClientEvent::Attempt(n) if n > 1 => view.stream.set(String::new()),
-                            ClientEvent::Attempt(_) => {}
-                            ClientEvent::Text(piece) => view.stream.update(|s| s.push_str(piece)),
-                            ClientEvent::Retrying { delay_ms, reason } => {
-                                view.status.set(format!("{reason} Retrying in {:.1} s…", delay_ms as f64 / 1000.0))
-                            }
-                            ClientEvent::Speed { .. } => {}
-                        };
-                        match llm_client::chat(settings, key, &messages, cancel, &mut on_event).await {
-                            Ok((text, usage)) => ChatOutcome::Reply { text, usage },
-                            Err(failure) => ChatOutcome::Failed(failure),
-                        }
-                    }
-                    local => {
-                        view.status.set(format!("The {agent} is writing (simulated LLM)…"));
-                        let outcome = local.local_reply(task).expect("only an endpoint has no local reply");
-                        if let ChatOutcome::Reply { text, .. } = &outcome {
-                            view.stream.set(text.clone());
-                        }
-                        outcome
-                    }
-                };
+                let call = call.clone();
+                let outcome = chat::chat(llm, task, &call, cancel, view.status, view.stream).await;
                 task.chat_done(outcome, now());
             }
             Need::Python(batch) => {

@@ -19,9 +19,11 @@ use js_sys::{Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    AbortController, Headers, ReadableStreamDefaultReader, Request, RequestInit, Response, TextDecodeOptions,
+    Headers, ReadableStreamDefaultReader, Request, RequestInit, Response, TextDecodeOptions,
     TextDecoder,
 };
+
+use crate::services::cancel::CancelToken;
 
 #[wasm_bindgen]
 extern "C" {
@@ -43,36 +45,6 @@ pub enum ClientEvent<'a> {
     Speed {
         tokens_per_second: f64,
     },
-}
-
-/// Cancels a call in flight (and any retry waiting).
-#[derive(Clone, Default)]
-pub struct CancelToken {
-    cancelled: Rc<Cell<bool>>,
-    controller: Rc<std::cell::RefCell<Option<AbortController>>>,
-}
-
-impl CancelToken {
-    pub fn cancel(&self) {
-        self.cancelled.set(true);
-        if let Some(controller) = self.controller.borrow().as_ref() {
-            controller.abort();
-        }
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.cancelled.get()
-    }
-
-    /// A fresh controller that [`CancelToken::cancel`] aborts, for one operation.
-    pub fn attach_controller(&self) -> Result<AbortController, JsValue> {
-        let controller = AbortController::new()?;
-        *self.controller.borrow_mut() = Some(controller.clone());
-        if self.is_cancelled() {
-            controller.abort();
-        }
-        Ok(controller)
-    }
 }
 
 fn cancelled() -> LlmFailure {

@@ -2,10 +2,13 @@
 //! bridge, the runs, the Python worker pool, the LLM client, the host that drives effectful tasks,
 //! storage (IndexedDB), the page's links, the service worker, and what the page knows about each run.
 
+pub mod cancel;
+pub mod chat;
 pub mod host;
 pub mod in_tab_llm;
 pub mod js_error;
 pub mod links;
+pub mod llm_choice;
 pub mod llm_client;
 pub mod model;
 pub mod offline;

@@ -15,7 +15,7 @@ use leptos::prelude::*;
 
 use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
 use crate::stepcoder::ablation_form::{AblationForm, AblationFormFields};

@@ -22,12 +22,12 @@ use engine::task_import::{ImportedTask, apps_plus_sample};
 use leptos::prelude::*;
 
 use crate::services::host::{self, HostView};
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
-use crate::widgets::llm_settings::LlmChoice;
+use crate::services::llm_choice::LlmChoice;
 use crate::widgets::param_fields::ParamFields;
 
 const IMPORTED: &str = "imported:";
@@ -83,11 +83,11 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
         let mode = if mode.get_untracked() == "profile" { CompletionMode::Profile } else { CompletionMode::Curriculum };
         let prompts: PromptSet = llm_choice.prompts.get_untracked();
         let run = CompletionRun::new(mode, vec![CompletionTask::from(&task)], params, prompts);
-        let (mut run, (mut llm, _, _)) = match run.and_then(|run| Ok((run, llm_choice.llm(1)?))) {
+        let (mut run, mut llm) = match run.and_then(|run| Ok((run, llm_choice.llm(1)?))) {
             Ok(ready) => ready,
             Err(message) => return problem.set(Some(message)),
         };
-        if let Llm::Remote { settings, .. } = &mut llm {
+        if let Some(settings) = llm.settings_mut() {
             settings.temperature = params.temperature;
             settings.top_p = params.top_p;
         }

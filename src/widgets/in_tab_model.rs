@@ -8,8 +8,7 @@ use engine::llm::{IN_TAB_MODELS, ProviderSettings};
 use leptos::prelude::*;
 
 use crate::services::in_tab_llm::{self, KeptModel};
-use crate::services::llm_client::CancelToken;
-use crate::services::storage::{save_setting, setting};
+use crate::services::cancel::CancelToken;
 use crate::widgets::upload;
 
 /// The value of the preset select for a URL the user types.
@@ -84,7 +83,6 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             s.model = ProviderSettings::model_from_file(&address);
             s.base_url = address.clone();
         });
-        save_setting(setting::LLM, serde_json::to_string(&settings.get_untracked()).ok());
         size_known(&address);
     };
     // A model this browser keeps is the one to use when the chosen one is not kept (the preset

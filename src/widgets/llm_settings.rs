@@ -1,99 +1,14 @@
-//! The LLM that a pane drives, shared by every such pane through leptos context: the simulated
-//! LLM offline, or an OpenAI-compatible endpoint with its settings and key; and the prompts, as
-//! data the user can edit.
-//!
-//! Settings and prompts are kept with the page's other settings ([`crate::services::storage`]). The API key
-//! is held in a signal, and in `localStorage` only while the user ticks "remember": unlike the
-//! IndexedDB that keeps everything else, `localStorage` is out of every worker's reach, the Python
-//! workers' included. The key goes to [`crate::services::llm_client::chat`] (through [`crate::services::host::Llm`])
-//! and nowhere else: not to the training worker, the Python worker, the runs, the share link or
-//! the exports.
+//! The forms of the chosen LLM ([`crate::services::llm_choice::LlmChoice`]): the select, the
+//! endpoint's or the model in the tab's settings and key, and the prompts, as data the user can edit.
 
-use engine::effects::Llm;
+use engine::effects::llm_source::SIMULATED;
 use engine::llm::{IN_TAB, PRESETS, ProviderSettings, preset};
 use engine::prompts::{PromptSet, PromptTemplate};
 use leptos::prelude::*;
 
+use crate::services::llm_choice::{LlmChoice, remember_key};
 use crate::services::storage::{self, setting};
 use crate::widgets::in_tab_model::InTabModelFields;
-
-/// The LLM select's value for the offline stand-in.
-const SIMULATED: &str = "simulated";
-
-/// The chosen LLM, its settings and key, and the prompts.
-#[derive(Clone, Copy)]
-pub struct LlmChoice {
-    /// `simulated`, or the preset whose settings are in use.
-    pub choice: RwSignal<String>,
-    pub settings: RwSignal<ProviderSettings>,
-    pub api_key: RwSignal<String>,
-    pub remember: RwSignal<bool>,
-    pub prompts: RwSignal<PromptSet>,
-}
-
-impl LlmChoice {
-    /// Provides the choice as context, with what this browser kept once it is read back.
-    pub fn provide() -> LlmChoice {
-        let remembered_key = key_storage().and_then(|s| s.get_item(API_KEY).ok().flatten());
-        let llm = LlmChoice {
-            choice: RwSignal::new(SIMULATED.to_owned()),
-            settings: RwSignal::new(ProviderSettings::default()),
-            remember: RwSignal::new(remembered_key.is_some()),
-            api_key: RwSignal::new(remembered_key.unwrap_or_default()),
-            prompts: RwSignal::new(PromptSet::default()),
-        };
-        leptos::task::spawn_local(async move {
-            if let Some(settings) = stored::<ProviderSettings>(setting::LLM).await {
-                llm.settings.set(settings);
-            }
-            if let Some(prompts) = stored::<PromptSet>(setting::PROMPTS).await {
-                llm.prompts.set(PromptSet::default().with_edits(prompts));
-            }
-        });
-        provide_context(llm);
-        llm
-    }
-
-    /// The LLM for one task (`seed` seeds the offline one), its label, and the endpoint's settings
-    /// (for the cost); the error says what is missing.
-    pub fn llm(self, seed: u64) -> Result<(Llm, String, Option<ProviderSettings>), String> {
-        if self.choice.get_untracked() == SIMULATED {
-            return Ok((Llm::offline(seed), "simulated LLM".to_owned(), None));
-        }
-        let settings = self.settings.get_untracked();
-        let key = self.api_key.get_untracked();
-        settings.validate().map_err(|message| format!("LLM settings: {message}"))?;
-        if key.trim().is_empty() && preset(&settings.preset).is_some_and(|p| p.needs_key) {
-            return Err(format!("{} needs an API key: enter it, or choose the simulated LLM", settings.base_url));
-        }
-        Ok((Llm::Remote { settings: settings.clone(), key }, settings.label(), Some(settings)))
-    }
-}
-
-/// Where a remembered key is kept (see the module's comment), under [`API_KEY`].
-fn key_storage() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
-
-const API_KEY: &str = "rlcg.llm-api-key";
-
-/// Remembers `key`, or forgets the remembered one.
-fn remember_key(key: Option<&str>) {
-    if let Some(storage) = key_storage() {
-        let _ = match key {
-            Some(key) => storage.set_item(API_KEY, key),
-            None => storage.remove_item(API_KEY),
-        };
-    }
-}
-
-async fn stored<T: serde::de::DeserializeOwned>(name: &'static str) -> Option<T> {
-    storage::load_setting(name).await.and_then(|text| serde_json::from_str(&text).ok())
-}
-
-fn store(name: &'static str, value: &impl serde::Serialize) {
-    storage::save_setting(name, serde_json::to_string(value).ok());
-}
 
 /// The LLM select: the simulated LLM, or a provider preset.
 #[component]
@@ -108,7 +23,6 @@ pub fn LlmSelect() -> impl IntoView {
                 let fresh = ProviderSettings::from_preset(p);
                 (s.preset, s.base_url, s.model) = (fresh.preset, fresh.base_url, fresh.model);
             });
-            store(setting::LLM, &settings.get_untracked());
         }
         choice.set(value);
     };
@@ -137,7 +51,6 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                 problem.set(
                     settings.with_untracked(ProviderSettings::validate).err().map(|m| format!("LLM settings: {m}")),
                 );
-                store(setting::LLM, &settings.get_untracked());
             }
             _ => problem.set(Some(format!("LLM settings: {label} must be a number"))),
         };
@@ -153,10 +66,7 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                            put: fn(&mut ProviderSettings, String)| {
         view! {
             <label>{label}
-                <input type="text" id=id prop:value=move || settings.with(get) on:change=move |ev| {
-                    settings.update(|s| put(s, event_target_value(&ev)));
-                    store(setting::LLM, &settings.get_untracked());
-                } />
+                <input type="text" id=id prop:value=move || settings.with(get) on:change=move |ev| settings.update(|s| put(s, event_target_value(&ev))) />
             </label>
         }
     };
@@ -199,10 +109,7 @@ pub fn EndpointFields(problem: RwSignal<Option<String>>) -> impl IntoView {
                     {number_field("llm-price-out", "$ per 1M completion tokens", |s| s.price_completion_per_million, |s, v| s.price_completion_per_million = v)}
                     </div>
                 </div>
-                <label class="inline" hidden=in_tab><input type="checkbox" id="llm-prefill" prop:checked=move || settings.with(|s| s.assistant_prefill) on:change=move |ev| {
-                    settings.update(|s| s.assistant_prefill = event_target_checked(&ev));
-                    store(setting::LLM, &settings.get_untracked());
-                } />
+                <label class="inline" hidden=in_tab><input type="checkbox" id="llm-prefill" prop:checked=move || settings.with(|s| s.assistant_prefill) on:change=move |ev| settings.update(|s| s.assistant_prefill = event_target_checked(&ev)) />
                     "the endpoint continues a started reply (vLLM, llama.cpp): a search's generate starts the reply with the program's first lines"</label>
                 <p class="hint" hidden=in_tab>"The key is sent only to this base URL. It is kept in memory unless you tick remember; it never goes into links, exports or the Python worker."</p>
             </fieldset>

@@ -3,7 +3,7 @@
 //! `<!-- reproduce: ID -->` and `<!-- /reproduce -->`, under a line that says the command that made
 //! it, its seeds and settings, and what it is compared with in the paper. `--check FILE` lists every
 //! cell that differs from FILE's, `--write FILE` replaces FILE's tables with the new ones, and
-//! `--quick` runs a reduced version whose figures are pinned in `cli/tests/reproduce_quick.md`.
+//! `--quick` runs a reduced version whose figures are pinned in `docs/reproductions-quick.md`.
 
 use std::path::PathBuf;
 
@@ -36,7 +36,7 @@ pub struct ReproduceArgs {
     /// world-models, cheating, lats, planning, planning-python, stepcoder.
     #[arg(long)]
     only: Option<String>,
-    /// Fewer seeds and episodes (a few minutes); compare with `cli/tests/reproduce_quick.md`.
+    /// Fewer seeds and episodes (a few minutes); compare with `docs/reproductions-quick.md`.
     #[arg(long)]
     quick: bool,
     /// List every cell that differs from FILE's tables (e.g. docs/reproductions.md); exit 1 if any.

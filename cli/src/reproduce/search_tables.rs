@@ -9,7 +9,7 @@ use engine::reproduce::search::{
 use engine::reproduce::{Scale, Table, cheating, lats};
 use engine::task_import::parse_task_file;
 
-use engine::search::bank::search_tasks;
+use engine::search::offline::bank::search_tasks;
 
 use crate::common::{Failure, usage};
 use crate::search_bench::bench_report;

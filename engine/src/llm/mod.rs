@@ -141,6 +141,13 @@ impl ProviderSettings {
         file.strip_suffix(".gguf").unwrap_or(file).to_owned()
     }
 
+    pub fn prices(&self) -> Prices {
+        Prices {
+            prompt_per_million: self.price_prompt_per_million,
+            completion_per_million: self.price_completion_per_million,
+        }
+    }
+
     pub fn endpoint(&self) -> String {
         format!("{}/chat/completions", self.base_url.trim().trim_end_matches('/'))
     }
@@ -207,12 +214,19 @@ impl Usage {
         self.prompt_tokens + self.completion_tokens
     }
 
-    /// US dollars at the settings' prices.
-    pub fn cost(self, settings: &ProviderSettings) -> f64 {
-        (self.prompt_tokens as f64 * settings.price_prompt_per_million
-            + self.completion_tokens as f64 * settings.price_completion_per_million)
+    /// US dollars at `prices`.
+    pub fn cost(self, prices: Prices) -> f64 {
+        (self.prompt_tokens as f64 * prices.prompt_per_million
+            + self.completion_tokens as f64 * prices.completion_per_million)
             / 1e6
     }
+}
+
+/// What a model's tokens cost, in US dollars per million (nothing for the simulated LLM).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Prices {
+    pub prompt_per_million: f64,
+    pub completion_per_million: f64,
 }
 
 /// Why a call failed, which decides whether it is worth another attempt.

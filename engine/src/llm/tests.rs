@@ -153,7 +153,7 @@ fn usage_costs_at_the_settings_prices() {
         ..ProviderSettings::default()
     };
     let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000 };
-    assert!((usage.cost(&settings) - 0.45).abs() < 1e-12);
+    assert!((usage.cost(settings.prices()) - 0.45).abs() < 1e-12);
     assert_eq!(Usage::estimate(&[ChatMessage::new("user", "12345678")], "123").total(), 3);
 }
 

@@ -8,9 +8,9 @@
 use super::{Scale, Table, percent};
 use crate::cheating::cheat_rate::CheatRate;
 use crate::cheating::impossible::ImpossibleVariant;
-use crate::search::bank::search_tasks;
-use crate::search::bench::BenchSpec;
-use crate::search::simulated_llm::SimulatedLlmParams;
+use crate::search::offline::bank::search_tasks;
+use crate::search::measures::bench::BenchSpec;
+use crate::search::offline::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec};
 
 /// The group's name, as `rlcg reproduce --only` takes it.

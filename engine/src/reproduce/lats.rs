@@ -4,23 +4,16 @@
 //! and 40 calls of one search with the largest budget (no method's choices depend on its budget).
 
 use super::{Scale, Table, percent};
-use crate::search::bank::search_tasks;
-use crate::search::bench::{BenchRow, BenchSpec};
+use crate::search::offline::bank::search_tasks;
+use crate::search::measures::bench::{BenchRow, BenchSpec};
 use crate::search::spec::{MethodSpec, SearchSpec};
 use crate::task_import::ImportedTask;
 
 /// The group's name, as `rlcg reproduce --only` takes it.
 pub const GROUP: &str = "lats";
 
-/// The methods compared, as the tables name them.
-const METHODS: [(&str, &str); 6] = [
-    ("gif-mcts", "GIF-MCTS"),
-    ("worldcoder", "WorldCoder"),
-    ("zero-shot", "zero-shot CoT"),
-    ("lats", "LATS, official"),
-    ("lats-strict", "LATS, strict"),
-    ("reflexion", "Reflexion"),
-];
+/// The methods compared.
+const METHODS: [&str; 6] = ["gif-mcts", "worldcoder", "zero-shot", "lats", "lats-strict", "reflexion"];
 
 pub const BUDGETS: [u32; 3] = [10, 20, 40];
 
@@ -47,7 +40,7 @@ pub fn humaneval_tasks(scale: Scale, all: Vec<ImportedTask>) -> Vec<ImportedTask
 }
 
 fn methods() -> Vec<MethodSpec> {
-    METHODS.iter().map(|(name, _)| MethodSpec::parse(name).expect("the table names known methods")).collect()
+    METHODS.iter().map(|name| MethodSpec::parse(name).expect("the table names known methods")).collect()
 }
 
 /// The bench on the bundled tasks.
@@ -63,10 +56,11 @@ pub fn humaneval_bench(scale: Scale, humaneval: Vec<ImportedTask>) -> BenchSpec 
 
 /// The table of one bench's rows: `id`, on `tasks` (their number and kind, for the line above it).
 pub fn table(scale: Scale, id: &'static str, tasks: &str, rows: &[BenchRow]) -> Table {
-    let table_rows = METHODS
+    let table_rows = methods()
         .iter()
-        .map(|&(name, label)| {
-            let mut row = vec![label.to_owned()];
+        .map(|method| {
+            let name = method.name();
+            let mut row = vec![method.label().to_owned()];
             for budget in BUDGETS {
                 let cell =
                     rows.iter().find(|r| r.method == name && r.budget == budget).expect("every method at every budget");

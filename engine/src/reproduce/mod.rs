@@ -16,7 +16,7 @@ use serde::Serialize;
 /// `docs/reproductions.md` as this build has it, for a re-run to be compared with.
 pub const DOCS: &str = include_str!("../../../docs/reproductions.md");
 /// The quick run's figures as `cli/tests/reproduce.rs` pins them, for a quick re-run.
-pub const QUICK: &str = include_str!("../../../cli/tests/reproduce_quick.md");
+pub const QUICK: &str = include_str!("../../../docs/reproductions-quick.md");
 
 /// How much of each reproduction runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,17 +1,17 @@
 //! Seed 004's searches on the simulated LLM: the bundled tasks (against Table 1), what moves their
 //! ranking, and the world models' accuracy (against Tables 9 and 10). Each bench is a
 //! [`BenchSpec`]: the CLI runs it on all cores, the page as one [`SequentialBench`] task
-//! (`crate::search::bench`), and both make the table here from its rows.
+//! (`crate::search::measures::bench`), and both make the table here from its rows.
 //!
-//! [`SequentialBench`]: crate::search::bench::SequentialBench
+//! [`SequentialBench`]: crate::search::measures::bench::SequentialBench
 
 use super::{Scale, Table, percent};
 use crate::cwm::paper_results::{paper_environments, paper_results};
 use crate::gym::GymId;
-use crate::search::bank::search_tasks;
-use crate::search::bench::{BenchRow, BenchSpec};
-use crate::search::paper_table_1::{TABLE_1_BUDGET, table_1_cell};
-use crate::search::simulated_llm::SimulatedLlmParams;
+use crate::search::offline::bank::search_tasks;
+use crate::search::measures::bench::{BenchRow, BenchSpec};
+use crate::search::measures::paper_table_1::{TABLE_1_BUDGET, table_1_cell};
+use crate::search::offline::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec};
 
 /// The groups' names, as `rlcg reproduce --only` takes them.
@@ -26,14 +26,7 @@ const WORLD_MODEL_BUDGETS: [u32; 2] = [10, 50];
 
 /// The methods as the tables name them.
 fn label(method: &str) -> &'static str {
-    match method {
-        "gif-mcts" => "GIF-MCTS",
-        "worldcoder" => "WorldCoder",
-        "zero-shot" => "zero-shot CoT",
-        "gif-mcts-no-generate" => "GIF-MCTS without generate",
-        "gif-mcts-no-improve" => "GIF-MCTS without improve",
-        _ => "GIF-MCTS without fix",
-    }
+    MethodSpec::parse(method).expect("the tables name known methods").label()
 }
 
 fn methods(names: &[&str]) -> Vec<MethodSpec> {

@@ -1,8 +1,8 @@
 //! The searches' cheating measures (issue 53, and issue 67's held-out run): an impossible variant,
 //! held-out tests run on their own after the visible verdict, and the model's option to give up.
 
-use super::tests::{driven, reply, simulated_spec, task, verdict};
-use super::zero_shot::ZeroShot;
+use crate::search::tests::{driven, reply, simulated_spec, task, verdict};
+use crate::search::methods::zero_shot::ZeroShot;
 use super::*;
 use crate::effects::{Effectful, Need};
 use crate::prompts::PromptSet;
@@ -148,7 +148,7 @@ fn a_model_let_give_up_ends_the_search_honestly_and_the_prompt_says_it_may() {
     assert_eq!(search.llm_calls(), 1, "the first reply gives up");
     assert!(search.gave_up().is_some_and(|why| why.contains("contradict")), "{:?}", search.gave_up());
     assert!(search.ended().starts_with("the LLM gave up, saying the task is impossible: "), "{}", search.ended());
-    assert_eq!(super::bench::cheat_of(&search), None, "giving up is honest");
+    assert_eq!(crate::search::measures::bench::cheat_of(&search), None, "giving up is honest");
     assert!(search.calls()[0].prompt.contains(&give_up::instruction()));
     // At a share of 0 the same search draws as it did without the option.
     spec.simulated_llm.give_up_share = 0.0;

@@ -9,12 +9,11 @@ use std::hash::{Hash, Hasher};
 
 use rand::SeedableRng;
 
-use super::bank::{BankTask, MUTANTS_LIMIT_MS};
-use super::record::{BestSoFar, CallRecord, TextRecord};
-use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
-use super::{
-    ActionKind, Answering, Expanded, Expansion, Method, Score, Scorer, SearchTask, TextAsk, keeps_prefix, program_of,
-};
+use crate::search::offline::bank::{BankTask, MUTANTS_LIMIT_MS};
+use crate::search::record::{BestSoFar, CallRecord, TextRecord};
+use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use crate::search::method::{ActionKind, Answering, Expanded, Expansion, Method, TextAsk, keeps_prefix, program_of};
+use crate::search::scorer::{Score, Scorer, SearchTask};
 use crate::cheating::give_up;
 use crate::cheating::held_out::HeldOutScore;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};

@@ -7,8 +7,8 @@ use std::hash::Hash;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::Score;
-use super::tree::SearchTreeNode;
+use crate::search::scorer::Score;
+use crate::search::tree::SearchTreeNode;
 use crate::llm::extract_code;
 use crate::prompts::id;
 use crate::python::ProgramVerdict;

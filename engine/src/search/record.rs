@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::spec::{ProgramSearch, SearchSpec};
-use super::tree::SearchTreeNode;
-use super::{Expanded, Score, TextAct};
+use crate::search::spec::{ProgramSearch, SearchSpec};
+use crate::search::tree::SearchTreeNode;
+use crate::search::method::{Expanded, TextAct};
+use crate::search::scorer::Score;
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
@@ -70,12 +71,12 @@ pub struct SearchRecord {
     pub cost_usd: f64,
     /// Why the search ended; empty while it runs.
     pub ended: String,
-    /// [`super::Search::fingerprint`].
+    /// [`crate::search::machine::Search::fingerprint`].
     pub fingerprint: String,
     /// For a world-model search: planning with its best model, once someone has (seed 004 §5.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub planned: Option<PlanningSummary>,
-    /// Programs edited by hand from its nodes, and their scores ([`super::hand_edit`]).
+    /// Programs edited by hand from its nodes, and their scores ([`crate::search::hand_edit`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<HandEdit>,
 }

@@ -4,17 +4,19 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::bank::{BankTask, search_tasks};
-use super::gif_mcts::{GifMcts, GifMctsParams};
-use super::lats::{HiddenTests, Lats, LatsParams};
-use super::reflexion::{Reflexion, ReflexionParams};
-use super::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
-use super::tree::SearchTreeNode;
-use super::world_coder::{WorldCoder, WorldCoderParams};
-use super::world_model::{WorldModelScorer, WorldModelScoring};
-use super::world_model_tasks::world_model_tasks;
-use super::zero_shot::ZeroShot;
-use super::{ActionKind, Answering, Ask, Expanded, Method, Score, Scorer, Search, SearchTask, TestsScorer};
+use crate::search::offline::bank::{BankTask, search_tasks};
+use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
+use crate::search::methods::lats::{HiddenTests, Lats, LatsParams};
+use crate::search::methods::reflexion::{Reflexion, ReflexionParams};
+use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use crate::search::tree::SearchTreeNode;
+use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
+use crate::search::world_model::{WorldModelScorer, WorldModelScoring};
+use crate::search::world_model_tasks::world_model_tasks;
+use crate::search::methods::zero_shot::ZeroShot;
+use crate::search::method::{ActionKind, Answering, Ask, Expanded, Method};
+use crate::search::scorer::{Score, Scorer, SearchTask, TestsScorer};
+use crate::search::machine::Search;
 use crate::cheating::held_out::{HeldOutScore, split};
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::cheating::{give_up, tests_shown};
@@ -26,6 +28,10 @@ use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 use crate::rng::{gym_rng, held_out_rng, impossible_rng};
 use crate::task_import::ImportedTask;
+
+/// How LATS and Reflexion run here, beside their official code: the one wording of the Search
+/// pane, the About pane, the CLI and the reproductions.
+const OWN_TESTS_NOTE: &str = "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them. lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours, where the official code differs: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data.";
 
 /// A method and its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -86,6 +92,27 @@ impl MethodSpec {
             Self::Lats(_) => Self::NAMES[6],
             Self::Reflexion(_) => Self::NAMES[8],
         }
+    }
+
+    /// How tables and notes name it.
+    pub fn label(&self) -> &'static str {
+        match self.name() {
+            "gif-mcts" => "GIF-MCTS",
+            "worldcoder" => "WorldCoder",
+            "zero-shot" => "zero-shot CoT",
+            "gif-mcts-no-generate" => "GIF-MCTS without generate",
+            "gif-mcts-no-improve" => "GIF-MCTS without improve",
+            "gif-mcts-no-fix" => "GIF-MCTS without fix",
+            "lats" => "LATS, official",
+            "lats-strict" => "LATS, strict",
+            _ => "Reflexion",
+        }
+    }
+
+    /// Where it runs otherwise than its official code, in a sentence a result is shown with;
+    /// `None` where it runs as that code does.
+    pub fn note(&self) -> Option<&'static str> {
+        self.writes_own_tests().then_some(OWN_TESTS_NOTE)
     }
 
     /// Whether it judges programs by unit tests that the LLM writes (LATS, Reflexion), which only

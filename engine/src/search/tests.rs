@@ -2,9 +2,9 @@
 
 use rand::SeedableRng;
 
-use super::gif_mcts::{GifMcts, GifMctsParams};
-use super::world_coder::{WorldCoder, WorldCoderParams};
-use super::zero_shot::ZeroShot;
+use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
+use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
+use crate::search::methods::zero_shot::ZeroShot;
 use super::*;
 use crate::effects::{ChatOutcome, Effectful, Need};
 use crate::llm::{FailureKind, LlmFailure, Usage};
@@ -107,7 +107,7 @@ fn zero_shot_samples_until_a_program_passes_and_runs_each_program_once() {
     assert_eq!(best, [0.5, 0.5, 1.0]);
     assert_eq!(search.best().unwrap(), (format!("{all}\n").as_str(), 1.0));
     assert_eq!(search.ended(), "a program passes every test");
-    assert!(prompts.iter().all(|p| p == super::zero_shot::COT_START), "every reply starts the chain of thought");
+    assert!(prompts.iter().all(|p| p == crate::search::methods::zero_shot::COT_START), "every reply starts the chain of thought");
     assert_eq!(search.usage().total(), 45);
 }
 

@@ -4,8 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::SelfTestedNode;
-use super::{Answering, Expanded, Method, Scorer, Search};
+use crate::search::methods::own_tests::SelfTestedNode;
+use crate::search::method::{Answering, Expanded, Method};
+use crate::search::scorer::Scorer;
+use crate::search::machine::Search;
 
 /// A node of a search's tree as views draw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -15,7 +17,7 @@ pub struct SearchTreeNode {
     pub label: String,
     /// Its expansion in the search's order (`None` for the root and for hand edits).
     pub expansion: Option<usize>,
-    /// Its hand edit, in the record's order ([`super::hand_edit`]).
+    /// Its hand edit, in the record's order ([`crate::search::hand_edit`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edit: Option<usize>,
     pub visits: u32,
@@ -25,7 +27,7 @@ pub struct SearchTreeNode {
     /// Its program passed only because verdicts were naive (a reward hack).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub hacked: bool,
-    /// The held-out test it failed after passing every visible one ([`super::Score::special_cased`]).
+    /// The held-out test it failed after passing every visible one ([`crate::search::scorer::Score::special_cased`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub special_cased: Option<String>,
     /// For LATS and Reflexion: the tests the method wrote and ran it on, and what came of them.

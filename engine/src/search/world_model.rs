@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{FailingExample, Score, Scorer};
+use crate::search::scorer::{FailingExample, Score, Scorer};
 use crate::gym::GymId;
 use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy, short_prediction};
 use crate::gym::transitions::Transition;

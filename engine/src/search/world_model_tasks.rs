@@ -13,7 +13,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::bank::BankTask;
+use crate::search::offline::bank::BankTask;
 use crate::gym::GymId;
 use crate::python::{Fault, FaultKind, PredictionPart, Slot};
 
@@ -123,7 +123,7 @@ mod tests {
             ] {
                 assert!(task.description.contains(heading), "{}: {heading}", task.id);
             }
-            crate::search::bank::tests::assert_reads_back_every_single_fault_program(task);
+            crate::search::offline::bank::tests::assert_reads_back_every_single_fault_program(task);
         }
     }
 }

@@ -17,10 +17,11 @@
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
 use crate::cheating::impossible::ImpossibleVariant;
+use crate::effects::llm_source::SIMULATED;
 use crate::params;
-use crate::search::cheat_measure::{CheatMeasure, Measure};
+use crate::search::measures::cheat_measure::{CheatMeasure, Measure};
 use crate::search::record::SearchRecord;
-use crate::search::simulated_llm::SimulatedLlmParams;
+use crate::search::offline::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
@@ -29,15 +30,12 @@ use super::{
     whole,
 };
 
-/// The `llm` of a search answered offline.
-pub const SIMULATED: &str = "simulated";
-
 /// What the sender's search came to.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchResults {
     pub best_score: f64,
     pub llm_calls: u32,
-    /// [`crate::search::Search::fingerprint`] of the sender's search.
+    /// [`crate::search::machine::Search::fingerprint`] of the sender's search.
     pub fingerprint: String,
 }
 

@@ -18,7 +18,7 @@ pub enum Pane {
 impl Pane {
     /// In the page's order.
     pub const ALL: [Pane; 7] =
-        [Pane::Train, Pane::Results, Pane::Live, Pane::Search, Pane::Stepcoder, Pane::Python, Pane::About];
+        [Pane::Train, Pane::Results, Pane::Python, Pane::Live, Pane::Search, Pane::Stepcoder, Pane::About];
 
     /// Its name in a link.
     pub fn name(self) -> &'static str {

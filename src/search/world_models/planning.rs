@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use super::ModelAtHand;
 use crate::services::host::{self, HostView};
-use crate::services::llm_client::CancelToken;
+use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 use crate::widgets::gym_canvas::GymCanvas;
 

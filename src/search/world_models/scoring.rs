@@ -4,7 +4,7 @@
 use engine::gym::accuracy::Accuracy;
 use engine::gym::transitions::Transition;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, Prediction};
-use engine::search::Scorer;
+use engine::search::scorer::Scorer;
 use engine::search::world_model::{WorldModelScorer, python_repr};
 use leptos::prelude::*;
 

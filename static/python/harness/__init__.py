@@ -91,8 +91,7 @@ import sys
 from .banks import mutant_bank
 from .candidate import candidate_server
 from .common import DEFAULT_OUTPUT_LIMIT, ERROR_LIMIT, REWARDS
-from .confinement import _Zygote, _confinement, restrict_judge
-from .judge import _verdict, run_program
+from .judge import fresh_verdict, run_program
 from .link import bridge
 from .planner import PLANNER_KEYS, run_planning_episode
 from .world_models import run_world_model
@@ -198,7 +197,7 @@ def _handle(request, connect):
     if "batch" in request:
         if not isinstance(request["batch"], list):
             return {"request_error": "`batch` must be a list of requests"}
-        verdict = _verdict(len(request["batch"]))
+        verdict = fresh_verdict(len(request["batch"]))
         link = connect()
         verdict["batch"] = [_handle(inner, lambda: link) for inner in request["batch"]]
         verdict["outcome"], verdict["passed"], verdict["reward"] = "pass", True, REWARDS["pass"]
@@ -249,15 +248,18 @@ def main():
     # variable goes, so that programs find only the sandbox's own.
     if os.environ.get("RLCG_PYTHON_LIB"):
         sys.path.append(os.environ.pop("RLCG_PYTHON_LIB"))
+    # Only the native host confines: Pyodide never loads this module (nor the kernel calls it makes).
+    from .confinement import Zygote, confinement_report, restrict_judge  # noqa: PLC0415
+
     confinement = json.loads(os.environ.pop("RLCG_CONFINEMENT", "null"))
-    zygote = _Zygote(confinement)
+    zygote = Zygote(confinement)
     restrict_judge(confinement)
     protocol_in = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
-    protocol_out.write(json.dumps({"sandbox": _confinement(zygote, confinement)}) + "\n")
+    protocol_out.write(json.dumps({"sandbox": confinement_report(zygote, confinement)}) + "\n")
     protocol_out.flush()
     for line in protocol_in:
         if not line.strip():

@@ -22,7 +22,7 @@ COMPARISON_FLIPS = {
 OPERATOR_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.FloorDiv: ast.Mult, ast.Mod: ast.FloorDiv}
 
 
-class _StepLimit:
+class StepLimit:
     """Counts the lines a program runs and stops it past `limit` (the harness has no clock of its own)."""
 
     def __init__(self, limit):

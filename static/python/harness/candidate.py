@@ -7,12 +7,12 @@ import json
 import random
 import sys
 
-from .banks import _StepLimit
-from .common import BoundedOutput, CANDIDATE, DEFAULT_OUTPUT_LIMIT, LineRecorder, NoRecorder, ProgramExit, TEST, _describe
-from .crossing import CAPTURE_LIMIT, NotPlainData, _exception_plain, _judging_methods, from_plain, to_plain
-from .judge import TYPING_IMPORT, _Sandbox, _compile_error, _compiled_test
-from .planner import PLANNER_KEYS, _ModelRaised, _Simulator, _float32, _planned_action, planner_draws
-from .world_models import _model_error, _new_model, _predict
+from .banks import StepLimit
+from .common import BoundedOutput, CANDIDATE, DEFAULT_OUTPUT_LIMIT, LineRecorder, NoRecorder, ProgramExit, TEST, describe
+from .crossing import CAPTURE_LIMIT, NotPlainData, exception_plain, judging_methods, from_plain, to_plain
+from .judge import TYPING_IMPORT, Sandbox, compile_error_message, compiled_test
+from .planner import PLANNER_KEYS, ModelRaised, Simulator, float32_observation, planned_action, planner_draws
+from .world_models import model_error, new_model, predict_pairs
 
 REFUSED_EVENTS = frozenset(
     {
@@ -142,9 +142,9 @@ class _CandidateServer:
         self.builtins = dict(vars(builtins))
         self.scope = {"__name__": "__main__"}
         self.handles, self.handle_ids = [], {}
-        self.sandbox = _Sandbox(output_limit)
+        self.sandbox = Sandbox(output_limit)
         self.recorder = LineRecorder() if coverage else NoRecorder()
-        self.steps = _StepLimit(step_limit) if step_limit else None
+        self.steps = StepLimit(step_limit) if step_limit else None
         self.program = None
         self.planning = None
 
@@ -160,7 +160,7 @@ class _CandidateServer:
         except KeyboardInterrupt:
             reply = {"interrupted": True}
         except Exception as exc:
-            reply = {"protocol": _describe(exc)}
+            reply = {"protocol": describe(exc)}
         if self.steps is not None and self.steps.exceeded:
             reply["exceeded"] = True
         return json.dumps(reply)
@@ -227,7 +227,7 @@ class _CandidateServer:
         try:
             program = compile(code, CANDIDATE, "exec")
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-            return {"compile_error": _compile_error(exc)}
+            return {"compile_error": compile_error_message(exc)}
         self.recorder.watch(program)
         return program
 
@@ -258,14 +258,14 @@ class _CandidateServer:
             if self.interrupts:
                 raise
             self._catch("the program raised KeyboardInterrupt")
-            return {"raised": _exception_plain(KeyboardInterrupt())}
+            return {"raised": exception_plain(KeyboardInterrupt())}
         except BaseException as exc:
             self.harness_tracing = False
             if exits_caught and isinstance(exc, (SystemExit, ProgramExit)) and getattr(exc, "code", None) in (0, None):
                 self._catch("the program exited with status 0 before its tests were done")
             if not isinstance(exc, (Exception, SystemExit, GeneratorExit)):
                 self._catch(f"the program raised {type(exc).__name__}, which no test's `except Exception` catches")
-            return {"raised": _exception_plain(exc)}
+            return {"raised": exception_plain(exc)}
         return {"value": value}
 
     def _plain(self, value):
@@ -276,7 +276,7 @@ class _CandidateServer:
         if key not in self.handle_ids:
             self.handle_ids[key] = len(self.handles)
             self.handles.append(value)
-        return {"t": "handle", "id": self.handle_ids[key], "type": type(value).__qualname__, "lies": _judging_methods(type(value))}
+        return {"t": "handle", "id": self.handle_ids[key], "type": type(value).__qualname__, "lies": judging_methods(type(value))}
 
     def _resolve(self, data):
         if data.get("t") != "ref" or not isinstance(data.get("id"), int) or not 0 <= data["id"] < len(self.handles):
@@ -306,7 +306,7 @@ class _CandidateServer:
             try:
                 reply["value"] = self._plain(reply["value"])
             except NotPlainData as exc:
-                return {"raised": _exception_plain(exc)}
+                return {"raised": exception_plain(exc)}
         elif op == "next" and reply["raised"]["class"] == "StopIteration":
             return {"stop": True}
         return reply
@@ -345,7 +345,7 @@ class _CandidateServer:
                 exec(TYPING_IMPORT, scope)
                 exec(program, scope)
                 for test in message["tests"]:
-                    results.append(_naive_test(_compiled_test(test), scope))
+                    results.append(_naive_test(compiled_test(test), scope))
             except (SystemExit, ProgramExit) as exc:
                 exits.append(getattr(exc, "code", None) in (0, None))
 
@@ -357,7 +357,7 @@ class _CandidateServer:
         if isinstance(program, dict):
             return program
         predictions = []
-        reply = self._running(lambda: _predict(program, message["code"], message["pairs"], predictions))
+        reply = self._running(lambda: predict_pairs(program, message["code"], message["pairs"], predictions))
         if "raised" in reply:
             return {"raised": reply["raised"], "predictions": predictions}
         return {"error": reply["value"], "predictions": predictions}
@@ -367,26 +367,26 @@ class _CandidateServer:
         if isinstance(program, dict):
             return program
         random.seed(message["seed"])
-        reply = self._running(lambda: _new_model(program, message["code"]))
+        reply = self._running(lambda: new_model(program, message["code"]))
         if "raised" in reply:
             return reply
         model, error = reply["value"]
         if error is not None:
             return {"error": error}
-        self.planning = (_Simulator(model), planner_draws(message), message)
+        self.planning = (Simulator(model), planner_draws(message), message)
         return {}
 
     def _plan_step(self, message):
         simulator, rng, plan = self.planning
         exact = from_plain(message["frame"], self._resolve)
-        frame = _float32(exact) if plan.get("float32") else exact
+        frame = float32_observation(exact) if plan.get("float32") else exact
         params = {key: plan["planner"][key] for key in PLANNER_KEYS}
 
         def plan_one():
             try:
-                return _planned_action(simulator, frame, plan["actions"], params, rng), None
-            except _ModelRaised as raised:
-                return None, _model_error(raised.exc, plan["code"], f"Error when planning step {message['step']} with the model")
+                return planned_action(simulator, frame, plan["actions"], params, rng), None
+            except ModelRaised as raised:
+                return None, model_error(raised.exc, plan["code"], f"Error when planning step {message['step']} with the model")
 
         reply = self._running(plan_one)
         if "raised" in reply:

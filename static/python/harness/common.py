@@ -149,7 +149,7 @@ class NoRecorder:
         return False
 
 
-def _candidate_line(tb):
+def candidate_line(tb):
     """The last line of the candidate program in a traceback, if any."""
     line = None
     for frame in traceback.extract_tb(tb):
@@ -158,13 +158,13 @@ def _candidate_line(tb):
     return line
 
 
-def _describe(exc):
-    if isinstance(exc, ProgramError):  # the program's, raised again in the judge (see _Link)
+def describe(exc):
+    if isinstance(exc, ProgramError):  # the program's, raised again in the judge (see Link)
         return exc.description
     if isinstance(exc, ProgramExit):
         return str(exc)
     message = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    line = _candidate_line(exc.__traceback__)
+    line = candidate_line(exc.__traceback__)
     return f"{message} (line {line})" if line is not None else message
 
 

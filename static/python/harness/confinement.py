@@ -28,7 +28,7 @@ import socket
 import sys
 
 from .candidate import candidate_server
-from .link import CandidateGone, _Link
+from .link import CandidateGone, Link
 
 WORK = "/program"
 """A candidate's folder in the zygote's own root: each candidate mounts a tmpfs of its own there."""
@@ -38,7 +38,7 @@ RETIRE_WAIT_MS = 2_000
 in an uninterruptible sleep, makes the host start a fresh judge)."""
 
 
-class _Zygote:
+class Zygote:
     """Native candidates: a process forked before the judge reads its first request, so it holds no
     test, that forks a fresh candidate interpreter for each program (one kept ready ahead) and ends it
     when the judge is done with it. Its channel carries one message per command: `f` (fork one),
@@ -120,7 +120,7 @@ class _Zygote:
                 raise CandidateGone("the program ended the Python interpreter")
             return line.decode("utf-8", "replace")
 
-        return _Link(exchange, retire)
+        return Link(exchange, retire)
 
     def _end_oldest(self):
         """Asks the zygote to end the oldest candidate handed out, and waits until it has (a zygote
@@ -144,7 +144,7 @@ class _Zygote:
 
 def _zygote_loop(channel, confinement):
     """The zygote: stdin and stdout at /dev/null and no other descriptor but its channel, its own root
-    where the kernel allows one, then one candidate per `f` and one end per `k` (see `_Zygote`), each
+    where the kernel allows one, then one candidate per `f` and one end per `k` (see `Zygote`), each
     candidate in a PID namespace of its own where the kernel allows one (no other process is visible
     to it: its parent and its group are outside, pid 0)."""
     try:
@@ -399,11 +399,11 @@ def restrict_judge(confinement):
     try:
         Kernel().restrict(fd)
     except OSError:
-        pass  # `_confinement` finds the files layer off and says so
+        pass  # `confinement_report` finds the files layer off and says so
     os.close(fd)
 
 
-def _confinement(zygote, confinement):
+def confinement_report(zygote, confinement):
     """What confines this process and its candidates, as its host reports it (cli/src/sandbox.rs),
     tried rather than assumed: files outside what Python needs, the network, new processes for
     candidates, read-only mounts outside the scratch folder, the scratch folder's quota, and whether

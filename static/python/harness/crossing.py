@@ -14,7 +14,7 @@ import builtins
 import collections
 import math
 
-from .common import EXAMPLE_LIMIT, _describe
+from .common import EXAMPLE_LIMIT, describe
 
 PLAIN_TYPES = (type(None), bool, int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
 
@@ -58,7 +58,7 @@ class NotPlainData(Exception):
     no plain form in that direction)."""
 
 
-def _judging_methods(kind, stop=object):
+def judging_methods(kind, stop=object):
     """The JUDGING_METHODS that `kind` or a class it inherits from (before `stop`) defines itself."""
     found = []
     try:
@@ -85,7 +85,7 @@ def to_plain(value, other, caught=None):
             base = next((b for b in AS_BUILTIN if issubclass(kind, b)), None)
             if base is None:
                 return other(value)
-            lying = _judging_methods(kind, base)
+            lying = judging_methods(kind, base)
             if lying and caught is not None and not issubclass(kind, STANDARD_SUBCLASSES):
                 caught(f"a value of type {kind.__qualname__}, a subclass of {base.__name__} that defines {', '.join(lying)}")
             value, kind = AS_BUILTIN[base](value), base
@@ -130,7 +130,7 @@ def from_plain(data, resolve):
     return resolve(data)
 
 
-def _exception_plain(exc):
+def exception_plain(exc):
     """An exception of the program's as the judge can raise it again: its builtin class (when it is
     one), its arguments where they are plain, and its description with the program's line."""
     kind = type(exc)
@@ -140,7 +140,7 @@ def _exception_plain(exc):
     except BaseException:
         args = None
     try:
-        description = _describe(exc)
+        description = describe(exc)
     except BaseException:
         description = kind.__name__
     return {"class": name, "args": args, "description": description, "assertion": isinstance(exc, AssertionError)}

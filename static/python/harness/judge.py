@@ -10,15 +10,15 @@ import sys
 import time
 
 from .analysis import analyse, apps_scope, logical_lines
-from .common import BoundedOutput, CANDIDATE, DEFAULT_OUTPUT_LIMIT, EXAMPLE_LIMIT, ProgramError, ProgramExit, REWARDS, TEST, _describe
-from .link import CandidateGone, _Foreign, _OutOfProtocol
+from .common import BoundedOutput, CANDIDATE, DEFAULT_OUTPUT_LIMIT, EXAMPLE_LIMIT, ProgramError, ProgramExit, REWARDS, TEST, describe
+from .link import CandidateGone, Foreign, OutOfProtocol
 
 
 def _exit_guard(code=0):
     raise ProgramExit(f"the program called exit({code!r})", code)
 
 
-class _Sandbox:
+class Sandbox:
     """Redirects the standard streams and turns exits into exceptions while candidate code runs."""
 
     def __init__(self, output_limit):
@@ -42,21 +42,21 @@ def _kind_and_message(exc):
     """A test's failure as (kind, message): an assertion, or a runtime error with the program's line."""
     if isinstance(exc, AssertionError) and not isinstance(exc, ProgramError):
         return "assertion", f"AssertionError: {exc}" if str(exc) else "AssertionError"
-    return "runtime", _describe(exc)
+    return "runtime", describe(exc)
 
 
 def _run_statement(compiled, scope):
     """Run compiled test code in the judge; map every way it can end to (error kind, message)."""
     try:
         exec(compiled, scope)
-    except (KeyboardInterrupt, CandidateGone, _OutOfProtocol):
+    except (KeyboardInterrupt, CandidateGone, OutOfProtocol):
         raise  # the host's interrupt, or the candidate's end: the run is over, see run_program
     except (Exception, SystemExit, GeneratorExit) as exc:  # SystemExit: `raise SystemExit` or exit()
         return _kind_and_message(exc)
     return None, None
 
 
-def _verdict(total):
+def fresh_verdict(total):
     """A verdict before the run: a compile error until the code compiles."""
     return {
         "passed": False,
@@ -81,13 +81,13 @@ def _verdict(total):
     }
 
 
-def _compile_error(exc):
+def compile_error_message(exc):
     line = getattr(exc, "lineno", None)
     message = f"{type(exc).__name__}: {getattr(exc, 'msg', exc)}"
     return f"{message} (line {line})" if line else message
 
 
-def _not_compiled(verdict, error, code, analysis, started):
+def not_compiled(verdict, error, code, analysis, started):
     """The verdict of code that does not compile (the error names its line)."""
     verdict.update({"error": error, "complexity": None, "conditionals": [], "scope": [], "statements": []})
     verdict["duration_ms"] = (time.perf_counter() - started) * 1000
@@ -102,7 +102,7 @@ def _analysed(code, analysis, verdict, started):
     try:
         tree = ast.parse(code, CANDIDATE)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        _not_compiled(verdict, _compile_error(exc), code, analysis, started)
+        not_compiled(verdict, compile_error_message(exc), code, analysis, started)
         return False
     verdict["complexity"], verdict["conditionals"] = analyse(tree, code)
     verdict["scope"] = apps_scope(tree)
@@ -110,11 +110,11 @@ def _analysed(code, analysis, verdict, started):
     return True
 
 
-class _NotCompiled(Exception):
+class NotCompiled(Exception):
     """The candidate could not compile the program (its message names the line)."""
 
 
-def _finish(link):
+def finish_record(link):
     """The program's output, the lines it ran and what its interpreter caught, from the candidate; an
     empty record when it can no longer answer."""
     empty = {"stdout": "", "stderr": "", "truncated": False, "executed_lines": [], "caught": []}
@@ -124,7 +124,7 @@ def _finish(link):
         finished = link.ask("finish")
     except (CandidateGone, KeyboardInterrupt):
         return empty
-    except _OutOfProtocol as broken:
+    except OutOfProtocol as broken:
         link.catch(str(broken))
         return empty
     record = dict(empty)
@@ -136,7 +136,7 @@ def _finish(link):
     return record
 
 
-def _settle(verdict, sandbox, started, finished, caught):
+def settle(verdict, sandbox, started, finished, caught):
     """The verdict's reward, pass flag, output and duration, once its outcome is known. What the judge
     or the candidate caught the program doing outranks every other outcome."""
     if caught:
@@ -160,10 +160,10 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
     return a JSON-ready verdict (see the module docstring). With `naive`, see `_naively`; `task`, see
     `_test_scope`; `data_tests`, see `_data_test`."""
     started = time.perf_counter()
-    verdict = _verdict(len(tests))
+    verdict = fresh_verdict(len(tests))
     if not _analysed(code, analysis, verdict, started):
         return verdict
-    sandbox = _Sandbox(output_limit)
+    sandbox = Sandbox(output_limit)
     program_error = None
     interrupted = False
     statements = all(isinstance(test, str) for test in tests)
@@ -179,7 +179,7 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
                 step_limit=step_limit,
             )
             if "compile_error" in loaded:
-                _not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
+                not_compiled(verdict, str(loaded["compile_error"]), code, analysis, started)
                 return verdict
             if statements:
                 program_error = _statement_tests(link, loaded, tests, verdict, task, code, data_tests)
@@ -189,9 +189,9 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
         interrupted = True
     except CandidateGone as gone:
         program_error = str(gone)
-    except _OutOfProtocol as broken:
+    except OutOfProtocol as broken:
         link.catch(str(broken))
-    finished = _finish(link)
+    finished = finish_record(link)
 
     runtime_failure = program_error is not None or any(t["kind"] == "runtime" for t in verdict["tests"])
     if interrupted:
@@ -207,7 +207,7 @@ def run_program(code, tests, link, coverage=True, analysis=True, output_limit=DE
     else:
         verdict["outcome"] = "failed_test"
     verdict["executed_lines"] = finished["executed_lines"]
-    _settle(verdict, sandbox, started, finished, link.caught + finished["caught"])
+    settle(verdict, sandbox, started, finished, link.caught + finished["caught"])
     if naive and statements:
         _naively(verdict, link, code, tests)
     return verdict
@@ -221,9 +221,9 @@ def _naively(verdict, link, code, tests):
     verdict["strict_outcome"] = verdict["outcome"]
     try:
         reply = link.ask("naive", code=code, tests=tests)
-    except (CandidateGone, _OutOfProtocol, KeyboardInterrupt):
+    except (CandidateGone, OutOfProtocol, KeyboardInterrupt):
         reply = {}
-    _finish(link)
+    finish_record(link)
     results = reply.get("results") if isinstance(reply.get("results"), list) else []
     passed = [result is True for result in results[: len(tests)]]
     if reply.get("exited") is True:
@@ -239,18 +239,18 @@ def _record(verdict, test, kind, message, example=None):
     passed = kind is None
     result = {"test": test, "passed": passed, "kind": kind, "error": message}
     if not passed and example is not None:
-        result.update({key: _bounded(value) for key, value in zip(("input", "expected", "actual"), example)})
+        result.update({key: bounded(value) for key, value in zip(("input", "expected", "actual"), example)})
     verdict["tests"].append(result)
     verdict["number_passed"] += passed
 
 
-def _bounded(text):
+def bounded(text):
     text = str(text)
     return text if len(text) <= EXAMPLE_LIMIT else text[:EXAMPLE_LIMIT] + "…"
 
 
 @functools.lru_cache(maxsize=4096)
-def _compiled_test(test):
+def compiled_test(test):
     """A test statement compiled, or the SyntaxError it raises. Tests are the same text for every
     program of a task, so a batch compiles each once (code objects are immutable)."""
     try:
@@ -310,7 +310,7 @@ def _judged(test, link, reply, plan, scope):
         expected = eval(value, scope)
         if not (returned is expected if identity else returned == expected):
             raise AssertionError
-    except (KeyboardInterrupt, CandidateGone, _OutOfProtocol):
+    except (KeyboardInterrupt, CandidateGone, OutOfProtocol):
         raise
     except (Exception, SystemExit, GeneratorExit) as exc:
         kind, message = _kind_and_message(exc)
@@ -350,7 +350,7 @@ def _task_definitions(definitions, entry_point):
     try:
         tree = ast.parse(definitions, TEST)
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
-        return f"the task's own definitions do not compile: {_compile_error(exc)}"
+        return f"the task's own definitions do not compile: {compile_error_message(exc)}"
     defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     tree.body = [node for node in tree.body if not (isinstance(node, defined) and node.name == entry_point)]
     return compile(tree, TEST, "exec"), _shapes(tree.body)
@@ -457,7 +457,7 @@ def _data_test(test, scope):
     judge runs no code of such a test: it asks the program for the call and compares what came back
     with the literal, so a test cannot act with the judge's rights, whatever the model wrote."""
     plan = _literal_call(test)
-    if plan is None or not isinstance(scope.get(plan[0]), _Foreign):
+    if plan is None or not isinstance(scope.get(plan[0]), Foreign):
         return None
     try:
         ast.literal_eval(ast.parse(test).body[0].test.comparators[0])
@@ -481,7 +481,7 @@ def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False)
         return message
     names = loaded.get("names")
     if not isinstance(names, dict):
-        raise _OutOfProtocol("the program's interpreter did not say what the program defined")
+        raise OutOfProtocol("the program's interpreter did not say what the program defined")
     scope, problem = _test_scope(link, names, tests, task, code, verdict)
     if problem is not None:
         for test in tests:
@@ -498,7 +498,7 @@ def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False)
         plans = [_data_test(test, scope) for test in tests]
     else:
         plans = [_literal_call(test) for test in tests]
-    asked = [index for index, plan in enumerate(plans) if plan is not None and isinstance(scope.get(plan[0]), _Foreign)]
+    asked = [index for index, plan in enumerate(plans) if plan is not None and isinstance(scope.get(plan[0]), Foreign)]
     batched = {}
     if asked and (data_tests or len(tests) > 1 and len(asked) == len(tests)):
         calls = [(scope[plans[i][0]], plans[i][1], plans[i][2]) for i in reversed(asked)]
@@ -507,7 +507,7 @@ def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False)
         if data_tests and plans[index] is None:
             _record(verdict, test, "refused", REFUSED_TEST)
             continue
-        compiled = _compiled_test(test)
+        compiled = compiled_test(test)
         if isinstance(compiled, SyntaxError):
             _record(verdict, test, "runtime", f"the test itself does not compile: {compiled.msg}")
             continue
@@ -534,7 +534,7 @@ def _stdin_tests(link, tests, verdict, sandbox):
         reply = link.ask("main", stdin=str(test.get("stdin", "")), call=test.get("call"))
         output = reply.get("stdout")
         if not isinstance(output, str):
-            raise _OutOfProtocol("the program's interpreter sent no output for a standard-input test")
+            raise OutOfProtocol("the program's interpreter sent no output for a standard-input test")
         kind, message = _kind_and_message(link.exception(reply["raised"])) if "raised" in reply else (None, None)
         sandbox.stdout.write(output)
         got = output.rstrip()

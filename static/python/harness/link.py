@@ -12,7 +12,7 @@ class CandidateGone(Exception):
     """The candidate interpreter ended (the program took it down) before it answered."""
 
 
-class _OutOfProtocol(Exception):
+class OutOfProtocol(Exception):
     """The candidate answered something no harness of ours would."""
 
 SIGNALS = (StopIteration, StopAsyncIteration, GeneratorExit, KeyboardInterrupt, SystemExit)
@@ -37,7 +37,7 @@ def _program_error_class(name):
     return _PROGRAM_ERRORS[name]
 
 
-class _Link:
+class Link:
     """The judge's end of one candidate interpreter: a question out, an answer back, both plain data.
     `retire()` ends the interpreter once its program is judged (natively; a page's worker ends with
     its program)."""
@@ -54,15 +54,15 @@ class _Link:
         try:
             reply = json.loads(reply)
         except (TypeError, ValueError, RecursionError) as exc:
-            raise _OutOfProtocol(f"the program's interpreter answered something unreadable ({type(exc).__name__})") from None
+            raise OutOfProtocol(f"the program's interpreter answered something unreadable ({type(exc).__name__})") from None
         if not isinstance(reply, dict):
-            raise _OutOfProtocol("the program's interpreter answered something that is not an answer")
+            raise OutOfProtocol("the program's interpreter answered something that is not an answer")
         if reply.get("exceeded") is True:
             self.exceeded = True
         if reply.get("interrupted") is True:
             raise KeyboardInterrupt
         if "protocol" in reply:
-            raise _OutOfProtocol(f"the program's interpreter broke its protocol: {str(reply['protocol'])[:200]}")
+            raise OutOfProtocol(f"the program's interpreter broke its protocol: {str(reply['protocol'])[:200]}")
         return reply
 
     def catch(self, what):
@@ -71,7 +71,7 @@ class _Link:
 
     def outward(self, value):
         def refer(value):
-            if isinstance(value, _Foreign) and object.__getattribute__(value, "_link") is self:
+            if isinstance(value, Foreign) and object.__getattribute__(value, "_link") is self:
                 return {"t": "ref", "id": object.__getattribute__(value, "_id")}
             raise NotPlainData(f"a test passed a {type(value).__name__} to the program; only plain data crosses to it")
 
@@ -82,11 +82,11 @@ class _Link:
 
     def _proxy(self, data):
         if data.get("t") != "handle" or not isinstance(data.get("id"), int):
-            raise _OutOfProtocol("the program's interpreter sent a value of no known kind")
+            raise OutOfProtocol("the program's interpreter sent a value of no known kind")
         key = data["id"]
         if key not in self.proxies:
             lies = data.get("lies") if isinstance(data.get("lies"), list) else []
-            self.proxies[key] = _Foreign(self, key, str(data.get("type"))[:100], [str(name) for name in lies])
+            self.proxies[key] = Foreign(self, key, str(data.get("type"))[:100], [str(name) for name in lies])
         return self.proxies[key]
 
     def result(self, reply):
@@ -94,14 +94,14 @@ class _Link:
         if "raised" in reply:
             raise self.exception(reply["raised"])
         if "value" not in reply:
-            raise _OutOfProtocol("the program's interpreter answered without a value")
+            raise OutOfProtocol("the program's interpreter answered without a value")
         return self.inward(reply["value"])
 
     def exception(self, raised):
         """The program's exception as the judge raises it in the tests: a ProgramError that describes
         it, never one of the SIGNALS (see ProgramError)."""
         if not isinstance(raised, dict):
-            raise _OutOfProtocol("the program's interpreter sent an exception of no known form")
+            raise OutOfProtocol("the program's interpreter sent an exception of no known form")
         name, description = str(raised.get("class")), str(raised.get("description"))
         try:
             args = self.inward(raised["args"]) if raised.get("args") is not None else ()
@@ -120,7 +120,7 @@ class _Link:
         ]
         replies = self.ask("calls", calls=questions).get("replies")
         if not isinstance(replies, list) or len(replies) != len(calls) or not all(isinstance(r, dict) for r in replies):
-            raise _OutOfProtocol("the program's interpreter did not answer every call")
+            raise OutOfProtocol("the program's interpreter did not answer every call")
         return replies
 
     def call(self, target, args, kwargs):
@@ -145,7 +145,7 @@ def _assign_in_place(target, value):
         target[:] = value
 
 
-class _Foreign:
+class Foreign:
     """An object of the program's that is not plain data (a function, a class, an instance), left in
     the candidate interpreter. Calls, attributes, items and iteration are asked of it there and come
     back as plain data; comparing it, hashing it by value or asking its truth is refused, since only
@@ -234,4 +234,4 @@ class _Foreign:
 def bridge(exchange):
     """A candidate link from a host's function of JSON text to JSON text (the page's worker passes
     its second Pyodide's `candidate_server`)."""
-    return lambda: _Link(exchange)
+    return lambda: Link(exchange)

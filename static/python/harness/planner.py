@@ -13,10 +13,10 @@ import random
 import struct
 import time
 
-from .common import DEFAULT_OUTPUT_LIMIT, _describe
-from .judge import _NotCompiled, _bounded, _verdict
-from .link import CandidateGone, _OutOfProtocol
-from .world_models import _json_ready, _run_model
+from .common import DEFAULT_OUTPUT_LIMIT, describe
+from .judge import NotCompiled, bounded, fresh_verdict
+from .link import CandidateGone, OutOfProtocol
+from .world_models import json_ready, run_model
 
 PLANNER_KEYS = (
     "simulations",
@@ -60,7 +60,7 @@ def planner_draws(plan):
     return SplitMix64(plan["seed"]) if plan.get("splitmix64") else random.Random(plan["seed"])
 
 
-class _ModelRaised(Exception):
+class ModelRaised(Exception):
     """A model's exception while planning, with what it was doing."""
 
     def __init__(self, exc, during):
@@ -68,12 +68,12 @@ class _ModelRaised(Exception):
         self.exc, self.during = exc, during
 
 
-def _float32(values):
+def float32_observation(values):
     """An observation as Gymnasium's float32 spaces give it (each float rounded to 32 bits)."""
     return [struct.unpack("f", struct.pack("f", v))[0] if isinstance(v, float) else v for v in values]
 
 
-class _Simulator:
+class Simulator:
     """A model the planner steps: `set_state(deepcopy(frame))` then `step(action)`, so that each
     predicted frame feeds the next prediction (the official `CWMSimulatorMCTS`)."""
 
@@ -88,14 +88,14 @@ class _Simulator:
         except KeyboardInterrupt:
             raise
         except (Exception, SystemExit, GeneratorExit) as exc:
-            raise _ModelRaised(exc, "set_state or step") from exc
+            raise ModelRaised(exc, "set_state or step") from exc
         if not isinstance(output, (tuple, list)) or len(output) != 3:
-            raise _ModelRaised(TypeError(f"step returned {_bounded(repr(output))}, not (next_state, reward, done)"), "step")
+            raise ModelRaised(TypeError(f"step returned {bounded(repr(output))}, not (next_state, reward, done)"), "step")
         next_frame, reward, done = output
         try:
             return next_frame, float(reward), bool(done)
         except (TypeError, ValueError) as exc:
-            raise _ModelRaised(exc, "step") from exc
+            raise ModelRaised(exc, "step") from exc
 
 
 def _uct(node, params, rng):
@@ -126,7 +126,7 @@ def _simulate(simulator, tree, at, actions, params, rng):
     node = tree[at]
     action = _uct(node, params, rng)
     next_frame, reward, done = simulator.step(node[0], action)
-    key = repr(_json_ready(next_frame))
+    key = repr(json_ready(next_frame))
     child = node[3][action][2].get(key)
     if child is not None and tree[child][1]:
         value = 0.0
@@ -143,7 +143,7 @@ def _simulate(simulator, tree, at, actions, params, rng):
     return total
 
 
-def _planned_action(simulator, frame, actions, params, rng):
+def planned_action(simulator, frame, actions, params, rng):
     """A fresh tree of `simulations` simulations, then an action drawn from softmax(Q / T)."""
     tree = [[frame, False, int(params["root_counted"]), [[0, 0.0, {}] for _ in range(actions)]]]
     for _ in range(params["simulations"]):
@@ -173,7 +173,7 @@ def _play(plan, episode, link):
     oracle = None
     if policy == "oracle":
         # A copy of the real environment: the reference model fed the real, unrounded observation.
-        oracle = _Simulator(scope["Environment"]())
+        oracle = Simulator(scope["Environment"]())
     elif policy == "model":
         started = link.ask(
             "plan_start",
@@ -185,9 +185,9 @@ def _play(plan, episode, link):
             float32=rounded,
         )
         if "compile_error" in started:
-            raise _NotCompiled(str(started["compile_error"]))
+            raise NotCompiled(str(started["compile_error"]))
         if "raised" in started:
-            return _describe(link.exception(started["raised"]))
+            return describe(link.exception(started["raised"]))
         if started.get("error") is not None:
             return str(started["error"])
     exact = list(plan["start"])
@@ -195,24 +195,24 @@ def _play(plan, episode, link):
         if policy == "random":
             action = rng.randrange(actions)
         elif policy == "oracle":
-            action = _planned_action(oracle, exact, actions, params, rng)
+            action = planned_action(oracle, exact, actions, params, rng)
             episode["model_steps"] = oracle.steps
         else:
             reply = link.ask("plan_step", frame=link.outward(exact), step=step)
             if "raised" in reply:
-                return _describe(link.exception(reply["raised"]))
+                return describe(link.exception(reply["raised"]))
             if type(reply.get("model_steps")) is int:
                 episode["model_steps"] = reply["model_steps"]
             if reply.get("error") is not None:
                 return str(reply["error"])
             action = reply.get("action")
             if type(action) is not int or not 0 <= action < actions:
-                raise _OutOfProtocol("the program's interpreter planned an action that does not exist")
+                raise OutOfProtocol("the program's interpreter planned an action that does not exist")
         observation, reward, done = real.step(action)
-        exact = _json_ready(observation)
+        exact = json_ready(observation)
         episode["actions"].append(action)
         episode["rewards"].append(float(reward))
-        episode["observations"].append(_float32(exact) if rounded else exact)
+        episode["observations"].append(float32_observation(exact) if rounded else exact)
         if done:
             episode["terminated"] = True
             break
@@ -225,7 +225,7 @@ def run_planning_episode(code, plan, link, output_limit=DEFAULT_OUTPUT_LIMIT):
     it terminated and how many model steps the planner took; `runtime_error` carries the model's
     exception with its line, the episode then ending where it stopped."""
     started = time.perf_counter()
-    verdict = _verdict(1)
+    verdict = fresh_verdict(1)
     episode = verdict["episode"] = {"actions": [], "rewards": [], "observations": [], "terminated": False, "model_steps": 0}
     plan = dict(plan, model_code=code)
     link = link if plan["policy"] == "model" else None
@@ -233,11 +233,11 @@ def run_planning_episode(code, plan, link, output_limit=DEFAULT_OUTPUT_LIMIT):
     def play():
         try:
             return _play(plan, episode, link)
-        except (KeyboardInterrupt, CandidateGone, _OutOfProtocol, _NotCompiled):
+        except (KeyboardInterrupt, CandidateGone, OutOfProtocol, NotCompiled):
             raise
         except Exception as exc:  # the reference environment or the request, never the model
-            return f"The real environment could not play the episode: {_describe(exc)}"
+            return f"The real environment could not play the episode: {describe(exc)}"
 
-    _run_model(verdict, started, output_limit, link, play)
+    run_model(verdict, started, output_limit, link, play)
     verdict["number_passed"] = int(verdict["passed"])
     return verdict

@@ -2,11 +2,12 @@
 //! its prompt rendered from the method's and the search's values, a text call, or a run on the
 //! tests a model wrote (each program met again on the same tests answered from the runs kept).
 
-use super::{Pending, Search};
+use crate::search::machine::{Pending, Search};
 use crate::effects::{ChatCall, PythonBatch};
 use crate::llm::ChatMessage;
 use crate::python::{ProgramRequest, TestCase};
-use crate::search::{ActionKind, Ask, Expansion, Method, Scorer, TextAsk};
+use crate::search::method::{ActionKind, Ask, Expansion, Method, TextAsk};
+use crate::search::scorer::Scorer;
 
 /// With `prefill`, a generate call with lines to continue gets them as the start of the reply.
 pub(super) fn prefill_call(prefill: bool, call: &mut ChatCall, expansion: &Expansion) {

@@ -1,6 +1,6 @@
 //! The search's offline LLM (seed 004 spec §6). The official code's mock answers every prompt with
 //! a random saved program, under which every method is random search. This one answers what it is
-//! asked, from the task's program bank ([`super::bank`]):
+//! asked, from the task's program bank ([`crate::search::offline::bank`]):
 //! - **generate** keeps the slots the prefix pins and writes the rest, each correct with
 //!   `generate_correct`, else faulty (a syntax fault with `syntax_share`, else a logic fault);
 //! - **improve** aims at one of the program's logic faults that the failing example implicates
@@ -27,8 +27,9 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::bank::{BankTask, Choice, Fault};
-use super::{ActionKind, Expansion, FailingExample, SearchTask, TextAct, TextAsk};
+use crate::search::offline::bank::{BankTask, Choice, Fault};
+use crate::search::method::{ActionKind, Expansion, TextAct, TextAsk};
+use crate::search::scorer::{FailingExample, SearchTask};
 use crate::cheating::give_up;
 use crate::cheating::impossible::mutated_assert;
 use crate::cheating::special_case::lookup_program;
@@ -399,9 +400,9 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::search::Score;
-    use crate::search::bank::search_tasks;
-    use crate::search::program_of;
+    use crate::search::scorer::Score;
+    use crate::search::offline::bank::search_tasks;
+    use crate::search::method::program_of;
 
     fn llm(params: SimulatedLlmParams) -> SimulatedLlm {
         let bank = search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone();

@@ -9,6 +9,8 @@
 //! need), StepCoder's completion runs and ablations, and the planning evaluation of a world model
 //! implement [`Effectful`]; each side has one host loop that drives them all.
 
+pub mod llm_source;
+
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
@@ -185,6 +187,8 @@ pub enum Llm {
     /// An OpenAI-compatible endpoint, which the host calls; the key goes to its chat client and
     /// nowhere else.
     Remote { settings: ProviderSettings, key: String },
+    /// A model the page runs itself ([`llm_source::LlmSource::InTab`]); the CLI refuses it.
+    InTab { settings: ProviderSettings },
     // Boxed: its RNG state is several times the size of the endpoint's settings.
     /// The simulated LLM.
     Offline(Box<OfflineLlm>),
@@ -198,11 +202,26 @@ impl Llm {
         Llm::Offline(Box::new(OfflineLlm::new(seed)))
     }
 
-    /// The answer to `task`'s pending call when no endpoint is involved: the simulated LLM's reply,
-    /// or a failure without an LLM; `None` for an endpoint, which the host calls.
+    /// The settings of an endpoint or of the model in the tab.
+    pub fn settings(&self) -> Option<&ProviderSettings> {
+        match self {
+            Llm::Remote { settings, .. } | Llm::InTab { settings } => Some(settings),
+            Llm::Offline(_) | Llm::Absent => None,
+        }
+    }
+
+    pub fn settings_mut(&mut self) -> Option<&mut ProviderSettings> {
+        match self {
+            Llm::Remote { settings, .. } | Llm::InTab { settings } => Some(settings),
+            Llm::Offline(_) | Llm::Absent => None,
+        }
+    }
+
+    /// The answer to `task`'s pending call when no model is called: the simulated LLM's reply, or a
+    /// failure without an LLM; `None` for an endpoint or the model in the tab, which the host calls.
     pub fn local_reply(&mut self, task: &impl Effectful) -> Option<ChatOutcome> {
         match self {
-            Llm::Remote { .. } => None,
+            Llm::Remote { .. } | Llm::InTab { .. } => None,
             Llm::Offline(offline) => Some(offline.reply(task)),
             Llm::Absent => Some(ChatOutcome::Failed(LlmFailure::new(
                 FailureKind::BadRequest,

@@ -1,7 +1,7 @@
 //! Seed 004's Table 1: strict accuracy (%) on APPS competition problems with Llama 3 70B at 20
 //! LLM calls, mean ± standard error, for the three methods the tables compare.
 
-/// `(method name as [`super::spec::MethodSpec::NAMES`] spells it, accuracy %, standard error)`.
+/// `(method name as [`crate::search::spec::MethodSpec::NAMES`] spells it, accuracy %, standard error)`.
 pub const TABLE_1: [(&str, f64, f64); 3] =
     [("zero-shot", 23.2, 1.3), ("worldcoder", 25.1, 1.4), ("gif-mcts", 28.3, 1.4)];
 

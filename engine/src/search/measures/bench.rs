@@ -8,8 +8,8 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::Score;
-use super::spec::{MethodSpec, ProgramSearch, SearchSpec};
+use crate::search::scorer::Score;
+use crate::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
 use crate::cheating::cheat_rate::{CheatKind, CheatRate};
 use crate::effects::{Effectful, Need, OfflineLlm, PythonBatch};
 use crate::prompts::PromptSet;

@@ -1,5 +1,5 @@
 //! GIF-MCTS against numbers worked by hand: each test drives [`GifMcts`] through `next` and
-//! `absorb` with chosen scores, as [`super::super::Search`] does with real ones.
+//! `absorb` with chosen scores, as [`crate::search::machine::Search`] does with real ones.
 
 use rand::SeedableRng;
 

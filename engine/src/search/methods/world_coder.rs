@@ -10,8 +10,9 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::tree::SearchTreeNode;
-use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
+use crate::search::tree::SearchTreeNode;
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
+use crate::search::scorer::Score;
 use crate::rng::RunRng;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

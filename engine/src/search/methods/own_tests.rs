@@ -12,7 +12,8 @@
 use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 
-use super::{ActionKind, Ask, Expansion, FailingExample, Score, TextAct, TextAsk};
+use crate::search::method::{ActionKind, Ask, Expansion, TextAct, TextAsk};
+use crate::search::scorer::{FailingExample, Score};
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
 

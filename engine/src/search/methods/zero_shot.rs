@@ -4,7 +4,7 @@
 //! The task is solved when any of them passes every test (pass@B), and the best score is the best
 //! of the B.
 
-use super::{ActionKind, Ask, Expanded, Expansion, Method};
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
 use crate::prompts::id;
 use crate::rng::RunRng;
 

@@ -32,9 +32,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::self_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
-use super::tree::SearchTreeNode;
-use super::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
+use crate::search::methods::own_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
+use crate::search::tree::SearchTreeNode;
+use crate::search::method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;

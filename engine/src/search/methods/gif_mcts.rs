@@ -20,9 +20,10 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::tree::SearchTreeNode;
-use super::value_model::ValueModel;
-use super::{ActionKind, Ask, Expanded, Expansion, Method, Score};
+use crate::search::tree::SearchTreeNode;
+use crate::search::methods::value_model::ValueModel;
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
+use crate::search::scorer::Score;
 use crate::rng::RunRng;
 
 /// Seed 004's Table 4 and the official code's defaults.

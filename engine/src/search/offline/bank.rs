@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::SearchTask;
+use crate::search::scorer::SearchTask;
 use crate::gym::GymId;
 use crate::python::{ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use crate::task_import::ImportedTask;

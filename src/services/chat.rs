@@ -1,0 +1,56 @@
+//! One chat call for the page's host: the chosen [`Llm`] decides the client (an endpoint over
+//! `fetch`, the model in this tab, or the simulated LLM answering at once), and what the call says
+//! while it streams goes to the pane's status line and reply.
+
+use engine::effects::{ChatCall, ChatOutcome, Effectful, Llm};
+use leptos::prelude::*;
+
+use crate::services::cancel::CancelToken;
+use crate::services::in_tab_llm;
+use crate::services::llm_client::{self, ClientEvent};
+
+/// The outcome of `call`, the call `task` waits for; `status` says who is writing and how fast (or
+/// why it retries), and `stream` shows the reply as it comes.
+pub async fn chat<T: Effectful>(
+    llm: &mut Llm,
+    task: &T,
+    call: &ChatCall,
+    cancel: &CancelToken,
+    status: RwSignal<String>,
+    stream: RwSignal<String>,
+) -> ChatOutcome {
+    let (agent, messages) = (&call.agent, &call.messages);
+    let name = match &*llm {
+        Llm::InTab { settings } => format!("{}, in this tab", settings.model),
+        other => other.label(),
+    };
+    status.set(format!("The {agent} is writing ({name})…"));
+    stream.set(String::new());
+    // Only an endpoint retries, and only the model in the tab tells its speed.
+    let mut on_event = |event: ClientEvent| match event {
+        ClientEvent::Attempt(n) if n > 1 => stream.set(String::new()),
+        ClientEvent::Attempt(_) => {}
+        ClientEvent::Text(piece) => stream.update(|s| s.push_str(piece)),
+        ClientEvent::Retrying { delay_ms, reason } => {
+            status.set(format!("{reason} Retrying in {:.1} s…", delay_ms as f64 / 1000.0))
+        }
+        ClientEvent::Speed { tokens_per_second } => {
+            status.set(format!("The {agent} is writing ({name}: {tokens_per_second:.0} tokens/s)…"))
+        }
+    };
+    let replied = match llm {
+        Llm::InTab { settings } => in_tab_llm::chat(settings, messages, cancel, &mut on_event).await,
+        Llm::Remote { settings, key } => llm_client::chat(settings, key, messages, cancel, &mut on_event).await,
+        local => {
+            let outcome = local.local_reply(task).expect("only a model that is called has no local reply");
+            if let ChatOutcome::Reply { text, .. } = &outcome {
+                stream.set(text.clone());
+            }
+            return outcome;
+        }
+    };
+    match replied {
+        Ok((text, usage)) => ChatOutcome::Reply { text, usage },
+        Err(failure) => ChatOutcome::Failed(failure),
+    }
+}
