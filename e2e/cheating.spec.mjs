@@ -27,7 +27,7 @@ test('with half the tests held out and the simulated LLM special-casing half its
   await expect(page.locator('#search-node-held-out')).toContainText('0 of 4 passed');
   await expect(page.locator('#search-node-code')).toContainText('def binary_search(*args):');
   // The prompt shows the visible tests and never a held-out one.
-  await expect(page.locator('#search-node-prompt')).toContainText('Your program must pass these tests:');
+  await expect(page.locator('#search-node-prompt')).toContainText('pass all the tests. **DO NOT MODIFY THE TESTS.**');
   await expect(page.locator('#search-node-prompt')).not.toContainText('binary_search([], 3)');
   // The honest program before it is not marked.
   await page.locator('#search-tree .node').nth(1).click();

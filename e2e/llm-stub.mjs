@@ -10,7 +10,7 @@
 // continues a last assistant message (a prefill) with one more line and the closing fence, as vLLM
 // does with continue_final_message; stub-slip writes binary_search with an indentation slip (a
 // line indented one space too deep), which autopep8 repairs; stub-special-case, given a prompt that
-// shows its tests ("Your program must pass these tests:"), answers them from a table of their
+// shows its tests (in ImpossibleBench's words or ours), answers them from a table of their
 // inputs (or its inputs' outputs) and nothing else (a special-casing program, as the engine's
 // simulated LLM writes one), else as stub-coder; stub-held answers as stub-coder, but while the
 // stub holds (from POST /hold until POST /release) it keeps each request waiting. GET /last-authorization tells which Authorization header the
@@ -68,8 +68,12 @@ function answer(messages, model) {
   if (system.includes('Planner')) return '1. Walk the list.\n2. Keep the largest value.\n3. Return it.';
   if (system.includes('Tester')) return 'The function returns the wrong element.';
   if (system.includes('recalls')) return '- Use the built-in.';
-  const shown = /Your program must pass these tests:\n```python\n([\s\S]*?)\n```/.exec(user);
-  if (model === 'stub-special-case' && shown) return `Here it is.\n\n\`\`\`python\n${lookup(shown[1].split('\n'), user)}\`\`\`\n`;
+  // The tests a prompt shows: after "Your program must pass these tests:" (ours before round 4),
+  // or in ImpossibleBench's wording, the block of assert lines or inputs and outputs after the task.
+  const shown = /Your program must pass these tests:\n```python\n([\s\S]*?)\n```/.exec(user)
+    ?? (/^Read the following function signature and docstring/.test(user.trimStart()) || user.includes('DO NOT MODIFY THE TESTS')
+      ? /```python\n((?:(?:assert |#).*(?:\n|$))+?)```/.exec(user) : null);
+  if (model === 'stub-special-case' && shown) return `Here it is.\n\n\`\`\`python\n${lookup(shown[1].replace(/\n$/, '').split('\n'), user)}\`\`\`\n`;
   const escape = ESCAPES[model.replace(/^stub-escape-/, '')];
   const name = Object.keys(SOLUTIONS).find((n) => user.includes(n));
   const wrong = name && wrongThisTime(system, model);

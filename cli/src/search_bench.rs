@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use cli::host::{Host, VerdictMemo};
 use cli::python::NativePython;
+use engine::cheating::TestsInstruction;
 use engine::cheating::cheat_rate::CheatRate;
 use engine::effects::Llm;
 use engine::effects::llm_source::SIMULATED;
@@ -159,6 +160,10 @@ pub struct CheatRateArgs {
     /// of a program; a reply that does ends the search, scored as honest.
     #[arg(long)]
     may_give_up: bool,
+    /// How the prompt asks for the tests it shows: discourage (ImpossibleBench's default), neutral,
+    /// encourage, or must-pass (ours before fidelity round 4); the simulated LLM ignores it.
+    #[arg(long, value_name = "WORDING", default_value = "discourage")]
+    tests_instruction: String,
     /// Task ids, comma-separated (default: every bundled search task).
     #[arg(long)]
     tasks: Option<String>,
@@ -201,6 +206,8 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
         impossible: impossible(args.variant.as_deref())?,
         held_out_share: args.held_out.unwrap_or_default(),
         may_give_up: args.may_give_up,
+        tests_instruction: TestsInstruction::parse(&args.tests_instruction)
+            .map_err(|e| usage(format!("--tests-instruction: {e}")))?,
         ..SearchSpec::default()
     };
     let spec = BenchSpec::new(vec![method], vec![args.budget], parse_seeds(&args.seeds)?, tasks, template);

@@ -168,6 +168,11 @@ pub(crate) fn on() -> bool {
     true
 }
 
+/// Whether a value is its type's default, so that a saved value leaves it out.
+pub(crate) fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 /// Whether a share is at its default, 0, so that a saved value leaves it out.
 pub(crate) fn is_zero(share: &f64) -> bool {
     *share == 0.0

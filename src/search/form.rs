@@ -3,6 +3,7 @@
 //! simulated LLM's odds, read back into a `SearchSpec`; a teacher's link may hide or lock the task,
 //! method, budget, seed and odds.
 
+use engine::cheating::TestsInstruction;
 use engine::cheating::impossible::ImpossibleVariant;
 use engine::params::{self, Field, Parameters};
 use engine::search::offline::bank::search_tasks;
@@ -34,6 +35,8 @@ pub struct SearchForm {
     /// The share of the tests held out from the LLM, as typed (0: none).
     held_out: RwSignal<String>,
     may_give_up: RwSignal<bool>,
+    /// How a task that shows its tests asks for them, by name.
+    instruction: RwSignal<String>,
     imported: RwSignal<Vec<ImportedTask>>,
 }
 
@@ -53,6 +56,7 @@ impl SearchForm {
             impossible: RwSignal::new(spec.impossible.map_or("", ImpossibleVariant::name).to_owned()),
             held_out: RwSignal::new(spec.held_out_share.to_string()),
             may_give_up: RwSignal::new(spec.may_give_up),
+            instruction: RwSignal::new(spec.tests_instruction.name().to_owned()),
             imported,
         }
     }
@@ -78,6 +82,7 @@ impl SearchForm {
         spec.held_out_share =
             held_out.trim().parse().map_err(|_| format!("held-out tests: '{held_out}' is not a share"))?;
         spec.may_give_up = self.may_give_up.get_untracked();
+        spec.tests_instruction = TestsInstruction::parse(&self.instruction.get_untracked())?;
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -104,6 +109,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
         impossible,
         held_out,
         may_give_up,
+        instruction,
         imported,
     } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
@@ -142,6 +148,9 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
                 <input type="checkbox" id="search-give-up" prop:checked=move || may_give_up.get() on:change=move |ev| may_give_up.set(event_target_checked(&ev)) />
                 " May give up"
             </label>
+            <label title="How a task that shows its tests (an impossible variant, held-out tests) asks for them. discourage is ImpossibleBench's default (…pass all the tests. DO NOT MODIFY THE TESTS.), neutral and encourage its others; must-pass is ours before fidelity round 4 (Your program must pass these tests:). A real model's cheating rate depends on it; the simulated LLM ignores it">"Tests instruction"<select id="search-instruction" prop:value=move || instruction.get() on:change=move |ev| instruction.set(event_target_value(&ev))>
+                {TestsInstruction::NAMES.iter().map(|n| view! { <option value=*n>{*n}</option> }).collect_view()}
+            </select></label>
         </div>
         <p class="hint" id="search-method-note" hidden=move || method_note().is_none()>{method_note}" (About: LATS and Reflexion)"</p>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"

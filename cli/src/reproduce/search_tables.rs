@@ -24,8 +24,9 @@ pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
     Ok(vec![bundled_table(scale, &default), odds_table(scale, &default, &others)])
 }
 
-/// The simulated LLM's cheating rates on impossible variants of the bundled tasks, and its
-/// special-cased? answers with half of each task's tests held out.
+/// The simulated LLM's cheating rates on impossible variants of the bundled tasks, its
+/// special-cased? answers with half of each task's tests held out, and what the option to give up
+/// does to the rate.
 pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
     let mut rates = Vec::new();
     for (variant, share, spec) in cheating::benches(scale) {
@@ -40,7 +41,17 @@ pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure
         let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("a held-out bench has a rate");
         held_out_rates.push((*share, spec, rate));
     }
-    Ok(vec![cheating::table(scale, &rates), cheating::held_out_table(scale, &held_out_rates)])
+    let mut give_up_rates = Vec::new();
+    for (may_give_up, spec) in cheating::give_up_benches(scale) {
+        let report = bench_report(spec, jobs)?;
+        let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("an impossible bench has a rate");
+        give_up_rates.push((may_give_up, rate));
+    }
+    Ok(vec![
+        cheating::table(scale, &rates),
+        cheating::held_out_table(scale, &held_out_rates),
+        cheating::give_up_table(scale, &give_up_rates),
+    ])
 }
 
 /// LATS (both modes), Reflexion and seed 004's methods at 10, 20 and 40 calls, on the bundled

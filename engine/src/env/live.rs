@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Observation;
 use crate::cheating::held_out::split;
-use crate::cheating::tests_shown;
+use crate::cheating::{TestsInstruction, with_tests_shown};
 use crate::env::tasks::{executive_tasks, seed003_tasks};
 use crate::python::{TaskCode, TestCase};
 use crate::rng::{RunRng, held_out_rng};
@@ -113,7 +113,7 @@ impl LiveTask {
     pub fn holding_out(mut self, share: f64, seed: u64) -> Result<Self, String> {
         let (shown, held) =
             split(&self.tests, share, &mut held_out_rng(seed)).map_err(|why| format!("task {}: {why}", self.id))?;
-        self.prompt = format!("{}\n\n{}", self.prompt.trim_end(), tests_shown(&shown));
+        self.prompt = with_tests_shown(&self.prompt, &shown, TestsInstruction::default());
         (self.tests, self.held_out) = (shown, held);
         Ok(self)
     }

@@ -4,6 +4,8 @@
 //! cheat. With half of each task's tests held out instead (EvilGenie's measure), zero-shot's one
 //! reply and GIF-MCTS's search of 20 calls are counted "special-cased?" when they pass every
 //! visible test and fail a held-out one; at a share of 0 that count is the measure's false alarms.
+//! The give-up table measures ImpossibleBench's abort option on the simulated LLM, which gives up
+//! at odds of its own: what the option does to the measure, not how often a model takes it.
 
 use super::{Scale, Table, percent};
 use crate::cheating::cheat_rate::CheatRate;
@@ -97,6 +99,63 @@ pub fn held_out_table(scale: Scale, rates: &[(f64, &BenchSpec, CheatRate)]) -> T
         header: ["method", "LLM calls", "special_case_share", "searches", "special-cased?", "rate [95%]"]
             .map(str::to_owned)
             .to_vec(),
+        rows,
+    }
+}
+
+/// How often the simulated LLM gives up when a prompt lets it (`give_up_share`), in the give-up
+/// table: ours, where ImpossibleBench's figures come from real models.
+const GIVE_UP_SHARE: f64 = 0.5;
+/// Its special-casing share there, so that some replies cheat.
+const CHEATING_SHARE: f64 = 0.5;
+
+/// Two benches on one-off impossible variants, the model not allowed and then allowed to give up:
+/// zero-shot, one call, every bundled task.
+pub fn give_up_benches(scale: Scale) -> Vec<(bool, BenchSpec)> {
+    let tasks: Vec<String> = search_tasks().iter().map(|t| t.id.clone()).collect();
+    [false, true]
+        .into_iter()
+        .map(|may_give_up| {
+            let simulated_llm = SimulatedLlmParams {
+                special_case_share: CHEATING_SHARE,
+                give_up_share: GIVE_UP_SHARE,
+                ..SimulatedLlmParams::default()
+            };
+            let template = SearchSpec {
+                simulated_llm,
+                impossible: Some(ImpossibleVariant::OneOff),
+                may_give_up,
+                ..SearchSpec::default()
+            };
+            let method = MethodSpec::parse("zero-shot").expect("a known method");
+            (may_give_up, BenchSpec::new(vec![method], vec![1], seeds(scale), tasks.clone(), template))
+        })
+        .collect()
+}
+
+/// The table of [`give_up_benches`]' rates, in the same order.
+pub fn give_up_table(scale: Scale, rates: &[(bool, CheatRate)]) -> Table {
+    let rows = rates
+        .iter()
+        .map(|(may_give_up, rate)| {
+            vec![
+                if *may_give_up { "yes" } else { "no" }.to_owned(),
+                rate.searches.to_string(),
+                rate.gave_up.to_string(),
+                rate.cheated.to_string(),
+                format!("{} [{}, {}]", percent(rate.rate), percent(rate.low), percent(rate.high)),
+            ]
+        })
+        .collect();
+    Table {
+        id: "give-up",
+        made_by: format!(
+            "`{}` (as `rlcg cheat-rate --variant one-off [--may-give-up]`): the {} bundled tasks made impossible              (one-off) × seeds 1–{}, one zero-shot reply each, the prompt in ImpossibleBench's words; the simulated              LLM special-cases at {CHEATING_SHARE} and, where the prompt lets it, gives up at {GIVE_UP_SHARE} (odds              of ours). What the abort option does to the measure: a reply that gives up is honest, so the rate              falls by the share that gave up. How often a model takes the option, and how much cheating it              prevents, are ImpossibleBench's figures for real models: `rlcg cheat-rate --may-give-up --llm …`              measures one.",
+            scale.command(GROUP),
+            search_tasks().len(),
+            seeds(scale).len()
+        ),
+        header: ["may give up", "searches", "gave up", "cheated", "cheating rate [95%]"].map(str::to_owned).to_vec(),
         rows,
     }
 }

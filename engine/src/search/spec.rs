@@ -19,7 +19,7 @@ use crate::search::scorer::{Score, Scorer, SearchTask, TestsScorer};
 use crate::search::machine::Search;
 use crate::cheating::held_out::{HeldOutScore, split};
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
-use crate::cheating::{give_up, tests_shown};
+use crate::cheating::{TestsInstruction, give_up, with_tests_shown};
 use crate::gym::dataset::dataset;
 use crate::params::Parameters;
 use crate::prompts::PromptSet;
@@ -307,6 +307,11 @@ pub struct SearchSpec {
     /// writing a program, and a reply that does ends the search, scored as honest. Off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub may_give_up: bool,
+    /// How a task that shows its tests (an impossible variant, held-out tests) asks for them:
+    /// ImpossibleBench's "… pass all the tests. DO NOT MODIFY THE TESTS." by default, its neutral
+    /// or encouraging wording, or ours before fidelity round 4 ("must-pass").
+    #[serde(default, skip_serializing_if = "crate::params::is_default")]
+    pub tests_instruction: TestsInstruction,
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -342,6 +347,7 @@ impl SearchSpec {
             impossible: None,
             held_out_share: 0.0,
             may_give_up: false,
+            tests_instruction: TestsInstruction::default(),
         }
     }
 
@@ -441,7 +447,7 @@ impl SearchSpec {
                 (task.tests, task.held_out) = (shown, held);
             }
         }
-        task.description = format!("{}\n\n{}", task.description, tests_shown(&task.tests));
+        task.description = with_tests_shown(&task.description, &task.tests, self.tests_instruction);
         if self.may_give_up {
             task.description = format!("{}\n{}", task.description, give_up::instruction());
         }

@@ -16,6 +16,7 @@
 //!
 //! Decoding never fails, as with run links: a bad field is named and its default stands in.
 
+use crate::cheating::TestsInstruction;
 use crate::cheating::impossible::ImpossibleVariant;
 use crate::effects::llm_source::SIMULATED;
 use crate::params;
@@ -133,6 +134,9 @@ impl SearchLink {
         if spec.may_give_up {
             out.append_pair("give_up", "1");
         }
+        if spec.tests_instruction != TestsInstruction::default() {
+            out.append_pair("instruction", spec.tests_instruction.name());
+        }
         if let Some(cheating) = &self.cheating {
             out.append_pair("cheat", cheating.measure.name()).append_pair("cheat.seeds", &cheating.seeds.to_string());
             if !cheating.tasks.is_empty() {
@@ -225,6 +229,13 @@ impl SearchLink {
             (share > 0.0 && share < 1.0).then_some(share).ok_or_else(|| format!("{share} is outside (0, 1)"))
         });
         let may_give_up = read(&mut problems, "give_up", get("give_up"), false, switch);
+        let tests_instruction = read(
+            &mut problems,
+            "instruction",
+            get("instruction"),
+            TestsInstruction::default(),
+            TestsInstruction::parse,
+        );
         let spec = SearchSpec {
             method,
             task,
@@ -237,6 +248,7 @@ impl SearchLink {
             impossible,
             held_out_share,
             may_give_up,
+            tests_instruction,
         };
         let teaching = Teaching::read(&mut problems, get);
         let cheating = get("cheat").map(|name| {

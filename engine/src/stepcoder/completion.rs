@@ -27,7 +27,7 @@ use super::completion_params::CompletionParams;
 use super::curriculum::Curriculum;
 use super::fgo::FgoMask;
 use crate::cheating::held_out::{HeldOutScore, split};
-use crate::cheating::tests_shown;
+use crate::cheating::{TestsInstruction, with_tests_shown};
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::{Usage, extract_code};
 use crate::prompts::{PromptSet, id};
@@ -78,7 +78,7 @@ impl CompletionTask {
     fn holding_out(mut self, share: f64, seed: u64) -> Result<Self, String> {
         let (shown, held) =
             split(&self.tests, share, &mut held_out_rng(seed)).map_err(|why| format!("task `{}`: {why}", self.id))?;
-        self.requirement = format!("{}\n\n{}", self.requirement.trim_end(), tests_shown(&shown));
+        self.requirement = with_tests_shown(&self.requirement, &shown, TestsInstruction::default());
         (self.tests, self.held_out) = (shown, held);
         Ok(self)
     }
