@@ -109,7 +109,7 @@ fn collect(schema: &Value, defs: &Value, prefix: &mut Vec<String>, out: &mut Vec
         match kind {
             Some(kind) => out.push(Field {
                 path: prefix.clone(),
-                description: resolved["description"].as_str().unwrap_or_default().replace('\n', " "),
+                description: plain_text(resolved["description"].as_str().unwrap_or_default()),
                 kind,
             }),
             None => collect(resolved, defs, prefix, out),
@@ -163,6 +163,28 @@ pub fn apply<P: Parameters>(template: &P, settings: &[String]) -> Result<P, Stri
     build(template, &fields, &texts)
 }
 
+/// A doc comment as a form shows it: one line, without its Markdown (a link `[`X`]` or
+/// `[`X`](path)` and a code span `X` read as X).
+fn plain_text(doc: &str) -> String {
+    let mut text = String::new();
+    let mut rest = doc.replace('\n', " ");
+    while let Some(at) = rest.find("[`") {
+        let Some(end) = rest[at..].find("`]").map(|e| at + e) else { break };
+        text.push_str(&rest[..at]);
+        text.push_str(&rest[at + 2..end]);
+        let mut after = end + 2;
+        // A link's target, `(path)`, goes with it.
+        if rest[after..].starts_with('(')
+            && let Some(close) = rest[after..].find(')')
+        {
+            after += close + 1;
+        }
+        rest = rest[after..].to_owned();
+    }
+    text.push_str(&rest);
+    text.replace('`', "")
+}
+
 /// Serde's default for a switch that is on unless a saved value says otherwise.
 pub(crate) fn on() -> bool {
     true
@@ -181,6 +203,14 @@ pub(crate) fn is_zero(share: &f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_is_described_in_plain_text() {
+        assert_eq!(
+            plain_text("One of [`REWARD_HACKS`] (see\n[`cheating::special_case`](crate::cheating)), `0` by default."),
+            "One of REWARD_HACKS (see cheating::special_case), 0 by default."
+        );
+    }
     use crate::{AgentId, AgentSpec, EnvId};
 
     fn form(agent: AgentId) -> (AgentSpec, Vec<Field>, Vec<String>) {

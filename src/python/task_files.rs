@@ -90,7 +90,7 @@ pub fn TaskImport(
         <details id="import" on:dragover=|ev: leptos::ev::DragEvent| ev.prevent_default() on:drop=on_drop>
             <summary>"Import tasks (HumanEval JSONL, APPS JSON)"</summary>
             <p class="hint">"Choose or drop a file. HumanEval lines need task_id, prompt, canonical_solution, test and entry_point; APPS objects need a problem, inputs and outputs (and fn_name for call-based problems). A file with any bad line is not imported."</p>
-            <input type="file" id="import-tasks" accept=".jsonl,.json,application/json" on:change=on_pick />
+            <label>"Task file "<input type="file" id="import-tasks" accept=".jsonl,.json,application/json" on:change=on_pick /></label>
             <p id="import-message" role="status">{move || import_message.get()}</p>
             <ul id="import-errors" class="error">{move || import_errors.get().into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ul>
             <p>{move || format!("{} imported tasks kept in this browser.", imported.with(Vec::len))}</p>
