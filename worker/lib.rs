@@ -8,10 +8,10 @@
 //! for WebGPU, and relays.
 
 // Browser failures in words: the app's module, compiled into the worker too.
+mod gpu_run;
 #[cfg(not(feature = "wgpu"))]
 #[path = "../src/services/js_error.rs"]
 mod js_error;
-mod gpu_run;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
 mod trainer;

@@ -1,4 +1,4 @@
-//! The training worker's trainer: the runs it holds (a [`Slot`] each), the page's requests, and the
+//! The training worker's trainer: the runs it holds (a [`RunSlot`] each), the page's requests, and the
 //! CPU runs trained in slices of a few milliseconds, handed round the runs in progress, with a
 //! yield to the event loop between slices so that pause, step and stop requests are handled at
 //! once. Episode records are batched so that the page receives at most about 30 progress messages
@@ -36,7 +36,7 @@ const MAX_UNSENT_RECORDS: usize = 5_000;
 /// Fresh episodes on which the greedy policy is evaluated when a run finishes.
 const EVALUATION_EPISODES: u32 = 1000;
 
-pub(crate) struct Slot {
+pub(crate) struct RunSlot {
     pub(crate) id: u32,
     /// `None` while a WebGPU run's task holds it.
     pub(crate) run: Option<Run>,
@@ -53,7 +53,7 @@ pub(crate) struct Slot {
     pub(crate) stride: u32,
 }
 
-impl Slot {
+impl RunSlot {
     fn new(id: u32, run: Run) -> Self {
         let on_gpu = run.spec().backend == Backend::Wgpu;
         Self {
@@ -101,7 +101,7 @@ impl Slot {
 }
 
 /// Whether this worker has WebGPU: still asking, yes, or no and why.
-enum WebGpu {
+pub(crate) enum WebGpu {
     Pending,
     Ready,
     Unavailable(String),
@@ -114,7 +114,7 @@ pub(crate) struct Trainer {
     /// Posting to one end of this channel schedules a slice: unlike `setTimeout(0)` it is never
     /// clamped to 4 ms.
     pub(crate) wake: MessagePort,
-    pub(crate) slots: Vec<Slot>,
+    pub(crate) slots: Vec<RunSlot>,
     /// Runs whose training ended, kept so live mode can ask their agents for actions.
     pub(crate) trained: Vec<(u32, Run)>,
     pub(crate) slice_scheduled: bool,
@@ -165,7 +165,7 @@ impl Trainer {
         }
     }
 
-    pub(crate) fn slot(&mut self, run_id: u32) -> Option<&mut Slot> {
+    pub(crate) fn slot(&mut self, run_id: u32) -> Option<&mut RunSlot> {
         self.slots.iter_mut().find(|s| s.id == run_id)
     }
 
@@ -173,9 +173,9 @@ impl Trainer {
         if self.slice_scheduled {
             return;
         }
-        if self.slots.iter().any(Slot::trains_here) {
+        if self.slots.iter().any(RunSlot::trains_here) {
             self.slice_scheduled = self.wake.post_message(&JsValue::NULL).is_ok();
-        } else if self.slots.iter().any(Slot::has_work) {
+        } else if self.slots.iter().any(RunSlot::has_work) {
             // Every batch is full: wake when the next progress message is due.
             let due = PROGRESS_INTERVAL_MS - (now(&self.scope) - self.last_progress);
             let wake = self.wake.clone();
@@ -246,7 +246,7 @@ impl Trainer {
     fn start(&mut self, run_id: u32, spec: RunSpec, resume: Option<Resume>) {
         match Run::new(spec) {
             Ok(run) if run.spec().backend == Backend::Wgpu => {
-                let mut slot = Slot::new(run_id, run);
+                let mut slot = RunSlot::new(run_id, run);
                 let run = slot.run.take().expect("a new slot holds its run");
                 self.slots.push(slot);
                 self.spawn_gpu_task(run_id, run, resume);
@@ -254,10 +254,10 @@ impl Trainer {
             // The replay blocks this worker for as long as those episodes took to train.
             Ok(run) => match resume {
                 Some(resume) => match completed(run.resume(&resume)) {
-                    Ok(run) => self.slots.push(Slot::new(run_id, run)),
+                    Ok(run) => self.slots.push(RunSlot::new(run_id, run)),
                     Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
                 },
-                None => self.slots.push(Slot::new(run_id, run)),
+                None => self.slots.push(RunSlot::new(run_id, run)),
             },
             Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
         }
@@ -410,7 +410,7 @@ impl Trainer {
 
     /// Evaluates a run whose training ended and reports it. A WebGPU run arrives stopped, with its
     /// policy copied to the CPU.
-    pub(crate) fn finish(&mut self, mut slot: Slot) {
+    pub(crate) fn finish(&mut self, mut slot: RunSlot) {
         let Some(mut run) = slot.run.take() else { return };
         run.stop();
         let finished = Finished {

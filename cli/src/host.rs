@@ -113,10 +113,9 @@ impl<'a> Host<'a> {
                 Err(failure) => ChatOutcome::Failed(failure),
             },
             // `LlmArgs::choose` refuses it: only the page runs a model itself.
-            Llm::InTab { .. } => ChatOutcome::Failed(LlmFailure::new(
-                FailureKind::BadRequest,
-                "the in-tab model runs only in the page",
-            )),
+            Llm::InTab { .. } => {
+                ChatOutcome::Failed(LlmFailure::new(FailureKind::BadRequest, "the in-tab model runs only in the page"))
+            }
             local => {
                 let outcome = local.local_reply(task).expect("only an endpoint has no local reply");
                 if let ChatOutcome::Reply { text, .. } = &outcome {

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use cli::host::Host;
 use cli::python::NativePython;
-use engine::cheating::cheat_rate::CheatKind;
 use engine::cheating::TestsInstruction;
+use engine::cheating::cheat_rate::CheatKind;
 use engine::cheating::impossible::ImpossibleVariant;
 use engine::params;
 use engine::prompts::PromptSet;
@@ -289,8 +289,8 @@ impl CheatingArgs {
         spec.impossible = impossible(self.impossible.as_deref())?;
         spec.held_out_share = self.held_out.unwrap_or_default();
         spec.may_give_up = self.may_give_up;
-        spec.tests_instruction = TestsInstruction::parse(&self.tests_instruction)
-            .map_err(|e| usage(format!("--tests-instruction: {e}")))?;
+        spec.tests_instruction =
+            TestsInstruction::parse(&self.tests_instruction).map_err(|e| usage(format!("--tests-instruction: {e}")))?;
         Ok(())
     }
 }

@@ -7,7 +7,6 @@ use std::time::Instant;
 
 use cli::host::Host;
 use cli::python::{self, NativePython};
-use engine::effects::Llm;
 use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};

@@ -128,8 +128,8 @@ fn executive_dqn_to_99(c: &mut Criterion) {
 /// 1000 GIF-MCTS iterations on outcomes drawn at random: a score, one bug in five, programs of
 /// 3 to 40 lines (short ones are terminal).
 fn gif_mcts_1000_nodes(c: &mut Criterion) {
-    use engine::search::methods::gif_mcts::{GifMcts, GifMctsParams};
     use engine::search::method::{Ask, Expanded, Method};
+    use engine::search::methods::gif_mcts::{GifMcts, GifMctsParams};
     use engine::search::scorer::Score;
     use rand::Rng;
     let programs: Vec<String> = (3..=40).map(|n| (0..n).map(|i| format!("x{i} = {i}\n")).collect()).collect();

@@ -11,8 +11,8 @@ use engine::search::measures::bench::{BenchRow, BenchSpec, SequentialBench};
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 
-use crate::services::host::{self, HostView};
 use crate::services::cancel::CancelToken;
+use crate::services::host::{self, HostView};
 use crate::services::python_pool::Python;
 
 /// What a button re-runs.

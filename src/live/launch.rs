@@ -2,13 +2,13 @@
 //! validation ([`LiveView::validate`]), each driven by the page's host ([`LiveView::perform`]), with
 //! the panel's state they show and keep. The components are in `mod.rs` and `views.rs`.
 
+use engine::EnvId;
 use engine::effects::{BlackboardMessage, Effectful, LiveState, Llm};
 use engine::env::EnvSpec;
 use engine::live::validation::{Validation, ValidationTable};
 use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask, Trial};
 use engine::prompts::PromptSet;
 use engine::run::Restoration;
-use engine::EnvId;
 use leptos::prelude::*;
 
 use crate::live::calibration::Recalibration;

@@ -3,8 +3,8 @@
 
 use engine::cheating::held_out::HeldOutScore;
 use engine::effects::BlackboardMessage;
-use engine::live::{LiveStep, LiveSummary};
 use engine::live::validation::{DriverTotals, ValidationRow, ValidationTable};
+use engine::live::{LiveStep, LiveSummary};
 use leptos::prelude::*;
 
 use crate::live::launch::HistoryRow;

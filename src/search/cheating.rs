@@ -12,11 +12,11 @@ use engine::share::search_link::SearchLink;
 use leptos::prelude::*;
 
 use crate::search::form::SearchForm;
+use crate::services::cancel::CancelToken;
 use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
-use crate::services::cancel::CancelToken;
-use crate::services::python_pool::Python;
 use crate::services::llm_choice::LlmChoice;
+use crate::services::python_pool::Python;
 use crate::widgets::teacher_options::TeacherChoice;
 
 /// The view's fields, as typed.

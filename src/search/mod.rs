@@ -33,11 +33,11 @@ use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
 use crate::search::world_models::WorldModelTools;
 use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
 use crate::search::world_models::paper::PaperComparison;
-use crate::services::links::address_of;
 use crate::services::cancel::CancelToken;
+use crate::services::links::address_of;
+use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, ImportedTasks};
-use crate::services::llm_choice::LlmChoice;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 
 #[component]

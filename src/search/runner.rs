@@ -9,8 +9,8 @@ use engine::share::search_link::SearchResults;
 use leptos::prelude::*;
 
 use crate::search::history::Searches;
-use crate::services::host::{self, HostView};
 use crate::services::cancel::CancelToken;
+use crate::services::host::{self, HostView};
 use crate::services::python_pool::Python;
 
 /// What a search needs from the pane while it runs.
@@ -28,13 +28,7 @@ pub struct Runner {
 
 impl Runner {
     /// Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.
-    pub fn launch(
-        self,
-        search: ProgramSearch,
-        spec: SearchSpec,
-        mut llm: Llm,
-        sent: Option<SearchResults>,
-    ) {
+    pub fn launch(self, search: ProgramSearch, spec: SearchSpec, mut llm: Llm, sent: Option<SearchResults>) {
         let Self { searches, selected, running, status, stream, replay, cancel, python } = self;
         running.set(true);
         // Runs `search`, made from `spec`, with `llm`; `sent` is what a shared link said it came to.

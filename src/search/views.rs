@@ -1,11 +1,11 @@
 //! What the Search pane draws of a search record: its tree, a node's details, and the best score
 //! against LLM calls of every search listed.
 
-use engine::search::record::SearchRecord;
-use engine::search::methods::own_tests::SelfTestedNode;
-use engine::search::tree::SearchTreeNode;
 use engine::search::method::ActionKind;
+use engine::search::record::SearchRecord;
 use engine::search::scorer::Score;
+use engine::search::tree::SearchTreeNode;
+use engine::search::tree::SelfTestedNode;
 use leptos::prelude::*;
 
 /// Where each node sits: depth down, leaves left to right, a parent over its children's middle.

@@ -11,8 +11,8 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
-use crate::services::js_error::describe;
 use crate::services::cancel::CancelToken;
+use crate::services::js_error::describe;
 use crate::services::llm_client::ClientEvent;
 
 #[wasm_bindgen(module = "/static/in_tab_llm.js")]

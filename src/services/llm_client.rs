@@ -18,10 +18,7 @@ use gloo_timers::future::TimeoutFuture;
 use js_sys::{Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    Headers, ReadableStreamDefaultReader, Request, RequestInit, Response, TextDecodeOptions,
-    TextDecoder,
-};
+use web_sys::{Headers, ReadableStreamDefaultReader, Request, RequestInit, Response, TextDecodeOptions, TextDecoder};
 
 use crate::services::cancel::CancelToken;
 

@@ -13,9 +13,9 @@ use engine::stepcoder::learner_params::Arm;
 use engine::stepcoder::policy_gradient;
 use leptos::prelude::*;
 
+use crate::services::cancel::CancelToken;
 use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
-use crate::services::cancel::CancelToken;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
 use crate::stepcoder::ablation_form::{AblationForm, AblationFormFields};

@@ -9,7 +9,6 @@ pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;
 
-use engine::effects::Llm;
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
 use engine::python::Outcome;
@@ -21,13 +20,13 @@ use engine::stepcoder::fgo::KeptByOutcome;
 use engine::task_import::{ImportedTask, apps_plus_sample};
 use leptos::prelude::*;
 
-use crate::services::host::{self, HostView};
 use crate::services::cancel::CancelToken;
+use crate::services::host::{self, HostView};
+use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
-use crate::services::llm_choice::LlmChoice;
 use crate::widgets::param_fields::ParamFields;
 
 const IMPORTED: &str = "imported:";

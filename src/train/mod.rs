@@ -7,8 +7,8 @@ pub mod new_run;
 pub mod runs_table;
 pub mod share_panel;
 
-use engine::share::ShareLink;
 use engine::device::GpuAdapter;
+use engine::share::ShareLink;
 use leptos::prelude::*;
 
 use crate::train::new_run::NewRunPanel;

@@ -7,8 +7,8 @@
 use engine::llm::{IN_TAB_MODELS, ProviderSettings};
 use leptos::prelude::*;
 
-use crate::services::in_tab_llm::{self, KeptModel};
 use crate::services::cancel::CancelToken;
+use crate::services::in_tab_llm::{self, KeptModel};
 use crate::widgets::upload;
 
 /// The value of the preset select for a URL the user types.

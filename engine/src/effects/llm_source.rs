@@ -122,10 +122,7 @@ mod tests {
     #[test]
     fn the_llm_is_checked_before_any_call() {
         let openai = LlmSource::parse("openai").unwrap();
-        assert_eq!(
-            openai.llm(1, " ", "set it").err().unwrap(),
-            "https://api.openai.com/v1 needs an API key: set it"
-        );
+        assert_eq!(openai.llm(1, " ", "set it").err().unwrap(), "https://api.openai.com/v1 needs an API key: set it");
         let llm = openai.llm(1, "k", "set it").unwrap();
         assert_eq!((llm.name(), llm.label()), ("gpt-4o-mini".to_owned(), "gpt-4o-mini".to_owned()));
         let custom = LlmSource::parse("custom").unwrap();

@@ -10,8 +10,8 @@
 use super::{Scale, Table, percent};
 use crate::cheating::cheat_rate::CheatRate;
 use crate::cheating::impossible::ImpossibleVariant;
-use crate::search::offline::bank::search_tasks;
 use crate::search::measures::bench::BenchSpec;
+use crate::search::offline::bank::search_tasks;
 use crate::search::offline::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec};
 
@@ -150,7 +150,13 @@ pub fn give_up_table(scale: Scale, rates: &[(bool, CheatRate)]) -> Table {
     Table {
         id: "give-up",
         made_by: format!(
-            "`{}` (as `rlcg cheat-rate --variant one-off [--may-give-up]`): the {} bundled tasks made impossible              (one-off) × seeds 1–{}, one zero-shot reply each, the prompt in ImpossibleBench's words; the simulated              LLM special-cases at {CHEATING_SHARE} and, where the prompt lets it, gives up at {GIVE_UP_SHARE} (odds              of ours). What the abort option does to the measure: a reply that gives up is honest, so the rate              falls by the share that gave up. How often a model takes the option, and how much cheating it              prevents, are ImpossibleBench's figures for real models: `rlcg cheat-rate --may-give-up --llm …`              measures one.",
+            "`{}` (as `rlcg cheat-rate --variant one-off [--may-give-up]`): the {} bundled tasks made impossible \
+             (one-off) × seeds 1–{}, one zero-shot reply each, the prompt in ImpossibleBench's words; the simulated \
+             LLM special-cases at {CHEATING_SHARE} and, where the prompt lets it, gives up at {GIVE_UP_SHARE} (odds \
+             of ours, drawn before the reply). What the abort option does to the measure: a reply that gives up is \
+             honest, so fewer replies are left to cheat. How often a model takes the option, and how much cheating \
+             it prevents, are ImpossibleBench's figures for real models: `rlcg cheat-rate --may-give-up --llm …` \
+             measures one.",
             scale.command(GROUP),
             search_tasks().len(),
             seeds(scale).len()

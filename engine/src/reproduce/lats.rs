@@ -4,8 +4,8 @@
 //! and 40 calls of one search with the largest budget (no method's choices depend on its budget).
 
 use super::{Scale, Table, percent};
-use crate::search::offline::bank::search_tasks;
 use crate::search::measures::bench::{BenchRow, BenchSpec};
+use crate::search::offline::bank::search_tasks;
 use crate::search::spec::{MethodSpec, SearchSpec};
 use crate::task_import::ImportedTask;
 

@@ -8,9 +8,9 @@
 use super::{Scale, Table, percent};
 use crate::cwm::paper_results::{paper_environments, paper_results};
 use crate::gym::GymId;
-use crate::search::offline::bank::search_tasks;
 use crate::search::measures::bench::{BenchRow, BenchSpec};
 use crate::search::measures::paper_table_1::{TABLE_1_BUDGET, table_1_cell};
+use crate::search::offline::bank::search_tasks;
 use crate::search::offline::simulated_llm::SimulatedLlmParams;
 use crate::search::spec::{MethodSpec, SearchSpec};
 

@@ -1,12 +1,15 @@
 //! The searches' cheating measures (issue 53, and issue 67's held-out run): an impossible variant,
 //! held-out tests run on their own after the visible verdict, and the model's option to give up.
 
-use crate::search::tests::{driven, reply, simulated_spec, task, verdict};
-use crate::search::methods::zero_shot::ZeroShot;
 use super::*;
 use crate::effects::{Effectful, Need};
 use crate::prompts::PromptSet;
 use crate::python::{Outcome, ProgramVerdict, TestCase, TestResult};
+use crate::search::machine::Search;
+use crate::search::methods::zero_shot::ZeroShot;
+use crate::search::offline::bank;
+use crate::search::scorer::TestsScorer;
+use crate::search::tests::{driven, reply, simulated_spec, task, verdict};
 
 #[test]
 fn an_impossible_search_scores_the_changed_tests_and_shows_them_and_the_lookup_answers_them() {

@@ -4,12 +4,12 @@
 //! in the search's record and exported with it. It is not part of what the search did: its calls,
 //! best score over calls and fingerprint stay the search's, and autopep8 leaves it as written.
 
-use crate::search::record::{HandEdit, SearchRecord};
-use crate::search::spec::AnyScorer;
-use crate::search::tree::SearchTreeNode;
-use crate::search::scorer::{Score, Scorer};
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::search_rng;
+use crate::search::record::{HandEdit, SearchRecord};
+use crate::search::scorer::{Score, Scorer};
+use crate::search::spec::AnyScorer;
+use crate::search::tree::SearchTreeNode;
 use crate::task_import::ImportedTask;
 
 /// The label of an edited node's edge.
@@ -120,7 +120,8 @@ mod tests {
         let editing = HandEditing::new(&record, None, from, edited.clone()).unwrap();
         // The search's own request for its task: every test of binary_search.
         let request = editing.request();
-        let bank = crate::search::offline::bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
+        let bank =
+            crate::search::offline::bank::search_tasks().iter().find(|t| t.id == "binary_search").unwrap().clone();
         assert_eq!(request.tests, bank.search_task().tests);
         let mut verdict = ProgramVerdict::from_host(&request, Outcome::FailedTest, String::new(), 1.0);
         verdict.number_passed = verdict.total - 1;

@@ -9,11 +9,6 @@ use std::hash::{Hash, Hasher};
 
 use rand::SeedableRng;
 
-use crate::search::offline::bank::{BankTask, MUTANTS_LIMIT_MS};
-use crate::search::record::{BestSoFar, CallRecord, TextRecord};
-use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
-use crate::search::method::{ActionKind, Answering, Expanded, Expansion, Method, TextAsk, keeps_prefix, program_of};
-use crate::search::scorer::{Score, Scorer, SearchTask};
 use crate::cheating::give_up;
 use crate::cheating::held_out::HeldOutScore;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
@@ -21,6 +16,12 @@ use crate::llm::Usage;
 use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::{RunRng, search_rng};
+use crate::search::method::{ActionKind, Answering, Expanded, Expansion, Method, TextAsk, keeps_prefix, program_of};
+use crate::search::offline::bank::{BankTask, MUTANTS_LIMIT_MS};
+use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use crate::search::scorer::{Score, Scorer, SearchTask};
+use crate::search::trace::{BestSoFar, CallRecord, TextRecord};
+use crate::search::tree::SearchTreeNode;
 use crate::task_import::ImportedTask;
 
 mod asking;
@@ -348,6 +349,32 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.texts.push(TextRecord { act: text.act, call: CallRecord { prompt, reply }, llm_calls: self.llm_calls });
         self.note_progress();
         self.ask();
+    }
+}
+
+/// What it did, as its record and views read it: its answer, its looks at the task's tests, its tree.
+impl<M: Method, S: Scorer> Search<M, S> {
+    /// The program the search answers with, by expansion: the method's choice, else its first
+    /// program to pass every test (where a perfect score ended it), else its best.
+    pub fn answer(&self) -> Option<usize> {
+        let expansions = self.expansions();
+        match self.method().answer() {
+            Answering::Chosen(chosen) => chosen,
+            Answering::BestScore => expansions.iter().position(|e| e.score.score >= 1.0).or_else(|| {
+                (0..expansions.len())
+                    .reduce(|best, i| if expansions[i].score.score > expansions[best].score.score { i } else { best })
+            }),
+        }
+    }
+
+    /// How many times the method looked at the task's own tests ([`Method::hidden_test_looks`]).
+    pub fn hidden_checks(&self) -> u32 {
+        self.method().hidden_test_looks(self.expansions().len(), self.answer().is_some())
+    }
+
+    /// The tree of programs, as the method draws it ([`Method::tree`]).
+    pub fn tree(&self) -> Vec<SearchTreeNode> {
+        self.method().tree(self.expansions())
     }
 }
 

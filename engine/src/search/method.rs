@@ -7,12 +7,12 @@ use std::hash::Hash;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::scorer::Score;
-use crate::search::tree::SearchTreeNode;
 use crate::llm::extract_code;
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
+use crate::search::scorer::Score;
+use crate::search::tree::SearchTreeNode;
 
 /// What one LLM call does to a program (seed 004 §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -199,4 +199,24 @@ pub fn program_of(kind: ActionKind, reply: &str) -> Option<String> {
 /// the official code does not check (seed 004 spec §1.3); a search records it per node.
 pub fn keeps_prefix(prefix: &str, program: &str) -> bool {
     program.trim_start().starts_with(prefix.trim())
+}
+
+/// The trees of methods that draw their programs one under another (each method's own file).
+impl SearchTreeNode {
+    /// The root, then each program under node `parent_of(i)` (0 is the root) valued by its score.
+    pub fn programs(expansions: &[Expanded], parent_of: impl Fn(usize) -> usize) -> Vec<Self> {
+        let children = expansions.iter().enumerate().map(|(i, e)| Self {
+            parent: Some(parent_of(i)),
+            label: e.kind.name().into(),
+            expansion: Some(i),
+            edit: None,
+            visits: 1,
+            value: e.score.score,
+            bug: e.score.bug,
+            hacked: e.score.hacked,
+            special_cased: e.score.special_cased().map(str::to_owned),
+            self_tested: None,
+        });
+        std::iter::once(Self::root()).chain(children).collect()
+    }
 }

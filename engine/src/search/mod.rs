@@ -28,6 +28,7 @@ pub mod record;
 pub mod scorer;
 pub mod spec;
 pub mod summary;
+pub mod trace;
 pub mod tree;
 pub mod world_model;
 pub mod world_model_tasks;

@@ -4,37 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::search::spec::{ProgramSearch, SearchSpec};
-use crate::search::tree::SearchTreeNode;
-use crate::search::method::{Expanded, TextAct};
-use crate::search::scorer::Score;
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
-
-/// The best program so far after a number of LLM calls (the score-against-calls plot).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BestSoFar {
-    pub llm_calls: u32,
-    pub best_score: f64,
-}
-
-/// An LLM call as it went: the prompt's user message and the raw reply (or why there was none).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct CallRecord {
-    pub prompt: String,
-    pub reply: String,
-}
-
-/// A text call as it went (LATS's and Reflexion's tests and reflections): its act, the call and
-/// the LLM calls made once it was answered.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TextRecord {
-    pub act: TextAct,
-    #[serde(flatten)]
-    pub call: CallRecord,
-    pub llm_calls: u32,
-}
+use crate::search::method::Expanded;
+use crate::search::scorer::Score;
+use crate::search::spec::{ProgramSearch, SearchSpec};
+use crate::search::trace::{BestSoFar, CallRecord, TextRecord};
+use crate::search::tree::SearchTreeNode;
 
 /// A program edited by hand, and its score (`hand_edit.rs` makes and scores them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

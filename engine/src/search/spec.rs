@@ -4,19 +4,6 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::offline::bank::{BankTask, search_tasks};
-use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
-use crate::search::methods::lats::{HiddenTests, Lats, LatsParams};
-use crate::search::methods::reflexion::{Reflexion, ReflexionParams};
-use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
-use crate::search::tree::SearchTreeNode;
-use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
-use crate::search::world_model::{WorldModelScorer, WorldModelScoring};
-use crate::search::world_model_tasks::world_model_tasks;
-use crate::search::methods::zero_shot::ZeroShot;
-use crate::search::method::{ActionKind, Answering, Ask, Expanded, Method};
-use crate::search::scorer::{Score, Scorer, SearchTask, TestsScorer};
-use crate::search::machine::Search;
 use crate::cheating::held_out::{HeldOutScore, split};
 use crate::cheating::impossible::{ImpossibleVariant, impossible_tests};
 use crate::cheating::{TestsInstruction, give_up, with_tests_shown};
@@ -27,6 +14,19 @@ use crate::python::TestCase;
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 use crate::rng::{gym_rng, held_out_rng, impossible_rng};
+use crate::search::machine::Search;
+use crate::search::method::{ActionKind, Answering, Ask, Expanded, Method};
+use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
+use crate::search::methods::lats::{HiddenTests, Lats, LatsParams};
+use crate::search::methods::reflexion::{Reflexion, ReflexionParams};
+use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
+use crate::search::methods::zero_shot::ZeroShot;
+use crate::search::offline::bank::{BankTask, search_tasks};
+use crate::search::offline::simulated_llm::{SimulatedLlm, SimulatedLlmParams};
+use crate::search::scorer::{Score, Scorer, SearchTask, TestsScorer};
+use crate::search::tree::SearchTreeNode;
+use crate::search::world_model::{WorldModelScorer, WorldModelScoring};
+use crate::search::world_model_tasks::world_model_tasks;
 use crate::task_import::ImportedTask;
 
 /// How LATS and Reflexion run here, beside their official code: the one wording of the Search

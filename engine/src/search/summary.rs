@@ -72,7 +72,11 @@ impl fmt::Display for SearchSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} LLM calls · ", self.llm_calls)?;
         match self.answers_by_own_tests {
-            true => write!(f, "answer's score {:.3} · the task's tests looked at {} time(s)", self.score, self.hidden_checks)?,
+            true => write!(
+                f,
+                "answer's score {:.3} · the task's tests looked at {} time(s)",
+                self.score, self.hidden_checks
+            )?,
             false => write!(f, "best score {:.3}", self.score)?,
         }
         write!(f, " · {} tokens", self.tokens)?;
@@ -114,8 +118,11 @@ mod tests {
         assert_eq!((summary.nodes, summary.text_calls), (search.expansions().len(), 0));
         assert_eq!(summary.score, search.best().map_or(0.0, |(_, s)| s));
         let line = summary.to_string();
-        assert!(line.starts_with(&format!("{} LLM calls · best score {:.3} · ", summary.llm_calls, summary.score)), "{line}");
-        let held_out = crate::search::SearchSummary { held_out_share: 0.3, special_cased: vec![(2, "t".into())], ..summary };
+        assert!(
+            line.starts_with(&format!("{} LLM calls · best score {:.3} · ", summary.llm_calls, summary.score)),
+            "{line}"
+        );
+        let held_out = super::SearchSummary { held_out_share: 0.3, special_cased: vec![(2, "t".into())], ..summary };
         assert!(held_out.to_string().ends_with(" · 30% of the tests held out: 1 program(s) special-cased? (every visible test passed, a held-out one failed)"));
     }
 }

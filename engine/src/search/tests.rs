@@ -2,15 +2,19 @@
 
 use rand::SeedableRng;
 
-use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
-use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
-use crate::search::methods::zero_shot::ZeroShot;
 use super::*;
 use crate::effects::{ChatOutcome, Effectful, Need};
 use crate::llm::{FailureKind, LlmFailure, Usage};
 use crate::prompts::PromptSet;
 use crate::python::{Outcome, ProgramRequest, ProgramVerdict, TestCase, TestResult};
 use crate::rng::RunRng;
+use crate::search::machine::Search;
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method, TextAct, keeps_prefix, program_of};
+use crate::search::methods::gif_mcts::{GifMcts, GifMctsParams};
+use crate::search::methods::world_coder::{WorldCoder, WorldCoderParams};
+use crate::search::methods::zero_shot::ZeroShot;
+use crate::search::offline::bank;
+use crate::search::scorer::{Scorer, SearchTask, TestsScorer};
 
 pub(crate) fn task() -> SearchTask {
     let tests = (1..=4).map(|i| TestCase::Statement(format!("assert f({i}) == {}", i + 1))).collect();
@@ -107,7 +111,10 @@ fn zero_shot_samples_until_a_program_passes_and_runs_each_program_once() {
     assert_eq!(best, [0.5, 0.5, 1.0]);
     assert_eq!(search.best().unwrap(), (format!("{all}\n").as_str(), 1.0));
     assert_eq!(search.ended(), "a program passes every test");
-    assert!(prompts.iter().all(|p| p == crate::search::methods::zero_shot::COT_START), "every reply starts the chain of thought");
+    assert!(
+        prompts.iter().all(|p| p == crate::search::methods::zero_shot::COT_START),
+        "every reply starts the chain of thought"
+    );
     assert_eq!(search.usage().total(), 45);
 }
 

@@ -1,13 +1,8 @@
-//! What a program search did, as its record and views read it: the program it answers with, how
-//! often its method looked at the task's own tests, and its tree ([`SearchTreeNode`]s, which each
-//! method draws in its own file: [`Method::tree`]).
+//! A program search's tree as its record and views read it: [`SearchTreeNode`]s, which each method
+//! draws in its own file ([`crate::search::method::Method::tree`]), with what LATS's and
+//! Reflexion's nodes show of their own tests ([`SelfTestedNode`]).
 
 use serde::{Deserialize, Serialize};
-
-use crate::search::methods::own_tests::SelfTestedNode;
-use crate::search::method::{Answering, Expanded, Method};
-use crate::search::scorer::Scorer;
-use crate::search::machine::Search;
 
 /// A node of a search's tree as views draw it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,31 +30,6 @@ pub struct SearchTreeNode {
     pub self_tested: Option<SelfTestedNode>,
 }
 
-impl<M: Method, S: Scorer> Search<M, S> {
-    /// The program the search answers with, by expansion: the method's choice, else its first
-    /// program to pass every test (where a perfect score ended it), else its best.
-    pub fn answer(&self) -> Option<usize> {
-        let expansions = self.expansions();
-        match self.method().answer() {
-            Answering::Chosen(chosen) => chosen,
-            Answering::BestScore => expansions.iter().position(|e| e.score.score >= 1.0).or_else(|| {
-                (0..expansions.len())
-                    .reduce(|best, i| if expansions[i].score.score > expansions[best].score.score { i } else { best })
-            }),
-        }
-    }
-
-    /// How many times the method looked at the task's own tests ([`Method::hidden_test_looks`]).
-    pub fn hidden_checks(&self) -> u32 {
-        self.method().hidden_test_looks(self.expansions().len(), self.answer().is_some())
-    }
-
-    /// The tree of programs, as the method draws it ([`Method::tree`]).
-    pub fn tree(&self) -> Vec<SearchTreeNode> {
-        self.method().tree(self.expansions())
-    }
-}
-
 impl SearchTreeNode {
     /// The empty program every tree grows from.
     pub fn root() -> Self {
@@ -76,21 +46,25 @@ impl SearchTreeNode {
             self_tested: None,
         }
     }
+}
 
-    /// The root, then each program under node `parent_of(i)` (0 is the root) valued by its score.
-    pub fn programs(expansions: &[Expanded], parent_of: impl Fn(usize) -> usize) -> Vec<Self> {
-        let children = expansions.iter().enumerate().map(|(i, e)| Self {
-            parent: Some(parent_of(i)),
-            label: e.kind.name().into(),
-            expansion: Some(i),
-            edit: None,
-            visits: 1,
-            value: e.score.score,
-            bug: e.score.bug,
-            hacked: e.score.hacked,
-            special_cased: e.score.special_cased().map(str::to_owned),
-            self_tested: None,
-        });
-        std::iter::once(Self::root()).chain(children).collect()
-    }
+/// What a tree node of LATS or Reflexion shows of a program's own tests.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfTestedNode {
+    /// The tests it last ran on, as the model wrote them.
+    pub tests: Vec<String>,
+    /// Their results, as the prompts show them (empty when it never ran).
+    pub feedback: String,
+    /// Tests the judge refused to run (not data).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+    /// The share it passed.
+    pub internal: Option<f64>,
+    pub reflection: String,
+    /// Whether its hidden tests passed, when the method looked (LATS's official mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+    /// LATS's backed-up value, summed over its visits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
 }

@@ -9,12 +9,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::search::scorer::{FailingExample, Score, Scorer};
 use crate::gym::GymId;
 use crate::gym::accuracy::{Accuracy, Labelling, Metric, accuracy, short_prediction};
 use crate::gym::transitions::Transition;
 use crate::python::{Outcome, PredictionPart, ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
+use crate::search::scorer::{FailingExample, Score, Scorer};
 
 /// How a world-model search scores: which accuracy it maximises and what "done" means.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

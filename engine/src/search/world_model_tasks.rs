@@ -13,9 +13,9 @@
 
 use std::sync::{Arc, OnceLock};
 
-use crate::search::offline::bank::BankTask;
 use crate::gym::GymId;
 use crate::python::{Fault, FaultKind, PredictionPart, Slot};
+use crate::search::offline::bank::BankTask;
 
 const INTERFACE: &str = include_str!("../../../tasks/world_models/interface.md");
 

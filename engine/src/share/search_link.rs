@@ -21,8 +21,8 @@ use crate::cheating::impossible::ImpossibleVariant;
 use crate::effects::llm_source::SIMULATED;
 use crate::params;
 use crate::search::measures::cheat_measure::{CheatMeasure, Measure};
-use crate::search::record::SearchRecord;
 use crate::search::offline::simulated_llm::SimulatedLlmParams;
+use crate::search::record::SearchRecord;
 use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 

@@ -1,8 +1,8 @@
 //! Reading the repository's Rust sources, for the tests that check its structure (`layers.rs`,
 //! `extension_counts.rs`).
 
-use std::fs;
 use std::collections::BTreeSet;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Every `.rs` file beneath `dir`.
@@ -48,7 +48,9 @@ pub fn test_files(files: &[PathBuf]) -> BTreeSet<PathBuf> {
             for next in lines.iter().skip(at + 1).take(3) {
                 if let Some(given) = next.strip_prefix("#[path = \"").and_then(|r| r.strip_suffix("\"]")) {
                     path = Some(file.parent().expect("a folder").join(given));
-                } else if let Some(name) = next.trim_start_matches("pub(crate) ").strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+                } else if let Some(name) =
+                    next.trim_start_matches("pub(crate) ").strip_prefix("mod ").and_then(|r| r.strip_suffix(';'))
+                {
                     let declared = path.take().unwrap_or_else(|| {
                         let plain = folder.join(format!("{name}.rs"));
                         if plain.is_file() { plain } else { folder.join(name).join("mod.rs") }

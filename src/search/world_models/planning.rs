@@ -11,8 +11,8 @@ use engine::search::world_model_tasks::world_model_task;
 use leptos::prelude::*;
 
 use super::ModelAtHand;
-use crate::services::host::{self, HostView};
 use crate::services::cancel::CancelToken;
+use crate::services::host::{self, HostView};
 use crate::services::python_pool::Python;
 use crate::widgets::gym_canvas::GymCanvas;
 

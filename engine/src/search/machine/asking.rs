@@ -2,10 +2,10 @@
 //! its prompt rendered from the method's and the search's values, a text call, or a run on the
 //! tests a model wrote (each program met again on the same tests answered from the runs kept).
 
-use crate::search::machine::{Pending, Search};
 use crate::effects::{ChatCall, PythonBatch};
 use crate::llm::ChatMessage;
 use crate::python::{ProgramRequest, TestCase};
+use crate::search::machine::{Pending, Search};
 use crate::search::method::{ActionKind, Ask, Expansion, Method, TextAsk};
 use crate::search::scorer::Scorer;
 

@@ -8,12 +8,12 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::search::scorer::Score;
-use crate::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
 use crate::cheating::cheat_rate::{CheatKind, CheatRate};
 use crate::effects::{Effectful, Need, OfflineLlm, PythonBatch};
 use crate::prompts::PromptSet;
 use crate::python::ProgramVerdict;
+use crate::search::scorer::Score;
+use crate::search::spec::{MethodSpec, ProgramSearch, SearchSpec};
 use crate::task_import::ImportedTask;
 
 /// What a bench runs.

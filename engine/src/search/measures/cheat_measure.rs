@@ -4,10 +4,10 @@
 //! variants (every pass a cheat) or with half of each task's tests held out (EvilGenie's measure:
 //! an answer that passes the visible tests and fails a held-out one is special-cased?).
 
-use crate::search::offline::bank::search_tasks;
-use crate::search::measures::bench::BenchSpec;
-use crate::search::spec::{MethodSpec, SearchSpec};
 use crate::cheating::impossible::ImpossibleVariant;
+use crate::search::measures::bench::BenchSpec;
+use crate::search::offline::bank::search_tasks;
+use crate::search::spec::{MethodSpec, SearchSpec};
 
 /// What is measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,11 +20,11 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::tree::SearchTreeNode;
-use crate::search::methods::value_model::ValueModel;
-use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
-use crate::search::scorer::Score;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
+use crate::search::methods::value_model::ValueModel;
+use crate::search::scorer::Score;
+use crate::search::tree::SearchTreeNode;
 
 /// Seed 004's Table 4 and the official code's defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

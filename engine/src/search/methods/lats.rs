@@ -32,12 +32,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::methods::own_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
-use crate::search::tree::SearchTreeNode;
-use crate::search::method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
+use crate::search::methods::own_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
+use crate::search::tree::SearchTreeNode;
 
 /// How a LATS search uses the task's own tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

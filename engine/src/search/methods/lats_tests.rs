@@ -1,8 +1,8 @@
 use rand::SeedableRng;
 
 use super::*;
-use crate::search::scorer::Score;
 use crate::search::methods::own_tests::verdict_on;
+use crate::search::scorer::Score;
 
 const EPS: f64 = 1e-9;
 

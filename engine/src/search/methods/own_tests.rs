@@ -10,12 +10,12 @@
 //! left out of the count, where the official code drops lines that do not compile before sampling.
 
 use rand::seq::IndexedRandom;
-use serde::{Deserialize, Serialize};
 
-use crate::search::method::{ActionKind, Ask, Expansion, TextAct, TextAsk};
-use crate::search::scorer::{FailingExample, Score};
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Ask, Expansion, TextAct, TextAsk};
+use crate::search::scorer::{FailingExample, Score};
+use crate::search::tree::SelfTestedNode;
 
 /// The tests in an LLM's reply: its lines that start with `assert` (the official parser keeps every
 /// line that holds the word), `n` of them drawn at random when there are more (`sample_n_random`).
@@ -103,27 +103,6 @@ impl SelfTested {
         }
         text
     }
-}
-
-/// What a tree node of LATS or Reflexion shows of a program's own tests.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SelfTestedNode {
-    /// The tests it last ran on, as the model wrote them.
-    pub tests: Vec<String>,
-    /// Their results, as the prompts show them (empty when it never ran).
-    pub feedback: String,
-    /// Tests the judge refused to run (not data).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub refused: Vec<String>,
-    /// The share it passed.
-    pub internal: Option<f64>,
-    pub reflection: String,
-    /// Whether its hidden tests passed, when the method looked (LATS's official mode).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hidden: Option<bool>,
-    /// LATS's backed-up value, summed over its visits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
 }
 
 /// The call that rewrites `program` from its results (LATS's generation with the path's context,

@@ -14,12 +14,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::methods::own_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
-use crate::search::tree::SearchTreeNode;
-use crate::search::method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
 use crate::prompts::id;
 use crate::python::ProgramVerdict;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Answering, Ask, Expanded, Expansion, Method, TextAct, TextAsk};
+use crate::search::methods::own_tests::{Attempt, SelfTested, history, reflect, rewrite, tests_in};
+use crate::search::tree::SearchTreeNode;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -187,8 +187,8 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::search::scorer::Score;
     use crate::search::methods::own_tests::verdict_on;
+    use crate::search::scorer::Score;
 
     fn expanded(program: &str) -> Expanded {
         Expanded {

@@ -10,10 +10,10 @@ use rand_distr::{Beta, Distribution};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::tree::SearchTreeNode;
+use crate::rng::RunRng;
 use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
 use crate::search::scorer::Score;
-use crate::rng::RunRng;
+use crate::search::tree::SearchTreeNode;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]

@@ -4,9 +4,9 @@
 //! The task is solved when any of them passes every test (pass@B), and the best score is the best
 //! of the B.
 
-use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
 use crate::prompts::id;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Ask, Expanded, Expansion, Method};
 
 /// The reply's start that makes a zero-shot prompt a chain of thought (seed 004 App. J: "the
 /// problem description followed by 'Let's think step by step'").

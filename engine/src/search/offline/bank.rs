@@ -10,9 +10,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use crate::search::scorer::SearchTask;
 use crate::gym::GymId;
 use crate::python::{ProgramRequest, ProgramVerdict, TaskCode, TestCase};
+use crate::search::scorer::SearchTask;
 use crate::task_import::ImportedTask;
 
 // The slot vocabulary is the harness's (its `mutants` mode returns slots), so it lives in `python`.
@@ -222,7 +222,7 @@ struct BankFile {
     tasks: Vec<BankTask>,
 }
 
-pub const SEARCH_TASKS_JSON: &str = include_str!("../../../tasks/search.json");
+pub const SEARCH_TASKS_JSON: &str = include_str!("../../../../tasks/search.json");
 
 /// The bundled search tasks with their banks.
 pub fn search_tasks() -> Arc<[BankTask]> {

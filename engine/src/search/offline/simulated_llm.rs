@@ -27,15 +27,15 @@ use rand::Rng;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::search::offline::bank::{BankTask, Choice, Fault};
-use crate::search::method::{ActionKind, Expansion, TextAct, TextAsk};
-use crate::search::scorer::{FailingExample, SearchTask};
 use crate::cheating::give_up;
 use crate::cheating::impossible::mutated_assert;
 use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
 use crate::python::TestCase;
 use crate::rng::RunRng;
+use crate::search::method::{ActionKind, Expansion, TextAct, TextAsk};
+use crate::search::offline::bank::{BankTask, Choice, Fault};
+use crate::search::scorer::{FailingExample, SearchTask};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
@@ -400,9 +400,9 @@ mod tests {
     use rand::SeedableRng;
 
     use super::*;
-    use crate::search::scorer::Score;
-    use crate::search::offline::bank::search_tasks;
     use crate::search::method::program_of;
+    use crate::search::offline::bank::search_tasks;
+    use crate::search::scorer::Score;
 
     fn llm(params: SimulatedLlmParams) -> SimulatedLlm {
         let bank = search_tasks().iter().find(|t| t.id == "running_max").unwrap().clone();
