@@ -29,6 +29,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "cwm-accuracy",
             "cheat-rate",
             "held-out",
+            "give-up",
             "equal-budget-bundled",
             "equal-budget-humaneval",
             "cwm-planning",
