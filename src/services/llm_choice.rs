@@ -31,7 +31,7 @@ pub struct LlmChoice {
 
 impl LlmChoice {
     /// Provides the choice as context, with what this browser kept once it is read back; from
-    /// then on every change of the settings is kept.
+    /// then on every change of the settings is kept, whichever form made it.
     pub fn provide() -> LlmChoice {
         let remembered_key = key_storage().and_then(|s| s.get_item(API_KEY).ok().flatten());
         let llm = LlmChoice {
@@ -51,12 +51,16 @@ impl LlmChoice {
             }
             read_back.set(true);
         });
-        // Not before the kept settings are read back, which the defaults would overwrite.
-        Effect::new(move |_| {
+        // Kept when they change after the read-back: never before it (the defaults would overwrite
+        // what a reload should find), nor what was just read (an older page's settings are moved
+        // by the read itself).
+        Effect::new(move |read_before: Option<bool>| {
             let settings = llm.settings.get();
-            if read_back.get() {
+            let read = read_back.get();
+            if read && read_before == Some(true) {
                 storage::save_setting(setting::LLM, serde_json::to_string(&settings).ok());
             }
+            read
         });
         provide_context(llm);
         llm
