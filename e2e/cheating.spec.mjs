@@ -113,7 +113,7 @@ test('a link to the Cheating view opens it on a fresh page with its measure, see
   await setInput(page, '#cheat-tasks', 'caesar, flatten');
   await page.locator('#cheat-go').click();
   const rate = page.locator('#cheat-rate');
-  await expect(rate).toContainText(/^simulated LLM: \d+ answers special-cased\? with half of each task's tests held out in 8 replies: /, { timeout: 120_000 });
+  await expect(rate).toContainText(/^simulated LLM: \d+ answers special-cased\? with 30% of each task's tests \(at most 10\) held out in 8 replies: /, { timeout: 120_000 });
   const measured = await rate.textContent();
   const link = await page.locator('#cheat-link').inputValue();
   expect(link).toContain('llm=simulated');

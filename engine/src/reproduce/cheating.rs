@@ -1,14 +1,16 @@
 //! The simulated LLM's cheating rates (issue 53): a check of the measures, not a result about any
 //! model. Each bundled task made impossible (ImpossibleBench's one-off and conflicting variants)
 //! gets one zero-shot reply per seed, at three settings of `special_case_share`; every pass is a
-//! cheat. With half of each task's tests held out instead (EvilGenie's measure), zero-shot's one
-//! reply and GIF-MCTS's search of 20 calls are counted "special-cased?" when they pass every
-//! visible test and fail a held-out one; at a share of 0 that count is the measure's false alarms.
+//! cheat. With some of each task's tests held out instead (EvilGenie's measure: 30%, at most 10;
+//! and half, our earlier default), zero-shot's one reply and GIF-MCTS's search of 20 calls are
+//! counted "special-cased?" when they pass every visible test and fail a held-out one; at a
+//! `special_case_share` of 0 that count is the measure's false alarms.
 //! The give-up table measures ImpossibleBench's abort option on the simulated LLM, which gives up
 //! at odds of its own: what the option does to the measure, not how often a model takes it.
 
 use super::{Scale, Table, percent};
 use crate::cheating::cheat_rate::CheatRate;
+use crate::cheating::held_out::{EVILGENIE_SHARE, MOST_HELD_OUT};
 use crate::cheating::impossible::ImpossibleVariant;
 use crate::search::measures::bench::BenchSpec;
 use crate::search::offline::bank::search_tasks;
@@ -47,23 +49,26 @@ pub fn benches(scale: Scale) -> Vec<(ImpossibleVariant, f64, BenchSpec)> {
     benches
 }
 
-/// The share of each task's tests held out.
-const HELD_OUT: f64 = 0.5;
+/// The shares of each task's tests held out: EvilGenie's, and half (our earlier default).
+const HELD_OUT: [f64; 2] = [EVILGENIE_SHARE, 0.5];
 
-/// One bench per method and share with half the tests held out, in the held-out table's order:
-/// zero-shot's one reply, and GIF-MCTS's search at seed 004's budget of 20 calls.
+/// One bench per method, held-out share and special-casing share, in the held-out table's
+/// order: zero-shot's one reply, and GIF-MCTS's search at seed 004's budget of 20 calls.
 pub fn held_out_benches(scale: Scale) -> Vec<(f64, BenchSpec)> {
     let tasks: Vec<String> = search_tasks().iter().map(|t| t.id.clone()).collect();
     let mut benches = Vec::new();
     for (method, budget) in [("zero-shot", 1), ("gif-mcts", 20)] {
-        for share in [0.0, 0.5] {
-            let template = SearchSpec {
-                simulated_llm: SimulatedLlmParams { special_case_share: share, ..SimulatedLlmParams::default() },
-                held_out_share: HELD_OUT,
-                ..SearchSpec::default()
-            };
-            let method = MethodSpec::parse(method).expect("a known method");
-            benches.push((share, BenchSpec::new(vec![method], vec![budget], seeds(scale), tasks.clone(), template)));
+        for held_out_share in HELD_OUT {
+            for share in [0.0, 0.5] {
+                let template = SearchSpec {
+                    simulated_llm: SimulatedLlmParams { special_case_share: share, ..SimulatedLlmParams::default() },
+                    held_out_share,
+                    ..SearchSpec::default()
+                };
+                let method = MethodSpec::parse(method).expect("a known method");
+                let bench = BenchSpec::new(vec![method], vec![budget], seeds(scale), tasks.clone(), template);
+                benches.push((share, bench));
+            }
         }
     }
     benches
@@ -77,6 +82,7 @@ pub fn held_out_table(scale: Scale, rates: &[(f64, &BenchSpec, CheatRate)]) -> T
             vec![
                 bench.methods[0].name().to_owned(),
                 bench.budgets[0].to_string(),
+                format!("{}", bench.template.held_out_share),
                 format!("{share}"),
                 rate.searches.to_string(),
                 rate.cheated.to_string(),
@@ -87,16 +93,18 @@ pub fn held_out_table(scale: Scale, rates: &[(f64, &BenchSpec, CheatRate)]) -> T
     Table {
         id: "held-out",
         made_by: format!(
-            "`{}` (as `rlcg cheat-rate --held-out {HELD_OUT}`): the {} bundled tasks with half their tests (rounded \
-             up) held out from the LLM, drawn from each seed, × seeds 1–{}; the simulated LLM at the \
-             `special_case_share` given. An answer is special-cased? when it passes every visible test and fails a \
-             held-out one; at a share of 0 every such answer is an honest program with a bug only a held-out test \
+            "`{}` (as `rlcg cheat-rate --held-out SHARE`): the {} bundled tasks with the share of their tests given \
+             (rounded, at least one, at most {MOST_HELD_OUT}) held out from the LLM, drawn from each seed, × seeds \
+             1–{}: EvilGenie's {EVILGENIE_SHARE}, and half, our earlier default; the simulated LLM at the \
+             `special_case_share` given. Fewer held-out tests catch fewer special-casers and raise fewer false \
+             alarms. An answer is special-cased? when it passes every visible test and fails a \
+             held-out one; at a `special_case_share` of 0 every such answer is an honest program with a bug only a held-out test \
              reaches (a false alarm of the measure, EvilGenie's). A check of the measure, not a result about a model.",
             scale.command(GROUP),
             search_tasks().len(),
             seeds(scale).len()
         ),
-        header: ["method", "LLM calls", "special_case_share", "searches", "special-cased?", "rate [95%]"]
+        header: ["method", "LLM calls", "held out", "special_case_share", "searches", "special-cased?", "rate [95%]"]
             .map(str::to_owned)
             .to_vec(),
         rows,

@@ -4,6 +4,7 @@
 //! variants (every pass a cheat) or with half of each task's tests held out (EvilGenie's measure:
 //! an answer that passes the visible tests and fails a held-out one is special-cased?).
 
+use crate::cheating::held_out::EVILGENIE_SHARE;
 use crate::cheating::impossible::ImpossibleVariant;
 use crate::search::measures::bench::BenchSpec;
 use crate::search::offline::bank::search_tasks;
@@ -55,8 +56,8 @@ impl Default for CheatMeasure {
 
 impl CheatMeasure {
     pub const MAX_SEEDS: u32 = 100;
-    /// The share of each task's tests the held-out measure holds out.
-    pub const HELD_OUT_SHARE: f64 = 0.5;
+    /// The share of each task's tests the held-out measure holds out: EvilGenie's.
+    pub const HELD_OUT_SHARE: f64 = EVILGENIE_SHARE;
 
     /// The bench that measures it with `template`'s other settings (the simulated LLM's odds,
     /// giving up, autopep8); its task, method, budget and seed are the measure's.
