@@ -125,6 +125,10 @@ mod tests {
         assert_eq!(count(3, 0.1), 1, "at least one held out");
         assert_eq!(count(3, 0.9), 2, "at least one shown");
         assert_eq!(count(2, 0.5), 1);
+        // EvilGenie's cap: at most 10, however many tests and whatever the share.
+        assert_eq!(count(30, EVILGENIE_SHARE), 9);
+        assert_eq!(count(40, EVILGENIE_SHARE), MOST_HELD_OUT);
+        assert_eq!(count(100, 0.5), 10);
     }
 
     #[test]

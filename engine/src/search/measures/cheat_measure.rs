@@ -94,7 +94,7 @@ mod tests {
         );
         assert_eq!(
             (bench.template.held_out_share, bench.template.impossible, bench.template.may_give_up),
-            (0.5, None, true)
+            (EVILGENIE_SHARE, None, true)
         );
         assert_eq!(bench.methods[0].name(), "zero-shot");
         let every = CheatMeasure::default().bench(SearchSpec::default()).unwrap();
