@@ -18,6 +18,7 @@ mod cwm;
 mod gym;
 mod live;
 mod llm_args;
+mod lm;
 mod reproduce;
 mod search;
 mod search_bench;
@@ -170,6 +171,11 @@ enum Command {
         #[command(subcommand)]
         command: stepcoder::StepcoderCommand,
     },
+    /// The engine's language model on a GGUF file (llama.cpp's numbers, on the CPU).
+    Lm {
+        #[command(subcommand)]
+        command: lm::LmCommand,
+    },
     /// A grid of any command's parameters (seeds, environments, agents, methods, budgets, tasks),
     /// run cell by cell here or one cell per cluster task, and merged into means with 95%
     /// intervals over seeds.
@@ -211,6 +217,7 @@ fn main() -> ExitCode {
         Command::Gym { command } => gym::run(&command),
         Command::Cwm { command } => cwm::run(&command),
         Command::Stepcoder { command } => stepcoder::run(&command),
+        Command::Lm { command } => lm::run(&command),
         Command::Sweep { args } => sweep::sweep(&args),
         Command::Reproduce { args } => reproduce::reproduce(&args),
         Command::List { json } => {

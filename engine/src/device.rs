@@ -36,15 +36,21 @@ impl Backend {
 
     /// The training device (with autodiff), or why this build cannot offer it.
     pub fn device(self) -> Result<Device, String> {
+        self.inference_device().map(|device| device.autodiff())
+    }
+
+    /// The device without autodiff (a language model's generation), or why this build cannot
+    /// offer it.
+    pub fn inference_device(self) -> Result<Device, String> {
         match self {
             // burn 0.22 deprecates NdArray in favour of Flex; NdArray is the CPU backend measured here.
             #[allow(deprecated)]
-            Backend::Ndarray => Ok(Device::ndarray().autodiff()),
+            Backend::Ndarray => Ok(Device::ndarray()),
             #[cfg(all(feature = "wgpu", not(target_family = "wasm")))]
-            Backend::Wgpu => native_wgpu().map(|device| device.autodiff()),
+            Backend::Wgpu => native_wgpu(),
             // The browser's worker has brought WebGPU up with `init_webgpu` before any run starts.
             #[cfg(all(feature = "wgpu", target_family = "wasm"))]
-            Backend::Wgpu => Ok(Device::wgpu(Default::default()).autodiff()),
+            Backend::Wgpu => Ok(Device::wgpu(Default::default())),
             #[cfg(not(feature = "wgpu"))]
             Backend::Wgpu => {
                 Err("backend 'wgpu' is not in this build (build the engine with its 'wgpu' feature)".into())

@@ -14,6 +14,7 @@ pub mod features;
 pub mod gym;
 pub mod live;
 pub mod llm;
+pub mod lm;
 pub mod params;
 pub mod policy_view;
 pub mod prompts;
