@@ -98,8 +98,8 @@ def write_qwen2(path):
     for i in range(QWEN2["layers"]):
         for name, tensor in [
             ("attn_norm.weight", vector(d, 1.0, 0.1)),
-            ("attn_q.weight", matrix(d, d, 2.0)), ("attn_q.bias", vector(d, 0.0, 0.3)),
-            ("attn_k.weight", matrix(kv, d, 2.0)), ("attn_k.bias", vector(kv, 0.0, 0.3)),
+            ("attn_q.weight", matrix(d, d)), ("attn_q.bias", vector(d, 0.0, 0.1)),
+            ("attn_k.weight", matrix(kv, d)), ("attn_k.bias", vector(kv, 0.0, 0.1)),
             ("attn_v.weight", matrix(kv, d)), ("attn_v.bias", vector(kv, 0.0, 0.1)),
             ("attn_output.weight", matrix(d, d)),
             ("ffn_norm.weight", vector(d, 1.0, 0.1)),
@@ -151,7 +151,7 @@ def render(template, messages, bos, eos):
 
 def record(path):
     llm = llama_cpp.Llama(
-        model_path=str(path), n_ctx=2048, n_batch=512, n_threads=2, verbose=False,
+        model_path=str(path), n_ctx=2048, n_batch=512, n_threads=2, verbose=False, logits_all=True,
         type_k=llama_cpp.GGML_TYPE_F32, type_v=llama_cpp.GGML_TYPE_F32, flash_attn=False,
     )
     template = llm.metadata["tokenizer.chat_template"]

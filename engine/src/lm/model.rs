@@ -67,7 +67,7 @@ impl ModelConfig {
             feed_forward: integer("feed_forward_length")?,
             context: integer("context_length")?,
             rope_base: float("rope.freq_base", 10_000.0)?,
-            rms_epsilon: float("attention.layer_norm_rms_eps", 1e-5)?,
+            rms_epsilon: float("attention.layer_norm_rms_epsilon", 1e-5)?,
         };
         if heads == 0 || config.kv_heads == 0 || heads % config.kv_heads != 0 || embedding % heads != 0 {
             return Err(format!(
