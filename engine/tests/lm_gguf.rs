@@ -1,7 +1,7 @@
 //! GGUF in and out (issue 69): a file written back by the engine loads with the same logits, and a
 //! bad file gets a message naming what is wrong.
 
-use std::path::PathBuf;
+mod lm_fixtures;
 
 use engine::lm::chat_template::Message;
 use engine::lm::generation::Sampling;
@@ -10,19 +10,7 @@ use engine::lm::gguf_writer::{self, TensorOut};
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../e2e/fixtures").join(name)
-}
-
-#[allow(deprecated)]
-fn cpu() -> burn::tensor::Device {
-    burn::tensor::Device::ndarray()
-}
-
-fn load(name: &str) -> LanguageModel {
-    LanguageModel::load(&std::fs::read(fixture(name)).unwrap(), &cpu(), Numerics::LlamaCpp).unwrap()
-}
+use lm_fixtures::{cpu, fixture, load};
 
 /// The fixture's metadata and tensors, as a file to edit.
 fn fixture_parts() -> (Gguf, Vec<TensorOut>) {

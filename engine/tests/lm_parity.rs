@@ -7,13 +7,12 @@
 //! Q4_K_M is not there yet: its logits differ by up to 1.7% of their scale (docs/guide.md, "The
 //! engine's language model"), and that measured gap is what its tests hold, so that it cannot grow.
 
-use std::path::PathBuf;
+mod lm_fixtures;
 
 use engine::lm::chat_template::Message;
 use engine::lm::generation::{Generation, Sampling};
-use engine::lm::language_model::LanguageModel;
-use engine::lm::model::Numerics;
 use engine::rng::RunRng;
+use lm_fixtures::{fixture, load};
 use rand::SeedableRng;
 use serde::Deserialize;
 
@@ -35,20 +34,6 @@ struct Case {
     tokens: Vec<u32>,
     logits: Vec<f32>,
     greedy: Vec<u32>,
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../e2e/fixtures").join(name)
-}
-
-#[allow(deprecated)]
-fn cpu() -> burn::tensor::Device {
-    burn::tensor::Device::ndarray()
-}
-
-fn load(name: &str) -> LanguageModel {
-    let bytes = std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    LanguageModel::load(&bytes, &cpu(), Numerics::LlamaCpp).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// What the engine is held to on a file.

@@ -1,0 +1,22 @@
+//! The language model's test files (e2e/fixtures: the fixture the page runs in the tab, the models
+//! and llama.cpp's numbers that scripts/tiny-model/reference.py recorded), loaded on the CPU.
+
+use std::path::PathBuf;
+
+use burn::tensor::Device;
+use engine::lm::language_model::LanguageModel;
+use engine::lm::model::Numerics;
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../e2e/fixtures").join(name)
+}
+
+#[allow(deprecated)]
+pub fn cpu() -> Device {
+    Device::ndarray()
+}
+
+pub fn load(name: &str) -> LanguageModel {
+    let bytes = std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    LanguageModel::load(&bytes, &cpu(), Numerics::LlamaCpp).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
