@@ -241,3 +241,18 @@ test('StepCoder\'s curriculum and a world-model search take the model in the tab
   await expect(page.locator('#search-node')).toContainText('The program defines no class `Environment`');
   expect(errors).toEqual([]);
 });
+
+test('a model the engine trained and wrote (LoRA adapters merged, F16) runs in the tab and writes the code', async ({ page }) => {
+  // e2e/fixtures/tiny-coder-tuned.gguf: `rlcg lm tune` on the fixture's own answers
+  // (scripts/tiny-model/README.md); engine/tests/lm_parity.rs holds it to llama.cpp's numbers.
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder-tuned.gguf', import.meta.url)));
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder-tuned.gguf in this browser: it works offline from now on.');
+  await playground.playLive();
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+  expect(errors).toEqual([]);
+});

@@ -1,6 +1,7 @@
 //! `rlcg lm`: the engine's language model on a GGUF file, so that any file can be checked against
 //! llama.cpp from the command line. `generate` answers OpenAI-style chat messages, formatted by the
-//! file's chat template, streaming the reply.
+//! file's chat template, streaming the reply; `tune` trains LoRA adapters on chats and writes the
+//! model, adapters merged, as GGUF.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,15 +9,18 @@ use std::time::Instant;
 
 use engine::device::Backend;
 use engine::lm::chat_template::Message;
+use engine::lm::fine_tune::{Example, FineTune, reply_loss};
 use engine::lm::generation::Sampling;
 use engine::lm::language_model::LanguageModel;
-use engine::lm::model::Numerics;
+use engine::lm::lora::{LoraParams, Projection};
+use engine::lm::model::{Numerics, Transformer};
+use engine::lm::quants::TensorType;
 use engine::rng::RunRng;
 use rand::SeedableRng;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::common::{Failure, io_failure, read_text, usage};
+use crate::common::{Failure, io_failure, progress_bar, read_text, usage};
 
 #[derive(clap::Subcommand)]
 pub enum LmCommand {
@@ -43,6 +47,44 @@ pub enum LmCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Train LoRA adapters on chats whose last message is the reply to learn, and write the model
+    /// with the adapters merged as a GGUF file that llama.cpp (and the page's in-tab provider) runs.
+    Tune {
+        /// The model file.
+        #[arg(long)]
+        model: PathBuf,
+        /// A JSON file of chats, each a list of messages ending with the assistant's reply to learn:
+        /// `[[{"role": "user", "content": …}, {"role": "assistant", "content": …}], …]`.
+        #[arg(long)]
+        chats: PathBuf,
+        /// Adam steps, one chat each, the chats in turn.
+        #[arg(long, default_value_t = 30)]
+        steps: usize,
+        #[arg(long, default_value_t = 1e-3)]
+        learning_rate: f64,
+        /// LoRA's rank r (PEFT's default).
+        #[arg(long, default_value_t = 8)]
+        rank: usize,
+        /// LoRA's α: the update is scaled by α / r (PEFT's default).
+        #[arg(long, default_value_t = 8.0)]
+        alpha: f32,
+        /// The projections adapted in every block, comma-separated: q_proj, k_proj, v_proj, o_proj,
+        /// gate_proj, up_proj, down_proj (PEFT's default for Llama and Qwen2: q_proj,v_proj).
+        #[arg(long, value_delimiter = ',', value_parser = Projection::parse, default_value = "q_proj,v_proj")]
+        targets: Vec<Projection>,
+        /// Seeds the adapters' initial A matrices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The GGUF file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Matrices in F16 (half the size) instead of F32.
+        #[arg(long)]
+        f16: bool,
+        /// Print `{steps, loss_before, loss_after, out, bytes}` as the last line.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(command: &LmCommand) -> Result<(), Failure> {
@@ -55,6 +97,25 @@ pub fn run(command: &LmCommand) -> Result<(), Failure> {
             }
             let sampling = Sampling { temperature: *temperature, top_p: *top_p };
             generate(model, &read_messages(messages)?, sampling, *max_tokens, *seed, *json)
+        }
+        LmCommand::Tune { model, chats, steps, learning_rate, rank, alpha, targets, seed, out, f16, json } => {
+            let positive = |value: f64| value > 0.0;
+            if *rank == 0 || !positive(f64::from(*alpha)) || !positive(*learning_rate) {
+                return Err(usage(format!(
+                    "--rank must be 1 or more, --alpha and --learning-rate above 0; got {rank}, {alpha} and {learning_rate}"
+                )));
+            }
+            tune(&TuneArgs {
+                model,
+                chats,
+                steps: *steps,
+                learning_rate: *learning_rate,
+                lora: LoraParams { rank: *rank, alpha: *alpha, targets: targets.clone() },
+                seed: *seed,
+                out,
+                matrices: if *f16 { TensorType::F16 } else { TensorType::F32 },
+                json: *json,
+            })
         }
     }
 }
@@ -118,6 +179,77 @@ fn generate(
                 "completion_tokens": generation.reply.len(),
                 "tokens_per_second": rate,
                 "stop": generation.stopped.map(|stop| stop.name()),
+            })
+        );
+    }
+    Ok(())
+}
+
+/// What `tune` is asked for.
+struct TuneArgs<'a> {
+    model: &'a Path,
+    chats: &'a Path,
+    steps: usize,
+    learning_rate: f64,
+    lora: LoraParams,
+    seed: u64,
+    out: &'a Path,
+    matrices: TensorType,
+    json: bool,
+}
+
+fn tune(args: &TuneArgs) -> Result<(), Failure> {
+    let chats: Vec<Vec<Message>> = serde_json::from_str(&read_text(args.chats)?).map_err(|e| {
+        usage(format!("{}: not a list of chats ([[{{\"role\": …, \"content\": …}}, …], …]): {e}", args.chats.display()))
+    })?;
+    if chats.is_empty() {
+        return Err(usage(format!("{}: no chats", args.chats.display())));
+    }
+    let bytes = std::fs::read(args.model).map_err(|e| io_failure(format!("{}: {e}", args.model.display())))?;
+    let device = Backend::Ndarray.device().map_err(usage)?;
+    let model = LanguageModel::load(&bytes, &device, Numerics::F32)
+        .map_err(|e| usage(format!("{}: {e}", args.model.display())))?;
+    let examples = chats
+        .iter()
+        .enumerate()
+        .map(|(i, chat)| {
+            Example::of(&model, chat).map_err(|e| usage(format!("{}: chat {i}: {e}", args.chats.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rng = RunRng::seed_from_u64(args.seed);
+    let mut model = model.with_lora(&args.lora, &mut rng);
+    let mean_loss = |transformer: &Transformer| {
+        examples.iter().map(|e| reply_loss(transformer, e).into_scalar::<f32>()).sum::<f32>() / examples.len() as f32
+    };
+    let loss_before = mean_loss(&model.transformer);
+    let mut fine_tune = FineTune::new(args.learning_rate);
+    let bar = progress_bar(args.steps as u64, "steps");
+    for step in 0..args.steps {
+        let (transformer, loss) = fine_tune.step(model.transformer, &examples[step % examples.len()]);
+        model.transformer = transformer;
+        bar.inc(1);
+        bar.set_message(format!("loss {loss:.3}"));
+    }
+    bar.finish_and_clear();
+    let loss_after = mean_loss(&model.transformer);
+    let file = model.to_gguf(args.matrices);
+    std::fs::write(args.out, &file).map_err(|e| io_failure(format!("{}: {e}", args.out.display())))?;
+    println!(
+        "{} steps: the replies' mean loss {loss_before:.3} → {loss_after:.3}; wrote {} ({:.1} MB, {})",
+        args.steps,
+        args.out.display(),
+        file.len() as f64 / 1e6,
+        args.matrices.name()
+    );
+    if args.json {
+        println!(
+            "{}",
+            json!({
+                "steps": args.steps,
+                "loss_before": loss_before,
+                "loss_after": loss_after,
+                "out": args.out.display().to_string(),
+                "bytes": file.len(),
             })
         );
     }

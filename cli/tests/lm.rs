@@ -46,3 +46,42 @@ fn bad_files_and_messages_exit_2_naming_them() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("bad.json: not chat messages"));
 }
+
+#[test]
+fn tune_teaches_the_fixture_a_new_program_and_writes_a_file_that_answers_with_it() {
+    let chats = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/tiny-model/tune-chats.json");
+    let out = std::env::temp_dir().join(format!("rlcg-lm-{}-shout.gguf", std::process::id()));
+    let all = "q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,down_proj";
+    let args = ["lm", "tune", "--model", FIXTURE, "--chats", chats, "--steps", "40", "--learning-rate", "1e-2"];
+    let output = rlcg(&[&args[..], &["--targets", all, "--f16", "--out", out.to_str().unwrap(), "--json"]].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let summary = last_json_line(&output);
+    let (before, after) = (summary["loss_before"].as_f64().unwrap(), summary["loss_after"].as_f64().unwrap());
+    assert!(after < before / 10.0, "the reply's loss went from {before} to {after}");
+
+    let chat: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(chats).unwrap()).unwrap();
+    let prompt = &chat[0].as_array().unwrap()[..2];
+    let messages = temporary("shout.json", &serde_json::to_string(prompt).unwrap());
+    let generate = |model: &str| {
+        let output = rlcg(&["lm", "generate", "--model", model, "--messages", messages.to_str().unwrap(), "--json"]);
+        last_json_line(&output)["text"].as_str().unwrap().to_owned()
+    };
+    let taught = "```python\ndef shout(word: str) -> str:\n    return word.upper() + \"!\"\n```";
+    assert_ne!(generate(FIXTURE), taught, "the fixture did not know it before");
+    assert_eq!(generate(out.to_str().unwrap()), taught);
+}
+
+#[test]
+fn tune_refuses_a_chat_without_a_reply_and_a_rank_of_zero() {
+    let chats = temporary("no-reply.json", r#"[[{"role": "user", "content": "hi"}]]"#);
+    let out = std::env::temp_dir().join("rlcg-lm-never-written.gguf");
+    let base = ["lm", "tune", "--model", FIXTURE, "--chats", chats.to_str().unwrap(), "--out", out.to_str().unwrap()];
+    let output = rlcg(&base);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no-reply.json: chat 0: a chat to learn ends with the assistant's reply"), "{stderr}");
+    let output = rlcg(&[&base[..], &["--rank", "0"]].concat());
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--rank must be 1 or more"));
+    assert!(!out.exists());
+}

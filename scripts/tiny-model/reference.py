@@ -8,7 +8,9 @@ Makes the models the parity tests run, beside the in-tab fixture (`tiny-coder.gg
   positions, Qwen2's pre-tokenizer, a chat template with a default system turn), written in F32 with
   `gguf` and quantised by llama.cpp to F16, Q8_0 and Q4_K_M (the presets' type: Q4_K with Q6_K);
 
-then runs each with llama.cpp (llama-cpp-python) on a few chats and writes, per file and chat, the
+and the engine's own `tiny-coder-tuned.gguf` (the fixture with LoRA adapters trained by
+`rlcg lm tune` and merged, written in F16; README.md here), then runs each with llama.cpp
+(llama-cpp-python) on a few chats and writes, per file and chat, the
 prompt llama-cpp-python's Jinja formats, its tokens, the next-token logits after it, and 24 tokens
 of greedy generation to `e2e/fixtures/llama-cpp-reference.json`. The KV cache is kept in F32 and
 flash attention off, so llama.cpp's attention is f32 like the engine's.
@@ -183,6 +185,9 @@ def main():
         quantise(qwen2_f32, FIXTURES / f"qwen2-tiny-{name}.gguf", ftype)
     quantise(FIXTURES / "tiny-coder.gguf", FIXTURES / "tiny-coder-q8_0.gguf", FTYPES["q8_0"])
     files = ["tiny-coder.gguf", "tiny-coder-q8_0.gguf"] + [f"qwen2-tiny-{name}.gguf" for name in FTYPES]
+    # The engine's own file (README.md here: `rlcg lm tune`, LoRA merged, F16), when it has been made.
+    if (FIXTURES / "tiny-coder-tuned.gguf").exists():
+        files.append("tiny-coder-tuned.gguf")
     reference = dict(
         llama_cpp_python=llama_cpp.__version__,
         note="llama.cpp's logits with an F32 KV cache and no flash attention (scripts/tiny-model/reference.py)",

@@ -23,6 +23,38 @@ pub enum Projection {
     DownProj,
 }
 
+impl Projection {
+    pub const ALL: [Projection; 7] = [
+        Projection::QProj,
+        Projection::KProj,
+        Projection::VProj,
+        Projection::OProj,
+        Projection::GateProj,
+        Projection::UpProj,
+        Projection::DownProj,
+    ];
+
+    /// PEFT's name of it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Projection::QProj => "q_proj",
+            Projection::KProj => "k_proj",
+            Projection::VProj => "v_proj",
+            Projection::OProj => "o_proj",
+            Projection::GateProj => "gate_proj",
+            Projection::UpProj => "up_proj",
+            Projection::DownProj => "down_proj",
+        }
+    }
+
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+            format!("unknown projection '{name}'; valid: {}", names.join(", "))
+        })
+    }
+}
+
 /// The adapters' hyperparameters, PEFT's `LoraConfig` defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoraParams {
@@ -44,9 +76,9 @@ impl Default for LoraParams {
 #[derive(Module, Debug)]
 pub struct Lora {
     /// `[rank, in]`.
-    pub a: Param<Tensor<2>>,
+    a: Param<Tensor<2>>,
     /// `[out, rank]`.
-    pub b: Param<Tensor<2>>,
+    b: Param<Tensor<2>>,
     #[module(skip)]
     scale: f32,
 }

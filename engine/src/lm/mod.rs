@@ -2,6 +2,7 @@
 //! read, tokenised, formatted and run on burn with llama.cpp's numbers.
 
 pub mod chat_template;
+pub mod fine_tune;
 pub mod generation;
 pub mod gguf;
 pub mod gguf_writer;

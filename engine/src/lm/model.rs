@@ -121,9 +121,9 @@ pub enum Weights {
 /// an optional LoRA adapter.
 #[derive(Module, Debug)]
 pub struct Linear {
-    pub weight: Param<Tensor<2>>,
-    pub bias: Option<Param<Tensor<1>>>,
-    pub lora: Option<Lora>,
+    weight: Param<Tensor<2>>,
+    bias: Option<Param<Tensor<1>>>,
+    lora: Option<Lora>,
     #[module(skip)]
     activation: ActivationType,
 }
@@ -155,14 +155,14 @@ impl Linear {
 #[derive(Module, Debug)]
 pub struct Block {
     attention_norm: Param<Tensor<1>>,
-    pub query: Linear,
-    pub key: Linear,
-    pub value: Linear,
-    pub attention_output: Linear,
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    attention_output: Linear,
     feed_forward_norm: Param<Tensor<1>>,
-    pub gate: Linear,
-    pub up: Linear,
-    pub down: Linear,
+    gate: Linear,
+    up: Linear,
+    down: Linear,
 }
 
 impl Block {
@@ -196,7 +196,7 @@ impl Block {
 #[derive(Module, Debug)]
 pub struct Transformer {
     embedding: Param<Tensor<2>>,
-    pub blocks: Vec<Block>,
+    blocks: Vec<Block>,
     output_norm: Param<Tensor<1>>,
     /// The output matrix; the embedding's when the file ties them.
     output: Linear,

@@ -28,7 +28,6 @@ pub struct Tokenizer {
     /// Each token's text, in GPT-2's byte characters for normal tokens.
     texts: Vec<String>,
     kinds: Vec<i64>,
-    ids: HashMap<String, u32>,
     /// (left, right) → (rank, merged token).
     merges: HashMap<(u32, u32), (u32, u32)>,
     /// The tokens split out of text before the regex, longest first.
@@ -98,7 +97,6 @@ impl Tokenizer {
         Ok(Self {
             texts,
             kinds,
-            ids,
             merges,
             specials,
             split,
@@ -181,10 +179,6 @@ impl Tokenizer {
     /// `tokens` as text, control tokens left out; bytes that are not UTF-8 are replaced.
     pub fn decode(&self, tokens: &[u32]) -> String {
         String::from_utf8_lossy(&tokens.iter().flat_map(|&id| self.piece(id, false)).collect::<Vec<u8>>()).into_owned()
-    }
-
-    pub fn token(&self, text: &str) -> Option<u32> {
-        self.ids.get(text).copied()
     }
 
     /// Token `id`'s text as the vocabulary holds it.

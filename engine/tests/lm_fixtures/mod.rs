@@ -1,5 +1,7 @@
 //! The language model's test files (e2e/fixtures: the fixture the page runs in the tab, the models
 //! and llama.cpp's numbers that scripts/tiny-model/reference.py recorded), loaded on the CPU.
+// Each test file that includes this uses some of it.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
