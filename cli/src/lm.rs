@@ -1,7 +1,8 @@
 //! `rlcg lm`: the engine's language model on a GGUF file, so that any file can be checked against
 //! llama.cpp from the command line. `generate` answers OpenAI-style chat messages, formatted by the
 //! file's chat template, streaming the reply; `tune` trains LoRA adapters on chats and writes the
-//! model, adapters merged, as GGUF.
+//! model, adapters merged, as GGUF; `pass-at-1` measures a model on the small code model's tasks,
+//! every program run by python3 through the page's harness.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,9 +17,14 @@ use engine::lm::lora::{LoraParams, Projection};
 use engine::lm::model::{Numerics, Transformer};
 use engine::lm::quants::TensorType;
 use engine::rng::RunRng;
+use engine::stepcoder::coder_tasks::{CoderTask, Split, coder_tasks};
+use engine::stepcoder::model_pass_at_1::{ModelPassAt1, PassAt1Report, PassAt1Spec};
 use rand::SeedableRng;
 use serde::Deserialize;
 use serde_json::json;
+
+use cli::host::Host;
+use cli::python::NativePython;
 
 use crate::common::{Failure, io_failure, progress_bar, read_text, usage};
 
@@ -85,18 +91,79 @@ pub enum LmCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Pass@1 on the small code model's tasks (tasks/lm_coder.json, or a file of the same form):
+    /// each task's reply drawn by the model, its program run against the tests and hidden tests.
+    #[command(name = "pass-at-1")]
+    PassAt1 {
+        /// The model file.
+        #[arg(long)]
+        model: PathBuf,
+        /// Tasks in tasks/lm_coder.json's form (default: that file, as this build has it).
+        #[arg(long)]
+        tasks: Option<PathBuf>,
+        /// Only this split: training or unseen.
+        #[arg(long, value_parser = parse_split)]
+        split: Option<Split>,
+        /// 0 draws the most likely token each time (greedy); Table 1 decodes at 0.2.
+        #[arg(long, default_value_t = 0.0)]
+        temperature: f32,
+        #[arg(long, default_value_t = 1.0)]
+        top_p: f32,
+        #[arg(long, default_value_t = PassAt1Spec::default().max_tokens)]
+        max_tokens: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Print the report (each split's passes, each task's reply and outcome) as the last line.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The small code model, as `scripts/code-model/make.py` wrote it.
+pub(crate) const CODE_MODEL: &[u8] = include_bytes!("../../models/rlcg-coder.gguf");
+
+/// Tasks in tasks/lm_coder.json's form.
+pub(crate) fn read_coder_tasks(path: &Path) -> Result<Vec<CoderTask>, Failure> {
+    serde_json::from_str(&read_text(path)?)
+        .map_err(|e| usage(format!("{}: not tasks in tasks/lm_coder.json's form: {e}", path.display())))
+}
+
+fn parse_split(text: &str) -> Result<Split, String> {
+    Split::ALL.into_iter().find(|s| s.name() == text).ok_or_else(|| format!("'{text}': training or unseen"))
+}
+
+fn checked_sampling(temperature: f32, top_p: f32) -> Result<Sampling, Failure> {
+    if !(temperature >= 0.0 && (0.0..=1.0).contains(&top_p) && top_p > 0.0) {
+        return Err(usage(format!(
+            "--temperature must be 0 or more and --top-p in (0, 1]; got {temperature} and {top_p}"
+        )));
+    }
+    Ok(Sampling { temperature, top_p })
 }
 
 pub fn run(command: &LmCommand) -> Result<(), Failure> {
     match command {
         LmCommand::Generate { model, messages, temperature, top_p, max_tokens, seed, json } => {
-            if !(*temperature >= 0.0 && (0.0..=1.0).contains(top_p) && *top_p > 0.0) {
-                return Err(usage(format!(
-                    "--temperature must be 0 or more and --top-p in (0, 1]; got {temperature} and {top_p}"
-                )));
-            }
-            let sampling = Sampling { temperature: *temperature, top_p: *top_p };
+            let sampling = checked_sampling(*temperature, *top_p)?;
             generate(model, &read_messages(messages)?, sampling, *max_tokens, *seed, *json)
+        }
+        LmCommand::PassAt1 { model, tasks, split, temperature, top_p, max_tokens, seed, json } => {
+            let spec =
+                PassAt1Spec { sampling: checked_sampling(*temperature, *top_p)?, max_tokens: *max_tokens, seed: *seed };
+            let tasks = match tasks {
+                Some(path) => read_coder_tasks(path)?,
+                None => coder_tasks(),
+            };
+            let tasks: Vec<CoderTask> =
+                tasks.into_iter().filter(|t: &CoderTask| split.is_none_or(|s| t.split == s)).collect();
+            if tasks.is_empty() {
+                return Err(usage("no tasks to measure".to_owned()));
+            }
+            let bytes = std::fs::read(model).map_err(|e| io_failure(format!("{}: {e}", model.display())))?;
+            let report = pass_at_1(&bytes, tasks, spec)
+                .map_err(|e| Failure { message: format!("{}: {}", model.display(), e.message), ..e })?;
+            print_pass_at_1(&report, *json);
+            Ok(())
         }
         LmCommand::Tune { model, chats, steps, learning_rate, rank, alpha, targets, seed, out, f16, json } => {
             let positive = |value: f64| value > 0.0;
@@ -254,4 +321,39 @@ fn tune(args: &TuneArgs) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// The pass@1 of the model in `bytes` on `tasks`, its replies written on the CPU with llama.cpp's
+/// numerics and its programs run by python3, one interpreter each.
+pub(crate) fn pass_at_1(bytes: &[u8], tasks: Vec<CoderTask>, spec: PassAt1Spec) -> Result<PassAt1Report, Failure> {
+    let device = Backend::Ndarray.inference_device().map_err(usage)?;
+    let model = LanguageModel::load(bytes, &device, Numerics::LlamaCpp).map_err(usage)?;
+    let mut run = ModelPassAt1::new(model, tasks, spec);
+    let bar = progress_bar(run.progress().1 as u64, "replies");
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let driven = Host::without_llm(&mut python).drive(&mut run, |r| bar.set_position(r.progress().0 as u64));
+    bar.finish_and_clear();
+    driven.map_err(io_failure)?;
+    match (run.report(), &run.error) {
+        (Some(report), _) => Ok(report),
+        (None, error) => Err(usage(error.clone().unwrap_or_else(|| "the measurement did not finish".to_owned()))),
+    }
+}
+
+fn print_pass_at_1(report: &PassAt1Report, json: bool) {
+    for result in &report.results {
+        let outcome = result.outcome.map_or("not run".to_owned(), |o| format!("{o:?}"));
+        println!(
+            "{:<28} {:<9} {}",
+            result.id,
+            result.split.name(),
+            if result.passed { "pass".to_owned() } else { outcome }
+        );
+    }
+    for split in &report.splits {
+        println!("{}: {} of {} passed ({:.1}%)", split.split.name(), split.passed, split.tasks, 100.0 * split.share());
+    }
+    if json {
+        println!("{}", serde_json::to_string(report).expect("reports serialise"));
+    }
 }

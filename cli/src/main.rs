@@ -23,6 +23,7 @@ mod reproduce;
 mod search;
 mod search_bench;
 mod stepcoder;
+mod stepcoder_train;
 mod sweep;
 mod train;
 

@@ -16,6 +16,8 @@ use engine::stepcoder::completion_params::CompletionParams;
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
 use engine::stepcoder::learner_params::{Arm, LearnerParams, UpdateRule};
+use engine::stepcoder::model_ppo::ModelPpoSpec;
+use engine::stepcoder::model_ppo_params::ModelPpoParams;
 use serde::Serialize;
 use serde_json::json;
 
@@ -85,6 +87,39 @@ pub enum StepcoderCommand {
         #[arg(long)]
         jobs: Option<usize>,
         /// Print one JSON object as the last line of stdout.
+        #[arg(long)]
+        json: bool,
+    },
+    /// StepCoder on a language model in the engine: PPO on its tokens (seed 002 §4.2) with the
+    /// arm's CCCS and FGO, rewarded by the tests of the small code model's tasks, run by python3;
+    /// pass@1 on the training and unseen tasks before, during and after; the trained model written
+    /// as GGUF with its adapters merged.
+    Train {
+        /// The model (default: models/rlcg-coder.gguf, the small code model, as this build has it).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Tasks in tasks/lm_coder.json's form (default: that file, as this build has it).
+        #[arg(long)]
+        tasks: Option<PathBuf>,
+        /// vanilla, cccs, fgo or stepcoder.
+        #[arg(long, value_parser = Arm::parse, default_value = "stepcoder")]
+        arm: Arm,
+        /// PPO updates.
+        #[arg(long, default_value_t = ModelPpoSpec::default().updates)]
+        updates: usize,
+        /// Updates between two measurements of pass@1.
+        #[arg(long, default_value_t = ModelPpoSpec::default().measure_every)]
+        measure_every: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Sets a setting, e.g. `--param rollouts=8`, `--param policy_learning_rate=1e-3` or
+        /// `--param curriculum.alpha=0.2` (repeatable).
+        #[arg(long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Writes the trained model here (F16 matrices).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print `{spec, history, measurements}` as the last line of stdout.
         #[arg(long)]
         json: bool,
     },
@@ -166,6 +201,13 @@ pub fn run(command: &StepcoderCommand) -> Result<(), Failure> {
                 tasks.as_deref().map_or_else(Vec::new, |t| t.split(',').map(|id| id.trim().to_owned()).collect());
             let spec = AblationSpec { arms, seeds: *seeds, tasks, params };
             learn(spec, *jobs, *json)
+        }
+        StepcoderCommand::Train { model, tasks, arm, updates, measure_every, seed, params, out, json } => {
+            let params =
+                params::apply(&ModelPpoParams::default(), params).map_err(|e| usage(format!("--param: {e}")))?;
+            let spec =
+                ModelPpoSpec { arm: *arm, updates: *updates, measure_every: *measure_every, seed: *seed, params };
+            crate::stepcoder_train::train(model.as_deref(), tasks.as_deref(), spec, out.as_deref(), *json)
         }
     }
 }

@@ -39,6 +39,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "stepcoder-per-task",
             "stepcoder-earlier-rollouts",
             "stepcoder-keep-all",
+            "code-model",
         ]
     );
 }

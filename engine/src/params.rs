@@ -37,6 +37,8 @@ pub enum Kind {
     Bool,
     /// A list of whole numbers, typed as "64, 32".
     IntegerList,
+    /// A list of names, typed as "q_proj, v_proj".
+    NameList,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +62,9 @@ impl Field {
             (Kind::IntegerList, Value::Array(items)) => {
                 items.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
             }
+            (Kind::NameList, Value::Array(items)) => {
+                items.iter().map(|item| item.as_str().unwrap_or_default()).collect::<Vec<_>>().join(", ")
+            }
             (_, value) => value.to_string(),
         }
     }
@@ -79,6 +84,9 @@ impl Field {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Value::Array)
                 .map_err(|_| bad("a comma-separated list of whole numbers")),
+            Kind::NameList => Ok(Value::Array(
+                text.split(',').map(str::trim).filter(|name| !name.is_empty()).map(Value::from).collect(),
+            )),
         }
     }
 }
@@ -103,7 +111,8 @@ fn collect(schema: &Value, defs: &Value, prefix: &mut Vec<String>, out: &mut Vec
             Some("number") => Some(Kind::Number),
             Some("integer") => Some(Kind::Integer),
             Some("boolean") => Some(Kind::Bool),
-            Some("array") => Some(Kind::IntegerList),
+            Some("array") if resolved["items"]["type"] == "integer" => Some(Kind::IntegerList),
+            Some("array") => Some(Kind::NameList),
             _ => None,
         };
         match kind {

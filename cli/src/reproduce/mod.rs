@@ -11,6 +11,7 @@ use engine::reproduce::{Scale, Table, blocks, orchestrator};
 
 use crate::common::{Failure, io_failure, read_text, usage};
 
+mod code_model_table;
 mod live_tables;
 mod planning_table;
 mod search_tables;
@@ -18,7 +19,7 @@ mod stepcoder_table;
 
 /// The groups of tables, in the docs' order: each name and what makes its tables.
 type Generator = fn(Scale, Option<usize>) -> Result<Vec<Table>, Failure>;
-const GROUPS: [(&str, Generator); 9] = [
+const GROUPS: [(&str, Generator); 10] = [
     (orchestrator::GROUP, |scale, _| orchestrator::run_tables(scale).map_err(usage)),
     ("seed003-live", live_tables::tables),
     ("search", search_tables::search),
@@ -28,12 +29,13 @@ const GROUPS: [(&str, Generator); 9] = [
     ("planning", planning_table::tables),
     ("planning-python", planning_table::python_tables),
     ("stepcoder", stepcoder_table::tables),
+    ("code-model", code_model_table::tables),
 ];
 
 #[derive(clap::Args)]
 pub struct ReproduceArgs {
     /// Groups of tables, comma-separated (default: all): seed003, seed003-live, search,
-    /// world-models, cheating, lats, planning, planning-python, stepcoder.
+    /// world-models, cheating, lats, planning, planning-python, stepcoder, code-model.
     #[arg(long)]
     only: Option<String>,
     /// Fewer seeds and episodes (a few minutes); compare with `docs/reproductions-quick.md`.

@@ -4,13 +4,14 @@
 
 use burn::tensor::{Int, Tensor, TensorData};
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::lm::kv_cache::KvCache;
 use crate::lm::model::{Transformer, Weights};
 use crate::rng::RunRng;
 
 /// How the next token is drawn from the logits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sampling {
     /// 0: the most likely token (greedy).
     pub temperature: f32,
@@ -137,6 +138,49 @@ impl Generation {
         let last = hidden.narrow(1, time - 1, 1).reshape([1, model.config.embedding]);
         model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32")
     }
+}
+
+/// `count` replies to one prompt drawn side by side, one batch row each, so that the prompt's pass
+/// and every step run once for all of them (a PPO batch's rollouts): each reply's tokens, with the
+/// end-of-generation token that stopped it. Rows draw in order from `rng` at every step, and a row
+/// that has stopped draws no more.
+pub fn sample_replies(
+    model: &Transformer,
+    prompt: &[u32],
+    count: usize,
+    sampling: Sampling,
+    max_tokens: usize,
+    end_of_generation: &[u32],
+    rng: &mut RunRng,
+) -> Vec<Vec<u32>> {
+    let device = model.device();
+    let (d, vocabulary) = (model.config.embedding, model.config.vocabulary);
+    let max_tokens = max_tokens.min(model.config.context.saturating_sub(prompt.len()));
+    let mut replies: Vec<Vec<u32>> = vec![Vec::new(); count];
+    let mut open = vec![true; count];
+    let mut cache = KvCache::default();
+    let rows: Vec<i64> = (0..count).flat_map(|_| prompt.iter().map(|&t| i64::from(t))).collect();
+    let mut feed = Tensor::<2, Int>::from_data(TensorData::new(rows, [count, prompt.len()]), &device);
+    for _ in 0..max_tokens {
+        let hidden = model.hidden(feed, &mut cache, Weights::Adapted);
+        let time = hidden.dims()[1];
+        let last = hidden.narrow(1, time - 1, 1).reshape([count, d]);
+        let logits = model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32");
+        let mut next = Vec::with_capacity(count);
+        for (row, reply) in replies.iter_mut().enumerate() {
+            if open[row] {
+                let token = sampling.draw(&logits[row * vocabulary..(row + 1) * vocabulary], rng);
+                reply.push(token);
+                open[row] = !end_of_generation.contains(&token);
+            }
+            next.push(i64::from(*reply.last().unwrap_or(&0)));
+        }
+        if !open.contains(&true) {
+            break;
+        }
+        feed = Tensor::<2, Int>::from_data(TensorData::new(next, [count, 1]), &device);
+    }
+    replies
 }
 
 #[cfg(test)]

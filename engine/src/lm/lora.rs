@@ -6,12 +6,13 @@
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 use rand::Rng;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::rng::RunRng;
 
 /// A projection of a transformer block an adapter can sit on (PEFT's `target_modules` names).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Projection {
     QProj,
@@ -56,7 +57,7 @@ impl Projection {
 }
 
 /// The adapters' hyperparameters, PEFT's `LoraConfig` defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LoraParams {
     /// The update's rank r (PEFT: 8).
     pub rank: usize,

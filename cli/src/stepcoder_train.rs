@@ -1,0 +1,84 @@
+//! `rlcg stepcoder train`: StepCoder's PPO on a language model in the engine (`ModelPpo`), every
+//! program run by python3 through the page's harness, each update and measurement printed as it
+//! comes, and the trained model written as GGUF with its adapters merged.
+
+use std::path::Path;
+use std::time::Instant;
+
+use cli::host::Host;
+use cli::python::NativePython;
+use engine::device::Backend;
+use engine::lm::language_model::LanguageModel;
+use engine::lm::model::Numerics;
+use engine::lm::quants::TensorType;
+use engine::stepcoder::coder_tasks::coder_tasks;
+use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
+use serde_json::json;
+
+use crate::common::{Failure, io_failure, usage};
+use crate::lm::{CODE_MODEL, read_coder_tasks};
+
+pub fn train(
+    model: Option<&Path>,
+    tasks: Option<&Path>,
+    spec: ModelPpoSpec,
+    out: Option<&Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let tasks = match tasks {
+        Some(path) => read_coder_tasks(path)?,
+        None => coder_tasks(),
+    };
+    let bytes = match model {
+        Some(path) => std::fs::read(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?,
+        None => CODE_MODEL.to_vec(),
+    };
+    let name = model.map_or("models/rlcg-coder.gguf".to_owned(), |p| p.display().to_string());
+    let device = Backend::Ndarray.device().map_err(usage)?;
+    let loaded = LanguageModel::load(&bytes, &device, Numerics::F32).map_err(|e| usage(format!("{name}: {e}")))?;
+    let mut training = ModelPpo::new(loaded, tasks, spec).map_err(usage)?;
+    let started = Instant::now();
+    let mut python = NativePython::start().map_err(io_failure)?;
+    let mut shown = (0, 0);
+    let driven = Host::without_llm(&mut python).drive(&mut training, |t| {
+        for m in &t.measurements[shown.1..] {
+            println!(
+                "after {} updates: pass@1 {:.1}% training, {:.1}% unseen",
+                m.after_updates,
+                100.0 * m.training,
+                100.0 * m.unseen
+            );
+        }
+        for r in &t.history[shown.0..] {
+            let stages: Vec<String> =
+                r.stages.iter().map(|(id, stage, rho)| format!("{id} c={stage} ρ={rho:.2}")).collect();
+            println!(
+                "update {}: reward {:+.3}, rollouts passed {:.0}%, KL {:.4}, tokens kept {:.0}%; {}",
+                r.update,
+                r.mean_reward,
+                100.0 * r.pass_rate,
+                r.kl,
+                100.0 * r.kept_share,
+                stages.join(", ")
+            );
+        }
+        shown = (t.history.len(), t.measurements.len());
+    });
+    driven.map_err(io_failure)?;
+    if let Some(error) = &training.error {
+        return Err(usage(error.clone()));
+    }
+    println!("{} updates in {:.1} s", training.updates_done, started.elapsed().as_secs_f64());
+    if let Some(path) = out {
+        let file = training.model().to_gguf(TensorType::F16);
+        std::fs::write(path, &file).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
+        println!("wrote {} ({:.1} MB)", path.display(), file.len() as f64 / 1e6);
+    }
+    if json {
+        println!(
+            "{}",
+            json!({ "spec": training.spec, "history": training.history, "measurements": training.measurements })
+        );
+    }
+    Ok(())
+}

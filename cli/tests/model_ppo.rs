@@ -1,0 +1,84 @@
+//! `rlcg stepcoder train`: StepCoder's PPO on the small code model's tokens, its programs run by
+//! python3. A short run on three tasks checks what must hold whatever the model learns: the policy
+//! starts as its reference (the adapters begin at zero, so the first update's KL is 0) and moves
+//! away from it, vanilla's loss keeps every reply token and FGO's fewer, CCCS's prompt starts at a
+//! stage before the full task, and the trained model is written as a GGUF file that loads again.
+
+mod common;
+
+use common::{last_json_line, rlcg};
+use serde_json::Value;
+
+/// Two training tasks and one unseen, from the bundled ones.
+fn three_tasks() -> std::path::PathBuf {
+    let tasks: Vec<Value> = serde_json::from_str(include_str!("../../tasks/lm_coder.json")).unwrap();
+    let training = tasks.iter().filter(|t| t["split"] == "training").take(2);
+    let unseen = tasks.iter().filter(|t| t["split"] == "unseen").take(1);
+    let chosen: Vec<&Value> = training.chain(unseen).collect();
+    let path = std::env::temp_dir().join(format!("rlcg-model-ppo-{}-tasks.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&chosen).unwrap()).unwrap();
+    path
+}
+
+fn train(arm: &str, tasks: &std::path::Path, out: Option<&std::path::Path>) -> Value {
+    let mut args = vec!["stepcoder", "train", "--tasks", tasks.to_str().unwrap(), "--arm", arm, "--updates", "2"];
+    args.extend(["--measure-every", "1", "--param", "rollouts=4", "--param", "tasks_per_update=1", "--json"]);
+    if let Some(out) = out {
+        args.extend(["--out", out.to_str().unwrap()]);
+    }
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    last_json_line(&output)
+}
+
+#[test]
+fn stepcoder_moves_the_policy_from_its_reference_and_writes_the_trained_model() {
+    let tasks = three_tasks();
+    let out = std::env::temp_dir().join(format!("rlcg-model-ppo-{}.gguf", std::process::id()));
+    let report = train("stepcoder", &tasks, Some(&out));
+    let history = report["history"].as_array().unwrap();
+    assert_eq!(history.len(), 2);
+    let kl = |i: usize| history[i]["kl"].as_f64().unwrap();
+    assert!(kl(0).abs() < 1e-6, "the adapters start at zero: the policy is its reference ({})", kl(0));
+    assert!(kl(1).abs() > 1e-7, "one update moved the policy: {}", kl(1));
+    // CCCS: every task starts a stage before the full task (each has two statements or more), and
+    // four rollouts cannot lift ρ past 0.8 (at most 1 − 0.9⁴ = 0.34).
+    for record in history {
+        let (stage, rho) = (record["stages"][0][1].as_u64().unwrap(), record["stages"][0][2].as_f64().unwrap());
+        assert!(stage >= 1 && rho <= 0.35, "{record}");
+    }
+    // FGO keeps only the tokens of lines that ran: never the closing fence.
+    assert!(history.iter().all(|r| r["kept_share"].as_f64().unwrap() < 1.0), "{history:?}");
+    let measured: Vec<u64> =
+        report["measurements"].as_array().unwrap().iter().map(|m| m["after_updates"].as_u64().unwrap()).collect();
+    assert_eq!(measured, [0, 1, 2]);
+    let written =
+        rlcg(&["lm", "pass-at-1", "--model", out.to_str().unwrap(), "--tasks", tasks.to_str().unwrap(), "--json"]);
+    assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
+    assert_eq!(last_json_line(&written)["splits"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn vanilla_keeps_every_reply_token_in_the_loss_and_has_no_curriculum() {
+    let report = train("vanilla", &three_tasks(), None);
+    for record in report["history"].as_array().unwrap() {
+        assert_eq!(record["kept_share"].as_f64().unwrap(), 1.0, "{record}");
+        // Without CCCS there is no curriculum to report.
+        assert_eq!(record["stages"].as_array().unwrap().len(), 0, "{record}");
+    }
+}
+
+#[test]
+fn bad_settings_and_tasks_exit_2_naming_them() {
+    let tasks = three_tasks();
+    let output = rlcg(&["stepcoder", "train", "--tasks", tasks.to_str().unwrap(), "--param", "rollouts=0"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("rollouts must be between 1 and 64"));
+    let unseen_only = std::env::temp_dir().join(format!("rlcg-model-ppo-{}-unseen.json", std::process::id()));
+    let all: Vec<Value> = serde_json::from_str(include_str!("../../tasks/lm_coder.json")).unwrap();
+    let unseen: Vec<&Value> = all.iter().filter(|t| t["split"] == "unseen").collect();
+    std::fs::write(&unseen_only, serde_json::to_string(&unseen).unwrap()).unwrap();
+    let output = rlcg(&["stepcoder", "train", "--tasks", unseen_only.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no training task"));
+}

@@ -1,0 +1,559 @@
+//! StepCoder on the engine's language model: seed 002's Algorithm 1 with §4.2's PPO on the model's
+//! tokens ([`token_ppo`]), its adapters trained on a frozen base (the base is the KL's reference,
+//! no second copy), rewarded by the tests of the small code model's tasks ([`coder_tasks`]).
+//!
+//! Each update takes the next `tasks_per_update` training tasks; for each, the prompt is the
+//! requirement with the assistant's reply begun by the curriculum's canonical prefix (CCCS, empty
+//! at the full task or without CCCS), and `rollouts` replies are drawn at §4.2's T 0.8 / top-p
+//! 0.9. Their programs (prefix and reply) run against the task's tests with line coverage; eq. 3
+//! rewards each, FGO keeps the reply's tokens on lines the tests ran, and the clipped loss and the
+//! value head's ([`ppo_batch`]) take some epochs of Adam. ρ and the stage then move as Algorithm 1
+//! lines 16–26 say.
+//! Before the first update, every `measure_every` updates and after the last, pass@1 is measured
+//! as Table 1 decodes (T 0.2, top-p 0.95) on the training tasks and on the unseen ones, against
+//! the tests and the hidden tests, which no rollout is rewarded by.
+//!
+//! Sans-IO and [`Effectful`]: the rollouts, the updates and the measuring replies are its own work
+//! ([`Need::Compute`], one task's rollouts or one update a slice), the programs [`PythonBatch`]es
+//! that a host runs, each in an interpreter of its own (the model's code is untrusted).
+//!
+//! [`coder_tasks`]: super::coder_tasks
+//! [`ppo_batch`]: super::ppo_batch
+//! [`token_ppo`]: super::token_ppo
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::Tensor;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use super::coder_tasks::{CoderTask, Split};
+use super::curriculum::Curriculum;
+use super::fgo::{Coverage, FgoMask};
+use super::learner_params::Arm;
+use super::model_ppo_params::ModelPpoParams;
+use super::ppo_batch::{PpoBatch, RolloutReply, ValueHead};
+use crate::effects::{Effectful, Need, PythonBatch};
+use crate::llm::extract_code;
+use crate::lm::chat_template::Message;
+use crate::lm::generation::{Sampling, sample_replies};
+use crate::lm::language_model::LanguageModel;
+use crate::params::Parameters;
+use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
+use crate::rng::RunRng;
+
+/// The reply's opening, as the corpus writes it: the prefix and the reply continue it.
+const FENCE: &str = "```python\n";
+
+/// What to run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ModelPpoSpec {
+    /// Table 1's row: which of CCCS and FGO the training uses.
+    pub arm: Arm,
+    pub updates: usize,
+    /// Updates between two measurements of pass@1 (and one before the first, one after the last).
+    pub measure_every: usize,
+    /// Seeds the adapters, the task order and every draw.
+    pub seed: u64,
+    pub params: ModelPpoParams,
+}
+
+impl Default for ModelPpoSpec {
+    fn default() -> Self {
+        Self { arm: Arm::StepCoder, updates: 40, measure_every: 10, seed: 1, params: ModelPpoParams::default() }
+    }
+}
+
+/// One rollout: its tokens, its program and where each reply token lies in it.
+#[derive(Clone, Debug)]
+struct Rollout {
+    task: usize,
+    prompt: Vec<u32>,
+    prefix_lines: usize,
+    reply: Vec<u32>,
+    program: String,
+    /// The program line (1-based) of each reply token; none after the code (the closing fence,
+    /// the end of the turn).
+    token_lines: Vec<Option<u32>>,
+}
+
+/// One update's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UpdateRecord {
+    pub update: usize,
+    pub tasks: Vec<String>,
+    /// The rollouts' mean reward (eq. 3).
+    pub mean_reward: f64,
+    /// The share of rollouts that passed their tests.
+    pub pass_rate: f64,
+    /// The mean per-token KL estimate log π_old − log π_ref over the replies.
+    pub kl: f64,
+    /// The share of reply tokens the loss kept (all but padding without FGO).
+    pub kept_share: f64,
+    /// Each task's curriculum stage after the update (0: the full task) and its ρ; none without
+    /// CCCS.
+    pub stages: Vec<(String, usize, f64)>,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+}
+
+/// pass@1 at one point of training.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PassAt1Point {
+    /// Updates done before it.
+    pub after_updates: usize,
+    pub training: f64,
+    pub unseen: f64,
+}
+
+enum Phase {
+    /// Writing one reply per task to measure; the replies so far.
+    Measuring(Vec<String>),
+    MeasureRun(PythonBatch),
+    /// Drawing the rollouts of the update's tasks; those drawn so far.
+    Rollouts(Vec<usize>, Vec<Rollout>),
+    Run(PythonBatch, Vec<Rollout>),
+    /// The rollouts with their verdicts, for the PPO step.
+    Update(Vec<Rollout>, Vec<ProgramVerdict>),
+    Done,
+}
+
+/// The training under way.
+pub struct ModelPpo {
+    pub spec: ModelPpoSpec,
+    model: LanguageModel,
+    value_head: ValueHead,
+    policy_optimizer: ModuleOptimizer,
+    value_optimizer: ModuleOptimizer,
+    tasks: Vec<CoderTask>,
+    curricula: Vec<Curriculum>,
+    /// The training tasks' indices, shuffled once, taken in turn.
+    order: Vec<usize>,
+    taken: usize,
+    rng: RunRng,
+    phase: Phase,
+    pub updates_done: usize,
+    pub history: Vec<UpdateRecord>,
+    pub measurements: Vec<PassAt1Point>,
+    /// Why training ended before its end: cancelled, or a verdict it could not use.
+    pub error: Option<String>,
+}
+
+impl ModelPpo {
+    /// Training of `model` (loaded with f32 numerics on an autodiff device) on `tasks`, or what is
+    /// wrong with the spec.
+    pub fn new(model: LanguageModel, tasks: Vec<CoderTask>, spec: ModelPpoSpec) -> Result<Self, String> {
+        spec.params.validate()?;
+        if spec.updates == 0 || spec.measure_every == 0 {
+            return Err("updates and measure_every must be 1 or more".into());
+        }
+        let mut rng = RunRng::seed_from_u64(spec.seed);
+        let mut order: Vec<usize> = (0..tasks.len()).filter(|&i| tasks[i].split == Split::Training).collect();
+        if order.is_empty() {
+            return Err("no training task".into());
+        }
+        order.shuffle(&mut rng);
+        let model = model.with_lora(&spec.params.lora, &mut rng);
+        let device = model.transformer.device();
+        let value_head = ValueHead::new(model.transformer.config.embedding, &device);
+        let curricula = tasks.iter().map(|t| Curriculum::new(&t.scope, spec.params.curriculum)).collect();
+        Ok(Self {
+            model,
+            value_head,
+            policy_optimizer: AdamConfig::new().init(),
+            value_optimizer: AdamConfig::new().init(),
+            tasks,
+            curricula,
+            order,
+            taken: 0,
+            rng,
+            phase: Phase::Measuring(Vec::new()),
+            updates_done: 0,
+            history: Vec::new(),
+            measurements: Vec::new(),
+            error: None,
+            spec,
+        })
+    }
+
+    /// The trained model (its adapters merged when written).
+    pub fn model(&self) -> &LanguageModel {
+        &self.model
+    }
+
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
+    }
+
+    /// The curriculum's stage of task `task`'s prompt: its prefix lines and text.
+    fn prefix(&self, task: usize) -> (usize, String) {
+        if !self.spec.arm.uses_cccs() {
+            return (0, String::new());
+        }
+        let curriculum = &self.curricula[task];
+        let canonical = &self.tasks[task].canonical;
+        (curriculum.prefix_lines_at(curriculum.stage), curriculum.prefix_at(canonical, curriculum.stage).to_owned())
+    }
+
+    /// The prompt's tokens: the requirement, and the assistant's reply begun by the fence and `prefix`.
+    fn prompt(&self, task: usize, prefix: &str) -> Result<Vec<u32>, String> {
+        let mut messages = self.tasks[task].messages();
+        messages.push(Message { role: "assistant".into(), content: format!("{FENCE}{prefix}") });
+        self.model.prompt(&messages)
+    }
+
+    fn draw_rollouts(&mut self, task: usize) -> Result<Vec<Rollout>, String> {
+        let (prefix_lines, prefix) = self.prefix(task);
+        let prompt = self.prompt(task, &prefix)?;
+        let params = &self.spec.params;
+        let sampling = Sampling { temperature: params.rollout_temperature, top_p: params.rollout_top_p };
+        let end = self.model.tokenizer.end_of_generation.clone();
+        // Drawn without autodiff: the graph of every step would be kept through the cache.
+        let policy = self.model.transformer.valid();
+        let replies =
+            sample_replies(&policy, &prompt, params.rollouts, sampling, params.max_tokens, &end, &mut self.rng);
+        Ok(replies
+            .into_iter()
+            .map(|reply| {
+                let pieces: Vec<String> = reply
+                    .iter()
+                    .map(|&t| String::from_utf8_lossy(&self.model.tokenizer.piece(t, false)).into_owned())
+                    .collect();
+                let (code, token_lines) = code_lines(&pieces, prefix_lines);
+                Rollout {
+                    task,
+                    prompt: prompt.clone(),
+                    prefix_lines,
+                    reply,
+                    program: format!("{prefix}{code}"),
+                    token_lines,
+                }
+            })
+            .collect())
+    }
+
+    fn request(&self, rollout: &Rollout) -> ProgramRequest {
+        let task = &self.tasks[rollout.task];
+        ProgramRequest::with_statements(rollout.program.clone(), &task.tests)
+    }
+
+    /// The update's tasks: the next ones in the shuffled order.
+    fn next_tasks(&mut self) -> Vec<usize> {
+        (0..self.spec.params.tasks_per_update)
+            .map(|_| {
+                let task = self.order[self.taken % self.order.len()];
+                self.taken += 1;
+                task
+            })
+            .collect()
+    }
+
+    /// One task's program, drawn as Table 1 decodes from the requirement alone (the prompt and the
+    /// reading of `model_pass_at_1`), from a stream of its own so that measuring never moves
+    /// training's draws.
+    fn measuring_program(&self, task: usize) -> Result<String, String> {
+        let params = &self.spec.params;
+        let sampling = Sampling { temperature: params.measure_temperature, top_p: params.measure_top_p };
+        let stream = self.spec.seed.wrapping_mul(1_000_003) ^ ((self.updates_done as u64) << 20) ^ task as u64;
+        let mut rng = RunRng::seed_from_u64(stream);
+        let mut generation = self.model.reply(&self.tasks[task].messages(), sampling, params.max_tokens)?;
+        let policy = self.model.transformer.valid();
+        while generation.step(&policy, &mut rng).is_some() {}
+        Ok(extract_code(&self.model.tokenizer.decode(&generation.reply)).unwrap_or_default())
+    }
+
+    fn record_measurement(&mut self, verdicts: &[ProgramVerdict]) {
+        let share = |split: Split| {
+            let of_split: Vec<bool> =
+                self.tasks.iter().zip(verdicts).filter(|(t, _)| t.split == split).map(|(_, v)| v.passed).collect();
+            of_split.iter().filter(|&&p| p).count() as f64 / of_split.len().max(1) as f64
+        };
+        self.measurements.push(PassAt1Point {
+            after_updates: self.updates_done,
+            training: share(Split::Training),
+            unseen: share(Split::Unseen),
+        });
+    }
+
+    /// After a measurement: the next update's rollouts, or the end.
+    fn after_measurement(&mut self) -> Phase {
+        if self.updates_done >= self.spec.updates {
+            return Phase::Done;
+        }
+        Phase::Rollouts(self.next_tasks(), Vec::new())
+    }
+
+    /// The PPO step on the update's rollouts, and the curricula's ρ.
+    fn update(&mut self, rollouts: &[Rollout], verdicts: &[ProgramVerdict]) -> UpdateRecord {
+        let params = self.spec.params.clone();
+        let rewards: Vec<f32> = verdicts.iter().map(|v| v.outcome.reward() as f32).collect();
+        let masks: Vec<Vec<f32>> = rollouts
+            .iter()
+            .zip(verdicts)
+            .map(|(rollout, verdict)| {
+                let fgo = self.spec.arm.uses_fgo().then(|| {
+                    FgoMask::new(&rollout.program, rollout.prefix_lines, Coverage::from(verdict), params.compile_errors)
+                });
+                rollout
+                    .token_lines
+                    .iter()
+                    .map(|line| match (&fgo, line) {
+                        (None, _) => 1.0,
+                        (Some(mask), Some(line)) if mask.keeps(*line) => 1.0,
+                        _ => 0.0,
+                    })
+                    .collect()
+            })
+            .collect();
+        // Rollouts of one task share a prompt: each task's are one batch.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (index, rollout) in rollouts.iter().enumerate() {
+            match groups.iter_mut().find(|g| rollouts[g[0]].task == rollout.task) {
+                Some(group) => group.push(index),
+                None => groups.push(vec![index]),
+            }
+        }
+        // The policy before the update, its reference and the critic: constants of the loss.
+        let (policy, critic) = (self.model.transformer.valid(), self.value_head.valid());
+        let batches: Vec<PpoBatch> = groups
+            .iter()
+            .map(|group| {
+                let replies: Vec<RolloutReply> = group
+                    .iter()
+                    .map(|&i| RolloutReply { tokens: &rollouts[i].reply, reward: rewards[i], mask: &masks[i] })
+                    .collect();
+                PpoBatch::new(&policy, &critic, &rollouts[group[0]].prompt, &replies, &params)
+            })
+            .collect();
+        let (mut policy_total, mut value_total) = (0.0, 0.0);
+        for _ in 0..params.epochs {
+            let mut policy_losses = Vec::new();
+            let mut value_losses = Vec::new();
+            for batch in &batches {
+                let (policy_loss, value_loss) = batch.losses(&self.model.transformer, &self.value_head, params.clip);
+                policy_losses.push(policy_loss);
+                value_losses.push(value_loss);
+            }
+            let policy_loss = Tensor::cat(policy_losses, 0).mean();
+            let value_loss = Tensor::cat(value_losses, 0).mean();
+            policy_total = f64::from(policy_loss.clone().into_scalar::<f32>());
+            value_total = f64::from(value_loss.clone().into_scalar::<f32>());
+            let mut grads = (policy_loss + value_loss).backward();
+            let policy_grads = GradientsParams::from_module(&mut grads, &self.model.transformer);
+            let value_grads = GradientsParams::from_module(&mut grads, &self.value_head);
+            let transformer = self.model.transformer.clone();
+            self.model.transformer = self.policy_optimizer.step(params.policy_learning_rate, transformer, policy_grads);
+            self.value_head =
+                self.value_optimizer.step(params.value_learning_rate, self.value_head.clone(), value_grads);
+        }
+        // Algorithm 1 lines 16–26: each task's ρ from its rollouts, at the stage they were drawn at.
+        for group in groups.iter().filter(|_| self.spec.arm.uses_cccs()) {
+            let task = rollouts[group[0]].task;
+            let passed: Vec<bool> = group.iter().map(|&i| verdicts[i].passed).collect();
+            self.curricula[task].record_batch(&passed);
+        }
+        let tokens: f64 = batches.iter().map(|b| b.reply_tokens as f64).sum();
+        let kept: f64 = masks.iter().flatten().map(|&m| f64::from(m)).sum();
+        let update = self.updates_done + 1;
+        let mut tasks: Vec<usize> = groups.iter().map(|g| rollouts[g[0]].task).collect();
+        tasks.dedup();
+        UpdateRecord {
+            update,
+            tasks: tasks.iter().map(|&t| self.tasks[t].id.clone()).collect(),
+            mean_reward: rewards.iter().map(|&r| f64::from(r)).sum::<f64>() / rewards.len().max(1) as f64,
+            pass_rate: verdicts.iter().filter(|v| v.passed).count() as f64 / verdicts.len().max(1) as f64,
+            kl: batches.iter().map(|b| b.kl_sum).sum::<f64>() / tokens.max(1.0),
+            kept_share: kept / tokens.max(1.0),
+            stages: tasks
+                .iter()
+                .filter(|_| self.spec.arm.uses_cccs())
+                .map(|&t| (self.tasks[t].id.clone(), self.curricula[t].stage, self.curricula[t].rho))
+                .collect(),
+            policy_loss: policy_total,
+            value_loss: value_total,
+        }
+    }
+}
+
+impl ModelPpo {
+    /// Ends the training here, saying why.
+    fn fail(&mut self, reason: &str) {
+        self.error.get_or_insert_with(|| reason.to_owned());
+        self.phase = Phase::Done;
+    }
+}
+
+impl Effectful for ModelPpo {
+    fn need(&self) -> Need<'_> {
+        match &self.phase {
+            Phase::Done => Need::Done,
+            Phase::MeasureRun(batch) | Phase::Run(batch, _) => Need::Python(batch),
+            Phase::Measuring(_) | Phase::Rollouts(..) | Phase::Update(..) => Need::Compute,
+        }
+    }
+
+    fn compute(&mut self, _now_ms: f64) {
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::Measuring(mut programs) => match self.measuring_program(programs.len()) {
+                Err(reason) => self.fail(&reason),
+                Ok(program) => {
+                    programs.push(program);
+                    self.phase = if programs.len() < self.tasks.len() {
+                        Phase::Measuring(programs)
+                    } else {
+                        let requests = self
+                            .tasks
+                            .iter()
+                            .zip(&programs)
+                            .map(|(task, program)| task.measuring_request(program.clone()))
+                            .collect();
+                        Phase::MeasureRun(untrusted(requests))
+                    };
+                }
+            },
+            Phase::Rollouts(tasks, mut rollouts) => {
+                let task = tasks[rollouts.len() / self.spec.params.rollouts];
+                match self.draw_rollouts(task) {
+                    Err(reason) => self.fail(&reason),
+                    Ok(drawn) => {
+                        rollouts.extend(drawn);
+                        self.phase = if rollouts.len() < tasks.len() * self.spec.params.rollouts {
+                            Phase::Rollouts(tasks, rollouts)
+                        } else {
+                            let requests = rollouts.iter().map(|r| self.request(r)).collect();
+                            Phase::Run(untrusted(requests), rollouts)
+                        };
+                    }
+                }
+            }
+            Phase::Update(rollouts, verdicts) => {
+                let record = self.update(&rollouts, &verdicts);
+                self.history.push(record);
+                self.updates_done += 1;
+                let measure =
+                    self.updates_done.is_multiple_of(self.spec.measure_every) || self.updates_done == self.spec.updates;
+                self.phase =
+                    if measure { Phase::Measuring(Vec::new()) } else { Phase::Rollouts(self.next_tasks(), Vec::new()) };
+            }
+            other => self.phase = other,
+        }
+    }
+
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, _now_ms: f64) {
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::MeasureRun(batch) | Phase::Run(batch, _) if verdicts.len() != batch.requests.len() => {
+                self.fail(&format!("{} verdicts for {} programs", verdicts.len(), batch.requests.len()));
+            }
+            Phase::MeasureRun(..) => {
+                self.record_measurement(&verdicts);
+                self.phase = self.after_measurement();
+            }
+            Phase::Run(_, rollouts) => self.phase = Phase::Update(rollouts, verdicts),
+            _ => self.fail("verdicts came when no programs were running"),
+        }
+    }
+
+    fn end(&mut self, reason: &str, _now_ms: f64) {
+        if !self.is_done() {
+            self.fail(reason);
+        }
+    }
+}
+
+/// A batch of the model's programs, each in an interpreter of its own.
+fn untrusted(requests: Vec<ProgramRequest>) -> PythonBatch {
+    PythonBatch { requests, limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted }
+}
+
+/// The program text of a reply's token pieces (up to its closing fence) and the program line of
+/// each token after a prefix of `prefix_lines` lines: a token belongs to the line of its first
+/// character that is not a line break (one that is only line breaks, to the line it ends); tokens
+/// from the closing fence on, and empty ones (the end of the turn), are not code.
+fn code_lines(pieces: &[String], prefix_lines: usize) -> (String, Vec<Option<u32>>) {
+    let text: String = pieces.concat();
+    let code_end = text.find("```").unwrap_or(text.len());
+    let mut start = 0;
+    let lines = pieces
+        .iter()
+        .map(|piece| {
+            let (from, to) = (start, start + piece.len());
+            start = to;
+            let breaks = piece.len() - piece.trim_start_matches('\n').len();
+            let first = if breaks < piece.len() { from + breaks } else { from };
+            let in_code = !piece.is_empty() && first < code_end;
+            in_code.then(|| (prefix_lines + 1 + text[..first].matches('\n').count()) as u32)
+        })
+        .collect();
+    (text[..code_end].to_owned(), lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| (*t).to_owned()).collect()
+    }
+
+    #[test]
+    fn each_token_has_the_line_it_writes_and_the_fence_ends_the_code() {
+        // After a prefix of 3 lines: "        if x > 0:\n            total += x\n    return total\n```", then
+        // the end of the turn (an empty piece).
+        let reply = pieces(&[
+            "       ",
+            " if",
+            " x",
+            " >",
+            " 0",
+            ":\n",
+            "           ",
+            " total",
+            " +=",
+            " x",
+            "\n",
+            "   ",
+            " return",
+            " total",
+            "\n",
+            "```",
+            "",
+        ]);
+        let (code, lines) = code_lines(&reply, 3);
+        assert_eq!(code, "        if x > 0:\n            total += x\n    return total\n");
+        let line = |l: u32| Some(l);
+        assert_eq!(
+            lines,
+            vec![
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(5),
+                line(5),
+                line(5),
+                line(5),
+                line(5),
+                line(6),
+                line(6),
+                line(6),
+                line(6),
+                None,
+                None
+            ]
+        );
+        // A piece that starts with a break belongs to the line after it.
+        let (_, lines) = code_lines(&pieces(&["a", "\n    b", "\n"]), 0);
+        assert_eq!(lines, vec![Some(1), Some(2), Some(2)]);
+    }
+
+    #[test]
+    fn a_reply_cut_before_its_fence_is_code_to_its_end() {
+        let (code, lines) = code_lines(&pieces(&["def", " f", "():"]), 0);
+        assert_eq!(code, "def f():");
+        assert_eq!(lines, vec![Some(1), Some(1), Some(1)]);
+    }
+}
