@@ -22,7 +22,6 @@ No model hub is reachable, so the starting point of RL is made here, from PyPI p
 
 import argparse
 import json
-import math
 import pathlib
 import random
 import subprocess
@@ -32,18 +31,16 @@ import time
 import gguf
 import numpy as np
 import torch
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Regex, pre_tokenizers
 
 import family
 
+# The ChatML pieces this model shares with the in-tab provider's test model.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tiny-model"))
+from chatml import IM_END, IM_START, RmsNorm, add_tokenizer, finish, padded_batch, train_tokenizer  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-IM_START, IM_END, END_OF_TEXT = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
-# ChatML, which llama.cpp and the engine format the same way.
-CHAT_TEMPLATE = (
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
-    " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
-)
 # Qwen2's pre-tokenizer split (llama.cpp's LLAMA_VOCAB_PRE_TYPE_QWEN2): digits one by one.
 QWEN2_SPLIT = (
     r"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
@@ -61,23 +58,6 @@ def reply_text(program):
     return f"```python\n{program}```{IM_END}"
 
 
-def train_tokenizer(texts, vocab):
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab,
-        special_tokens=[END_OF_TEXT, IM_START, IM_END],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train_from_iterator(texts, trainer)
-    return tokenizer
-
-
 def rope(x, base):
     """Rotary positions on (batch, heads, time, head_dim), pairing i with i + head_dim/2 as GGML's
     NEOX rotation does (Qwen2's, whose weights llama.cpp reads unpermuted)."""
@@ -87,16 +67,6 @@ def rope(x, base):
     cos, sin = angles.cos(), angles.sin()
     first, second = x[..., : dim // 2], x[..., dim // 2 :]
     return torch.cat((first * cos - second * sin, first * sin + second * cos), dim=-1)
-
-
-class RmsNorm(torch.nn.Module):
-    def __init__(self, d, eps):
-        super().__init__()
-        self.weight = torch.nn.Parameter(torch.ones(d))
-        self.eps = eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class Block(torch.nn.Module):
@@ -148,16 +118,6 @@ def encode(tokenizer, examples):
         r = tokenizer.encode(reply_text(program)).ids
         rows.append((p + r, len(p)))
     return rows
-
-
-def batch(rows):
-    width = max(len(ids) for ids, _ in rows)
-    ids = torch.zeros(len(rows), width, dtype=torch.long)
-    targets = torch.full((len(rows), width), -100, dtype=torch.long)
-    for i, (row, start) in enumerate(rows):
-        ids[i, : len(row)] = torch.tensor(row)
-        targets[i, start - 1 : len(row) - 1] = torch.tensor(row[start:])
-    return ids, targets
 
 
 @torch.no_grad()
@@ -222,23 +182,7 @@ def write_gguf(path, model, tokenizer):
     writer.add_layer_norm_rms_eps(SHAPE["eps"])
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
 
-    vocab = tokenizer.get_vocab()
-    tokens = [token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]
-    tokens += [f"[PAD{i}]" for i in range(len(tokens), SHAPE["vocab"])]
-    special = {END_OF_TEXT, IM_START, IM_END}
-    types = [gguf.TokenType.CONTROL if t in special else gguf.TokenType.NORMAL for t in tokens]
-    types = [gguf.TokenType.UNUSED if t.startswith("[PAD") else kind for t, kind in zip(tokens, types)]
-    merges = [" ".join(pair) for pair in json.loads(tokenizer.to_str())["model"]["merges"]]
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("qwen2")
-    writer.add_token_list(tokens)
-    writer.add_token_types(types)
-    writer.add_token_merges(merges)
-    writer.add_bos_token_id(vocab[END_OF_TEXT])
-    writer.add_eos_token_id(vocab[IM_END])
-    writer.add_eot_token_id(vocab[IM_END])
-    writer.add_add_bos_token(False)
-    writer.add_chat_template(CHAT_TEMPLATE)
+    add_tokenizer(writer, tokenizer, SHAPE["vocab"], "qwen2")
 
     def add(name, weight):
         array = weight.detach().to(torch.float32).numpy()
@@ -257,10 +201,7 @@ def write_gguf(path, model, tokenizer):
         ]:
             add(f"blk.{i}.{key}", weight)
     add("output_norm.weight", model.norm.weight)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    finish(writer)
 
 
 def main():
@@ -287,7 +228,11 @@ def main():
     answers = {t["canonical"].split("(")[0] for t in tasks}
     assert not any(program.split("(")[0] in answers for _, program in examples), "a task's program is in the corpus"
 
-    tokenizer = train_tokenizer([prompt_text(r) + reply_text(p) for r, p in examples], SHAPE["vocab"])
+    qwen2_split = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(QWEN2_SPLIT), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    tokenizer = train_tokenizer([prompt_text(r) + reply_text(p) for r, p in examples], SHAPE["vocab"], qwen2_split)
     rows = encode(tokenizer, examples)
     model = Model(**SHAPE)
     parameters = sum(p.numel() for p in model.parameters())
@@ -305,7 +250,7 @@ def main():
             warm = min(1.0, step / 100)
             for group in optimiser.param_groups:
                 group["lr"] = args.learning_rate * warm
-            ids, targets = batch(rows[start : start + args.batch])
+            ids, targets = padded_batch(rows[start : start + args.batch])
             loss = torch.nn.functional.cross_entropy(model(ids).transpose(1, 2), targets)
             optimiser.zero_grad()
             loss.backward()

@@ -31,17 +31,13 @@ import time
 import gguf
 import numpy as np
 import torch
-from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import pre_tokenizers
+
+from chatml import IM_END, IM_START, RmsNorm, add_tokenizer, finish, padded_batch, train_tokenizer
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 HERE = pathlib.Path(__file__).resolve().parent
 
-IM_START, IM_END, END_OF_TEXT = "<|im_start|>", "<|im_end|>", "<|endoftext|>"
-# Qwen2.5's ChatML template, which llama.cpp recognises: the page's messages are formatted by it.
-CHAT_TEMPLATE = (
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content']"
-    " + '<|im_end|>' + '\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
-)
 # The stub's texts, which the recorded prompts quote (a Coder's prompt holds the Planner's plan).
 PLAN = "1. Walk the list.\n2. Keep the largest value.\n3. Return it."
 ANALYSIS = "The function returns the wrong element."
@@ -97,7 +93,7 @@ def answer(messages, programs):
 
 
 def chat_text(messages):
-    """The prompt as llama.cpp formats it with CHAT_TEMPLATE, ready for the reply; a last assistant
+    """The prompt as llama.cpp formats it with ChatML (chatml.py), ready for the reply; a last assistant
     message is the reply's start, which the model continues (the page loads it with
     `prefill_assistant`, as llama-server does by default)."""
     *earlier, last = messages
@@ -105,21 +101,6 @@ def chat_text(messages):
     if last["role"] == "assistant":
         return turns + f"{IM_START}assistant\n{last['content']}"
     return turns + f"{IM_START}{last['role']}\n{last['content']}{IM_END}\n{IM_START}assistant\n"
-
-
-def train_tokenizer(texts, vocab):
-    tokenizer = Tokenizer(models.BPE())
-    # GPT-2's split and byte mapping: llama.cpp's "gpt2" vocabulary with the "gpt-2" pre-tokenizer.
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    tokenizer.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab,
-        special_tokens=[END_OF_TEXT, IM_START, IM_END],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tokenizer.train_from_iterator(texts, trainer)
-    return tokenizer
 
 
 def rope(x, base=10000.0):
@@ -131,16 +112,6 @@ def rope(x, base=10000.0):
     cos, sin = angles.cos(), angles.sin()
     even, odd = x[..., 0::2], x[..., 1::2]
     return torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1).flatten(-2)
-
-
-class RmsNorm(torch.nn.Module):
-    def __init__(self, d, eps=1e-5):
-        super().__init__()
-        self.weight = torch.nn.Parameter(torch.ones(d))
-        self.eps = eps
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
 class Block(torch.nn.Module):
@@ -179,19 +150,14 @@ class Model(torch.nn.Module):
 
 
 def batches(tokenizer, pairs):
-    """Token ids, targets (-100 outside the answers) and a mask of the answer positions."""
+    """Token ids, targets (-100 outside the answers) and the padded width."""
     rows = []
     for prompt, reply in pairs:
         p = tokenizer.encode(prompt).ids
         r = tokenizer.encode(reply + IM_END).ids
         rows.append((p + r, len(p)))
-    width = max(len(ids) for ids, _ in rows)
-    ids = torch.zeros(len(rows), width, dtype=torch.long)
-    targets = torch.full((len(rows), width), -100, dtype=torch.long)
-    for i, (row, start) in enumerate(rows):
-        ids[i, : len(row)] = torch.tensor(row)
-        targets[i, start - 1 : len(row) - 1] = torch.tensor(row[start:])
-    return ids, targets, width
+    ids, targets = padded_batch(rows)
+    return ids, targets, ids.shape[1]
 
 
 def train(model, ids, targets, margin, max_minutes):
@@ -239,23 +205,8 @@ def write_gguf(path, model, tokenizer, shape, name, quantised):
     writer.add_layer_norm_rms_eps(1e-5)
     writer.add_file_type(gguf.LlamaFileType.MOSTLY_Q8_0 if quantised else gguf.LlamaFileType.ALL_F32)
 
-    vocab = tokenizer.get_vocab()
-    tokens = [token for token, _ in sorted(vocab.items(), key=lambda item: item[1])]
-    tokens += [f"[PAD{i}]" for i in range(len(tokens), shape["vocab"])]
-    special = {END_OF_TEXT, IM_START, IM_END}
-    types = [gguf.TokenType.CONTROL if t in special else gguf.TokenType.NORMAL for t in tokens]
-    types = [gguf.TokenType.UNUSED if t.startswith("[PAD") else kind for t, kind in zip(tokens, types)]
-    merges = [" ".join(pair) for pair in json.loads(tokenizer.to_str())["model"]["merges"]]
-    writer.add_tokenizer_model("gpt2")
-    writer.add_tokenizer_pre("gpt-2")
-    writer.add_token_list(tokens)
-    writer.add_token_types(types)
-    writer.add_token_merges(merges)
-    writer.add_bos_token_id(vocab[END_OF_TEXT])
-    writer.add_eos_token_id(vocab[IM_END])
-    writer.add_eot_token_id(vocab[IM_END])
-    writer.add_add_bos_token(False)
-    writer.add_chat_template(CHAT_TEMPLATE)
+    # GPT-2's split and byte mapping: llama.cpp's "gpt2" vocabulary with the "gpt-2" pre-tokenizer.
+    add_tokenizer(writer, tokenizer, shape["vocab"], "gpt-2")
 
     def tensor(weight):
         array = weight.detach().to(torch.float32).numpy()
@@ -278,10 +229,7 @@ def write_gguf(path, model, tokenizer, shape, name, quantised):
             add(f"blk.{i}.{key}.weight", weight)
     add("output_norm.weight", model.norm.weight)
     add("output.weight", model.out.weight)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
+    finish(writer)
 
 
 def main():
@@ -297,7 +245,8 @@ def main():
     programs = reference_programs()
     records = [json.loads(line)["messages"] for line in (HERE / "prompts.jsonl").read_text().splitlines()]
     pairs = [(chat_text(messages), answer(messages, programs)) for messages in records]
-    tokenizer = train_tokenizer([p + r + IM_END for p, r in pairs], SHAPES["tiny"]["vocab"])
+    gpt2_split = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tokenizer = train_tokenizer([p + r + IM_END for p, r in pairs], SHAPES["tiny"]["vocab"], gpt2_split)
     model = Model(**shape)
     if args.shape == "tiny":
         ids, targets, width = batches(tokenizer, pairs)

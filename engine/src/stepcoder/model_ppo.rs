@@ -99,7 +99,8 @@ pub struct UpdateRecord {
     pub value_loss: f64,
 }
 
-/// pass@1 at one point of training.
+/// pass@1 at one point of training: the share of passing programs over each split's tasks and
+/// their samples.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PassAt1Point {
     /// Updates done before it.
@@ -109,8 +110,8 @@ pub struct PassAt1Point {
 }
 
 enum Phase {
-    /// Writing one reply per task to measure; the replies so far.
-    Measuring(Vec<String>),
+    /// Writing `measure_samples` replies per task to measure; each task's programs so far.
+    Measuring(Vec<Vec<String>>),
     MeasureRun(PythonBatch),
     /// Drawing the rollouts of the update's tasks; those drawn so far.
     Rollouts(Vec<usize>, Vec<Rollout>),
@@ -250,24 +251,33 @@ impl ModelPpo {
             .collect()
     }
 
-    /// One task's program, drawn as Table 1 decodes from the requirement alone (the prompt and the
-    /// reading of `model_pass_at_1`), from a stream of its own so that measuring never moves
-    /// training's draws.
-    fn measuring_program(&self, task: usize) -> Result<String, String> {
+    /// One task's programs, `measure_samples` of them drawn side by side as Table 1 decodes, from
+    /// the requirement alone (the prompt and the reading of `model_pass_at_1`), and from a stream of
+    /// their own so that measuring never moves training's draws.
+    fn measuring_programs(&self, task: usize) -> Result<Vec<String>, String> {
         let params = &self.spec.params;
         let sampling = Sampling { temperature: params.measure_temperature, top_p: params.measure_top_p };
         let stream = self.spec.seed.wrapping_mul(1_000_003) ^ ((self.updates_done as u64) << 20) ^ task as u64;
         let mut rng = RunRng::seed_from_u64(stream);
-        let mut generation = self.model.reply(&self.tasks[task].messages(), sampling, params.max_tokens)?;
+        let prompt = self.model.prompt(&self.tasks[task].messages())?;
+        let end = &self.model.tokenizer.end_of_generation;
         let policy = self.model.transformer.valid();
-        while generation.step(&policy, &mut rng).is_some() {}
-        Ok(extract_code(&self.model.tokenizer.decode(&generation.reply)).unwrap_or_default())
+        let replies =
+            sample_replies(&policy, &prompt, params.measure_samples, sampling, params.max_tokens, end, &mut rng);
+        Ok(replies.iter().map(|r| extract_code(&self.model.tokenizer.decode(r)).unwrap_or_default()).collect())
     }
 
+    /// pass@1 per split from the verdicts of every task's samples, in the tasks' order.
     fn record_measurement(&mut self, verdicts: &[ProgramVerdict]) {
+        let samples = self.spec.params.measure_samples;
         let share = |split: Split| {
-            let of_split: Vec<bool> =
-                self.tasks.iter().zip(verdicts).filter(|(t, _)| t.split == split).map(|(_, v)| v.passed).collect();
+            let of_split: Vec<bool> = self
+                .tasks
+                .iter()
+                .zip(verdicts.chunks(samples))
+                .filter(|(t, _)| t.split == split)
+                .flat_map(|(_, chunk)| chunk.iter().map(|v| v.passed))
+                .collect();
             of_split.iter().filter(|&&p| p).count() as f64 / of_split.len().max(1) as f64
         };
         self.measurements.push(PassAt1Point {
@@ -396,10 +406,10 @@ impl Effectful for ModelPpo {
 
     fn compute(&mut self, _now_ms: f64) {
         match std::mem::replace(&mut self.phase, Phase::Done) {
-            Phase::Measuring(mut programs) => match self.measuring_program(programs.len()) {
+            Phase::Measuring(mut programs) => match self.measuring_programs(programs.len()) {
                 Err(reason) => self.fail(&reason),
-                Ok(program) => {
-                    programs.push(program);
+                Ok(drawn) => {
+                    programs.push(drawn);
                     self.phase = if programs.len() < self.tasks.len() {
                         Phase::Measuring(programs)
                     } else {
@@ -407,7 +417,7 @@ impl Effectful for ModelPpo {
                             .tasks
                             .iter()
                             .zip(&programs)
-                            .map(|(task, program)| task.measuring_request(program.clone()))
+                            .flat_map(|(task, drawn)| drawn.iter().map(|p| task.measuring_request(p.clone())))
                             .collect();
                         Phase::MeasureRun(untrusted(requests))
                     };

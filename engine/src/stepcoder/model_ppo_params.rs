@@ -18,6 +18,9 @@ pub struct ModelPpoParams {
     pub rollout_temperature: f32,
     /// The rollouts' nucleus (§4.2: top-p 0.9).
     pub rollout_top_p: f32,
+    /// Programs drawn per task to measure pass@1 (ours: the seed does not say; one is too few for
+    /// 32 tasks to show a change of a few points).
+    pub measure_samples: usize,
     /// pass@1's decoding temperature (§4.2: 0.2).
     pub measure_temperature: f32,
     /// pass@1's nucleus (§4.2: top-p 0.95).
@@ -58,6 +61,7 @@ impl Default for ModelPpoParams {
             rollouts: 16,
             rollout_temperature: 0.8,
             rollout_top_p: 0.9,
+            measure_samples: 8,
             measure_temperature: 0.2,
             measure_top_p: 0.95,
             kl_coefficient: 0.05,
@@ -85,6 +89,7 @@ impl crate::params::Parameters for ModelPpoParams {
         use crate::params::check_range;
         for (name, value, most) in [
             ("rollouts", self.rollouts, 64),
+            ("measure_samples", self.measure_samples, 64),
             ("epochs", self.epochs, 16),
             ("tasks_per_update", self.tasks_per_update, 64),
             ("max_tokens", self.max_tokens, 4096),
