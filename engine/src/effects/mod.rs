@@ -53,7 +53,12 @@ pub struct PythonBatch {
 impl PythonBatch {
     /// One program of a person or an LLM, with the default time limit.
     pub fn untrusted(request: ProgramRequest) -> Self {
-        Self { requests: vec![request], limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted }
+        Self::untrusted_programs(vec![request])
+    }
+
+    /// Programs of an LLM, each for a fresh interpreter, with the default time limit.
+    pub fn untrusted_programs(requests: Vec<ProgramRequest>) -> Self {
+        Self { requests, limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted }
     }
 
     pub fn with_limit(self, limit_ms: u32) -> Self {

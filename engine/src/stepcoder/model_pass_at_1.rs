@@ -15,7 +15,7 @@ use crate::effects::{Effectful, Need, PythonBatch};
 use crate::llm::extract_code;
 use crate::lm::generation::Sampling;
 use crate::lm::language_model::LanguageModel;
-use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, Outcome, ProgramVerdict};
+use crate::python::{Outcome, ProgramVerdict};
 use crate::rng::RunRng;
 
 /// How the replies are drawn.
@@ -135,7 +135,7 @@ impl Effectful for ModelPassAt1 {
         if self.results.len() == self.tasks.len() {
             let requests =
                 self.tasks.iter().zip(&self.results).map(|(t, r)| t.measuring_request(r.program.clone())).collect();
-            self.batch = Some(PythonBatch { requests, limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted });
+            self.batch = Some(PythonBatch::untrusted_programs(requests));
         }
     }
 

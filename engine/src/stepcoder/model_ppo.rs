@@ -40,7 +40,7 @@ use crate::lm::chat_template::Message;
 use crate::lm::generation::{Sampling, sample_replies};
 use crate::lm::language_model::LanguageModel;
 use crate::params::Parameters;
-use crate::python::{Author, DEFAULT_TIME_LIMIT_MS, ProgramRequest, ProgramVerdict};
+use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::RunRng;
 
 /// The reply's opening, as the corpus writes it: the prefix and the reply continue it.
@@ -419,7 +419,7 @@ impl Effectful for ModelPpo {
                             .zip(&programs)
                             .flat_map(|(task, drawn)| drawn.iter().map(|p| task.measuring_request(p.clone())))
                             .collect();
-                        Phase::MeasureRun(untrusted(requests))
+                        Phase::MeasureRun(PythonBatch::untrusted_programs(requests))
                     };
                 }
             },
@@ -433,7 +433,7 @@ impl Effectful for ModelPpo {
                             Phase::Rollouts(tasks, rollouts)
                         } else {
                             let requests = rollouts.iter().map(|r| self.request(r)).collect();
-                            Phase::Run(untrusted(requests), rollouts)
+                            Phase::Run(PythonBatch::untrusted_programs(requests), rollouts)
                         };
                     }
                 }
@@ -470,11 +470,6 @@ impl Effectful for ModelPpo {
             self.fail(reason);
         }
     }
-}
-
-/// A batch of the model's programs, each in an interpreter of its own.
-fn untrusted(requests: Vec<ProgramRequest>) -> PythonBatch {
-    PythonBatch { requests, limit_ms: DEFAULT_TIME_LIMIT_MS, author: Author::Untrusted }
 }
 
 /// The program text of a reply's token pieces (up to its closing fence) and the program line of
