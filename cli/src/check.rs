@@ -11,7 +11,7 @@ use engine::search::offline::bank::{BankTask, MUTANTS_LIMIT_MS};
 use engine::task_import::ImportedTask;
 use serde_json::json;
 
-use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_tasks, usage};
 
 pub fn check(
     path: &Path,
@@ -26,7 +26,7 @@ pub fn check(
     }
     let tasks = read_tasks(path)?;
     let name = path.display().to_string();
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = jobs_or_cores(jobs);
     let requests: Vec<ProgramRequest> = tasks.iter().map(ImportedTask::reference_request).collect();
     let bar = progress_bar(requests.len() as u64, "checked");
     let started = Instant::now();

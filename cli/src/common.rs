@@ -21,6 +21,11 @@ pub fn io_failure(message: impl Into<String>) -> Failure {
 }
 
 /// A progress bar on stderr counting `unit`.
+/// `jobs`, or as many as the machine has cores.
+pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
 pub fn progress_bar(length: u64, unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(length);
     let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}");

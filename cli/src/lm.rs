@@ -26,7 +26,7 @@ use serde_json::json;
 use cli::host::Host;
 use cli::python::NativePython;
 
-use crate::common::{Failure, io_failure, progress_bar, read_text, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_text, usage};
 
 #[derive(clap::Subcommand)]
 pub enum LmCommand {
@@ -109,11 +109,14 @@ pub enum LmCommand {
         temperature: f32,
         #[arg(long, default_value_t = 1.0)]
         top_p: f32,
+        /// Programs drawn per task (sampled ones differ; greedy ones are alike).
+        #[arg(long, default_value_t = 1)]
+        samples: usize,
         #[arg(long, default_value_t = PassAt1Spec::default().max_tokens)]
         max_tokens: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Print the report (each split's passes, each task's reply and outcome) as the last line.
+        /// Print the report (each split's passes, each program's reply and outcome) as the last line.
         #[arg(long)]
         json: bool,
     },
@@ -147,9 +150,12 @@ pub fn run(command: &LmCommand) -> Result<(), Failure> {
             let sampling = checked_sampling(*temperature, *top_p)?;
             generate(model, &read_messages(messages)?, sampling, *max_tokens, *seed, *json)
         }
-        LmCommand::PassAt1 { model, tasks, split, temperature, top_p, max_tokens, seed, json } => {
-            let spec =
-                PassAt1Spec { sampling: checked_sampling(*temperature, *top_p)?, max_tokens: *max_tokens, seed: *seed };
+        LmCommand::PassAt1 { model, tasks, split, temperature, top_p, samples, max_tokens, seed, json } => {
+            if *samples == 0 {
+                return Err(usage("--samples must be 1 or more".to_owned()));
+            }
+            let sampling = checked_sampling(*temperature, *top_p)?;
+            let spec = PassAt1Spec { sampling, samples: *samples, max_tokens: *max_tokens, seed: *seed };
             let tasks = match tasks {
                 Some(path) => read_coder_tasks(path)?,
                 None => coder_tasks(),
@@ -329,9 +335,11 @@ pub(crate) fn pass_at_1(bytes: &[u8], tasks: Vec<CoderTask>, spec: PassAt1Spec) 
     let device = Backend::Ndarray.inference_device().map_err(usage)?;
     let model = LanguageModel::load(bytes, &device, Numerics::LlamaCpp).map_err(usage)?;
     let mut run = ModelPassAt1::new(model, tasks, spec);
-    let bar = progress_bar(run.progress().1 as u64, "replies");
+    let bar = progress_bar(run.progress().1 as u64, "programs");
     let mut python = NativePython::start().map_err(io_failure)?;
-    let driven = Host::without_llm(&mut python).drive(&mut run, |r| bar.set_position(r.progress().0 as u64));
+    let driven = Host::without_llm(&mut python)
+        .with_jobs(jobs_or_cores(None))
+        .drive(&mut run, |r| bar.set_position(r.progress().0 as u64));
     bar.finish_and_clear();
     driven.map_err(io_failure)?;
     match (run.report(), &run.error) {
@@ -351,7 +359,14 @@ fn print_pass_at_1(report: &PassAt1Report, json: bool) {
         );
     }
     for split in &report.splits {
-        println!("{}: {} of {} passed ({:.1}%)", split.split.name(), split.passed, split.tasks, 100.0 * split.share());
+        println!(
+            "{}: {} of {} programs passed ({:.1}%) on {} tasks",
+            split.split.name(),
+            split.passed,
+            split.programs,
+            100.0 * split.share(),
+            split.tasks
+        );
     }
     if json {
         println!("{}", serde_json::to_string(report).expect("reports serialise"));

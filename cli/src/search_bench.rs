@@ -19,7 +19,7 @@ use engine::search::offline::simulated_llm::SimulatedLlmParams;
 use engine::search::spec::{MethodSpec, SearchSpec, TEMPERATURE};
 use serde::Serialize;
 
-use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
 use crate::search::{CheatingArgs, impossible, simulated_llm};
 
@@ -237,7 +237,7 @@ fn bench_report_on(
     let searches = spec.searches().map_err(|e| usage(format!("--budgets: {e}")))?;
     // Chosen once here, so that a bad setting or a missing key is reported before anything runs.
     let label = llm.choose(0, Some(temperature))?.label();
-    let workers = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let workers = jobs_or_cores(jobs);
     let started = std::time::Instant::now();
     let ask = |seed: u64| llm.choose(seed, Some(temperature)).map_err(|f| f.message);
     let outcomes = run_bench(&spec, searches, workers, &ask).map_err(|e| io_failure(format!("python3: {e}")))?;

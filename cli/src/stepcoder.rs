@@ -21,7 +21,7 @@ use engine::stepcoder::model_ppo_params::ModelPpoParams;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::common::{Failure, io_failure, progress_bar, read_tasks, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
 
 #[derive(clap::Subcommand)]
@@ -247,7 +247,7 @@ fn curriculum(path: &Path, only: Option<&str>, kinds: ScopeKinds, json: bool) ->
         .filter(|t| t.scope.is_none())
         .map(|t| ProgramRequest::new(t.solution.clone(), Vec::new()))
         .collect();
-    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = jobs_or_cores(None);
     let mut analysed = python::run_all(&unscoped, DEFAULT_TIME_LIMIT_MS, jobs, |_| {}).into_iter();
     let prompts = PromptSet::default();
     let params = CurriculumParams { kinds, ..CurriculumParams::default() };
@@ -310,7 +310,7 @@ fn curriculum(path: &Path, only: Option<&str>, kinds: ScopeKinds, json: bool) ->
 /// cores).
 pub(crate) fn run_ablation(spec: AblationSpec, jobs: Option<usize>) -> Result<(Ablation, AblationReport), Failure> {
     let mut ablation = Ablation::new(spec).map_err(usage)?;
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = jobs_or_cores(jobs);
     let (_, total) = ablation.progress();
     let bar = progress_bar(total, "executions");
     let started = Instant::now();

@@ -15,7 +15,7 @@ use engine::stepcoder::coder_tasks::coder_tasks;
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
 use serde_json::json;
 
-use crate::common::{Failure, io_failure, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, usage};
 use crate::lm::{CODE_MODEL, read_coder_tasks};
 
 pub fn train(
@@ -40,7 +40,7 @@ pub fn train(
     let started = Instant::now();
     let mut python = NativePython::start().map_err(io_failure)?;
     let mut shown = (0, 0);
-    let driven = Host::without_llm(&mut python).drive(&mut training, |t| {
+    let driven = Host::without_llm(&mut python).with_jobs(jobs_or_cores(None)).drive(&mut training, |t| {
         for m in &t.measurements[shown.1..] {
             println!(
                 "after {} updates: pass@1 {:.1}% training, {:.1}% unseen",

@@ -27,7 +27,7 @@ use engine::stepcoder::ablation::mean_interval;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::common::{Failure, io_failure, progress_bar, read_text, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_text, usage};
 
 /// The environment variables that carry a cell's index on a cluster, in the order they are read.
 pub const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
@@ -219,7 +219,7 @@ fn keep(out: &Path, cell: &Cell) -> Result<(), Failure> {
 
 /// Every cell here, `jobs` processes at a time, then the merged table.
 fn run_all(sweep: &Sweep, jobs: Option<usize>, out: &Path) -> Result<(), Failure> {
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let jobs = jobs_or_cores(jobs);
     let bar = progress_bar(sweep.cells() as u64, "cells");
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());

@@ -52,10 +52,22 @@ fn stepcoder_moves_the_policy_from_its_reference_and_writes_the_trained_model() 
     let measured: Vec<u64> =
         report["measurements"].as_array().unwrap().iter().map(|m| m["after_updates"].as_u64().unwrap()).collect();
     assert_eq!(measured, [0, 1, 2]);
+    // Each measurement keeps every task's passes (of 8 programs), the pairs that compare points.
+    for point in report["measurements"].as_array().unwrap() {
+        let passes: Vec<u64> = point["passes"].as_array().unwrap().iter().map(|p| p.as_u64().unwrap()).collect();
+        assert!(passes.len() == 3 && passes.iter().all(|&p| p <= 8), "{point}");
+        let training = (passes[0] + passes[1]) as f64 / 16.0;
+        assert!((point["training"].as_f64().unwrap() - training).abs() < 1e-12, "{point}");
+    }
+    let model = out.to_str().unwrap();
+    let sampled = ["--samples", "3", "--temperature", "0.2", "--top-p", "0.95", "--json"];
     let written =
-        rlcg(&["lm", "pass-at-1", "--model", out.to_str().unwrap(), "--tasks", tasks.to_str().unwrap(), "--json"]);
+        rlcg(&[&["lm", "pass-at-1", "--model", model, "--tasks", tasks.to_str().unwrap()][..], &sampled].concat());
     assert!(written.status.success(), "{}", String::from_utf8_lossy(&written.stderr));
-    assert_eq!(last_json_line(&written)["splits"].as_array().unwrap().len(), 2);
+    let written = last_json_line(&written);
+    let programs: Vec<u64> =
+        written["splits"].as_array().unwrap().iter().map(|s| s["programs"].as_u64().unwrap()).collect();
+    assert_eq!(programs, [6, 3], "three programs for each of two training tasks and one unseen");
 }
 
 #[test]

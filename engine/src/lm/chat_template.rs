@@ -14,6 +14,7 @@ pub struct Message {
 }
 
 /// A chat template, checked to parse.
+#[derive(Clone)]
 pub struct ChatTemplate {
     environment: Environment<'static>,
     source: String,

@@ -140,47 +140,99 @@ impl Generation {
     }
 }
 
-/// `count` replies to one prompt drawn side by side, one batch row each, so that the prompt's pass
-/// and every step run once for all of them (a PPO batch's rollouts): each reply's tokens, with the
-/// end-of-generation token that stopped it. Rows draw in order from `rng` at every step, and a row
-/// that has stopped draws no more.
+/// `count` replies to each of `prompts` drawn side by side, one batch row each, so that every
+/// step runs once for all of them (a PPO batch's rollouts, a measurement's samples), a few tokens
+/// at a time ([`ReplyBatch::advance`]). Shorter prompts are padded on the left, which no row
+/// attends to ([`KvCache::left_padded`]), so a row's numbers are those of its prompt alone. Rows
+/// draw in order from the caller's stream at every step, and a row that has stopped draws no more.
+pub struct ReplyBatch {
+    cache: KvCache,
+    /// The tokens to feed next: the padded prompts, then each row's last token.
+    feed: Vec<i64>,
+    replies: Vec<Vec<u32>>,
+    open: Vec<bool>,
+    sampling: Sampling,
+    tokens_left: usize,
+    end_of_generation: Vec<u32>,
+}
+
+impl ReplyBatch {
+    pub fn new(
+        model: &Transformer,
+        prompts: &[Vec<u32>],
+        count: usize,
+        sampling: Sampling,
+        max_tokens: usize,
+        end_of_generation: &[u32],
+    ) -> Self {
+        let rows = prompts.len() * count;
+        let longest = prompts.iter().map(Vec::len).max().unwrap_or(0);
+        let padding: Vec<usize> = prompts.iter().flat_map(|p| std::iter::repeat_n(longest - p.len(), count)).collect();
+        let feed = prompts
+            .iter()
+            .flat_map(|p| std::iter::repeat_n(p, count))
+            .flat_map(|p| std::iter::repeat_n(0, longest - p.len()).chain(p.iter().map(|&t| i64::from(t))))
+            .collect();
+        Self {
+            cache: KvCache::left_padded(padding),
+            feed,
+            replies: vec![Vec::new(); rows],
+            open: vec![longest > 0; rows],
+            sampling,
+            tokens_left: max_tokens.min(model.config.context.saturating_sub(longest)),
+            end_of_generation: end_of_generation.to_vec(),
+        }
+    }
+
+    /// Whether every row has stopped.
+    pub fn is_done(&self) -> bool {
+        self.tokens_left == 0 || !self.open.contains(&true)
+    }
+
+    /// Draws up to `tokens` more tokens in each open row.
+    pub fn advance(&mut self, model: &Transformer, tokens: usize, rng: &mut RunRng) {
+        let (rows, d, vocabulary) = (self.replies.len(), model.config.embedding, model.config.vocabulary);
+        for _ in 0..tokens {
+            if self.is_done() {
+                return;
+            }
+            let time = self.feed.len() / rows;
+            let feed = TensorData::new(std::mem::take(&mut self.feed), [rows, time]);
+            let hidden =
+                model.hidden(Tensor::<2, Int>::from_data(feed, &model.device()), &mut self.cache, Weights::Adapted);
+            let last = hidden.narrow(1, time - 1, 1).reshape([rows, d]);
+            let logits = model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32");
+            for (row, reply) in self.replies.iter_mut().enumerate() {
+                if self.open[row] {
+                    let token = self.sampling.draw(&logits[row * vocabulary..(row + 1) * vocabulary], rng);
+                    reply.push(token);
+                    self.open[row] = !self.end_of_generation.contains(&token);
+                }
+                self.feed.push(i64::from(*reply.last().unwrap_or(&0)));
+            }
+            self.tokens_left -= 1;
+        }
+    }
+
+    /// Each row's tokens, with the end-of-generation token that stopped it, prompt by prompt.
+    pub fn into_replies(self) -> Vec<Vec<u32>> {
+        self.replies
+    }
+}
+
+/// [`ReplyBatch`]'s replies drawn to their ends at once.
 pub fn sample_replies(
     model: &Transformer,
-    prompt: &[u32],
+    prompts: &[Vec<u32>],
     count: usize,
     sampling: Sampling,
     max_tokens: usize,
     end_of_generation: &[u32],
     rng: &mut RunRng,
 ) -> Vec<Vec<u32>> {
-    let device = model.device();
-    let (d, vocabulary) = (model.config.embedding, model.config.vocabulary);
-    let max_tokens = max_tokens.min(model.config.context.saturating_sub(prompt.len()));
-    let mut replies: Vec<Vec<u32>> = vec![Vec::new(); count];
-    let mut open = vec![true; count];
-    let mut cache = KvCache::default();
-    let rows: Vec<i64> = (0..count).flat_map(|_| prompt.iter().map(|&t| i64::from(t))).collect();
-    let mut feed = Tensor::<2, Int>::from_data(TensorData::new(rows, [count, prompt.len()]), &device);
-    for _ in 0..max_tokens {
-        let hidden = model.hidden(feed, &mut cache, Weights::Adapted);
-        let time = hidden.dims()[1];
-        let last = hidden.narrow(1, time - 1, 1).reshape([count, d]);
-        let logits = model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32");
-        let mut next = Vec::with_capacity(count);
-        for (row, reply) in replies.iter_mut().enumerate() {
-            if open[row] {
-                let token = sampling.draw(&logits[row * vocabulary..(row + 1) * vocabulary], rng);
-                reply.push(token);
-                open[row] = !end_of_generation.contains(&token);
-            }
-            next.push(i64::from(*reply.last().unwrap_or(&0)));
-        }
-        if !open.contains(&true) {
-            break;
-        }
-        feed = Tensor::<2, Int>::from_data(TensorData::new(next, [count, 1]), &device);
-    }
-    replies
+    let mut batch = ReplyBatch::new(model, prompts, count, sampling, max_tokens, end_of_generation);
+    batch.advance(model, usize::MAX, rng);
+    batch.into_replies()
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use burn::module::Module;
 use burn::tensor::Device;
 
 use crate::lm::chat_template::{ChatTemplate, Message};
@@ -63,6 +64,16 @@ impl LanguageModel {
             return Err("the prompt has no tokens".into());
         }
         Ok(tokens)
+    }
+
+    /// A copy for inference alone, off any autodiff device: its replies keep no graph.
+    pub fn valid(&self) -> Self {
+        Self {
+            tokenizer: self.tokenizer.clone(),
+            template: self.template.clone(),
+            transformer: self.transformer.valid(),
+            metadata: self.metadata.clone(),
+        }
     }
 
     /// The model frozen, with fresh LoRA adapters to train (`Transformer::with_lora`).

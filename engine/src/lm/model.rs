@@ -133,7 +133,10 @@ impl Linear {
     /// `x` `[rows, in]` times the weight's transpose, plus the bias and the adapter's update.
     pub fn forward(&self, x: Tensor<2>, weights: Weights) -> Tensor<2> {
         let adapter = self.lora.as_ref().filter(|_| weights == Weights::Adapted).map(|lora| lora.forward(x.clone()));
-        let mut y = round_activations(x, self.activation).matmul(self.weight.val().transpose());
+        // (W xᵀ)ᵀ rather than x Wᵀ: burn's ndarray backend copies a transposed operand into place
+        // before the product, and the weight is the large one (it was 45% of a token's time).
+        let x = round_activations(x, self.activation);
+        let mut y = self.weight.val().matmul(x.transpose()).transpose();
         if let Some(bias) = &self.bias {
             y = y + bias.val().unsqueeze_dim(0);
         }
@@ -317,8 +320,9 @@ impl Transformer {
         let d = self.config.embedding;
         let start = cache.length();
         let mut x = self.embedding.val().select(0, tokens.reshape([batch * time])).reshape([batch, time, d]);
-        let rope = Rope::new(&self.config, start, time, &x.device());
-        let mask = causal_mask(start, time, &x.device());
+        let padding: Vec<usize> = (0..batch).map(|row| cache.padding(row)).collect();
+        let rope = Rope::new(&self.config, start, time, &padding, &x.device());
+        let mask = causal_mask(start, time, &padding, &x.device());
         for (layer, block) in self.blocks.iter().enumerate() {
             let h = rms_norm(x.clone(), &block.attention_norm, self.config.rms_epsilon).reshape([batch * time, d]);
             let heads = |y: Tensor<2>, n: usize| y.reshape([batch, time, n, self.config.head_dim()]).swap_dims(1, 2);
@@ -348,7 +352,7 @@ impl Transformer {
     /// Attention of `query` `[batch, heads, time, head_dim]` over the cached `keys` and `values`
     /// `[batch, kv_heads, length, head_dim]`; query head `h` reads key head `h / (heads / kv_heads)`,
     /// as ggml's broadcast in `mul_mat` pairs them.
-    fn attend(&self, query: Tensor<4>, keys: Tensor<4>, values: Tensor<4>, mask: Tensor<2>) -> Tensor<4> {
+    fn attend(&self, query: Tensor<4>, keys: Tensor<4>, values: Tensor<4>, mask: Tensor<4>) -> Tensor<4> {
         let [batch, kv_heads, length, head_dim] = keys.dims();
         let group = self.config.heads / kv_heads;
         let widen = |t: Tensor<4>| {
@@ -360,7 +364,7 @@ impl Transformer {
             ])
         };
         let scores = query.matmul(widen(keys).swap_dims(2, 3)) * (1.0 / (head_dim as f32).sqrt());
-        let weights = softmax(scores + mask.unsqueeze_dims::<4>(&[0, 1]), 3);
+        let weights = softmax(scores + mask, 3);
         weights.matmul(widen(values))
     }
 }
@@ -371,16 +375,29 @@ fn rms_norm(x: Tensor<3>, weight: &Param<Tensor<1>>, epsilon: f32) -> Tensor<3> 
     x * scale * weight.val().unsqueeze_dims::<3>(&[0, 1])
 }
 
-/// 0 where position `start + i` may attend to position `j`, −∞ after it: `[time, start + time]`.
-fn causal_mask(start: usize, time: usize, device: &Device) -> Tensor<2> {
+/// 0 where position `start + i` of a row may attend to position `j`, −∞ after it and on the row's
+/// padding: `[batch, 1, time, start + time]`. A padding position attends to itself alone, so that
+/// its softmax stays finite; nothing reads what it computes.
+fn causal_mask(start: usize, time: usize, padding: &[usize], device: &Device) -> Tensor<4> {
     let length = start + time;
-    let mask: Vec<f32> =
-        (0..time).flat_map(|i| (0..length).map(move |j| if j > start + i { f32::NEG_INFINITY } else { 0.0 })).collect();
-    Tensor::from_data(TensorData::new(mask, [time, length]), device)
+    let mask: Vec<f32> = padding
+        .iter()
+        .flat_map(|&pad| {
+            (0..time).flat_map(move |i| {
+                let position = start + i;
+                (0..length).map(move |j| {
+                    let hidden = j > position || (j < pad && j != position);
+                    if hidden { f32::NEG_INFINITY } else { 0.0 }
+                })
+            })
+        })
+        .collect();
+    Tensor::from_data(TensorData::new(mask, [padding.len(), 1, time, length]), device)
 }
 
-/// The rotation of positions `start..start + time`, with ggml's angles (`ggml_rope_cache_init`:
-/// θ = p · base^(−2i/n), the powers taken by repeated products in f32).
+/// The rotation of positions `start..start + time` of each row, counted from the row's first token
+/// after its padding, with ggml's angles (`ggml_rope_cache_init`: θ = p · base^(−2i/n), the powers
+/// taken by repeated products in f32).
 struct Rope {
     cos: Tensor<4>,
     sin: Tensor<4>,
@@ -388,20 +405,23 @@ struct Rope {
 }
 
 impl Rope {
-    fn new(config: &ModelConfig, start: usize, time: usize, device: &Device) -> Self {
+    fn new(config: &ModelConfig, start: usize, time: usize, padding: &[usize], device: &Device) -> Self {
         let half = config.head_dim() / 2;
         let theta_scale = config.rope_base.powf(-2.0 / config.head_dim() as f32);
-        let (mut cos, mut sin) = (Vec::with_capacity(time * half), Vec::with_capacity(time * half));
-        for position in start..start + time {
-            let mut theta = position as f32;
-            for _ in 0..half {
-                cos.push(theta.cos());
-                sin.push(theta.sin());
-                theta *= theta_scale;
+        let rows = padding.len();
+        let (mut cos, mut sin) = (Vec::with_capacity(rows * time * half), Vec::with_capacity(rows * time * half));
+        for &pad in padding {
+            for position in start..start + time {
+                let mut theta = position.saturating_sub(pad) as f32;
+                for _ in 0..half {
+                    cos.push(theta.cos());
+                    sin.push(theta.sin());
+                    theta *= theta_scale;
+                }
             }
         }
         let table = |values: Vec<f32>| {
-            Tensor::<2>::from_data(TensorData::new(values, [time, half]), device).unsqueeze_dims(&[0, 1])
+            Tensor::<3>::from_data(TensorData::new(values, [rows, time, half]), device).unsqueeze_dim(1)
         };
         Self { cos: table(cos), sin: table(sin), architecture: config.architecture }
     }

@@ -1,11 +1,16 @@
 //! Pass@1 of the engine's language model on the small code model's tasks ([`coder_tasks`]): each
-//! task's reply drawn by the model (greedy, or sampled as Table 1 decodes), the program in it run
-//! against the tests and the hidden tests, and the share that passes in each split. Sans-IO and
-//! [`Effectful`]: the replies are the task's own work ([`Need::Compute`], one reply a slice, so a
-//! page stays responsive), the programs one [`PythonBatch`] the host runs, each in an interpreter
-//! of its own (the model's code is untrusted).
+//! task's replies drawn by the model (greedy, or sampled as Table 1 decodes, several per task),
+//! the program in each run against the tests and the hidden tests, and the share that passes in
+//! each split. The one measurement of the model: `rlcg lm pass-at-1` and StepCoder's training
+//! ([`model_ppo`]) both run it. Sans-IO and [`Effectful`]: the replies are the task's own work
+//! ([`Need::Compute`], a few tokens a slice, so a page's worker answers between them), the
+//! programs one [`PythonBatch`] the host runs, each in an interpreter of its own (the model's code
+//! is untrusted).
 //!
 //! [`coder_tasks`]: super::coder_tasks::coder_tasks
+//! [`model_ppo`]: super::model_ppo
+
+use std::ops::Range;
 
 use rand::SeedableRng;
 use serde::Serialize;
@@ -13,16 +18,25 @@ use serde::Serialize;
 use super::coder_tasks::{CoderTask, Split};
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::llm::extract_code;
-use crate::lm::generation::Sampling;
+use crate::lm::generation::{ReplyBatch, Sampling};
 use crate::lm::language_model::LanguageModel;
 use crate::python::{Outcome, ProgramVerdict};
 use crate::rng::RunRng;
+
+/// Replies drawn side by side in one batch (ours): enough rows to share each step's pass over the
+/// weights, few enough that rows which stopped early idle little.
+pub const ROWS_PER_BATCH: usize = 64;
+
+/// Tokens drawn per slice of work (ours): a worker answers a pause or a cancel between slices.
+pub const TOKENS_PER_SLICE: usize = 8;
 
 /// How the replies are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct PassAt1Spec {
     /// Greedy by default: the small model's starting point is its greedy pass@1.
     pub sampling: Sampling,
+    /// Programs drawn per task; a split's pass@1 is the share of its programs that pass.
+    pub samples: usize,
     /// The most tokens a reply may have; the templates' programs take under 80.
     pub max_tokens: usize,
     /// The seed of the draws (unused when greedy).
@@ -31,11 +45,11 @@ pub struct PassAt1Spec {
 
 impl Default for PassAt1Spec {
     fn default() -> Self {
-        Self { sampling: Sampling::GREEDY, max_tokens: 160, seed: 1 }
+        Self { sampling: Sampling::GREEDY, samples: 1, max_tokens: 160, seed: 1 }
     }
 }
 
-/// One task's reply and what its program did.
+/// One program's reply and what it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskResult {
     pub id: String,
@@ -50,13 +64,14 @@ pub struct TaskResult {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SplitPassAt1 {
     pub split: Split,
-    pub passed: usize,
     pub tasks: usize,
+    pub programs: usize,
+    pub passed: usize,
 }
 
 impl SplitPassAt1 {
     pub fn share(&self) -> f64 {
-        self.passed as f64 / self.tasks.max(1) as f64
+        self.passed as f64 / self.programs.max(1) as f64
     }
 }
 
@@ -65,7 +80,15 @@ impl SplitPassAt1 {
 pub struct PassAt1Report {
     pub spec: PassAt1Spec,
     pub splits: Vec<SplitPassAt1>,
+    /// Each program's, task by task.
     pub results: Vec<TaskResult>,
+}
+
+impl PassAt1Report {
+    /// pass@1 of `split` (0 when it has no task).
+    pub fn share(&self, split: Split) -> f64 {
+        self.splits.iter().find(|s| s.split == split).map_or(0.0, SplitPassAt1::share)
+    }
 }
 
 /// The measurement under way.
@@ -74,6 +97,8 @@ pub struct ModelPassAt1 {
     tasks: Vec<CoderTask>,
     spec: PassAt1Spec,
     rng: RunRng,
+    /// The tasks whose replies are being drawn, side by side.
+    drawing: Option<(Range<usize>, ReplyBatch)>,
     results: Vec<TaskResult>,
     batch: Option<PythonBatch>,
     done: bool,
@@ -82,17 +107,19 @@ pub struct ModelPassAt1 {
 }
 
 impl ModelPassAt1 {
+    /// The measurement of `model` (for inference: [`LanguageModel::valid`]) on `tasks`.
     pub fn new(model: LanguageModel, tasks: Vec<CoderTask>, spec: PassAt1Spec) -> Self {
         let rng = RunRng::seed_from_u64(spec.seed);
-        Self { model, tasks, spec, rng, results: Vec::new(), batch: None, done: false, error: None }
+        let spec = PassAt1Spec { samples: spec.samples.max(1), ..spec };
+        Self { model, tasks, spec, rng, drawing: None, results: Vec::new(), batch: None, done: false, error: None }
     }
 
-    /// Replies written, and tasks.
+    /// Programs written, and programs to write.
     pub fn progress(&self) -> (usize, usize) {
-        (self.results.len(), self.tasks.len())
+        (self.results.len(), self.tasks.len() * self.spec.samples)
     }
 
-    /// The passes per split and each task's result, once the programs have run.
+    /// The passes per split and each program's result, once the programs have run.
     pub fn report(&self) -> Option<PassAt1Report> {
         if !self.done || self.error.is_some() {
             return None;
@@ -101,19 +128,48 @@ impl ModelPassAt1 {
             .into_iter()
             .map(|split| {
                 let of_split: Vec<&TaskResult> = self.results.iter().filter(|r| r.split == split).collect();
-                SplitPassAt1 { split, passed: of_split.iter().filter(|r| r.passed).count(), tasks: of_split.len() }
+                SplitPassAt1 {
+                    split,
+                    tasks: self.tasks.iter().filter(|t| t.split == split).count(),
+                    programs: of_split.len(),
+                    passed: of_split.iter().filter(|r| r.passed).count(),
+                }
             })
             .filter(|s| s.tasks > 0)
             .collect();
         Some(PassAt1Report { spec: self.spec, splits, results: self.results.clone() })
     }
 
-    fn write_reply(&mut self, task: &CoderTask) -> Result<TaskResult, String> {
-        let mut generation = self.model.reply(&task.messages(), self.spec.sampling, self.spec.max_tokens)?;
-        while generation.step(&self.model.transformer, &mut self.rng).is_some() {}
-        let reply = self.model.tokenizer.decode(&generation.reply);
-        let program = extract_code(&reply).unwrap_or_default();
-        Ok(TaskResult { id: task.id.clone(), split: task.split, reply, program, outcome: None, passed: false })
+    /// The next tasks' replies, begun.
+    fn begin_batch(&self) -> Result<(Range<usize>, ReplyBatch), String> {
+        let first = self.results.len() / self.spec.samples;
+        let tasks = first..(first + (ROWS_PER_BATCH / self.spec.samples).max(1)).min(self.tasks.len());
+        let prompts = self.tasks[tasks.clone()]
+            .iter()
+            .map(|task| self.model.prompt(&task.messages()).map_err(|e| format!("task {}: {e}", task.id)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let (spec, end) = (&self.spec, &self.model.tokenizer.end_of_generation);
+        let batch =
+            ReplyBatch::new(&self.model.transformer, &prompts, spec.samples, spec.sampling, spec.max_tokens, end);
+        Ok((tasks, batch))
+    }
+
+    /// The drawn replies as results, task by task.
+    fn finish_batch(&mut self, tasks: Range<usize>, batch: ReplyBatch) {
+        let samples = self.spec.samples;
+        for (row, tokens) in batch.into_replies().into_iter().enumerate() {
+            let task = &self.tasks[tasks.start + row / samples];
+            let reply = self.model.tokenizer.decode(&tokens);
+            let program = extract_code(&reply).unwrap_or_default();
+            self.results.push(TaskResult {
+                id: task.id.clone(),
+                split: task.split,
+                reply,
+                program,
+                outcome: None,
+                passed: false,
+            });
+        }
     }
 }
 
@@ -127,14 +183,24 @@ impl Effectful for ModelPassAt1 {
     }
 
     fn compute(&mut self, now_ms: f64) {
-        let task = self.tasks[self.results.len()].clone();
-        match self.write_reply(&task) {
-            Ok(result) => self.results.push(result),
-            Err(reason) => return self.end(&format!("task {}: {reason}", task.id), now_ms),
+        let (tasks, mut batch) = match self.drawing.take().map_or_else(|| self.begin_batch(), Ok) {
+            Ok(drawing) => drawing,
+            Err(reason) => return self.end(&reason, now_ms),
+        };
+        batch.advance(&self.model.transformer, TOKENS_PER_SLICE, &mut self.rng);
+        if !batch.is_done() {
+            self.drawing = Some((tasks, batch));
+            return;
         }
-        if self.results.len() == self.tasks.len() {
-            let requests =
-                self.tasks.iter().zip(&self.results).map(|(t, r)| t.measuring_request(r.program.clone())).collect();
+        self.finish_batch(tasks, batch);
+        if self.results.len() == self.tasks.len() * self.spec.samples {
+            let samples = self.spec.samples;
+            let requests = self
+                .results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| self.tasks[i / samples].measuring_request(r.program.clone()))
+                .collect();
             self.batch = Some(PythonBatch::untrusted_programs(requests));
         }
     }
@@ -154,6 +220,7 @@ impl Effectful for ModelPassAt1 {
     fn end(&mut self, reason: &str, _now_ms: f64) {
         if !self.done {
             self.error = Some(reason.to_owned());
+            self.drawing = None;
             self.batch = None;
             self.done = true;
         }

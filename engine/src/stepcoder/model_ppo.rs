@@ -32,12 +32,12 @@ use super::coder_tasks::{CoderTask, Split};
 use super::curriculum::Curriculum;
 use super::fgo::{Coverage, FgoMask};
 use super::learner_params::Arm;
+use super::model_pass_at_1::{ModelPassAt1, PassAt1Spec, TOKENS_PER_SLICE};
 use super::model_ppo_params::ModelPpoParams;
 use super::ppo_batch::{PpoBatch, RolloutReply, ValueHead};
 use crate::effects::{Effectful, Need, PythonBatch};
-use crate::llm::extract_code;
 use crate::lm::chat_template::Message;
-use crate::lm::generation::{Sampling, sample_replies};
+use crate::lm::generation::{ReplyBatch, Sampling};
 use crate::lm::language_model::LanguageModel;
 use crate::params::Parameters;
 use crate::python::{ProgramRequest, ProgramVerdict};
@@ -107,14 +107,23 @@ pub struct PassAt1Point {
     pub after_updates: usize,
     pub training: f64,
     pub unseen: f64,
+    /// Each task's passing programs (of `measure_samples`), in the tasks' order: the pairs that
+    /// compare two points, or two arms, task by task.
+    pub passes: Vec<usize>,
+}
+
+/// The update's rollouts being drawn, side by side: each task's prompt and prefix.
+struct Drawing {
+    tasks: Vec<usize>,
+    prefixes: Vec<(usize, String)>,
+    prompts: Vec<Vec<u32>>,
+    batch: ReplyBatch,
 }
 
 enum Phase {
-    /// Writing `measure_samples` replies per task to measure; each task's programs so far.
-    Measuring(Vec<Vec<String>>),
-    MeasureRun(PythonBatch),
-    /// Drawing the rollouts of the update's tasks; those drawn so far.
-    Rollouts(Vec<usize>, Vec<Rollout>),
+    /// pass@1 being measured by the policy as it stands.
+    Measuring(Box<ModelPassAt1>),
+    Rollouts(Box<Drawing>),
     Run(PythonBatch, Vec<Rollout>),
     /// The rollouts with their verdicts, for the PPO step.
     Update(Vec<Rollout>, Vec<ProgramVerdict>),
@@ -160,7 +169,7 @@ impl ModelPpo {
         let device = model.transformer.device();
         let value_head = ValueHead::new(model.transformer.config.embedding, &device);
         let curricula = tasks.iter().map(|t| Curriculum::new(&t.scope, spec.params.curriculum)).collect();
-        Ok(Self {
+        let mut ppo = Self {
             model,
             value_head,
             policy_optimizer: AdamConfig::new().init(),
@@ -170,13 +179,15 @@ impl ModelPpo {
             order,
             taken: 0,
             rng,
-            phase: Phase::Measuring(Vec::new()),
+            phase: Phase::Done,
             updates_done: 0,
             history: Vec::new(),
             measurements: Vec::new(),
             error: None,
             spec,
-        })
+        };
+        ppo.phase = ppo.measuring();
+        Ok(ppo)
     }
 
     /// The trained model (its adapters merged when written).
@@ -205,34 +216,49 @@ impl ModelPpo {
         self.model.prompt(&messages)
     }
 
-    fn draw_rollouts(&mut self, task: usize) -> Result<Vec<Rollout>, String> {
-        let (prefix_lines, prefix) = self.prefix(task);
-        let prompt = self.prompt(task, &prefix)?;
+    /// The rollouts of the update's next tasks, begun.
+    fn begin_rollouts(&mut self) -> Result<Drawing, String> {
+        let tasks = self.next_tasks();
+        let prefixes: Vec<(usize, String)> = tasks.iter().map(|&t| self.prefix(t)).collect();
+        let prompts = tasks
+            .iter()
+            .zip(&prefixes)
+            .map(|(&t, (_, prefix))| self.prompt(t, prefix))
+            .collect::<Result<Vec<_>, _>>()?;
         let params = &self.spec.params;
         let sampling = Sampling { temperature: params.rollout_temperature, top_p: params.rollout_top_p };
-        let end = self.model.tokenizer.end_of_generation.clone();
-        // Drawn without autodiff: the graph of every step would be kept through the cache.
-        let policy = self.model.transformer.valid();
-        let replies =
-            sample_replies(&policy, &prompt, params.rollouts, sampling, params.max_tokens, &end, &mut self.rng);
-        Ok(replies
+        let end = &self.model.tokenizer.end_of_generation;
+        let batch =
+            ReplyBatch::new(&self.model.transformer, &prompts, params.rollouts, sampling, params.max_tokens, end);
+        Ok(Drawing { tasks, prefixes, prompts, batch })
+    }
+
+    /// The drawn replies as rollouts: each one's program (the prefix and the reply's code) and
+    /// the program line of each of its tokens.
+    fn finish_rollouts(&self, drawing: Drawing) -> Vec<Rollout> {
+        let Drawing { tasks, prefixes, prompts, batch } = drawing;
+        let rollouts = self.spec.params.rollouts;
+        batch
+            .into_replies()
             .into_iter()
-            .map(|reply| {
+            .enumerate()
+            .map(|(row, reply)| {
+                let (task, (prefix_lines, prefix)) = (row / rollouts, &prefixes[row / rollouts]);
                 let pieces: Vec<String> = reply
                     .iter()
                     .map(|&t| String::from_utf8_lossy(&self.model.tokenizer.piece(t, false)).into_owned())
                     .collect();
-                let (code, token_lines) = code_lines(&pieces, prefix_lines);
+                let (code, token_lines) = code_lines(&pieces, *prefix_lines);
                 Rollout {
-                    task,
-                    prompt: prompt.clone(),
-                    prefix_lines,
+                    task: tasks[task],
+                    prompt: prompts[task].clone(),
+                    prefix_lines: *prefix_lines,
                     reply,
                     program: format!("{prefix}{code}"),
                     token_lines,
                 }
             })
-            .collect())
+            .collect()
     }
 
     fn request(&self, rollout: &Rollout) -> ProgramRequest {
@@ -251,48 +277,28 @@ impl ModelPpo {
             .collect()
     }
 
-    /// One task's programs, `measure_samples` of them drawn side by side as Table 1 decodes, from
-    /// the requirement alone (the prompt and the reading of `model_pass_at_1`), and from a stream of
-    /// their own so that measuring never moves training's draws.
-    fn measuring_programs(&self, task: usize) -> Result<Vec<String>, String> {
+    /// pass@1 measured by the policy as it stands, as Table 1 decodes, from the requirement alone
+    /// ([`ModelPassAt1`]), with a stream of its own so that measuring never moves training's draws.
+    fn measuring(&self) -> Phase {
         let params = &self.spec.params;
-        let sampling = Sampling { temperature: params.measure_temperature, top_p: params.measure_top_p };
-        let stream = self.spec.seed.wrapping_mul(1_000_003) ^ ((self.updates_done as u64) << 20) ^ task as u64;
-        let mut rng = RunRng::seed_from_u64(stream);
-        let prompt = self.model.prompt(&self.tasks[task].messages())?;
-        let end = &self.model.tokenizer.end_of_generation;
-        let policy = self.model.transformer.valid();
-        let replies =
-            sample_replies(&policy, &prompt, params.measure_samples, sampling, params.max_tokens, end, &mut rng);
-        Ok(replies.iter().map(|r| extract_code(&self.model.tokenizer.decode(r)).unwrap_or_default()).collect())
-    }
-
-    /// pass@1 per split from the verdicts of every task's samples, in the tasks' order.
-    fn record_measurement(&mut self, verdicts: &[ProgramVerdict]) {
-        let samples = self.spec.params.measure_samples;
-        let share = |split: Split| {
-            let of_split: Vec<bool> = self
-                .tasks
-                .iter()
-                .zip(verdicts.chunks(samples))
-                .filter(|(t, _)| t.split == split)
-                .flat_map(|(_, chunk)| chunk.iter().map(|v| v.passed))
-                .collect();
-            of_split.iter().filter(|&&p| p).count() as f64 / of_split.len().max(1) as f64
+        let spec = PassAt1Spec {
+            sampling: Sampling { temperature: params.measure_temperature, top_p: params.measure_top_p },
+            samples: params.measure_samples,
+            max_tokens: params.max_tokens,
+            seed: self.spec.seed.wrapping_mul(1_000_003) ^ ((self.updates_done as u64) << 20),
         };
-        self.measurements.push(PassAt1Point {
-            after_updates: self.updates_done,
-            training: share(Split::Training),
-            unseen: share(Split::Unseen),
-        });
+        Phase::Measuring(Box::new(ModelPassAt1::new(self.model.valid(), self.tasks.clone(), spec)))
     }
 
-    /// After a measurement: the next update's rollouts, or the end.
-    fn after_measurement(&mut self) -> Phase {
-        if self.updates_done >= self.spec.updates {
-            return Phase::Done;
+    /// The next update's rollouts, begun.
+    fn rollouts(&mut self) -> Phase {
+        match self.begin_rollouts() {
+            Ok(drawing) => Phase::Rollouts(Box::new(drawing)),
+            Err(reason) => {
+                self.error.get_or_insert(reason);
+                Phase::Done
+            }
         }
-        Phase::Rollouts(self.next_tasks(), Vec::new())
     }
 
     /// The PPO step on the update's rollouts, and the curricula's ρ.
@@ -385,13 +391,35 @@ impl ModelPpo {
             value_loss: value_total,
         }
     }
-}
 
-impl ModelPpo {
     /// Ends the training here, saying why.
     fn fail(&mut self, reason: &str) {
         self.error.get_or_insert_with(|| reason.to_owned());
         self.phase = Phase::Done;
+    }
+
+    /// After a step of a measurement: still measuring, or its figures recorded and the next
+    /// update's rollouts begun (or the end).
+    fn after_measuring_step(&mut self, measurement: Box<ModelPassAt1>) -> Phase {
+        if !matches!(measurement.need(), Need::Done) {
+            return Phase::Measuring(measurement);
+        }
+        let Some(report) = measurement.report() else {
+            let reason = measurement.error.clone().unwrap_or_default();
+            self.error.get_or_insert(format!("measuring pass@1: {reason}"));
+            return Phase::Done;
+        };
+        self.measurements.push(PassAt1Point {
+            after_updates: self.updates_done,
+            training: report.share(Split::Training),
+            unseen: report.share(Split::Unseen),
+            passes: self
+                .tasks
+                .iter()
+                .map(|t| report.results.iter().filter(|r| r.id == t.id && r.passed).count())
+                .collect(),
+        });
+        if self.updates_done >= self.spec.updates { Phase::Done } else { self.rollouts() }
     }
 }
 
@@ -399,44 +427,28 @@ impl Effectful for ModelPpo {
     fn need(&self) -> Need<'_> {
         match &self.phase {
             Phase::Done => Need::Done,
-            Phase::MeasureRun(batch) | Phase::Run(batch, _) => Need::Python(batch),
-            Phase::Measuring(_) | Phase::Rollouts(..) | Phase::Update(..) => Need::Compute,
+            Phase::Measuring(measurement) => measurement.need(),
+            Phase::Run(batch, _) => Need::Python(batch),
+            Phase::Rollouts(..) | Phase::Update(..) => Need::Compute,
         }
     }
 
-    fn compute(&mut self, _now_ms: f64) {
+    fn compute(&mut self, now_ms: f64) {
         match std::mem::replace(&mut self.phase, Phase::Done) {
-            Phase::Measuring(mut programs) => match self.measuring_programs(programs.len()) {
-                Err(reason) => self.fail(&reason),
-                Ok(drawn) => {
-                    programs.push(drawn);
-                    self.phase = if programs.len() < self.tasks.len() {
-                        Phase::Measuring(programs)
-                    } else {
-                        let requests = self
-                            .tasks
-                            .iter()
-                            .zip(&programs)
-                            .flat_map(|(task, drawn)| drawn.iter().map(|p| task.measuring_request(p.clone())))
-                            .collect();
-                        Phase::MeasureRun(PythonBatch::untrusted_programs(requests))
-                    };
-                }
-            },
-            Phase::Rollouts(tasks, mut rollouts) => {
-                let task = tasks[rollouts.len() / self.spec.params.rollouts];
-                match self.draw_rollouts(task) {
-                    Err(reason) => self.fail(&reason),
-                    Ok(drawn) => {
-                        rollouts.extend(drawn);
-                        self.phase = if rollouts.len() < tasks.len() * self.spec.params.rollouts {
-                            Phase::Rollouts(tasks, rollouts)
-                        } else {
-                            let requests = rollouts.iter().map(|r| self.request(r)).collect();
-                            Phase::Run(PythonBatch::untrusted_programs(requests), rollouts)
-                        };
-                    }
-                }
+            Phase::Measuring(mut measurement) => {
+                measurement.compute(now_ms);
+                self.phase = self.after_measuring_step(measurement);
+            }
+            Phase::Rollouts(mut drawing) => {
+                // Drawn without autodiff: the graph of every step would be kept through the cache.
+                drawing.batch.advance(&self.model.transformer.valid(), TOKENS_PER_SLICE, &mut self.rng);
+                self.phase = if drawing.batch.is_done() {
+                    let rollouts = self.finish_rollouts(*drawing);
+                    let requests = rollouts.iter().map(|r| self.request(r)).collect();
+                    Phase::Run(PythonBatch::untrusted_programs(requests), rollouts)
+                } else {
+                    Phase::Rollouts(drawing)
+                };
             }
             Phase::Update(rollouts, verdicts) => {
                 let record = self.update(&rollouts, &verdicts);
@@ -444,21 +456,20 @@ impl Effectful for ModelPpo {
                 self.updates_done += 1;
                 let measure =
                     self.updates_done.is_multiple_of(self.spec.measure_every) || self.updates_done == self.spec.updates;
-                self.phase =
-                    if measure { Phase::Measuring(Vec::new()) } else { Phase::Rollouts(self.next_tasks(), Vec::new()) };
+                self.phase = if measure { self.measuring() } else { self.rollouts() };
             }
             other => self.phase = other,
         }
     }
 
-    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, _now_ms: f64) {
+    fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
         match std::mem::replace(&mut self.phase, Phase::Done) {
-            Phase::MeasureRun(batch) | Phase::Run(batch, _) if verdicts.len() != batch.requests.len() => {
-                self.fail(&format!("{} verdicts for {} programs", verdicts.len(), batch.requests.len()));
+            Phase::Measuring(mut measurement) => {
+                measurement.python_done(verdicts, now_ms);
+                self.phase = self.after_measuring_step(measurement);
             }
-            Phase::MeasureRun(..) => {
-                self.record_measurement(&verdicts);
-                self.phase = self.after_measurement();
+            Phase::Run(batch, _) if verdicts.len() != batch.requests.len() => {
+                self.fail(&format!("{} verdicts for {} programs", verdicts.len(), batch.requests.len()));
             }
             Phase::Run(_, rollouts) => self.phase = Phase::Update(rollouts, verdicts),
             _ => self.fail("verdicts came when no programs were running"),
