@@ -20,12 +20,32 @@ pub fn io_failure(message: impl Into<String>) -> Failure {
     Failure { code: 1, message: message.into() }
 }
 
-/// A progress bar on stderr counting `unit`.
 /// `jobs`, or as many as the machine has cores.
 pub fn jobs_or_cores(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
 }
 
+/// `work` done on every item, `jobs` items at a time (a thread each), the results in the items'
+/// order.
+pub fn side_by_side<T: Sync, R: Send>(items: &[T], jobs: usize, work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let results = std::sync::Mutex::new((0..items.len()).map(|_| None).collect::<Vec<Option<R>>>());
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, items.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(index) else { return };
+                    let result = work(item);
+                    results.lock().expect("no worker panics holding the lock")[index] = Some(result);
+                }
+            });
+        }
+    });
+    results.into_inner().expect("workers finished").into_iter().map(|r| r.expect("every item ran")).collect()
+}
+
+/// A progress bar on stderr counting `unit`.
 pub fn progress_bar(length: u64, unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(length);
     let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}");

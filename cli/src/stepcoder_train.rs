@@ -11,7 +11,7 @@ use engine::device::Backend;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
-use engine::stepcoder::coder_tasks::coder_tasks;
+use engine::stepcoder::coder_tasks::{CoderTask, coder_tasks};
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
 use serde_json::json;
 
@@ -34,13 +34,9 @@ pub fn train(
         None => CODE_MODEL.to_vec(),
     };
     let name = model.map_or("models/rlcg-coder.gguf".to_owned(), |p| p.display().to_string());
-    let device = Backend::Ndarray.device().map_err(usage)?;
-    let loaded = LanguageModel::load(&bytes, &device, Numerics::F32).map_err(|e| usage(format!("{name}: {e}")))?;
-    let mut training = ModelPpo::new(loaded, tasks, spec).map_err(usage)?;
     let started = Instant::now();
-    let mut python = NativePython::start().map_err(io_failure)?;
     let mut shown = (0, 0);
-    let driven = Host::without_llm(&mut python).with_jobs(jobs_or_cores(None)).drive(&mut training, |t| {
+    let training = run_training(&bytes, &name, tasks, spec, jobs_or_cores(None), |t| {
         for m in &t.measurements[shown.1..] {
             println!(
                 "after {} updates: pass@1 {:.1}% training, {:.1}% unseen",
@@ -53,21 +49,19 @@ pub fn train(
             let stages: Vec<String> =
                 r.stages.iter().map(|(id, stage, rho)| format!("{id} c={stage} ρ={rho:.2}")).collect();
             println!(
-                "update {}: reward {:+.3}, rollouts passed {:.0}%, KL {:.4}, tokens kept {:.0}%; {}",
+                "update {}: reward {:+.3}, rollouts passed {:.0}% ({:.0}% of them special-cased), KL {:.4}, tokens kept \
+                 {:.0}%; {}",
                 r.update,
                 r.mean_reward,
                 100.0 * r.pass_rate,
+                100.0 * r.special_cased,
                 r.kl,
                 100.0 * r.kept_share,
                 stages.join(", ")
             );
         }
         shown = (t.history.len(), t.measurements.len());
-    });
-    driven.map_err(io_failure)?;
-    if let Some(error) = &training.error {
-        return Err(usage(error.clone()));
-    }
+    })?;
     println!("{} updates in {:.1} s", training.updates_done, started.elapsed().as_secs_f64());
     if let Some(path) = out {
         let file = training.model().to_gguf(TensorType::F16);
@@ -81,4 +75,25 @@ pub fn train(
         );
     }
     Ok(())
+}
+
+/// StepCoder's training of the model in `bytes` (`name` in messages) on `tasks`, its programs run
+/// by `jobs` python3 processes; `on_step` sees it after every step.
+pub(crate) fn run_training(
+    bytes: &[u8],
+    name: &str,
+    tasks: Vec<CoderTask>,
+    spec: ModelPpoSpec,
+    jobs: usize,
+    on_step: impl FnMut(&ModelPpo),
+) -> Result<ModelPpo, Failure> {
+    let device = Backend::Ndarray.device().map_err(usage)?;
+    let loaded = LanguageModel::load(bytes, &device, Numerics::F32).map_err(|e| usage(format!("{name}: {e}")))?;
+    let mut training = ModelPpo::new(loaded, tasks, spec).map_err(usage)?;
+    let mut python = NativePython::start().map_err(io_failure)?;
+    Host::without_llm(&mut python).with_jobs(jobs).drive(&mut training, on_step).map_err(io_failure)?;
+    match &training.error {
+        Some(error) => Err(usage(error.clone())),
+        None => Ok(training),
+    }
 }

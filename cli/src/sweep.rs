@@ -19,15 +19,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use engine::effects::PYTHON_COULD_NOT_RUN;
 use engine::stepcoder::ablation::mean_interval;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_text, usage};
+use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_text, side_by_side, usage};
 
 /// The environment variables that carry a cell's index on a cluster, in the order they are read.
 pub const INDEX_VARIABLES: [&str; 2] = ["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"];
@@ -221,23 +219,14 @@ fn keep(out: &Path, cell: &Cell) -> Result<(), Failure> {
 fn run_all(sweep: &Sweep, jobs: Option<usize>, out: &Path) -> Result<(), Failure> {
     let jobs = jobs_or_cores(jobs);
     let bar = progress_bar(sweep.cells() as u64, "cells");
-    let next = AtomicUsize::new(0);
-    let failures = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..jobs.min(sweep.cells()) {
-            scope.spawn(|| {
-                while let Some(index) = Some(next.fetch_add(1, Ordering::Relaxed)).filter(|&i| i < sweep.cells()) {
-                    let kept = sweep.run(index).map_err(io_failure).and_then(|cell| keep(out, &cell));
-                    if let Err(failure) = kept {
-                        failures.lock().expect("no cell panics holding the lock").push(failure);
-                    }
-                    bar.inc(1);
-                }
-            });
-        }
+    let cells: Vec<usize> = (0..sweep.cells()).collect();
+    let kept = side_by_side(&cells, jobs, |&index| {
+        let kept = sweep.run(index).map_err(io_failure).and_then(|cell| keep(out, &cell));
+        bar.inc(1);
+        kept
     });
     bar.finish_and_clear();
-    if let Some(failure) = failures.into_inner().expect("cells finished").into_iter().next() {
+    if let Some(failure) = kept.into_iter().find_map(Result::err) {
         return Err(failure);
     }
     merge(out, None, false)

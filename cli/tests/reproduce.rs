@@ -40,6 +40,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "stepcoder-earlier-rollouts",
             "stepcoder-keep-all",
             "code-model",
+            "code-model-ppo",
         ]
     );
 }

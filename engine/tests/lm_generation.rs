@@ -7,9 +7,8 @@ mod lm_fixtures;
 use engine::lm::chat_template::Message;
 use engine::lm::generation::{Sampling, sample_replies};
 use engine::lm::language_model::LanguageModel;
-use engine::lm::model::Numerics;
 use engine::rng::RunRng;
-use lm_fixtures::{cpu, load};
+use lm_fixtures::load;
 use rand::SeedableRng;
 
 /// The greedy reply written one token at a time, with the end-of-turn token that stopped it.
@@ -69,6 +68,5 @@ fn prompts_of_different_lengths_drawn_side_by_side_answer_as_each_alone() {
 }
 
 fn code_model() -> LanguageModel {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../models/rlcg-coder.gguf")).unwrap();
-    LanguageModel::load(&bytes, &cpu(), Numerics::LlamaCpp).unwrap()
+    load("rlcg-coder.gguf")
 }

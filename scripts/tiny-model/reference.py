@@ -9,14 +9,16 @@ Makes the models the parity tests run, beside the in-tab fixture (`tiny-coder.gg
   `gguf` and quantised by llama.cpp to F16, Q8_0 and Q4_K_M (the presets' type: Q4_K with Q6_K);
 
 and the engine's own `tiny-coder-tuned.gguf` (the fixture with LoRA adapters trained by
-`rlcg lm tune` and merged, written in F16; README.md here), then runs each with llama.cpp
+`rlcg lm tune` and merged, written in F16; README.md here) and the small code model
+`models/rlcg-coder.gguf` (Qwen2, F16; scripts/code-model/make.py), then runs each with llama.cpp
 (llama-cpp-python) on a few chats and writes, per file and chat, the
 prompt llama-cpp-python's Jinja formats, its tokens, the next-token logits after it, and 24 tokens
 of greedy generation to `e2e/fixtures/llama-cpp-reference.json`. The KV cache is kept in F32 and
 flash attention off, so llama.cpp's attention is f32 like the engine's.
 
     /tmp/llama-cpp-python/bin/python scripts/tiny-model/reference.py
-(with llama-cpp-python, gguf and numpy installed there; scripts/tiny-model/check-cli.sh installs
+    /tmp/llama-cpp-python/bin/python scripts/tiny-model/reference.py --add models/rlcg-coder.gguf
+(the second records one more file and keeps the others' numbers; with llama-cpp-python, gguf and numpy installed there; scripts/tiny-model/check-cli.sh installs
 llama-cpp-python as pip builds it here, about 12 minutes on 2 cores.)
 """
 
@@ -178,25 +180,39 @@ def record(path):
     return dict(file=path.name, cases=cases)
 
 
-def main():
+def main(argv):
+    out = FIXTURES / "llama-cpp-reference.json"
+    if argv[:1] == ["--add"]:
+        # Records further files (the small code model, models/rlcg-coder.gguf) into the reference
+        # as it stands, leaving the others' numbers as they were recorded.
+        reference = json.loads(out.read_text())
+        added = [record(pathlib.Path(path).resolve()) for path in argv[1:]]
+        names = {entry["file"] for entry in added}
+        reference["files"] = [f for f in reference["files"] if f["file"] not in names] + added
+        out.write_text(json.dumps(reference, ensure_ascii=False) + "\n")
+        print(f"added {', '.join(sorted(names))} to {out} ({out.stat().st_size} bytes)")
+        return
     qwen2_f32 = pathlib.Path("/tmp/qwen2-tiny-f32.gguf")
     write_qwen2(qwen2_f32)
     for name, ftype in FTYPES.items():
         quantise(qwen2_f32, FIXTURES / f"qwen2-tiny-{name}.gguf", ftype)
     quantise(FIXTURES / "tiny-coder.gguf", FIXTURES / "tiny-coder-q8_0.gguf", FTYPES["q8_0"])
-    files = ["tiny-coder.gguf", "tiny-coder-q8_0.gguf"] + [f"qwen2-tiny-{name}.gguf" for name in FTYPES]
+    files = [FIXTURES / "tiny-coder.gguf", FIXTURES / "tiny-coder-q8_0.gguf"]
+    files += [FIXTURES / f"qwen2-tiny-{name}.gguf" for name in FTYPES]
     # The engine's own file (README.md here: `rlcg lm tune`, LoRA merged, F16), when it has been made.
     if (FIXTURES / "tiny-coder-tuned.gguf").exists():
-        files.append("tiny-coder-tuned.gguf")
+        files.append(FIXTURES / "tiny-coder-tuned.gguf")
+    # The small code model StepCoder trains (scripts/code-model/make.py), when it has been made.
+    if (ROOT / "models/rlcg-coder.gguf").exists():
+        files.append(ROOT / "models/rlcg-coder.gguf")
     reference = dict(
         llama_cpp_python=llama_cpp.__version__,
         note="llama.cpp's logits with an F32 KV cache and no flash attention (scripts/tiny-model/reference.py)",
-        files=[record(FIXTURES / name) for name in files],
+        files=[record(path) for path in files],
     )
-    out = FIXTURES / "llama-cpp-reference.json"
     out.write_text(json.dumps(reference, ensure_ascii=False) + "\n")
     print(f"wrote {out} ({out.stat().st_size} bytes)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -19,7 +19,7 @@ mod stepcoder_table;
 
 /// The groups of tables, in the docs' order: each name and what makes its tables.
 type Generator = fn(Scale, Option<usize>) -> Result<Vec<Table>, Failure>;
-const GROUPS: [(&str, Generator); 10] = [
+const GROUPS: [(&str, Generator); 11] = [
     (orchestrator::GROUP, |scale, _| orchestrator::run_tables(scale).map_err(usage)),
     ("seed003-live", live_tables::tables),
     ("search", search_tables::search),
@@ -30,12 +30,14 @@ const GROUPS: [(&str, Generator); 10] = [
     ("planning-python", planning_table::python_tables),
     ("stepcoder", stepcoder_table::tables),
     ("code-model", code_model_table::tables),
+    ("code-model-ppo", code_model_table::ppo_tables),
 ];
 
 #[derive(clap::Args)]
 pub struct ReproduceArgs {
     /// Groups of tables, comma-separated (default: all): seed003, seed003-live, search,
-    /// world-models, cheating, lats, planning, planning-python, stepcoder, code-model.
+    /// world-models, cheating, lats, planning, planning-python, stepcoder, code-model,
+    /// code-model-ppo.
     #[arg(long)]
     only: Option<String>,
     /// Fewer seeds and episodes (a few minutes); compare with `docs/reproductions-quick.md`.

@@ -53,6 +53,12 @@ impl CoderTask {
         vec![Message { role: "user".into(), content: self.requirement.clone() }]
     }
 
+    /// A run of `program` on the hidden tests alone, the verdict only: whether a program that
+    /// passed the tests it was rewarded by holds beyond them. Its verdict rewards nothing.
+    pub fn hidden_request(&self, program: String) -> ProgramRequest {
+        ProgramRequest::with_statements(program, &self.hidden_tests).verdict_only()
+    }
+
     /// A measuring run of `program`: the tests and the hidden tests, the verdict only.
     pub fn measuring_request(&self, program: String) -> ProgramRequest {
         let tests: Vec<String> = self.tests.iter().chain(&self.hidden_tests).cloned().collect();

@@ -8,7 +8,9 @@
 //! 0.9. Their programs (prefix and reply) run against the task's tests with line coverage; eq. 3
 //! rewards each, FGO keeps the reply's tokens on lines the tests ran, and the clipped loss and the
 //! value head's ([`ppo_batch`]) take some epochs of Adam. ρ and the stage then move as Algorithm 1
-//! lines 16–26 say.
+//! lines 16–26 say. The rollouts that passed also run on the task's hidden tests, which reward
+//! nothing and which the model never sees: the share that fails them is the share special-cased to
+//! the tests it was rewarded by, reported with each update.
 //! Before the first update, every `measure_every` updates and after the last, pass@1 is measured
 //! as Table 1 decodes (T 0.2, top-p 0.95) on the training tasks and on the unseen ones, against
 //! the tests and the hidden tests, which no rollout is rewarded by.
@@ -88,6 +90,9 @@ pub struct UpdateRecord {
     pub mean_reward: f64,
     /// The share of rollouts that passed their tests.
     pub pass_rate: f64,
+    /// Of the rollouts that passed their tests, the share that failed the task's hidden tests:
+    /// programs special-cased to the tests they were rewarded by (0 when none passed).
+    pub special_cased: f64,
     /// The mean per-token KL estimate log π_old − log π_ref over the replies.
     pub kl: f64,
     /// The share of reply tokens the loss kept (all but padding without FGO).
@@ -125,8 +130,10 @@ enum Phase {
     Measuring(Box<ModelPassAt1>),
     Rollouts(Box<Drawing>),
     Run(PythonBatch, Vec<Rollout>),
-    /// The rollouts with their verdicts, for the PPO step.
-    Update(Vec<Rollout>, Vec<ProgramVerdict>),
+    /// The rollouts that passed, run on their tasks' hidden tests (which reward nothing).
+    HiddenRun(PythonBatch, Vec<Rollout>, Vec<ProgramVerdict>),
+    /// The rollouts with their verdicts, for the PPO step, and the share special-cased.
+    Update(Vec<Rollout>, Vec<ProgramVerdict>, f64),
     Done,
 }
 
@@ -302,7 +309,7 @@ impl ModelPpo {
     }
 
     /// The PPO step on the update's rollouts, and the curricula's ρ.
-    fn update(&mut self, rollouts: &[Rollout], verdicts: &[ProgramVerdict]) -> UpdateRecord {
+    fn update(&mut self, rollouts: &[Rollout], verdicts: &[ProgramVerdict], special_cased: f64) -> UpdateRecord {
         let params = self.spec.params.clone();
         let rewards: Vec<f32> = verdicts.iter().map(|v| v.outcome.reward() as f32).collect();
         let masks: Vec<Vec<f32>> = rollouts
@@ -380,6 +387,7 @@ impl ModelPpo {
             tasks: tasks.iter().map(|&t| self.tasks[t].id.clone()).collect(),
             mean_reward: rewards.iter().map(|&r| f64::from(r)).sum::<f64>() / rewards.len().max(1) as f64,
             pass_rate: verdicts.iter().filter(|v| v.passed).count() as f64 / verdicts.len().max(1) as f64,
+            special_cased,
             kl: batches.iter().map(|b| b.kl_sum).sum::<f64>() / tokens.max(1.0),
             kept_share: kept / tokens.max(1.0),
             stages: tasks
@@ -428,7 +436,7 @@ impl Effectful for ModelPpo {
         match &self.phase {
             Phase::Done => Need::Done,
             Phase::Measuring(measurement) => measurement.need(),
-            Phase::Run(batch, _) => Need::Python(batch),
+            Phase::Run(batch, _) | Phase::HiddenRun(batch, ..) => Need::Python(batch),
             Phase::Rollouts(..) | Phase::Update(..) => Need::Compute,
         }
     }
@@ -450,8 +458,8 @@ impl Effectful for ModelPpo {
                     Phase::Rollouts(drawing)
                 };
             }
-            Phase::Update(rollouts, verdicts) => {
-                let record = self.update(&rollouts, &verdicts);
+            Phase::Update(rollouts, verdicts, special_cased) => {
+                let record = self.update(&rollouts, &verdicts, special_cased);
                 self.history.push(record);
                 self.updates_done += 1;
                 let measure =
@@ -468,10 +476,26 @@ impl Effectful for ModelPpo {
                 measurement.python_done(verdicts, now_ms);
                 self.phase = self.after_measuring_step(measurement);
             }
-            Phase::Run(batch, _) if verdicts.len() != batch.requests.len() => {
+            Phase::Run(batch, _) | Phase::HiddenRun(batch, ..) if verdicts.len() != batch.requests.len() => {
                 self.fail(&format!("{} verdicts for {} programs", verdicts.len(), batch.requests.len()));
             }
-            Phase::Run(_, rollouts) => self.phase = Phase::Update(rollouts, verdicts),
+            Phase::Run(_, rollouts) => {
+                let passed: Vec<ProgramRequest> = rollouts
+                    .iter()
+                    .zip(&verdicts)
+                    .filter(|(_, v)| v.passed)
+                    .map(|(r, _)| self.tasks[r.task].hidden_request(r.program.clone()))
+                    .collect();
+                self.phase = if passed.is_empty() {
+                    Phase::Update(rollouts, verdicts, 0.0)
+                } else {
+                    Phase::HiddenRun(PythonBatch::untrusted_programs(passed), rollouts, verdicts)
+                };
+            }
+            Phase::HiddenRun(_, rollouts, of_tests) => {
+                let failed = verdicts.iter().filter(|v| !v.passed).count();
+                self.phase = Phase::Update(rollouts, of_tests, failed as f64 / verdicts.len() as f64);
+            }
             _ => self.fail("verdicts came when no programs were running"),
         }
     }

@@ -18,7 +18,10 @@ pub fn cpu() -> Device {
     Device::ndarray()
 }
 
+/// A fixture, or one of the project's own models (`models/`: the small code model).
 pub fn load(name: &str) -> LanguageModel {
-    let bytes = std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let own = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../models").join(name);
+    let path = if own.exists() { own } else { fixture(name) };
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
     LanguageModel::load(&bytes, &cpu(), Numerics::LlamaCpp).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
