@@ -101,7 +101,9 @@ fn bad_settings_and_tasks_exit_2_naming_them() {
 
 /// Seeded (issue 70's "done when"): 20 updates of PPO on the small model raise pass@1 on the
 /// training tasks (8 programs each at T 0.2, as Table 1 decodes) by more than the 95% interval of
-/// the tasks' paired changes: +11.3 points [+3.2, +19.5] for vanilla PPO on seed 1. StepCoder's
+/// the tasks' paired changes: +11.3 points [+3.2, +19.5] for vanilla PPO on seed 1 (one run's
+/// figures: training does not repeat bit for bit across processes, docs/reproductions.md,
+/// "Determinism", so they move a little from run to run). StepCoder's
 /// arms move less or fall at this length (docs/reproductions.md, `code-model-ppo`), so the test
 /// holds the arm that learns. The unseen tasks are left out: the training draws and the training
 /// tasks' measurements are the same without them.

@@ -5,8 +5,9 @@
 mod lm_fixtures;
 
 use engine::lm::chat_template::Message;
-use engine::lm::generation::{Sampling, sample_replies};
+use engine::lm::generation::{ReplyBatch, Sampling};
 use engine::lm::language_model::LanguageModel;
+use engine::lm::model::Transformer;
 use engine::rng::RunRng;
 use lm_fixtures::load;
 use rand::SeedableRng;
@@ -21,6 +22,22 @@ fn one_at_a_time(model: &LanguageModel, messages: &[Message], max_tokens: usize)
         reply.extend(model.tokenizer.end_of_generation.last());
     }
     reply
+}
+
+/// `count` replies to each of `prompts`, drawn side by side to their ends.
+fn sample_replies(
+    model: &Transformer,
+    prompts: &[Vec<u32>],
+    count: usize,
+    sampling: Sampling,
+    max_tokens: usize,
+    end: &[u32],
+    rng: &mut RunRng,
+) -> Vec<Vec<u32>> {
+    let mut batch = ReplyBatch::new(model, prompts, count, sampling, max_tokens, end);
+    batch.advance(model, usize::MAX, rng);
+    assert!(batch.is_done());
+    batch.into_replies()
 }
 
 fn user(content: &str) -> Vec<Message> {

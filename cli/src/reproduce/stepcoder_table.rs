@@ -12,7 +12,7 @@ use crate::stepcoder::run_ablation;
 use engine::reproduce::{Scale, Table, percent, signed};
 
 /// The arms as Table 1 names its rows.
-fn row_name(arm: Arm) -> &'static str {
+pub(crate) fn row_name(arm: Arm) -> &'static str {
     match arm {
         Arm::Vanilla => "vanilla (Vanilla PPO)",
         Arm::Cccs => "+CCCS (w/o FGO)",

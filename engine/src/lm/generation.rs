@@ -220,21 +220,6 @@ impl ReplyBatch {
     }
 }
 
-/// [`ReplyBatch`]'s replies drawn to their ends at once.
-pub fn sample_replies(
-    model: &Transformer,
-    prompts: &[Vec<u32>],
-    count: usize,
-    sampling: Sampling,
-    max_tokens: usize,
-    end_of_generation: &[u32],
-    rng: &mut RunRng,
-) -> Vec<Vec<u32>> {
-    let mut batch = ReplyBatch::new(model, prompts, count, sampling, max_tokens, end_of_generation);
-    batch.advance(model, usize::MAX, rng);
-    batch.into_replies()
-}
-
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
