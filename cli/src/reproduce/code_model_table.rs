@@ -99,7 +99,7 @@ pub fn ppo_tables(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failu
         return Ok(Vec::new());
     }
     let params = ModelPpoParams::default();
-    let (seeds, updates) = (2, 40);
+    let (seeds, updates) = (3, 40);
     let cells: Vec<(Arm, u64)> =
         Arm::ALL.into_iter().flat_map(|arm| (1..=seeds).map(move |seed| (arm, seed))).collect();
     let tasks = coder_tasks();
