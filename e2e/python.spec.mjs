@@ -102,6 +102,31 @@ for (const [fallback, file, from, to] of [
   });
 }
 
+// In CI a worker once failed to fetch Pyodide's module mid-way through 180 searches, and the whole
+// re-run stopped. A worker that fails to load is started again (twice in a row at most), so a
+// failure of the moment costs a program nothing; three in a row are Python's failure to start.
+test('a Python worker that fails to load is started again, and the programs still get their verdicts', async ({ page }) => {
+  const errors = watchErrors(page);
+  const warnings = [];
+  page.on('console', (message) => { if (message.type() === 'warning') warnings.push(message.text()); });
+  let requests = 0;
+  let refuse = new Set([3, 4]); // the first worker's and its successor's load; the next two fail
+  await page.route('**/pyodide/pyodide.asm.mjs', (route) => (refuse.has(++requests) ? route.abort() : route.continue()));
+  await page.goto('./');
+  for (let round = 0; round < 3; round++) {
+    expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
+  }
+  expect(requests).toBeGreaterThan(4);
+  expect(warnings.filter((w) => w.includes('a Python worker failed to load')).length).toBe(2);
+  // A browser refusing the resource logs it as an error; nothing else may.
+  expect(errors.filter((e) => !e.includes('Failed to load resource') && !e.includes('Failed to fetch dynamically imported module'))).toEqual([]);
+
+  // Three failures in a row: every waiting program is told, in words.
+  refuse = new Set([requests + 1, requests + 2, requests + 3]);
+  await page.locator('#editor-run').click();
+  await expect(page.locator('#python-state')).toContainText('Python could not start', { timeout: 60_000 });
+});
+
 test('no output or exception makes a verdict unreadable, and an error text is cut where it says so', async ({ page }) => {
   const errors = watchErrors(page);
   await page.goto('./');

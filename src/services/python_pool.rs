@@ -39,6 +39,8 @@ const INTERRUPT_GRACE_MS: u32 = 500;
 /// 30 MB, and beyond four the page's own share of the work (the learner, the verdicts' JSON) is
 /// what is left.
 const MAX_LANES: usize = 4;
+/// How many times in a row a worker that failed to load is started again.
+const LOAD_RETRIES: u32 = 2;
 
 /// What the page shows about Python.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,6 +89,8 @@ struct Host {
     verdict_at: Option<f64>,
     /// A `spare` should load once `current` has: the last program was a person's or an LLM's.
     spare_wanted: bool,
+    /// Workers that failed to load since the last one that loaded.
+    load_failures: u32,
 }
 
 impl Host {
@@ -134,6 +138,7 @@ impl Python {
             next_serial: 1,
             verdict_at: None,
             spare_wanted: false,
+            load_failures: 0,
         };
         Self {
             host: Rc::new(RefCell::new(host)),
@@ -314,6 +319,7 @@ impl Python {
                     if let Some(interpreter) =
                         host.current.iter_mut().chain(host.spare.iter_mut()).find(|i| i.serial == serial)
                     {
+                        host.load_failures = 0;
                         interpreter.ready = true;
                         interpreter.load_ms = load_ms;
                         interpreter.ready_at = js_sys::Date::now();
@@ -343,8 +349,7 @@ impl Python {
                 self.crashed(&message);
             }
             Some("failed") if id.is_none() => {
-                let message = field("message").as_string().unwrap_or_default();
-                self.fail_all(format!("Python could not start: {message}. Reload the page to try again."));
+                self.load_failed(serial, field("message").as_string().unwrap_or_default())
             }
             _ => {} // a forged or late message, from a program or a retired worker
         }
@@ -360,7 +365,48 @@ impl Python {
         if running {
             self.crashed(&message);
         } else if loading {
-            self.fail_all(format!("Python could not start: {message}. Reload the page to try again."));
+            self.load_failed(serial, message);
+        }
+    }
+
+    /// A worker failed to load: in CI, a module fetch that the local server dropped under load,
+    /// mid-way through 180 searches. Another starts in its place, up to [`LOAD_RETRIES`] times in a
+    /// row, and the programs wait for it; past that (Pyodide is not there, or the browser cannot
+    /// run it) every waiting program gets the reason. A successor that waits for the failed
+    /// worker's warm start goes with it.
+    fn load_failed(&self, serial: u32, message: String) {
+        {
+            let mut guard = self.host.borrow_mut();
+            let host = &mut *guard;
+            let is_current = host.current.as_ref().is_some_and(|c| c.serial == serial);
+            if !is_current && host.spare.as_ref().is_none_or(|s| s.serial != serial) {
+                return; // a worker already retired
+            }
+            if host.load_failures == LOAD_RETRIES {
+                drop(guard);
+                return self.fail_all(format!("Python could not start: {message}. Reload the page to try again."));
+            }
+            host.load_failures += 1;
+            let failed = if is_current { host.current.take() } else { host.spare.take() };
+            failed.into_iter().for_each(PythonWorker::retire);
+            if is_current {
+                host.current = host.spare.take();
+                if let Some(orphan) = host.current.take_if(|successor| successor.awaits_warm_start) {
+                    orphan.retire();
+                }
+            }
+        }
+        web_sys::console::warn_1(
+            &format!("a Python worker failed to load ({message}); another starts in its place").into(),
+        );
+        let started = if self.host.borrow().current.is_none() {
+            self.start_interpreter(None).map(|interpreter| self.host.borrow_mut().current = Some(interpreter))
+        } else {
+            self.start_spare_when_ready()
+        };
+        match started {
+            Ok(()) => self.pump(),
+            Err(message) => self.fail_all(message),
         }
     }
 
