@@ -2,7 +2,8 @@
 //! reference.py` ran llama.cpp (llama-cpp-python) once on the fixture files and recorded, per file
 //! and chat, the prompt its Jinja formatted, the prompt's tokens, the logits after them, and greedy
 //! generation; the engine must format and tokenise the same, and for the fixture (F32 and Q8_0, and
-//! as the engine tuned and wrote it) and the Qwen2-shaped model in F16, give logits within 1e-3 of
+//! as the engine tuned and wrote it), the Qwen2-shaped model in F16 and the small code model that
+//! StepCoder trains (`models/rlcg-coder.gguf`, Qwen2 in F16), give logits within 1e-3 of
 //! their scale (the largest magnitude among them), the same argmax and the same greedy tokens. The Qwen2-shaped model in Q8_0 and
 //! Q4_K_M is not there yet: its logits differ by up to 1.7% of their scale (docs/guide.md, "The
 //! engine's language model"), and that measured gap is what its tests hold, so that it cannot grow.
@@ -123,4 +124,10 @@ fn qwen2_q4_k_m_stays_within_its_measured_gap() {
 #[test]
 fn a_file_the_engine_trained_and_wrote_is_what_llama_cpp_runs() {
     matches_llama_cpp("tiny-coder-tuned.gguf", Held::Exactly);
+}
+
+#[test]
+fn the_small_code_model_that_stepcoder_trains_is_what_llama_cpp_runs() {
+    // models/rlcg-coder.gguf: Qwen2's architecture in F16, trained by scripts/code-model/make.py.
+    matches_llama_cpp("rlcg-coder.gguf", Held::Exactly);
 }
