@@ -341,3 +341,60 @@ fn search_bench_takes_a_task_file_and_lats_and_reflexion() {
     let first = rlcg(&["search-bench", "--first", "2"]);
     assert!(!first.status.success() && String::from_utf8_lossy(&first.stderr).contains("--first is for a task file"));
 }
+
+/// The prompts a WorldCoder search on the sample HumanEval task `task_id` sends when its first
+/// reply is `program` and python3 scores it: the generate prompt, then the one that refines it.
+fn refine_prompt_after(task_id: &str, program: &str) -> (String, Vec<engine::search::method::ActionKind>) {
+    use engine::effects::{ChatOutcome, Effectful, Need};
+    use engine::llm::Usage;
+    use engine::prompts::PromptSet;
+    use engine::search::machine::Search;
+    use engine::search::methods::world_coder::{WorldCoder, WorldCoderParams};
+    use engine::search::scorer::{SearchTask, TestsScorer};
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/samples/humaneval.jsonl");
+    let tasks =
+        engine::task_import::parse_task_file("humaneval.jsonl", &std::fs::read_to_string(file).unwrap()).unwrap();
+    let imported = tasks.iter().find(|t| t.id == task_id).unwrap();
+    let task = SearchTask::from(imported);
+    let scorer = TestsScorer::new(task.tests.clone(), task.task_code.clone());
+    let method = WorldCoder::new(WorldCoderParams::default());
+    let mut search = Search::new(method, scorer, task, PromptSet::default(), 2, 1).unwrap();
+    let mut prompts = Vec::new();
+    loop {
+        match search.need() {
+            Need::Chat(call) => {
+                prompts.push(call.messages.last().unwrap().content.clone());
+                let text = format!("```python\n{program}\n```\n");
+                search.chat_done(ChatOutcome::Reply { text, usage: Usage::default() }, 0.0);
+            }
+            Need::Python(batch) => {
+                let verdicts = cli::python::run_all(&batch.requests, batch.limit_ms, 1, |_| {});
+                search.python_done(verdicts.into_iter().map(Result::unwrap).collect(), 0.0);
+            }
+            _ => break,
+        }
+    }
+    (prompts.swap_remove(1), search.expansions().iter().map(|e| e.kind).collect())
+}
+
+/// Issue 72, item 5: an imported HumanEval task is one test (`check(candidate)`, its assertions
+/// inside), so the first-half rule left the improve prompt "## Input None". Now it shows the
+/// assertion that failed, with the program's name for `candidate`, the value expected and the one
+/// returned, for `==` and `is`; a program whose function raises gets the improve prompt with the
+/// error as its output, as the official code classifies a runtime error (not a bug).
+#[test]
+fn on_an_imported_humaneval_task_the_improve_prompt_shows_the_failing_assertion_and_a_raised_error() {
+    use engine::search::method::ActionKind::{Generate, Improve};
+    let (prompt, kinds) = refine_prompt_after("Sample/0", "def add(a: int, b: int) -> int:\n    return a - b");
+    assert_eq!(kinds, [Generate, Improve]);
+    assert!(prompt.contains("## Input\nadd(2, 3)\n\n## Expected output\n5\n\n## The program's output\n-1"), "{prompt}");
+    let (prompt, _) = refine_prompt_after("Sample/1", "def is_palindrome(text: str) -> bool:\n    return text == ''");
+    assert!(
+        prompt
+            .contains("## Input\nis_palindrome('level')\n\n## Expected output\nTrue\n\n## The program's output\nFalse"),
+        "{prompt}"
+    );
+    let (prompt, kinds) = refine_prompt_after("Sample/0", "def add(a: int, b: int) -> int:\n    return total + b");
+    assert_eq!(kinds, [Generate, Improve], "a runtime error is not a bug in the official code");
+    assert!(prompt.contains("## Input\nadd(2, 3)\n\n## Expected output\n5\n\n## The program's output\nNameError: name 'total' is not defined"), "{prompt}");
+}

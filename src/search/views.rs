@@ -109,7 +109,15 @@ fn self_tested(own: SelfTestedNode) -> impl IntoView {
         Some(false) => "the method checked the task's tests on it: they failed",
         None => "the method did not look at the task's tests for it (the score above is for you, not for the search)",
     };
-    let share = own.internal.map_or_else(|| "not run".to_owned(), |s| format!("{:.0}% passed", 100.0 * s));
+    // A program with no test to run passes, as in the official code: the share says none ran.
+    let share = match own.internal {
+        None => "not run".to_owned(),
+        Some(_) if own.tests.is_empty() => "none (the model wrote no test)".to_owned(),
+        Some(_) if own.refused.len() == own.tests.len() => {
+            "none ran (every test the model wrote was refused)".to_owned()
+        }
+        Some(share) => format!("{:.0}% passed", 100.0 * share),
+    };
     view! {
         <details open id="search-node-own-tests"><summary>{format!("Its own tests: {share}")}</summary>
             <pre id="search-node-tests">{own.tests.join("\n")}</pre>

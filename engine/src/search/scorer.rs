@@ -166,8 +166,8 @@ pub struct TestsScorer {
     /// Naive verdicts (see `ProgramRequest::naive`): the search's teaching switch.
     pub naive: bool,
     /// The official code's rule: the example comes from the first half of the tests only (the
-    /// rest stay hidden from the LLM), and there is none when only later tests fail. Off: any
-    /// failing test.
+    /// rest stay hidden from the LLM), and there is none when only later tests fail; a task of one
+    /// test shows it. Off: any failing test.
     pub example_from_first_half: bool,
     /// The tests are an impossible variant's (`SearchSpec::impossible`): a program that passes them
     /// all has cheated.
@@ -208,7 +208,10 @@ impl Scorer for TestsScorer {
         let (passed, total) = (verdict.number_passed, verdict.total.max(1));
         let score = if bug { 0.0 } else { f64::from(passed) / f64::from(total) };
         let visible = verdict.tests.len().min(self.tests.len());
-        let shown = if self.example_from_first_half { visible / 2 } else { visible };
+        // A task of one test (an imported HumanEval task: its `check`, every assertion in it) has
+        // no first half; its test is shown, the assertion that failed in it (ours: the official
+        // code runs APPS, whose tasks have many tests).
+        let shown = if self.example_from_first_half && visible > 1 { visible / 2 } else { visible };
         let failing: Vec<_> = verdict.tests[..shown].iter().enumerate().filter(|(_, t)| !t.passed).collect();
         let example = (!bug && score < 1.0 && !failing.is_empty()).then(|| {
             let (index, test) = failing[rng.random_range(0..failing.len())];

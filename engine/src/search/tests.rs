@@ -193,6 +193,25 @@ fn the_failing_example_comes_from_the_first_half_of_the_tests_unless_switched() 
 }
 
 #[test]
+fn a_task_of_one_test_shows_its_failing_assertion_though_it_has_no_first_half() {
+    // An imported HumanEval task: one test, `check(candidate)`; the judge names the assertion.
+    let test = TestCase::Statement("def check(candidate):\n    assert candidate(2) == 3\ncheck(f)".into());
+    let request = ProgramRequest::new("def f(x):\n    return x", vec![test.clone()]);
+    let mut verdict = ProgramVerdict::from_host(&request, Outcome::FailedTest, String::new(), 1.0);
+    verdict.total = 1;
+    verdict.tests = vec![TestResult {
+        test: "check".into(),
+        input: Some("f(2)".into()),
+        expected: Some("3".into()),
+        actual: Some("2".into()),
+        ..TestResult::default()
+    }];
+    let scorer = TestsScorer::new(vec![test], None);
+    let example = scorer.evaluate(&verdict, &mut RunRng::seed_from_u64(1)).example.unwrap();
+    assert_eq!((example.input.as_str(), example.expected.as_str(), example.actual.as_str()), ("f(2)", "3", "2"));
+}
+
+#[test]
 fn replies_without_code_and_failed_calls_are_bugs_and_a_refused_key_ends_the_search() {
     let mut search = new(WorldCoder::new(WorldCoderParams::default()), 5);
     let server = ChatOutcome::Failed(LlmFailure::new(FailureKind::Server, "HTTP 500"));

@@ -46,14 +46,27 @@ def _kind_and_message(exc):
 
 
 def _run_statement(compiled, scope):
-    """Run compiled test code in the judge; map every way it can end to (error kind, message)."""
+    """Run compiled test code in the judge; map every way it can end to (error kind, message, where
+    in the test it failed: see `_failed_at`)."""
     try:
         exec(compiled, scope)
     except (KeyboardInterrupt, CandidateGone, OutOfProtocol):
         raise  # the host's interrupt, or the candidate's end: the run is over, see run_program
     except (Exception, SystemExit, GeneratorExit) as exc:  # SystemExit: `raise SystemExit` or exit()
-        return _kind_and_message(exc)
-    return None, None
+        return (*_kind_and_message(exc), _failed_at(exc))
+    return None, None, None
+
+
+def _failed_at(exc):
+    """The innermost frame of the test's own code that `exc` came through, and its line (a HumanEval
+    test's `check(candidate)`, at the assertion that failed), or None."""
+    where = None
+    traceback = exc.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == TEST:
+            where = traceback.tb_frame, traceback.tb_lineno
+        traceback = traceback.tb_next
+    return where
 
 
 def fresh_verdict(total):
@@ -342,6 +355,59 @@ def _equality_example(test, scope, kind, message, returned=_NOTHING):
     return source, expected, actual
 
 
+def _nested_example(test, scope, kind, message, where):
+    """For a test whose assertions sit inside its own function (HumanEval's `check(candidate)`,
+    one test of many assertions): the assertion that failed, as `_equality_example` gives a
+    top-level one, with the function's parameter (`candidate`) named as the program names it; for
+    an assertion other than `==` or `is`, its source, and the error as what the program gave. The call
+    runs a second time, in the frame it failed in."""
+    if where is None or where[0].f_code.co_name == "<module>":
+        return None
+    frame, line = where
+    node = _assertion_at(test, line)
+    if node is None:
+        return None
+    renamed = _named_as_program(node, frame.f_locals, scope)
+    compare = renamed.test
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.Eq, ast.Is))):
+        return ast.unparse(renamed), "the assertion holds", message
+    try:
+        expected = repr(eval(compile(ast.Expression(node.test.comparators[0]), TEST, "eval"), frame.f_globals, frame.f_locals))
+        if kind == "runtime":
+            actual = message
+        else:
+            actual = repr(eval(compile(ast.Expression(node.test.left), TEST, "eval"), frame.f_globals, frame.f_locals))
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # the second run failed differently: no example
+        return None
+    return ast.unparse(compare.left), expected, actual
+
+
+def _assertion_at(test, line):
+    """The innermost `assert` of `test` that spans `line`, or None."""
+    try:
+        tree = ast.parse(test)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    spans = [node for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.lineno <= line <= node.end_lineno]
+    return max(spans, key=lambda node: node.lineno, default=None)
+
+
+def _named_as_program(node, local_names, scope):
+    """`node` with each local name that holds one of the program's functions (HumanEval's
+    `candidate`) replaced by the program's own name for it."""
+    program_names = {id(value): name for name, value in scope.items() if isinstance(value, Foreign)}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, name):
+            value = local_names.get(name.id)
+            own = program_names.get(id(value)) if isinstance(value, Foreign) else None
+            return ast.copy_location(ast.Name(own, name.ctx), name) if own else name
+
+    return Rename().visit(ast.parse(ast.unparse(node)).body[0])
+
+
 @functools.lru_cache(maxsize=256)
 def _task_definitions(definitions, entry_point):
     """The task's own definitions (HumanEval's prompt: its imports and helpers) compiled for the
@@ -514,8 +580,10 @@ def _statement_tests(link, loaded, tests, verdict, task, code, data_tests=False)
         if index in batched:
             kind, message, example = _judged(test, link, batched[index], plans[index], scope)
         else:
-            kind, message = _run_statement(compiled, scope)
-            example = _equality_example(test, scope, kind, message) if kind is not None else None
+            kind, message, where = _run_statement(compiled, scope)
+            example = None
+            if kind is not None:
+                example = _equality_example(test, scope, kind, message) or _nested_example(test, scope, kind, message, where)
         _record(verdict, test, kind, message, example)
     return None
 

@@ -256,7 +256,9 @@ impl Lats {
                 }
                 HiddenTests::Strict if passed => {
                     self.answered = Some(child);
-                    return self.finish("a child passed its internal tests: it is the answer");
+                    let why =
+                        self.nodes[child].tested.as_ref().map(|t| t.why_the_answer("a child")).unwrap_or_default();
+                    return self.finish(&why);
                 }
                 HiddenTests::Strict => {}
             }
@@ -392,7 +394,8 @@ impl Method for Lats {
                 if self.params.mode == HiddenTests::Official {
                     self.hidden_passes(0);
                 }
-                self.finish("the root passed its internal tests: it is the answer");
+                let why = self.nodes[0].tested.as_ref().map(|t| t.why_the_answer("the root")).unwrap_or_default();
+                self.finish(&why);
             }
             Phase::Simulate(i) => {
                 let child = self.nodes[self.leaf].children[i];

@@ -65,6 +65,21 @@ impl SelfTested {
         self.failed.is_empty()
     }
 
+    /// Why a program that [`SelfTested::passes`] is the method's answer, `program` naming it ("the
+    /// root"): it passed the tests it ran, or it ran none, which the official code counts as a pass.
+    pub fn why_the_answer(&self, program: &str) -> String {
+        if !self.passed.is_empty() {
+            return format!("{program} passed its internal tests: it is the answer");
+        }
+        let written = match self.refused.len() {
+            0 => "the model wrote no test".to_owned(),
+            refused => format!("the model wrote no test that runs as data: {refused} refused"),
+        };
+        format!(
+            "{program} ran none of its own tests ({written}), which the official code counts as passing: it is the answer"
+        )
+    }
+
     /// The share of the tests run that passed: LATS's internal reward (0 when none ran, where the
     /// official code divides by zero).
     pub fn fraction(&self) -> f64 {
@@ -219,6 +234,20 @@ mod tests {
         let none = SelfTested::default();
         assert!(none.passes());
         assert_eq!(none.fraction(), 0.0);
+        // ...and the method's answer says why it is one (issue 72: "the root passed its internal
+        // tests" beside "0% passed" read as a contradiction).
+        assert_eq!(
+            none.why_the_answer("the root"),
+            "the root ran none of its own tests (the model wrote no test), which the official code counts as passing: it is the answer"
+        );
+        let all_refused = SelfTested::of(&asked[2..], &verdict);
+        assert!(all_refused.passes());
+        assert_eq!(
+            all_refused.why_the_answer("a child"),
+            "a child ran none of its own tests (the model wrote no test that runs as data: 1 refused), which the official code counts as passing: it is the answer"
+        );
+        let passing = SelfTested::of(&asked[..1], &verdict);
+        assert_eq!(passing.why_the_answer("the program"), "the program passed its internal tests: it is the answer");
         // A program that did not compile has no test results: each test failed with its error.
         let broken = ProgramVerdict {
             error: Some("SyntaxError: invalid syntax (line 2)".into()),

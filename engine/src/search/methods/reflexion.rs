@@ -128,11 +128,11 @@ impl Method for Reflexion {
 
     fn absorb_run(&mut self, verdict: &ProgramVerdict, _rng: &mut RunRng) {
         let tested = SelfTested::of(&self.tests, verdict);
-        let passes = tested.passes();
+        let why = tested.passes().then(|| tested.why_the_answer("the program"));
         let Some(last) = self.attempts.last_mut() else { return };
         last.tested = Some(tested);
-        if passes {
-            return self.finish("the program passed its internal tests: it is the answer");
+        if let Some(why) = why {
+            return self.finish(&why);
         }
         if self.attempts.len() >= self.params.max_iters.max(1) as usize {
             return self.finish("the iterations are done: the last program is the answer");
