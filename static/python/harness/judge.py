@@ -356,56 +356,36 @@ def _equality_example(test, scope, kind, message, returned=_NOTHING):
 
 
 def _nested_example(test, scope, kind, message, where):
-    """For a test whose assertions sit inside its own function (HumanEval's `check(candidate)`,
-    one test of many assertions): the assertion that failed, as `_equality_example` gives a
-    top-level one, with the function's parameter (`candidate`) named as the program names it; for
-    an assertion other than `==` or `is`, its source, and the error as what the program gave. The call
-    runs a second time, in the frame it failed in."""
+    """For an assertion inside the test's own function (HumanEval's one test, `check(candidate)`):
+    what `_equality_example` gives for a top-level one, the call run again in the frame it failed
+    in, with `candidate` named as the program names it; for an assertion other than `==` or `is`,
+    its source, and the error as what the program gave."""
     if where is None or where[0].f_code.co_name == "<module>":
         return None
     frame, line = where
-    node = _assertion_at(test, line)
-    if node is None:
+    spans = [n for n in ast.walk(ast.parse(test)) if isinstance(n, ast.Assert) and n.lineno <= line <= n.end_lineno]
+    if not spans:
         return None
-    renamed = _named_as_program(node, frame.f_locals, scope)
-    compare = renamed.test
+    compare = max(spans, key=lambda n: n.lineno).test
+    shown = ast.parse(ast.unparse(compare), mode="eval").body  # a copy, its names the program's
+    program_names = {id(value): name for name, value in scope.items() if isinstance(value, Foreign)}
+    for name in ast.walk(shown):
+        if isinstance(name, ast.Name) and isinstance(frame.f_locals.get(name.id), Foreign):
+            name.id = program_names.get(id(frame.f_locals[name.id]), name.id)
     if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.Eq, ast.Is))):
-        return ast.unparse(renamed), "the assertion holds", message
+        return f"assert {ast.unparse(shown)}", "the assertion holds", message
+
+    def run(expression):
+        return eval(compile(ast.Expression(expression), TEST, "eval"), frame.f_globals, frame.f_locals)
+
     try:
-        expected = repr(eval(compile(ast.Expression(node.test.comparators[0]), TEST, "eval"), frame.f_globals, frame.f_locals))
-        if kind == "runtime":
-            actual = message
-        else:
-            actual = repr(eval(compile(ast.Expression(node.test.left), TEST, "eval"), frame.f_globals, frame.f_locals))
+        expected = repr(run(compare.comparators[0]))
+        actual = message if kind == "runtime" else repr(run(compare.left))
     except KeyboardInterrupt:
         raise
     except BaseException:  # the second run failed differently: no example
         return None
-    return ast.unparse(compare.left), expected, actual
-
-
-def _assertion_at(test, line):
-    """The innermost `assert` of `test` that spans `line`, or None."""
-    try:
-        tree = ast.parse(test)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    spans = [node for node in ast.walk(tree) if isinstance(node, ast.Assert) and node.lineno <= line <= node.end_lineno]
-    return max(spans, key=lambda node: node.lineno, default=None)
-
-
-def _named_as_program(node, local_names, scope):
-    """`node` with each local name that holds one of the program's functions (HumanEval's
-    `candidate`) replaced by the program's own name for it."""
-    program_names = {id(value): name for name, value in scope.items() if isinstance(value, Foreign)}
-
-    class Rename(ast.NodeTransformer):
-        def visit_Name(self, name):
-            value = local_names.get(name.id)
-            own = program_names.get(id(value)) if isinstance(value, Foreign) else None
-            return ast.copy_location(ast.Name(own, name.ctx), name) if own else name
-
-    return Rename().visit(ast.parse(ast.unparse(node)).body[0])
+    return ast.unparse(shown.left), expected, actual
 
 
 @functools.lru_cache(maxsize=256)
