@@ -454,3 +454,17 @@ fn a_lats_search_records_its_own_tests_in_the_tree_and_its_answer_is_its_best() 
     assert_eq!(search.best().map(|(p, _)| p), Some(search.expansions()[answer].program.as_str()));
     assert_eq!(search.progress().len(), search.llm_calls() as usize, "one point per LLM call");
 }
+
+#[test]
+fn reflexion_with_its_papers_settings_writes_two_programs_at_most_on_one_test_of_its_own() {
+    let method = spec::MethodSpec::parse("reflexion-noahshinn").unwrap();
+    assert_eq!(method.name(), "reflexion-noahshinn");
+    assert_eq!(spec::MethodSpec::parse("reflexion").unwrap().name(), "reflexion");
+    for seed in 1..=10 {
+        let search = self_testing("reflexion-noahshinn", seed, false);
+        let programs = search.expansions().len();
+        assert!((1..=2).contains(&programs), "seed {seed}: {programs} programs");
+        let own = search.tree()[1].self_tested.clone().expect("the first program's own tests");
+        assert!(own.tests.len() <= 1, "seed {seed}: {:?}", own.tests);
+    }
+}

@@ -36,6 +36,13 @@ impl Default for ReflexionParams {
     }
 }
 
+impl ReflexionParams {
+    /// The Reflexion paper's own code (noahshinn/reflexion) for its GPT-4 HumanEval figure (91.0%):
+    /// `run_reflexion.sh`'s `max_iters 2` and one internal test (`internal_tests(…, 1)`), sampled
+    /// at T 0. The default is the LATS repository's copy, behind the LATS paper's 68.1%.
+    pub const NOAHSHINN: Self = Self { max_iters: 2, tests: 1 };
+}
+
 /// One program and what its internal tests said.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReflexionAttempt {
