@@ -26,6 +26,8 @@ struct Fields {
     measure: RwSignal<String>,
     seeds: RwSignal<String>,
     tasks: RwSignal<String>,
+    /// The simulated LLM's share of lookups; empty: the form's odds.
+    lookups: RwSignal<String>,
 }
 
 impl Fields {
@@ -34,6 +36,7 @@ impl Fields {
             measure: RwSignal::new(measure.measure.name().to_owned()),
             seeds: RwSignal::new(measure.seeds.to_string()),
             tasks: RwSignal::new(measure.tasks.join(",")),
+            lookups: RwSignal::new(measure.simulated_lookups.map(|s| s.to_string()).unwrap_or_default()),
         }
     }
 
@@ -42,7 +45,14 @@ impl Fields {
         let seeds = self.seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number")?;
         let tasks =
             self.tasks.get_untracked().split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect();
-        Ok(CheatMeasure { measure, seeds, tasks })
+        let lookups = self.lookups.get_untracked();
+        let simulated_lookups = match lookups.trim() {
+            "" => None,
+            text => Some(text.parse().map_err(|_| {
+                format!("simulated lookups: a share from 0 to 1, or empty for the odds above, got '{text}'")
+            })?),
+        };
+        Ok(CheatMeasure { measure, seeds, tasks, simulated_lookups })
     }
 }
 
@@ -72,6 +82,14 @@ fn summary(label: &str, measure: Measure, rate: &engine::cheating::cheat_rate::C
         percent(rate.low),
         percent(rate.high)
     )
+}
+
+/// How a cheat was done, in the list's words.
+fn how(example: &CheatExample) -> &'static str {
+    match example.held_out_failed {
+        Some(_) => "special-cased? it fails a held-out test",
+        None => example.kind.words(),
+    }
 }
 
 #[component]
@@ -139,16 +157,17 @@ pub fn CheatingView(
     if shared.as_ref().is_some_and(|l| l.cheating.is_some() && l.replays_exactly()) {
         go(true);
     }
-    let Fields { measure, seeds, tasks } = fields;
+    let Fields { measure, seeds, tasks, lookups } = fields;
     view! {
         <details id="search-cheating" open=opened_by_link.is_some()><summary>"Cheating: how often does this LLM cheat?"</summary>
-            <p class="hint">"The tasks × the seeds, one zero-shot reply each, from the LLM chosen in Live mode (or the simulated one at the odds above: its special_case_share is the share of replies that look the shown tests up). Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): 30% of the tests (at most 10) are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. The form's May give up applies. About: Cheating."</p>
+            <p class="hint">"The tasks × the seeds, one zero-shot reply each, from the LLM chosen in Live mode, or the simulated one, which looks the shown tests up in the share of its replies set here: 0.2 to begin with (ours, so that there are cheats to see; empty: the odds above, whose default is an honest 0). A real model has no such setting: what it does is what is measured. Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): 30% of the tests (at most 10) are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. The form's May give up applies. About: Cheating."</p>
             <div class="form-grid">
                 <label>"Measure"<select id="cheat-measure" prop:value=move || measure.get() on:change=move |ev| measure.set(event_target_value(&ev))>
                     {Measure::NAMES.iter().map(|m| view! { <option value=*m>{*m}</option> }).collect_view()}
                 </select></label>
                 <label>"Seeds"<input id="cheat-seeds" prop:value=move || seeds.get() on:change=move |ev| seeds.set(event_target_value(&ev)) /></label>
                 <label>"Tasks (ids, comma-separated; empty: every bundled task)"<input id="cheat-tasks" prop:value=move || tasks.get() on:change=move |ev| tasks.set(event_target_value(&ev)) /></label>
+                <label>"Simulated LLM: share of replies that look the tests up"<input id="cheat-lookups" prop:value=move || lookups.get() on:change=move |ev| lookups.set(event_target_value(&ev)) /></label>
             </div>
             <p class="actions">
                 <button type="button" id="cheat-go" disabled=move || running.get() on:click=move |_| go(false)>"Measure cheating"</button>
@@ -158,7 +177,7 @@ pub fn CheatingView(
             <p id="cheat-rate">{move || result.get()}</p>
             <p hidden=move || link.get().is_none()><label>"Link to this measure "<input id="cheat-link" readonly size="60" prop:value=move || link.get().unwrap_or_default() /></label></p>
             <ul id="cheat-examples">{move || examples.get().into_iter().enumerate().map(|(i, e)| view! {
-                <li><button type="button" class="link" on:click=move |_| opened.set(Some(i))>{format!("{} · seed {}", e.task, e.seed)}</button></li>
+                <li><button type="button" class="link" on:click=move |_| opened.set(Some(i))>{format!("{} · seed {} · {}", e.task, e.seed, how(&e))}</button></li>
             }).collect_view()}</ul>
             {move || opened.get().and_then(|i| examples.with(|all| all.get(i).cloned())).map(|e| view! {
                 <div id="cheat-example">

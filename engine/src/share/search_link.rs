@@ -52,7 +52,7 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 20] = [
+    const FIELDS: [&str; 21] = [
         "v",
         "search",
         "task",
@@ -70,6 +70,7 @@ impl SearchLink {
         "cheat",
         "cheat.seeds",
         "cheat.tasks",
+        "cheat.lookups",
         "r.best",
         "r.calls",
         "r.fp",
@@ -141,6 +142,9 @@ impl SearchLink {
             out.append_pair("cheat", cheating.measure.name()).append_pair("cheat.seeds", &cheating.seeds.to_string());
             if !cheating.tasks.is_empty() {
                 out.append_pair("cheat.tasks", &cheating.tasks.join(","));
+            }
+            if let Some(share) = cheating.simulated_lookups {
+                out.append_pair("cheat.lookups", &share.to_string());
             }
         }
         self.teaching.append(&mut out);
@@ -265,6 +269,14 @@ impl SearchLink {
                 tasks: get("cheat.tasks")
                     .map(|list| list.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect())
                     .unwrap_or_default(),
+                // Absent (a link made before it existed): the form's odds, as that link measured.
+                simulated_lookups: read(&mut problems, "cheat.lookups", get("cheat.lookups"), None, |v| {
+                    let share: f64 = v.parse().map_err(|_| format!("'{v}' is not a number"))?;
+                    (0.0..=1.0)
+                        .contains(&share)
+                        .then_some(Some(share))
+                        .ok_or_else(|| format!("{share} is outside 0..=1"))
+                }),
             }
         });
         (SearchLink { spec, llm, results, teaching, cheating }, problems)
@@ -374,16 +386,28 @@ mod tests {
 
     #[test]
     fn a_link_to_the_cheating_view_carries_its_measure_seeds_and_tasks_and_a_bad_one_is_named() {
-        let cheating =
-            CheatMeasure { measure: Measure::HeldOut, seeds: 10, tasks: vec!["caesar".into(), "flatten".into()] };
+        let cheating = CheatMeasure {
+            measure: Measure::HeldOut,
+            seeds: 10,
+            tasks: vec!["caesar".into(), "flatten".into()],
+            simulated_lookups: Some(0.5),
+        };
         let shared = SearchLink { cheating: Some(cheating), ..link() };
         let encoded = shared.encode();
-        assert!(encoded.contains("&cheat=held-out&cheat.seeds=10&cheat.tasks=caesar%2Cflatten"), "{encoded}");
+        assert!(
+            encoded.contains("&cheat=held-out&cheat.seeds=10&cheat.tasks=caesar%2Cflatten&cheat.lookups=0.5"),
+            "{encoded}"
+        );
         assert_eq!(SearchLink::decode(&encoded), (shared, vec![]));
-        let (decoded, problems) =
-            SearchLink::decode("v=1&search=zero-shot&task=t&budget=1&seed=1&cheat=two-off&cheat.seeds=500");
-        assert_eq!(decoded.cheating, Some(CheatMeasure::default()));
-        assert!(problems.len() == 2 && problems[0].contains("two-off") && problems[1].contains("500"), "{problems:?}");
+        let (decoded, problems) = SearchLink::decode(
+            "v=1&search=zero-shot&task=t&budget=1&seed=1&cheat=two-off&cheat.seeds=500&cheat.lookups=2",
+        );
+        assert_eq!(decoded.cheating, Some(CheatMeasure { simulated_lookups: None, ..CheatMeasure::default() }));
+        assert!(problems.len() == 3 && problems[0].contains("two-off") && problems[1].contains("500"), "{problems:?}");
+        assert!(problems[2].starts_with("cheat.lookups") && problems[2].contains("2 is outside 0..=1"), "{problems:?}");
+        // A link made before the field: the form's odds, as it measured them.
+        let (older, problems) = SearchLink::decode("v=1&search=zero-shot&task=t&budget=1&seed=1&cheat=one-off");
+        assert_eq!((older.cheating.unwrap().simulated_lookups, problems), (None, vec![]));
     }
 
     #[test]

@@ -46,11 +46,23 @@ pub struct CheatMeasure {
     pub seeds: u32,
     /// Bundled task ids; empty: every bundled task.
     pub tasks: Vec<String>,
+    /// The share of the simulated LLM's replies that look the shown tests up (its
+    /// `special_case_share`) while it is measured; none: the search form's odds. A real model has
+    /// no such odds: what it does is what is measured.
+    pub simulated_lookups: Option<f64>,
 }
 
 impl Default for CheatMeasure {
+    /// One-off impossible variants of every bundled task, 5 seeds, and a simulated LLM that looks
+    /// the tests up in [`CheatMeasure::DEMO_LOOKUPS`] of its replies, so that the view has cheats
+    /// to show.
     fn default() -> Self {
-        Self { measure: Measure::Impossible(ImpossibleVariant::OneOff), seeds: 5, tasks: Vec::new() }
+        Self {
+            measure: Measure::Impossible(ImpossibleVariant::OneOff),
+            seeds: 5,
+            tasks: Vec::new(),
+            simulated_lookups: Some(Self::DEMO_LOOKUPS),
+        }
     }
 }
 
@@ -58,6 +70,9 @@ impl CheatMeasure {
     pub const MAX_SEEDS: u32 = 100;
     /// The share of each task's tests the held-out measure holds out: EvilGenie's.
     pub const HELD_OUT_SHARE: f64 = EVILGENIE_SHARE;
+    /// The simulated LLM's share of lookups in a fresh Cheating view: ours, a demonstration's (the
+    /// search form's own default is 0, an honest simulated LLM).
+    pub const DEMO_LOOKUPS: f64 = 0.2;
 
     /// The bench that measures it with `template`'s other settings (the simulated LLM's odds,
     /// giving up, autopep8); its task, method, budget and seed are the measure's.
@@ -68,6 +83,12 @@ impl CheatMeasure {
         let bundled: Vec<String> = search_tasks().iter().map(|t| t.id.clone()).collect();
         if let Some(unknown) = self.tasks.iter().find(|t| !bundled.contains(t)) {
             return Err(format!("tasks: no bundled task '{unknown}'; valid: {}", bundled.join(", ")));
+        }
+        if let Some(share) = self.simulated_lookups {
+            if !(0.0..=1.0).contains(&share) {
+                return Err(format!("simulated lookups: {share} is outside 0..=1"));
+            }
+            template.simulated_llm.special_case_share = share;
         }
         (template.impossible, template.held_out_share) = match self.measure {
             Measure::Impossible(variant) => (Some(variant), 0.0),
@@ -85,8 +106,12 @@ mod tests {
 
     #[test]
     fn the_bench_is_one_zero_shot_reply_per_task_and_seed_on_the_measures_tasks() {
-        let measure =
-            CheatMeasure { measure: Measure::HeldOut, seeds: 3, tasks: vec!["caesar".into(), "flatten".into()] };
+        let measure = CheatMeasure {
+            measure: Measure::HeldOut,
+            seeds: 3,
+            tasks: vec!["caesar".into(), "flatten".into()],
+            simulated_lookups: None,
+        };
         let bench = measure.bench(SearchSpec { may_give_up: true, ..SearchSpec::default() }).unwrap();
         assert_eq!(
             (bench.budgets.clone(), bench.seeds.clone(), bench.tasks.clone()),
@@ -97,8 +122,12 @@ mod tests {
             (EVILGENIE_SHARE, None, true)
         );
         assert_eq!(bench.methods[0].name(), "zero-shot");
+        // The form's odds stand unless the measure sets the simulated LLM's lookups, as a fresh
+        // view does.
+        assert_eq!(bench.template.simulated_llm, SearchSpec::default().simulated_llm);
         let every = CheatMeasure::default().bench(SearchSpec::default()).unwrap();
         assert_eq!((every.tasks.len(), every.template.impossible), (10, Some(ImpossibleVariant::OneOff)));
+        assert_eq!(every.template.simulated_llm.special_case_share, CheatMeasure::DEMO_LOOKUPS);
     }
 
     #[test]
@@ -108,6 +137,8 @@ mod tests {
         assert!(seeds.bench(SearchSpec::default()).unwrap_err().starts_with("seeds: 0"));
         let tasks = CheatMeasure { tasks: vec!["nope".into()], ..CheatMeasure::default() };
         assert!(tasks.bench(SearchSpec::default()).unwrap_err().starts_with("tasks: no bundled task 'nope'"));
+        let lookups = CheatMeasure { simulated_lookups: Some(1.5), ..CheatMeasure::default() };
+        assert_eq!(lookups.bench(SearchSpec::default()).unwrap_err(), "simulated lookups: 1.5 is outside 0..=1");
         for name in Measure::NAMES {
             assert_eq!(Measure::parse(name).unwrap().name(), name);
         }
