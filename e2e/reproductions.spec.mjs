@@ -44,3 +44,20 @@ test('the GIF-MCTS search table and CWM accuracy re-run in Pyodide with one clic
   await rerun(page, 'reproduce-world-models', file, ['cwm-accuracy'], 'rlcg reproduce --only world-models --quick', 240_000);
   expect(errors).toEqual([]);
 });
+
+// Issue 73: a long job says its size before it starts, and can be cancelled.
+test('a re-run says its size and time on its button, and Cancel stops it with no table', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await expect(page.locator('#reproduce-search')).toContainText('180 searches, about 4 minutes');
+  await expect(page.locator('#reproduce-world-models')).toContainText('36 searches, about 70 s');
+  await expect(page.locator('#reproduce-cancel')).toBeHidden();
+  await page.locator('#reproduce-search').click();
+  await expect(page.locator('#reproduce-status')).toContainText(/Pyodide is running|of 180 searches/, { timeout: 60_000 });
+  await page.locator('#reproduce-cancel').click();
+  await expect(page.locator('#reproduce-status')).toHaveText('Cancelled: no table to compare.', { timeout: 30_000 });
+  await expect(page.locator('#reproduce-search')).toBeEnabled();
+  await expect(page.locator('#reproduce-cancel')).toBeHidden();
+  await expect(page.locator('table.reproduction')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});

@@ -30,11 +30,13 @@ impl Rerun {
         ["reproduce-seed003", "reproduce-search", "reproduce-world-models"][self as usize]
     }
 
+    /// Its button, with the size of the work and how long it took on a 2-core machine
+    /// (docs/benchmarks.md), said before it starts.
     fn label(self) -> &'static str {
         [
-            "Seed 003's tables (Q-learning and q-thompson, seeds 1–20, 5000 episodes each)",
-            "The GIF-MCTS search table (the quick run: 10 tasks × seeds 1–3, six methods)",
-            "CWM accuracy (the quick run: 6 environments × seeds 1–3, 50 calls)",
+            "Seed 003's tables (Q-learning and q-thompson, seeds 1–20, 5000 episodes each: 40 runs, under a second)",
+            "The GIF-MCTS search table (the quick run: 10 tasks × seeds 1–3, six methods: 180 searches, about 4 minutes)",
+            "CWM accuracy (the quick run: 6 environments × seeds 1–3, two methods, 50 calls: 36 searches, about 70 s)",
         ][self as usize]
     }
 
@@ -44,14 +46,17 @@ impl Rerun {
     }
 }
 
-/// Seed 003's runs, one at a time, letting the page draw between two.
-async fn seed003(status: RwSignal<String>) -> Result<Vec<Table>, String> {
+/// Seed 003's runs, one at a time, letting the page draw (and Cancel be pressed) between two.
+async fn seed003(status: RwSignal<String>, cancel: &CancelToken) -> Result<Vec<Table>, String> {
     let mut columns = Vec::new();
     for agent in AGENTS {
         let mut runs = Vec::new();
         for seed in 1..=orchestrator::seeds(Scale::Full) {
             status.set(format!("Training {} with seed {seed}…", agent.name()));
             TimeoutFuture::new(0).await;
+            if cancel.is_cancelled() {
+                return Err("cancelled".into());
+            }
             runs.push(orchestrator::trained(agent, seed)?);
         }
         columns.push(runs);
@@ -63,6 +68,7 @@ async fn seed003(status: RwSignal<String>) -> Result<Vec<Table>, String> {
 async fn bench(
     spec: BenchSpec,
     python: &Python,
+    cancel: &CancelToken,
     status: RwSignal<String>,
     what: &str,
 ) -> Result<Vec<BenchRow>, String> {
@@ -73,23 +79,29 @@ async fn bench(
         let (done, all) = b.progress();
         status.set(format!("{what}: {done} of {all} searches…"));
     };
-    host::drive(&mut bench, &mut Llm::Absent, python, &CancelToken::default(), decide, view, show).await?;
+    host::drive(&mut bench, &mut Llm::Absent, python, cancel, decide, view, show).await?;
     bench.error.map_or(Ok(()), Err)?;
     Ok(bench.spec.rows(&bench.outcomes))
 }
 
-async fn rerun(which: Rerun, python: Python, status: RwSignal<String>) -> Result<Vec<Table>, String> {
+async fn rerun(
+    which: Rerun,
+    python: Python,
+    cancel: &CancelToken,
+    status: RwSignal<String>,
+) -> Result<Vec<Table>, String> {
     let scale = Scale::Quick;
     match which {
-        Rerun::Seed003 => seed003(status).await,
+        Rerun::Seed003 => seed003(status, cancel).await,
         Rerun::Search => {
-            let rows = bench(search::bundled_bench(scale), &python, status, "The bundled tasks").await?;
+            let rows = bench(search::bundled_bench(scale), &python, cancel, status, "The bundled tasks").await?;
             Ok(vec![search::bundled_table(scale, &rows)])
         }
         Rerun::WorldModels => {
             let mut rows = Vec::new();
             for env in search::world_model_environments() {
-                rows.push((env, bench(search::world_model_bench(scale, env), &python, status, env.name()).await?));
+                let spec = search::world_model_bench(scale, env);
+                rows.push((env, bench(spec, &python, cancel, status, env.name()).await?));
             }
             Ok(vec![search::world_model_table(scale, &rows)])
         }
@@ -125,17 +137,21 @@ pub fn Reproductions() -> impl IntoView {
     let tables = RwSignal::new(Vec::<Table>::new());
     let status = RwSignal::new(String::new());
     let running = RwSignal::new(false);
+    let cancel = StoredValue::new_local(CancelToken::default());
     let start = move |which: Rerun| {
         running.set(true);
         tables.set(Vec::new());
         let python = python.get_value();
+        let token = CancelToken::default();
+        cancel.set_value(token.clone());
         leptos::task::spawn_local(async move {
             let started = js_sys::Date::now();
-            match rerun(which, python, status).await {
+            match rerun(which, python, &token, status).await {
                 Ok(made) => {
                     status.set(compared(which, &made, (js_sys::Date::now() - started) / 1000.0));
                     tables.set(made);
                 }
+                Err(_) if token.is_cancelled() => status.set("Cancelled: no table to compare.".into()),
                 Err(message) => status.set(format!("The re-run stopped: {message}")),
             }
             running.set(false);
@@ -148,6 +164,7 @@ pub fn Reproductions() -> impl IntoView {
             {Rerun::ALL.map(|which| view! {
                 <button type="button" id=which.id() disabled=move || running.get() on:click=move |_| start(which)>{which.label()}</button>
             }).to_vec()}
+            <button type="button" id="reproduce-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
         </p>
         <p id="reproduce-status" role="status">{move || status.get()}</p>
         {move || tables.get().into_iter().map(|table| view! { <TableView table /> }).collect_view()}
