@@ -369,11 +369,10 @@ impl Python {
         }
     }
 
-    /// A worker failed to load: in CI, a module fetch that the local server dropped under load,
-    /// mid-way through 180 searches. Another starts in its place, up to [`LOAD_RETRIES`] times in a
-    /// row, and the programs wait for it; past that (Pyodide is not there, or the browser cannot
-    /// run it) every waiting program gets the reason. A successor that waits for the failed
-    /// worker's warm start goes with it.
+    /// A worker failed to load (in CI, a fetch of Pyodide's module, 34 searches into 180): another
+    /// starts in its place, up to [`LOAD_RETRIES`] times in a row, and the programs wait; past that
+    /// (no Pyodide, or a browser that cannot run it) every waiting program gets the reason. A
+    /// successor waiting for the failed worker's warm start goes with it.
     fn load_failed(&self, serial: u32, message: String) {
         {
             let mut guard = self.host.borrow_mut();
@@ -396,15 +395,9 @@ impl Python {
                 }
             }
         }
-        web_sys::console::warn_1(
-            &format!("a Python worker failed to load ({message}); another starts in its place").into(),
-        );
-        let started = if self.host.borrow().current.is_none() {
-            self.start_interpreter(None).map(|interpreter| self.host.borrow_mut().current = Some(interpreter))
-        } else {
-            self.start_spare_when_ready()
-        };
-        match started {
+        let warning = format!("a Python worker failed to load ({message}); another starts in its place");
+        web_sys::console::warn_1(&warning.into());
+        match self.load_missing() {
             Ok(()) => self.pump(),
             Err(message) => self.fail_all(message),
         }
@@ -457,11 +450,16 @@ impl Python {
     /// program, rather than beside that program, where a loading interpreter takes the CPU a
     /// running one needs.
     fn load_ahead(&self, author: Author) -> Result<(), String> {
+        self.host.borrow_mut().spare_wanted = author == Author::Untrusted;
+        self.load_missing()
+    }
+
+    /// Starts an interpreter for the next program if there is none, and the spare if it is due.
+    fn load_missing(&self) -> Result<(), String> {
         if self.host.borrow().current.is_none() {
             let interpreter = self.start_interpreter(None)?;
             self.host.borrow_mut().current = Some(interpreter);
         }
-        self.host.borrow_mut().spare_wanted = author == Author::Untrusted;
         self.start_spare_when_ready()
     }
 
