@@ -23,6 +23,8 @@ test('programs get StepCoder outcome classes and rewards, test by test', async (
   expect(await runProgram(page, 'def add(a, b):\n    return a * b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
   await expect(page.locator('#test-results tbody tr.failed')).toHaveCount(1);
   await expect(page.locator('#test-results tbody tr.failed')).toContainText('assert add(1, 2) == 3');
+  // Its "Why" says what the call returned, not only "AssertionError" (issue 73).
+  await expect(page.locator('#test-results tbody tr.failed td').nth(2)).toHaveText('AssertionError: add(1, 2) returned 2, expected 3');
 
   expect(await runProgram(page, 'def add(a, b)\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'compile error', reward: '-1' });
   await expect(page.locator('#program-error')).toContainText('SyntaxError');

@@ -231,6 +231,21 @@ pub struct TestResult {
     pub actual: Option<String>,
 }
 
+impl TestResult {
+    /// Why it failed, in words: its error, and for a failed `assert <call> == <value>` what the
+    /// call returned against the value expected (a bare "AssertionError" says neither).
+    pub fn why(&self) -> Option<String> {
+        let error = self.error.clone();
+        match (&self.input, &self.expected, &self.actual) {
+            (Some(input), Some(expected), Some(actual)) if self.kind.as_deref() == Some("assertion") => {
+                let error = error.unwrap_or_else(|| "AssertionError".into());
+                Some(format!("{error}: {input} returned {actual}, expected {expected}"))
+            }
+            _ => error,
+        }
+    }
+}
+
 /// Seed 003's code metrics.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Complexity {
@@ -527,6 +542,30 @@ pub struct Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_equality_says_what_the_call_returned_and_what_was_expected() {
+        let failed = TestResult {
+            test: "assert add(1, 2) == 3".into(),
+            passed: false,
+            kind: Some("assertion".into()),
+            error: Some("AssertionError".into()),
+            input: Some("add(1, 2)".into()),
+            expected: Some("3".into()),
+            actual: Some("2".into()),
+        };
+        assert_eq!(failed.why().as_deref(), Some("AssertionError: add(1, 2) returned 2, expected 3"));
+        // A runtime error's example holds the error itself: the error says it.
+        let crashed = TestResult {
+            kind: Some("runtime".into()),
+            error: Some("ZeroDivisionError: division by zero (line 2)".into()),
+            actual: Some("ZeroDivisionError: division by zero (line 2)".into()),
+            ..failed.clone()
+        };
+        assert_eq!(crashed.why().as_deref(), Some("ZeroDivisionError: division by zero (line 2)"));
+        let bare = TestResult { input: None, expected: None, actual: None, ..failed };
+        assert_eq!(bare.why().as_deref(), Some("AssertionError"));
+    }
 
     #[test]
     fn both_hosts_load_every_module_of_the_harness_package_and_no_other() {

@@ -257,7 +257,7 @@ fn VerdictView(verdict: ProgramVerdict, source: String) -> impl IntoView {
                         <tr class=if t.passed { "passed" } else { "failed" }>
                             <td><code>{t.test.clone()}</code></td>
                             <td>{if t.passed { "pass" } else if t.kind.as_deref() == Some("not_run") { "not run" } else { "fail" }}</td>
-                            <td>{t.error.clone()}</td>
+                            <td>{t.why()}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>
