@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, setInput, untilKept, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pageFolder } from './page-folder.mjs';
@@ -252,6 +252,12 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
   expect(overflow).toBeLessThanOrEqual(0);
   // The runs table fits the screen without scrolling sideways.
   expect(await page.evaluate(() => document.querySelector('#runs').getBoundingClientRect().right)).toBeLessThanOrEqual(390);
+  // So does a search's plot of best score against calls, a fixed 520 px before (issue 73).
+  await setInput(page, '#search-budget', '3');
+  await new Playground(page).search({ task: 'caesar', method: 'zero-shot' });
+  await expect(page.locator('#search-plot')).toBeVisible();
+  expect(await page.evaluate(() => document.querySelector('#search-plot').getBoundingClientRect().right)).toBeLessThanOrEqual(390);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
   // The tree responds to the keyboard: zooming in changes the drawing.
   const before = await page.locator('#tree').screenshot();
   await page.locator('#tree').focus();

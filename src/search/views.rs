@@ -39,7 +39,7 @@ fn layout(tree: &[SearchTreeNode]) -> Vec<(f64, f64)> {
 pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Option<usize>>) -> impl IntoView {
     let (dx, dy) = (44.0, 56.0);
     view! {
-        <div class="scroll">{move || record.with(|s| {
+        <div class="scroll" tabindex="0">{move || record.with(|s| {
             let Some(s) = s else { return ().into_any() };
             let tree = s.nodes();
             let pos = layout(&tree);
@@ -203,7 +203,8 @@ pub fn ScorePlot(curves: Signal<Vec<(String, Vec<f64>)>>) -> impl IntoView {
     let (w, h) = (480.0, 200.0);
     view! {
         <h3>"Best score against LLM calls"</h3>
-        <svg id="search-plot" width=w + 40.0 height=h + 30.0 hidden=move || curves.with(Vec::is_empty)>
+        // Drawn in its own units and scaled to the width there is (a phone's 390 px included).
+        <svg id="search-plot" viewBox=format!("0 0 {} {}", w + 40.0, h + 30.0) hidden=move || curves.with(Vec::is_empty)>
             <line x1=30 y1=h x2=w + 30.0 y2=h class="axis" /><line x1=30 y1=0 x2=30 y2=h class="axis" />
             {move || {
                 let curves = curves.get();
