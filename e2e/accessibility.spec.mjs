@@ -1,5 +1,5 @@
 // Accessibility: axe-core (from npm) scans the page with every pane showing what it shows after
-// use (a run trained, a search run offline, Python run), and fails on any serious or critical
+// use (a run trained, a search run offline, Python run) and every fold open, and fails on any serious or critical
 // violation, naming the rule and the elements.
 import { test, expect } from '@playwright/test';
 import { createRequire } from 'node:module';
@@ -29,6 +29,8 @@ test('axe-core finds no serious or critical violation on any pane', async ({ pag
   await expect(page.locator('#search-status')).toContainText('Search over', { timeout: 90_000 });
   await page.locator('#editor-run').click();
   await expect(page.locator('#outcome')).toBeVisible({ timeout: 60_000 });
+  // Every fold open, as a person exploring the page leaves it (issue 73).
+  await page.evaluate(() => document.querySelectorAll('details').forEach((d) => { d.open = true; }));
   await page.addScriptTag({ path: axeScript });
   for (const pane of ['header', ...PANES.map((id) => `#${id}`)]) {
     expect(await violations(page, pane), `axe-core on ${pane}`).toEqual([]);

@@ -14,7 +14,7 @@ use crate::live::launch::HistoryRow;
 pub(super) fn BlackboardTable(messages: RwSignal<Vec<BlackboardMessage>>) -> impl IntoView {
     view! {
         <h3>"Blackboard"</h3>
-        <div class="scroll">
+        <div class="scroll" tabindex="0">
             <table id="live-timeline">
                 <thead><tr><th scope="col">"Time"</th><th scope="col">"From"</th><th scope="col">"To"</th><th scope="col">"Type"</th><th scope="col">"Content"</th></tr></thead>
                 <tbody>{move || messages.get().into_iter().map(|m| view! {

@@ -235,7 +235,7 @@ pub fn PolicyPanel() -> impl IntoView {
                         </select>
                     </label>
                     {move || traces.get(task.get()).cloned().map(|t| trace_view(t, actions.clone(), gym))}
-                    {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll">{t}</div> })}
+                    {table.map(|t| view! { <h3>"Value table"</h3> <div class="scroll" tabindex="0">{t}</div> })}
                     {optimal}
                     <p class="hint" hidden=spec.env.id().canonical_paths().is_none()>{spec.env.id().canonical_paths()}</p>
                 }

@@ -77,7 +77,7 @@ pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults) -> impl IntoVie
         view! {
             <details open>
                 <summary>"The sender's learned table (values rounded to 0.01; the best in each state is marked)"</summary>
-                <div class="scroll"><table id="shared-table"><thead><tr><th scope="col">"State"</th>{head}</tr></thead><tbody>{body}</tbody></table></div>
+                <div class="scroll" tabindex="0"><table id="shared-table"><thead><tr><th scope="col">"State"</th>{head}</tr></thead><tbody>{body}</tbody></table></div>
             </details>
         }
     });

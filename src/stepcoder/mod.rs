@@ -178,7 +178,7 @@ fn Inspector(task: Memo<Option<ImportedTask>>, curriculum: Memo<Option<Curriculu
                 view! { <tr>
                     <td>{stage.stage}</td><td>{start}</td><td>{stage.prefix_lines}</td>
                     <td>{format!("{:.0}%", 100.0 * stage.share_given)}</td>
-                    <td><details><summary>"prompt"</summary><pre class="stepcoder-prompt">{prompt}</pre></details></td>
+                    <td><details><summary>"prompt"</summary><pre class="stepcoder-prompt" tabindex="0">{prompt}</pre></details></td>
                 </tr> }
             })
             .collect_view();

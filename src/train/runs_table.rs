@@ -72,7 +72,7 @@ pub fn RunsTable() -> impl IntoView {
                 } />
             </label>
             <p hidden=move || runs.with(|r| !r.is_empty())>"No runs yet: choose an environment and an agent above and press Train. Runs you start are kept here to compare."</p>
-            <div class="scroll">
+            <div class="scroll" tabindex="0">
                 <table id="runs" hidden=move || runs.with(|r| r.is_empty())>
                     <thead><tr><th scope="col">"Plot"</th><th scope="col">"Run"</th><th scope="col">"Status"</th><th scope="col">"Episodes"</th>
                         <th scope="col">"Success (last 100)"</th><th scope="col">"Control"</th></tr></thead>
