@@ -1,6 +1,9 @@
-//! The one random source of a run, and its streams.
+//! The one random source of a run, its streams, and the layers drawn from it.
 
-use rand::SeedableRng;
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::tensor::{Device, TensorData};
+use rand::{Rng, SeedableRng};
 
 /// The one random source of a run: ChaCha8 gives the same stream on every platform.
 pub type RunRng = rand_chacha::ChaCha8Rng;
@@ -62,4 +65,15 @@ pub fn planning_rngs(seed: u64, episode: u32) -> (RunRng, RunRng) {
     env.set_stream(16 + 2 * u64::from(episode));
     policy.set_stream(17 + 2 * u64::from(episode));
     (env, policy)
+}
+
+/// A linear layer initialised as PyTorch's (and burn's) default, U(−1/√inputs, 1/√inputs) for the
+/// weight and the bias, drawn from the run's RNG: burn's own initialiser draws from the process's
+/// entropy, so a run would start from other weights in every process.
+pub fn seeded_linear(inputs: usize, outputs: usize, device: &Device, rng: &mut RunRng) -> Linear {
+    let bound = 1.0 / (inputs as f32).sqrt();
+    let mut uniform = |n: usize| (0..n).map(|_| rng.random_range(-bound..bound)).collect::<Vec<f32>>();
+    let weight = TensorData::new(uniform(inputs * outputs), [inputs, outputs]);
+    let bias = TensorData::new(uniform(outputs), [outputs]);
+    Linear { weight: Param::from_data(weight, device), bias: Some(Param::from_data(bias, device)) }
 }

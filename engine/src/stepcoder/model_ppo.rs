@@ -174,7 +174,7 @@ impl ModelPpo {
         order.shuffle(&mut rng);
         let model = model.with_lora(&spec.params.lora, &mut rng);
         let device = model.transformer.device();
-        let value_head = ValueHead::new(model.transformer.config.embedding, &device);
+        let value_head = ValueHead::new(model.transformer.config.embedding, &device, &mut rng);
         let curricula = tasks.iter().map(|t| Curriculum::new(&t.scope, spec.params.curriculum)).collect();
         let mut ppo = Self {
             model,

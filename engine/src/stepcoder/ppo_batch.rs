@@ -7,7 +7,7 @@
 //! [`token_ppo`]: super::token_ppo
 
 use burn::module::Module;
-use burn::nn::{Linear, LinearConfig};
+use burn::nn::Linear;
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
@@ -15,6 +15,7 @@ use super::model_ppo_params::ModelPpoParams;
 use super::token_ppo::{clipped_policy_loss, gae, token_rewards, value_loss};
 use crate::lm::kv_cache::KvCache;
 use crate::lm::model::{Transformer, Weights};
+use crate::rng::{RunRng, seeded_linear};
 
 /// The value head: the critic's estimate of the return from each state, read off the policy's
 /// last hidden state, which it does not train (ours: §4.2's critic is a model of its own).
@@ -24,8 +25,9 @@ pub struct ValueHead {
 }
 
 impl ValueHead {
-    pub fn new(embedding: usize, device: &Device) -> Self {
-        Self { linear: LinearConfig::new(embedding, 1).init(device) }
+    /// Drawn from the run's RNG, so that a seed trains the same in every process.
+    pub fn new(embedding: usize, device: &Device, rng: &mut RunRng) -> Self {
+        Self { linear: seeded_linear(embedding, 1, device, rng) }
     }
 }
 

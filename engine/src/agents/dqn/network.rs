@@ -4,10 +4,9 @@
 use burn::module::{Module, Param};
 use burn::nn::Linear;
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor, TensorData, Transaction};
-use rand::Rng;
+use burn::tensor::{Device, Tensor, Transaction};
 
-use crate::rng::RunRng;
+use crate::rng::{RunRng, seeded_linear as linear};
 
 /// The dueling Q-network of seed 000 Listing 6.
 #[derive(Module, Debug)]
@@ -17,15 +16,6 @@ pub struct DuelingQNet {
     pub(super) value_out: Linear,
     pub(super) advantage_hidden: Linear,
     pub(super) advantage_out: Linear,
-}
-
-/// A linear layer initialised like PyTorch's default, from the run's RNG.
-fn linear(inputs: usize, outputs: usize, device: &Device, rng: &mut RunRng) -> Linear {
-    let bound = 1.0 / (inputs as f32).sqrt();
-    let mut uniform = |n: usize| (0..n).map(|_| rng.random_range(-bound..bound)).collect::<Vec<f32>>();
-    let weight = TensorData::new(uniform(inputs * outputs), [inputs, outputs]);
-    let bias = TensorData::new(uniform(outputs), [outputs]);
-    Linear { weight: Param::from_data(weight, device), bias: Some(Param::from_data(bias, device)) }
 }
 
 impl DuelingQNet {

@@ -1,0 +1,69 @@
+//! StepCoder's PPO on the small code model is a value of its seed: two trainings of the same spec
+//! give the same records, losses included. Its critic was drawn from burn's own initialiser, which
+//! draws from the process's entropy, and two processes (or two runs in one) parted at the first
+//! update, with the same rollouts (docs/reproductions.md, "Determinism"). No Python runs here: a
+//! program passes when its text has an even length, which is all the training needs of a verdict.
+
+use engine::device::Backend;
+use engine::effects::{Effectful, Need};
+use engine::lm::language_model::LanguageModel;
+use engine::lm::model::Numerics;
+use engine::python::{Outcome, ProgramVerdict};
+use engine::stepcoder::coder_tasks::{Split, coder_tasks};
+use engine::stepcoder::learner_params::Arm;
+use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
+use engine::stepcoder::model_ppo_params::ModelPpoParams;
+use serde_json::{Value, json};
+
+/// Two updates of vanilla PPO on two training tasks, small, with made-up verdicts; the records.
+fn trained(seed: u64) -> Value {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../models/rlcg-coder.gguf")).unwrap();
+    let device = Backend::Ndarray.device().unwrap();
+    let model = LanguageModel::load(&bytes, &device, Numerics::F32).unwrap();
+    let tasks = coder_tasks().into_iter().filter(|t| t.split == Split::Training).take(2).collect();
+    let params = ModelPpoParams {
+        rollouts: 4,
+        measure_samples: 1,
+        max_tokens: 24,
+        tasks_per_update: 1,
+        ..ModelPpoParams::default()
+    };
+    let spec = ModelPpoSpec { arm: Arm::Vanilla, updates: 2, measure_every: 2, seed, params };
+    let mut training = ModelPpo::new(model, tasks, spec).unwrap();
+    let mut clock = 0.0;
+    loop {
+        clock += 1.0;
+        match training.need() {
+            Need::Python(batch) => {
+                let verdicts = batch
+                    .requests
+                    .iter()
+                    .map(|request| {
+                        let passes = request.code.len() % 2 == 0;
+                        let outcome = if passes { Outcome::Pass } else { Outcome::FailedTest };
+                        let verdict = ProgramVerdict::from_host(request, outcome, String::new(), 1.0);
+                        ProgramVerdict {
+                            passed: passes,
+                            number_passed: if passes { verdict.total } else { 0 },
+                            ..verdict
+                        }
+                    })
+                    .collect();
+                training.python_done(verdicts, clock);
+            }
+            Need::Compute => training.compute(clock),
+            Need::Done => break,
+            other => panic!("training needs no {other:?}"),
+        }
+    }
+    assert_eq!(training.error, None);
+    json!({ "history": training.history, "measurements": training.measurements })
+}
+
+#[test]
+fn the_same_seed_trains_the_same_records_losses_included() {
+    let first = trained(1);
+    assert_eq!(first["history"].as_array().unwrap().len(), 2, "{first}");
+    assert_eq!(trained(1), first);
+    assert_ne!(trained(2)["history"], first["history"], "another seed trains otherwise");
+}
