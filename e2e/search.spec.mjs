@@ -204,7 +204,7 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
   // The checkbox sits on its label's line, not centred above it (issue 73).
   const [box, label] = await Promise.all([page.locator('#search-naive').boundingBox(), page.locator('label:has(#search-naive)').boundingBox()]);
   expect(Math.abs(box.y + box.height / 2 - (label.y + label.height / 2))).toBeLessThan(3);
-  expect(box.x - label.x).toBeLessThan(3);
+  expect(box.x - label.x).toBeLessThan(8); // its own margin, not centred
   await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
   await expect(page.locator('#search-summary')).toContainText(/naive verdicts: [1-9]\d* hacked program\(s\) passed that the real verdict refuses/);
   await expect(page.locator('#search-link')).toHaveValue(/naive=1/);
