@@ -206,6 +206,13 @@ test('pause, step, resume and stop a run; a second run overlays the first', asyn
   await expect.poll(() => pixelsNear(page, '#plot', VERMILION)).toBeGreaterThan(300);
   await expect.poll(() => pixelsNear(page, '#plot', BLUE)).toBeGreaterThan(100);
   await expect(page.locator('#plot')).toBeVisible();
+  // Runs of 100000 and 2000 episodes: drawn by episode the shorter takes a sliver of the width, so
+  // the page says so and draws each across the whole width on request (issue 73).
+  await expect(page.locator('#plot-lengths')).toContainText('The shown runs are 2000 to 100000 episodes long');
+  await page.locator('#plot-across').selectOption('share');
+  await expect(page.locator('#plot-lengths')).toBeHidden();
+  await expect(page.locator('#plot')).toHaveAttribute('aria-label', "Training curves of the shown runs: Success over the last 100 episodes against each run's share of its episodes");
+  await expect.poll(() => pixelsNear(page, '#plot', VERMILION)).toBeGreaterThan(300);
 
   await slow.locator('.stop').click();
   await expect(slow.locator('.status')).toHaveText('finished');
@@ -289,10 +296,23 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   // The sender's results are on screen before anything is trained here.
   const finalPercent = Math.round(Number((await page.locator('#final-success-last100').textContent()).replace('%', '')));
   await expect(fresh.locator('#shared-summary')).toContainText(`trained 300 episodes and ended at ${finalPercent}% success over the last 100`);
-  await expect(fresh.locator('#shared-curve polyline')).toHaveAttribute('points', /^0\.0,\d+( [\d.]+,\d+){49}$/);
+  // The sender's curve: its 50 points, with the plot's tick labels and axis titles as text.
+  await expect(fresh.locator('#shared-curve polyline[stroke-width="2"]')).toHaveAttribute('points', /^(\d+,\d+ ){50}$/);
+  for (const text of ['Episode', 'Success over the last 100 episodes', '300', '100%']) {
+    await expect(fresh.locator('#shared-curve text').filter({ hasText: new RegExp(`^\\s*${text}\\s*$`) })).toHaveCount(1);
+  }
   await expect(fresh.locator('#shared-table tbody tr').first()).toBeVisible();
   await expect(fresh.locator('#shared-table td.best').first()).toBeVisible();
   await expect(fresh.locator('#shared-check')).toHaveText(`Trained again here (run #1): identical to the sender's run, fingerprint ${REFERENCE.fingerprint}.`, { timeout: 60_000 });
+  // A teacher's link to the Train pane keeps its results in view: the curves and the verdict.
+  const { fresh: focused, freshErrors: focusedErrors } = await freshPage(browser);
+  await focused.goto(url.replace('&hide=hyperparameters', '&focus=train&hide=hyperparameters'));
+  await expect(focused.locator('#focus-note')).toHaveText(/^This link shows the Train pane and its results alone\./);
+  await expect(focused.locator('#plot')).toBeVisible();
+  await expect(focused.locator('#shared-check')).toContainText('identical to the sender\'s run', { timeout: 60_000 });
+  await expect(focused.locator('#search')).toBeHidden();
+  await focused.context().close();
+  expect(focusedErrors).toEqual([]);
   await expect(fresh.locator('#env')).toBeDisabled();
   await expect(fresh.locator('#env')).toHaveValue('orchestrator');
   await expect(fresh.locator('#hyperparameters')).toBeHidden();

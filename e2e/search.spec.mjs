@@ -17,11 +17,28 @@ test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the 
   await page.locator('#search-tree .node').nth(1).click();
   await expect(page.locator('#search-node h3')).toContainText('Call 1 · generate');
   await expect(page.locator('#search-node-code')).toContainText('def binary_search');
-  await expect(page.locator('#search-plot polyline')).toHaveCount(1);
+  // Every LLM call is accounted for beside the tree, whose legend says what it shows in words.
+  await expect(page.locator('#search-tree-calls')).toHaveText('7 LLM calls: 7 wrote a program, each a node.');
+  await page.locator('#search-tree-legend summary').click();
+  await expect(page.locator('#search-tree-legend')).toContainText('its colour runs from red (value 0) to green (value 1)');
+  await expect(page.locator('#search-tree-legend')).toContainText('solid: generate (continue the program\'s first lines)');
+  // A node takes focus and opens with Enter; its value reads the same in the tree and in its details.
+  await page.locator('#search-tree .node[data-call="3"]').focus();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('#search-node h3')).toContainText('Call 3 ·');
+  const inTree = (await page.locator('#search-node-value').textContent()).replace(/^In the tree: /, '').replace(/\.$/, '');
+  expect(await page.locator('#search-tree .node[data-call="3"]').getAttribute('aria-label')).toContain(inTree);
+  // The plot reads as a plot: tick labels, axis titles in words, a legend line per search.
+  const plotText = (text) => page.locator('#search-plot text').filter({ hasText: new RegExp(`^\\s*${text.replace(/[#()]/g, '\\$&')}`) });
+  await expect(page.locator('#search-plot polyline[stroke-width="2"]')).toHaveCount(1);
+  for (const text of ['LLM calls', 'Best score so far (share of tests passed)', '0%', '100%', '#1 gif-mcts on binary_search']) {
+    await expect(plotText(text)).toHaveCount(1);
+  }
 
   // WorldCoder on the same task adds its curve to the plot.
   await playground.search({ method: 'worldcoder' });
-  await expect(page.locator('#search-plot polyline')).toHaveCount(2);
+  await expect(page.locator('#search-plot polyline[stroke-width="2"]')).toHaveCount(2);
+  await expect(plotText('#2 worldcoder on binary_search')).toHaveCount(1);
   expect(errors).toEqual([]);
 });
 
@@ -357,6 +374,12 @@ test('LATS and Reflexion search on tests the LLM wrote: each node shows its own 
   await expect(page.locator('#search-node-test-feedback')).toContainText('Tested passed:');
   await expect(page.locator('#search-node-hidden')).toBeVisible();
   await expect(page.locator('#search-node-reflection')).toContainText('The implementation fails `assert caesar(');
+  // 20 calls, 7 nodes: the page says where the other calls went, and names the value alike in the
+  // tree (a mean over visits) and in the details (the sum LATS backs up, and that mean).
+  await expect(page.locator('#search-tree-calls')).toHaveText(/^20 LLM calls: 7 wrote a program, each a node; \d+ wrote tests and \d+ reflected on a program, which make no node/);
+  const inTree = (await page.locator('#search-node-value').textContent()).replace(/^In the tree: /, '').replace(/\.$/, '');
+  expect(await page.locator('#search-tree .node').first().getAttribute('aria-label')).toContain(inTree);
+  await expect(page.locator('#search-node-backed-up')).toHaveText(/^Backed up: -?\d+\.\d\d (summed over its \d+ visits, -?\d+\.\d\d per visit \(the value in the tree\)|\(never visited)/);
 
   // Reflexion: each program under the one before, the answer its last.
   await page.locator('#search-method').selectOption('reflexion');

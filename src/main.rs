@@ -49,7 +49,7 @@ fn App() -> impl IntoView {
     let opened = OpenedLink::read(error);
     // A teacher's link may show its pane alone, the others folded away until the user asks.
     let focus = RwSignal::new(opened.focus());
-    let folded = move |pane: Pane| move || focus.get().is_some_and(|shown| shown != pane);
+    let folded = move |pane: Pane| move || focus.get().is_some_and(|shown| !shown.shows(pane));
     let OpenedLink { run: link, search: search_link, ablation: ablation_link } = opened;
     // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
     window_event_listener(leptos::ev::hashchange, |_| {
@@ -97,7 +97,10 @@ fn App() -> impl IntoView {
             <PaneNav hidden=Signal::derive(move || focus.get().is_some()) />
         </header>
         <p id="focus-note" class="banner" role="status" hidden=move || focus.get().is_none()>
-            {move || focus.get().map(|pane| format!("This link shows the {} pane alone. ", pane.label()))}
+            {move || focus.get().map(|pane| match pane {
+                Pane::Train => "This link shows the Train pane and its results alone. ".to_owned(),
+                _ => format!("This link shows the {} pane alone. ", pane.label()),
+            })}
             <button type="button" id="show-everything" on:click=move |_| focus.set(None)>"Show everything"</button>
         </p>
         <main>

@@ -7,14 +7,33 @@ use engine::share::SharedResults;
 use engine::{Environment, RunSpec};
 use leptos::prelude::*;
 
-use crate::services::model::Status;
+use crate::services::model::{Status, palette_colour};
 use crate::services::run_book::RunBook;
+use crate::widgets::chart::{Axis, Chart, Series, SvgChart, Ticks};
 
-/// SVG polyline points of a success curve in a 100 × 100 box (percent up).
-fn curve_points(curve: &[u8]) -> String {
-    let last = curve.len().saturating_sub(1).max(1) as f64;
-    let point = |(i, &p): (usize, &u8)| format!("{:.1},{}", i as f64 * 100.0 / last, 100 - p);
-    curve.iter().enumerate().map(point).collect::<Vec<_>>().join(" ")
+/// The sender's success curve as (episode, share) points: point `i` of `n` is the episode
+/// `SharedResults::of` took it at, ⌈i·episodes/n⌉ (from 1).
+fn curve_points(curve: &[u8], episodes: u32) -> Vec<(f64, f64)> {
+    let n = curve.len().max(1) as u64;
+    let episode = |i: u64| (i * u64::from(episodes)).div_ceil(n) as f64;
+    curve.iter().zip(1..).map(|(&p, i)| (episode(i), f64::from(p) / 100.0)).collect()
+}
+
+/// The sender's curve, drawn as the page draws every plot.
+fn curve_chart(results: &SharedResults) -> Chart {
+    let series = Series {
+        label: "The sender's run".into(),
+        colour: palette_colour(0),
+        points: curve_points(&results.success_curve, results.episodes),
+        band: Vec::new(),
+    };
+    Chart {
+        x: Axis { title: "Episode".into(), range: 0.0..f64::from(results.episodes.max(10)), ticks: Ticks::Whole },
+        y: Axis { title: "Success over the last 100 episodes".into(), range: 0.0..1.0, ticks: Ticks::Percent },
+        series: vec![series],
+        width: 560,
+        plot_height: 240,
+    }
 }
 
 #[component]
@@ -85,12 +104,8 @@ pub fn SharedResultsPanel(spec: RunSpec, results: SharedResults) -> impl IntoVie
         <section id="shared-results" class="panel" aria-labelledby="shared-heading">
             <h2 id="shared-heading">"Shared results"</h2>
             <p id="shared-summary">{summary}</p>
-            <svg id="shared-curve" viewBox="-2 -2 104 104" preserveAspectRatio="none" role="img"
-                aria-label="The sender's success rate over the last 100 episodes, from the first episode to the last">
-                <rect x="0" y="0" width="100" height="100" class="frame" />
-                <polyline points=curve_points(&results.success_curve) class="curve" />
-            </svg>
-            <p class="hint">{format!("Success over the last 100 episodes, 0 to 100%, from episode 1 to {}.", results.episodes)}</p>
+            <SvgChart id="shared-curve" label="The sender's success rate over the last 100 episodes, from the first episode to the last"
+                chart=Signal::stored(curve_chart(&results)) />
             {table}
             <p id="shared-check" role="status">{move || check().unwrap_or_else(|| "Training the same run here to compare…".into())}</p>
         </section>
@@ -102,8 +117,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn curve_points_span_the_box() {
-        assert_eq!(curve_points(&[0, 50, 100]), "0.0,100 50.0,50 100.0,0");
-        assert_eq!(curve_points(&[30]), "0.0,70");
+    fn the_curve_s_points_sit_at_the_episodes_they_were_taken_at() {
+        assert_eq!(curve_points(&[0, 50, 100], 300), vec![(100.0, 0.0), (200.0, 0.5), (300.0, 1.0)]);
+        assert_eq!(curve_points(&[30], 1), vec![(1.0, 0.3)]);
+        assert_eq!(curve_points(&[10, 20], 5), vec![(3.0, 0.1), (5.0, 0.2)]);
     }
 }

@@ -12,6 +12,7 @@ pub mod editor;
 pub mod form;
 pub mod history;
 pub mod runner;
+pub mod search_tree;
 pub mod views;
 pub mod world_models;
 
@@ -29,7 +30,8 @@ use crate::search::editor::{Editor, ProgramEditor};
 use crate::search::form::{SearchForm, SearchFormFields};
 use crate::search::history::{SearchHistory, Searches};
 use crate::search::runner::Runner;
-use crate::search::views::{NodeDetails, ScorePlot, SearchTree};
+use crate::search::search_tree::SearchTree;
+use crate::search::views::{NodeDetails, ScorePlot};
 use crate::search::world_models::WorldModelTools;
 use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
 use crate::search::world_models::paper::PaperComparison;
@@ -137,11 +139,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
         shown.with(|r| r.as_ref().filter(|r| !r.ended.is_empty()).map(|r| address_of(&link(r))))
     };
     let curves = Signal::derive(move || {
-        searches.list.with(|l| {
-            l.iter()
-                .map(|(id, r)| (format!("#{id} {}", r.label()), r.progress.iter().map(|p| p.best_score).collect()))
-                .collect()
-        })
+        searches.list.with(|l| l.iter().map(|(id, r)| (format!("#{id} {}", r.label()), r.progress.clone())).collect())
     });
 
     view! {

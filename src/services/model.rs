@@ -14,9 +14,14 @@ use serde::{Deserialize, Serialize};
 pub const PALETTE: [(u8, u8, u8); 7] =
     [(0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (230, 159, 0), (86, 180, 233), (0, 0, 0)];
 
+/// The `k`th series' colour in a plot (from 0).
+pub fn palette_colour(k: usize) -> (u8, u8, u8) {
+    PALETTE[k % PALETTE.len()]
+}
+
 /// Run `id`'s series colour.
 fn colour_of(id: u32) -> (u8, u8, u8) {
-    PALETTE[(id as usize - 1) % PALETTE.len()]
+    palette_colour(id as usize - 1)
 }
 
 pub fn css_colour((r, g, b): (u8, u8, u8)) -> String {

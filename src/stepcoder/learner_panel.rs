@@ -16,18 +16,15 @@ use leptos::prelude::*;
 use crate::services::cancel::CancelToken;
 use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
+use crate::services::model::palette_colour;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
 use crate::stepcoder::ablation_form::{AblationForm, AblationFormFields};
 use crate::stepcoder::ablation_table::AblationTable;
 use crate::stepcoder::kept_reports::{KeptReports, Reports, described};
 use crate::stepcoder::masked_program::MaskedProgram;
+use crate::widgets::chart::{Axis, Chart, Series, SvgChart, Ticks};
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
-
-/// The plot's size, in SVG units, and each arm's colour.
-const WIDTH: f64 = 560.0;
-const HEIGHT: f64 = 220.0;
-const COLOURS: [&str; 4] = ["#5f6368", "#1a73e8", "#e37400", "#188038"];
 
 /// The page's address with `report`'s link, as a teacher set it.
 fn link_to(report: &AblationReport, teaching: Teaching<AblationControl>) -> String {
@@ -265,38 +262,28 @@ fn UpdateView(arm: Arm, update: policy_gradient::Update) -> impl IntoView {
 /// Each arm's mean pass@1 against executions, with its 95% interval as a band.
 #[component]
 fn CurvePlot(rows: Signal<Vec<ArmSummary>>) -> impl IntoView {
-    let paths = move || {
+    let chart = Signal::derive(move || {
         let rows = rows.get();
-        let last = rows.iter().flat_map(|r| r.curve.last()).map(|p| p.executions).max().unwrap_or(1).max(1) as f64;
-        let x = move |e: u32| 40.0 + (WIDTH - 50.0) * f64::from(e) / last;
-        let y = |v: f64| HEIGHT - 20.0 - (HEIGHT - 30.0) * v.clamp(0.0, 1.0);
-        rows.iter()
+        let last = rows.iter().flat_map(|r| r.curve.last()).map(|p| p.executions).max().unwrap_or(1).max(1);
+        let series = rows
+            .iter()
             .enumerate()
-            .map(|(i, row)| {
-                let colour = COLOURS[i % COLOURS.len()];
-                let line: Vec<String> =
-                    row.curve.iter().map(|p| format!("{:.1},{:.1}", x(p.executions), y(p.mean))).collect();
-                let upper = row.curve.iter().map(|p| format!("{:.1},{:.1}", x(p.executions), y(p.high)));
-                let lower = row.curve.iter().rev().map(|p| format!("{:.1},{:.1}", x(p.executions), y(p.low)));
-                let band: Vec<String> = upper.chain(lower).collect();
-                view! {
-                    <g class="arm" data-arm=row.arm.name()>
-                        <polygon class="interval" points=band.join(" ") fill=colour fill-opacity="0.15" />
-                        <polyline class="mean" points=line.join(" ") fill="none" stroke=colour stroke-width="2" />
-                        <text x="46" y=14.0 + 14.0 * i as f64 fill=colour font-size="12">{row.arm.name()}</text>
-                    </g>
-                }
+            .map(|(k, row)| Series {
+                label: row.arm.name().to_owned(),
+                colour: palette_colour(k),
+                points: row.curve.iter().map(|p| (f64::from(p.executions), p.mean)).collect(),
+                band: row.curve.iter().map(|p| (f64::from(p.executions), p.low, p.high)).collect(),
             })
-            .collect_view()
-    };
+            .collect();
+        Chart {
+            x: Axis { title: "Training executions per task".into(), range: 0.0..f64::from(last), ticks: Ticks::Whole },
+            y: Axis { title: "Sampled pass@1 at the full task (T = 1)".into(), range: 0.0..1.0, ticks: Ticks::Percent },
+            series,
+            width: 560,
+            plot_height: 260,
+        }
+    });
     view! {
-        <svg id="stepcoder-learn-plot" viewBox=format!("0 0 {WIDTH} {HEIGHT}") role="img" aria-label="Sampled pass@1 against executions, per arm, with 95% intervals">
-            <line x1="40" y1=HEIGHT - 20.0 x2=WIDTH - 10.0 y2=HEIGHT - 20.0 stroke="#888" />
-            <line x1="40" y1="10" x2="40" y2=HEIGHT - 20.0 stroke="#888" />
-            <text x="4" y="14" font-size="11">"1.0"</text>
-            <text x="4" y=HEIGHT - 20.0 font-size="11">"0"</text>
-            <text x=WIDTH - 160.0 y=HEIGHT - 4.0 font-size="11">"executions per task →"</text>
-            {paths}
-        </svg>
+        <SvgChart id="stepcoder-learn-plot" label="Sampled pass@1 against executions, per arm, with 95% intervals" chart=chart />
     }
 }

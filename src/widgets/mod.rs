@@ -1,7 +1,8 @@
-//! Pieces of the page that several panes use: the Gymnasium canvas, the animation frame, file
+//! Pieces of the page that several panes use: the plots, the Gymnasium canvas, the animation frame, file
 //! download and upload, the LLM's settings, parameter inputs, a teacher's share options, and how
 //! a share is written.
 
+pub mod chart;
 pub mod download;
 pub mod frame;
 pub mod gym_canvas;

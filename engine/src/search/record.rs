@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
-use crate::search::method::Expanded;
+use crate::search::method::{Expanded, TextAct};
 use crate::search::scorer::Score;
 use crate::search::spec::{ProgramSearch, SearchSpec};
 use crate::search::trace::{BestSoFar, CallRecord, TextRecord};
@@ -101,6 +101,36 @@ impl SearchRecord {
         self.progress.last().map_or(0, |p| p.llm_calls)
     }
 
+    /// Where every LLM call of the search went, for its tree's caption: the calls that wrote a
+    /// program (a node each), the tests and reflections LATS and Reflexion wrote (no node: they
+    /// are in the details of the node they were about), and programs with no node of their own.
+    pub fn calls_explained(&self) -> String {
+        let total = self.llm_calls() as usize;
+        let programs = self.expansions.len();
+        let drawn = self.tree.iter().filter(|n| n.expansion.is_some()).count();
+        let of = |act: TextAct| self.texts.iter().filter(|t| t.act == act).count();
+        let (tests, reflections) = (of(TextAct::WriteTests), of(TextAct::Reflect));
+        let calls = |n: usize| if n == 1 { "1 LLM call".to_owned() } else { format!("{n} LLM calls") };
+        let mut sentence = format!("{}: {programs} wrote a program, each a node", calls(total));
+        if tests + reflections > 0 {
+            sentence += &format!(
+                "; {tests} wrote tests and {reflections} reflected on a program, which make no node: they are in the \
+                 details of the node they were about"
+            );
+        }
+        let other = total.saturating_sub(programs + tests + reflections);
+        if other > 0 {
+            sentence += &format!("; {} made nothing the search kept", calls(other));
+        }
+        if drawn < programs {
+            sentence += &format!(
+                "; {} of the programs have no node: the method did not keep them in its tree",
+                programs - drawn
+            );
+        }
+        sentence + "."
+    }
+
     /// A short name: method, task, seed and LLM.
     pub fn label(&self) -> String {
         format!("{} on {} (seed {}, {})", self.spec.method.name(), self.spec.task, self.spec.seed, self.llm)
@@ -157,6 +187,26 @@ mod tests {
 
     fn searched(seed: u64) -> SearchRecord {
         simulated("gif-mcts", seed).record(&simulated_spec("gif-mcts", seed), "simulated")
+    }
+
+    #[test]
+    fn every_llm_call_is_accounted_for_beside_the_tree() {
+        let record = searched(3);
+        let calls = record.llm_calls();
+        assert_eq!(record.calls_explained(), format!("{calls} LLM calls: {calls} wrote a program, each a node."));
+        let lats = simulated("lats", 1).record(&simulated_spec("lats", 1), "simulated");
+        let (programs, texts) = (lats.expansions.len(), lats.texts.len());
+        assert!(
+            texts > 0 && lats.llm_calls() as usize == programs + texts,
+            "{programs} + {texts} = {}",
+            lats.llm_calls()
+        );
+        let explained = lats.calls_explained();
+        assert!(
+            explained.starts_with(&format!("{} LLM calls: {programs} wrote a program", lats.llm_calls())),
+            "{explained}"
+        );
+        assert!(explained.contains("which make no node"), "{explained}");
     }
 
     #[test]

@@ -46,6 +46,13 @@ impl Pane {
         }
     }
 
+    /// Whether a link that shows this pane alone shows `other` too: the Train pane's shows its
+    /// results (the curves, the episode tree, the learned policy and the verdict on a shared run),
+    /// which are what a class opening a teacher's link is there to see.
+    pub fn shows(self, other: Pane) -> bool {
+        self == other || (self == Pane::Train && other == Pane::Results)
+    }
+
     fn parse(name: &str) -> Result<Self, String> {
         Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
             let valid: Vec<_> = Self::ALL.iter().map(|p| p.name()).collect();
@@ -224,6 +231,13 @@ mod tests {
         let controls = || proptest::sample::subsequence(C::ALL.to_vec(), 0..=C::ALL.len());
         (proptest::option::of(proptest::sample::select(Pane::ALL.to_vec())), controls(), controls())
             .prop_map(|(focus, hidden, locked)| Teaching { focus, hidden, locked })
+    }
+
+    #[test]
+    fn a_link_to_the_train_pane_shows_its_results_and_no_other_pane() {
+        let shown: Vec<Pane> = Pane::ALL.into_iter().filter(|&p| Pane::Train.shows(p)).collect();
+        assert_eq!(shown, [Pane::Train, Pane::Results]);
+        assert_eq!(Pane::ALL.into_iter().filter(|&p| Pane::Search.shows(p)).collect::<Vec<_>>(), [Pane::Search]);
     }
 
     #[test]
