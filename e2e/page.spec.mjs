@@ -170,11 +170,6 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
   await page.locator('#export-png').click();
   expect((await png).suggestedFilename()).toBe('rlcg-plot.png');
 
-  // README's picture: the finished run's plot, tree and policy. SCREENSHOT=docs/screenshot.png
-  // writes it where README shows it; otherwise it goes with the test results.
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.locator('#plot').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: process.env.SCREENSHOT ?? test.info().outputPath('screenshot.png') });
   expect(errors).toEqual([]);
 });
 

@@ -31,7 +31,7 @@ test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the 
   // The plot reads as a plot: tick labels, axis titles in words, a legend line per search.
   const plotText = (text) => page.locator('#search-plot text').filter({ hasText: new RegExp(`^\\s*${text.replace(/[#()]/g, '\\$&')}`) });
   await expect(page.locator('#search-plot polyline[stroke-width="2"]')).toHaveCount(1);
-  for (const text of ['LLM calls', 'Best score so far (share of tests passed)', '0%', '100%', '#1 gif-mcts on binary_search']) {
+  for (const text of ['LLM calls', 'Best score so far (tests passed)', '0%', '100%', '#1 gif-mcts on binary_search']) {
     await expect(plotText(text)).toHaveCount(1);
   }
 

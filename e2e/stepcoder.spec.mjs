@@ -113,7 +113,7 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   // Each arm's line, its interval as a band and its name in the legend; the axes say what they count.
   await expect(page.locator('#stepcoder-learn-plot polyline[stroke-width="2"]')).toHaveCount(4);
   await expect(page.locator('#stepcoder-learn-plot polygon')).toHaveCount(4);
-  for (const text of ['vanilla', 'stepcoder', 'Training executions per task', 'Sampled pass@1 at the full task (T = 1)', '100%']) {
+  for (const text of ['vanilla', 'stepcoder', 'Training executions per task', 'Sampled pass@1 (T = 1, full task)', '100%']) {
     await expect(page.locator('#stepcoder-learn-plot text').filter({ hasText: new RegExp(`^\\s*${text.replace(/[()@]/g, '\\$&')}\\s*$`) })).toHaveCount(1);
   }
   // The same spec as `rlcg stepcoder learn --seeds 2 --param budget=128`: the same fingerprint.

@@ -157,13 +157,13 @@ pub fn ScorePlot(curves: Signal<Vec<(String, Vec<BestSoFar>)>>) -> impl IntoView
         Chart {
             x: Axis { title: "LLM calls".into(), range: 0.0..calls.fold(2.0, f64::max), ticks: Ticks::Whole },
             y: Axis {
-                title: "Best score so far (share of tests passed)".into(),
+                title: "Best score so far (tests passed)".into(),
                 range: 0.0..1.0,
                 ticks: Ticks::Percent,
             },
             series,
             width: 560,
-            plot_height: 260,
+            plot_height: 300,
         }
     });
     view! {

@@ -277,10 +277,10 @@ fn CurvePlot(rows: Signal<Vec<ArmSummary>>) -> impl IntoView {
             .collect();
         Chart {
             x: Axis { title: "Training executions per task".into(), range: 0.0..f64::from(last), ticks: Ticks::Whole },
-            y: Axis { title: "Sampled pass@1 at the full task (T = 1)".into(), range: 0.0..1.0, ticks: Ticks::Percent },
+            y: Axis { title: "Sampled pass@1 (T = 1, full task)".into(), range: 0.0..1.0, ticks: Ticks::Percent },
             series,
             width: 560,
-            plot_height: 260,
+            plot_height: 300,
         }
     });
     view! {
