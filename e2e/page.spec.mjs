@@ -173,6 +173,24 @@ test('orchestrator Q-learning: live plot, success above 90 %, coder → tester t
   expect(errors).toEqual([]);
 });
 
+test('a class can watch a run learn: at 10 episodes a second it trains about ten in a second, its pace changes while it trains, and its records are the same at any pace', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open();
+  await page.locator('#pace').selectOption('10');
+  const row = await new Playground(page).startRun(REFERENCE);
+  await expect(row.locator('select.pace')).toHaveValue('10');
+  await page.waitForTimeout(1500);
+  const watched = parseInt(await row.locator('.done').textContent());
+  // The first episode at once, then one every 100 ms: about 16 (progress arrives every 33 ms).
+  expect(watched).toBeGreaterThanOrEqual(8);
+  expect(watched).toBeLessThanOrEqual(25);
+  await expect(row.locator('.status')).toHaveText('training');
+  await row.locator('select.pace').selectOption('full');
+  await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  await expect(page.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
+  expect(errors).toEqual([]);
+});
+
 test('pause, step, resume and stop a run; a second run overlays the first', async ({ page }) => {
   const errors = watchErrors(page);
   await new Playground(page).open();

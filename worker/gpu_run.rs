@@ -16,6 +16,8 @@ use crate::trainer::{Trainer, now};
 /// What a WebGPU run's task does next, decided between episodes.
 pub(crate) enum GpuTurn {
     Train,
+    /// Its pace holds the next episode back this many milliseconds.
+    Wait(f64),
     /// Paused: hand the run back to its slot with a CPU copy of its policy.
     Park,
     /// Stopped or finished: finish the run.
@@ -39,10 +41,14 @@ impl Trainer {
     }
 
     fn gpu_turn(&mut self, run_id: u32, run: &Run) -> GpuTurn {
+        let now_ms = now(&self.scope);
         let Some(slot) = self.slot(run_id) else { return GpuTurn::Gone };
         if slot.stopping || run.is_finished() {
             GpuTurn::Finish
+        } else if !slot.paused && slot.pace.due(now_ms) == Some(0) {
+            GpuTurn::Wait(slot.pace.wait_ms(now_ms))
         } else if !slot.paused {
+            slot.pace.trained(1);
             GpuTurn::Train
         } else if slot.steps > 0 {
             slot.steps -= 1;
@@ -98,6 +104,7 @@ async fn drive_gpu_run(trainer: Weak<RefCell<Trainer>>, run_id: u32, mut run: Ru
         drop(strong);
         match turn {
             GpuTurn::Gone => return,
+            GpuTurn::Wait(ms) => gloo_timers::future::TimeoutFuture::new(ms.ceil().max(1.0) as u32).await,
             GpuTurn::Train => {
                 let start = now(&clock);
                 let record = match run.train_episode().await {

@@ -55,6 +55,7 @@ impl Relay {
             ToWorker::Pause { run_id }
             | ToWorker::Resume { run_id }
             | ToWorker::Step { run_id }
+            | ToWorker::Pace { run_id, .. }
             | ToWorker::Stop { run_id }
             | ToWorker::Discard { run_id }
             | ToWorker::Decide { run_id, .. } => run_id,

@@ -15,6 +15,7 @@ use engine::agents::Checkpoint;
 use engine::device::{Backend, GpuAdapter, completed};
 use engine::effects::LiveState;
 use engine::live;
+use engine::pace::PaceClock;
 use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
@@ -51,6 +52,8 @@ pub(crate) struct RunSlot {
     /// Episodes between clock reads, adapted so that a read comes about every millisecond: reading
     /// the clock costs more than a tabular episode.
     pub(crate) stride: u32,
+    /// How fast it trains, for people watching.
+    pub(crate) pace: PaceClock,
 }
 
 impl RunSlot {
@@ -66,6 +69,7 @@ impl RunSlot {
             unsent: Vec::new(),
             train_ms: 0.0,
             stride: 1,
+            pace: PaceClock::default(),
         }
     }
 
@@ -74,9 +78,9 @@ impl RunSlot {
         !self.paused && self.run.as_ref().is_some_and(|run| !run.is_finished())
     }
 
-    /// A CPU run that has episodes to train now (its batch has room).
-    fn trains_here(&self) -> bool {
-        self.has_work() && self.unsent.len() < MAX_UNSENT_RECORDS
+    /// A CPU run that has episodes to train now (its batch has room, and its pace allows one).
+    fn trains_here(&self, now_ms: f64) -> bool {
+        self.has_work() && self.unsent.len() < MAX_UNSENT_RECORDS && self.pace.due(now_ms) != Some(0)
     }
 
     /// Trains a CPU run for about `budget_ms`.
@@ -86,8 +90,14 @@ impl RunSlot {
         let mut elapsed = 0.0;
         while elapsed < budget_ms && !self.paused && !run.is_finished() && self.unsent.len() < MAX_UNSENT_RECORDS {
             let before = elapsed;
-            let room = (MAX_UNSENT_RECORDS - self.unsent.len()).min(self.stride as usize);
+            let due = self.pace.due(start + elapsed).map_or(usize::MAX, |due| due as usize);
+            if due == 0 {
+                break;
+            }
+            let room = (MAX_UNSENT_RECORDS - self.unsent.len()).min(self.stride as usize).min(due);
+            let trained = self.unsent.len();
             self.unsent.extend(run.by_ref().take(room));
+            self.pace.trained((self.unsent.len() - trained) as u64);
             elapsed = now() - start;
             let took = elapsed - before;
             if took < 0.5 {
@@ -173,11 +183,14 @@ impl Trainer {
         if self.slice_scheduled {
             return;
         }
-        if self.slots.iter().any(RunSlot::trains_here) {
+        let now_ms = now(&self.scope);
+        if self.slots.iter().any(|s| s.trains_here(now_ms)) {
             self.slice_scheduled = self.wake.post_message(&JsValue::NULL).is_ok();
         } else if self.slots.iter().any(RunSlot::has_work) {
-            // Every batch is full: wake when the next progress message is due.
-            let due = PROGRESS_INTERVAL_MS - (now(&self.scope) - self.last_progress);
+            // Every batch is full or waits for its pace: wake when the next progress message or
+            // the next paced episode is due, whichever comes first.
+            let paced = self.slots.iter().filter(|s| s.has_work()).map(|s| s.pace.wait_ms(now_ms)).filter(|&w| w > 0.0);
+            let due = paced.fold(PROGRESS_INTERVAL_MS - (now_ms - self.last_progress), f64::min);
             let wake = self.wake.clone();
             gloo_timers::callback::Timeout::new(due.ceil().max(1.0) as u32, move || {
                 drop(wake.post_message(&JsValue::NULL));
@@ -194,6 +207,12 @@ impl Trainer {
             ToWorker::Pause { run_id } => self.pause(run_id),
             ToWorker::Resume { run_id } => self.resume(run_id),
             ToWorker::Step { run_id } => self.step(run_id),
+            ToWorker::Pace { run_id, pace } => {
+                let now_ms = now(&self.scope);
+                if let Some(slot) = self.slot(run_id) {
+                    slot.pace = PaceClock::new(pace, now_ms);
+                }
+            }
             ToWorker::Stop { run_id } => self.stop(run_id),
             ToWorker::Discard { run_id } => {
                 self.slots.retain(|s| s.id != run_id);
@@ -275,8 +294,11 @@ impl Trainer {
     }
 
     fn resume(&mut self, run_id: u32) {
+        let now_ms = now(&self.scope);
         if let Some(slot) = self.slot(run_id) {
             slot.paused = false;
+            // A slow pace goes on from now rather than making up the paused time in a burst.
+            slot.pace = PaceClock::new(slot.pace.pace(), now_ms);
             self.post(FromWorker::Resumed { run_id });
             self.wake_gpu_run(run_id);
         }
@@ -363,11 +385,12 @@ impl Trainer {
     /// One slice of training shared by the CPU runs in progress.
     pub(crate) fn slice(&mut self) {
         self.slice_scheduled = false;
-        let running = self.slots.iter().filter(|s| s.trains_here()).count();
+        let now_ms = now(&self.scope);
+        let running = self.slots.iter().filter(|s| s.trains_here(now_ms)).count();
         if running > 0 {
             let scope = self.scope.clone();
             let share = SLICE_MS / running as f64;
-            for slot in self.slots.iter_mut().filter(|s| s.trains_here()) {
+            for slot in self.slots.iter_mut().filter(|s| s.trains_here(now_ms)) {
                 slot.train_for(share, &|| now(&scope));
             }
         }

@@ -15,6 +15,7 @@ pub mod gym;
 pub mod live;
 pub mod llm;
 pub mod lm;
+pub mod pace;
 pub mod params;
 pub mod policy_view;
 pub mod prompts;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::Checkpoint;
 use crate::device::GpuAdapter;
 pub use crate::effects::LiveState;
+use crate::pace::Pace;
 use crate::policy_view::PolicyView;
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
@@ -65,6 +66,11 @@ pub enum ToWorker {
     /// Train one episode of a paused run.
     Step {
         run_id: u32,
+    },
+    /// Train the run at `pace` from now on (full speed, or so many episodes a second to watch it).
+    Pace {
+        run_id: u32,
+        pace: Pace,
     },
     /// End training now and evaluate what was learned.
     Stop {

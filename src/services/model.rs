@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use engine::pace::Pace;
 use engine::policy_view::PolicyView;
 use engine::protocol::Finished;
 use engine::run::Fingerprint;
@@ -75,6 +76,8 @@ pub struct RunData {
     pub shown: bool,
     /// Live-mode episodes added to the tree (ids from [`LIVE_EPISODE_BASE`]).
     pub live_episodes: u32,
+    /// How fast the worker trains it (the page's; it changes when records come, never which).
+    pub pace: Pace,
 }
 
 impl RunData {
@@ -92,6 +95,7 @@ impl RunData {
             digest: Fingerprint::default(),
             shown: true,
             live_episodes: 0,
+            pace: Pace::Full,
         }
     }
 

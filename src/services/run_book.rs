@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use engine::RunSpec;
+use engine::pace::Pace;
 use engine::protocol::ToWorker;
 use engine::run::Resume;
 use leptos::prelude::*;
@@ -18,6 +19,8 @@ pub struct RunBook {
     pub selected: RwSignal<Option<u32>>,
     /// The runs kept in this browser are back (so a shared run can look for itself among them).
     pub restored: RwSignal<bool>,
+    /// The pace new runs start at (the run form's).
+    pub pace: RwSignal<Pace>,
     next_id: StoredValue<u32>,
     error: RwSignal<Option<String>>,
     // Held, not looked up: runs start from callbacks (Python's, for measured verdicts) that run
@@ -34,6 +37,7 @@ impl RunBook {
             runs,
             selected: RwSignal::new(None),
             restored: RwSignal::new(false),
+            pace: RwSignal::new(Pace::Full),
             next_id: StoredValue::new(1),
             error,
             bridge,
@@ -79,7 +83,18 @@ impl RunBook {
         self.runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         self.selected.set(Some(id));
         self.bridge.send(ToWorker::Start { run_id: id, spec, resume: None });
+        self.set_pace(id, self.pace.get_untracked());
         id
+    }
+
+    /// Has run `id` trained at `pace` from now on.
+    pub fn set_pace(self, id: u32, pace: Pace) {
+        self.runs.update(|runs| {
+            if let Some(run) = runs.iter_mut().find(|r| r.id == id) {
+                run.pace = pace;
+            }
+        });
+        self.bridge.send(ToWorker::Pace { run_id: id, pace });
     }
 
     /// The run of `spec` already on the page, if there is one (runs are deterministic: the same spec

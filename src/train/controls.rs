@@ -8,6 +8,7 @@ use engine::{AgentId, AgentSpec, EnvId, RunSpec};
 use leptos::prelude::*;
 
 use crate::train::backend_choice::{BackendChoice, BackendNote};
+use crate::train::pace_choice::PaceChoice;
 use crate::widgets::param_fields::ParamFields;
 
 /// The agent's preset named `preset` for `env` (its first, the default, when it has no such one).
@@ -160,9 +161,12 @@ pub fn Controls(
                 fields=fields texts=texts hidden=hidden(Control::Hyperparameters) locked=locked(Control::Hyperparameters) />
             <ParamFields id="env-params" title="Environment parameters" defaults="rewards and odds from the seed" id_prefix="env-param"
                 fields=env_fields texts=env_texts hidden=hidden(Control::EnvParams) locked=locked(Control::EnvParams) />
-            <button id="start" type="submit" disabled=move || !ready.get()>
-                {move || if ready.get() { "Train" } else { "Loading the training worker…" }}
-            </button>
+            <p class="actions">
+                <button id="start" type="submit" disabled=move || !ready.get()>
+                    {move || if ready.get() { "Train" } else { "Loading the training worker…" }}
+                </button>
+                <label class="inline">"at "<PaceChoice /></label>
+            </p>
         </form>
     }
 }

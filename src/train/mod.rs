@@ -4,6 +4,7 @@
 pub mod backend_choice;
 pub mod controls;
 pub mod new_run;
+pub mod pace_choice;
 pub mod runs_table;
 pub mod share_panel;
 

@@ -1,5 +1,5 @@
 //! The runs table: every run with its status, progress and results, and the buttons that pause,
-//! step, resume, stop, share, export or discard it; runs files are imported here too.
+//! step, resume, stop, pace, share, export or discard it; runs files are imported here too.
 
 use engine::protocol::ToWorker;
 use leptos::prelude::*;
@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use crate::services::model::{Status, css_colour};
 use crate::services::run_book::RunBook;
 use crate::services::worker_bridge::WorkerBridge;
+use crate::train::pace_choice::PaceChoice;
 use crate::train::share_panel::Sharing;
 use crate::widgets::percent;
 use crate::widgets::upload;
@@ -48,6 +49,7 @@ pub fn RunsTable() -> impl IntoView {
                     <button type="button" class="resume" hidden=move || !matches!(status(), Status::Paused | Status::Interrupted)
                         on:click=move |_| if status() == Status::Interrupted { book.resume(id) } else { send(ToWorker::Resume { run_id: id }) }>"Resume"</button>
                     <button type="button" class="step" hidden=move || status() != Status::Paused title="Train one episode" on:click=move |_| send(ToWorker::Step { run_id: id })>"Step"</button>
+                    <PaceChoice id=id hidden=Signal::derive(move || !matches!(status(), Status::Training | Status::Paused)) />
                     <button type="button" class="stop" hidden=move || !matches!(status(), Status::Training | Status::Paused) title="End training now and evaluate"
                         on:click=move |_| send(ToWorker::Stop { run_id: id })>"Stop"</button>
                     <button type="button" class="share" title="Copy a link that trains this run again" on:click=move |_| sharing.share(id)>"Share"</button>
