@@ -156,11 +156,7 @@ pub fn ScorePlot(curves: Signal<Vec<(String, Vec<BestSoFar>)>>) -> impl IntoView
             .collect();
         Chart {
             x: Axis { title: "LLM calls".into(), range: 0.0..calls.fold(2.0, f64::max), ticks: Ticks::Whole },
-            y: Axis {
-                title: "Best score so far (tests passed)".into(),
-                range: 0.0..1.0,
-                ticks: Ticks::Percent,
-            },
+            y: Axis { title: "Best score so far (tests passed)".into(), range: 0.0..1.0, ticks: Ticks::Percent },
             series,
             width: 560,
             plot_height: 300,
