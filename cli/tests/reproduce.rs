@@ -40,6 +40,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "stepcoder-earlier-rollouts",
             "stepcoder-keep-all",
             "code-model",
+            "code-model-ppo",
         ]
     );
 }
@@ -54,11 +55,7 @@ fn the_docs_hold_every_generated_table_and_no_other() {
             .map(|(at, m)| text[at + m.len()..].split(' ').next().unwrap().to_owned())
             .collect()
     };
-    // Tables with no quick form: StepCoder's training on the small model does not repeat bit for
-    // bit from one process to the next (cli/src/reproduce/code_model_table.rs).
-    let full_only = ["code-model-ppo"];
-    let pinned_ids: Vec<String> = ids(&docs).into_iter().filter(|id| !full_only.contains(&id.as_str())).collect();
-    assert_eq!(pinned_ids, ids(&pinned));
+    assert_eq!(ids(&docs), ids(&pinned));
     assert_eq!(docs.matches("<!-- /reproduce -->").count(), ids(&docs).len());
 }
 
