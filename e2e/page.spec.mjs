@@ -29,6 +29,16 @@ async function pixelsNear(page, selector, [r, g, b], tolerance = 40) {
 const BLUE = [0, 114, 178]; // first run's colour, and the tree's colour for 100 % success
 const VERMILION = [213, 94, 0]; // second run's colour
 
+test('a load and a reload write no warning to the console (issue 73: the preload\'s integrity and the workers\' deprecated start)', async ({ page }) => {
+  const warnings = [];
+  page.on('console', (message) => { if (message.type() === 'warning' || message.type() === 'error') warnings.push(message.text()); });
+  await new Playground(page).open();
+  await page.reload();
+  await new Playground(page).open();
+  await page.waitForTimeout(1000);
+  expect(warnings).toEqual([]);
+});
+
 test('the page explains every environment and agent before any run, with sources', async ({ page }) => {
   const errors = watchErrors(page);
   await new Playground(page).open();

@@ -49,8 +49,10 @@ test('the GIF-MCTS search table and CWM accuracy re-run in Pyodide with one clic
 test('a re-run says its size and time on its button, and Cancel stops it with no table', async ({ page }) => {
   const errors = watchErrors(page);
   await new Playground(page).open();
-  await expect(page.locator('#reproduce-search')).toContainText('180 searches, about 4 minutes');
-  await expect(page.locator('#reproduce-world-models')).toContainText('36 searches, about 70 s');
+  // Counted from what each re-run runs.
+  await expect(page.locator('#reproduce-seed003')).toHaveText("Seed 003's tables (Q-learning and q-thompson, seeds 1–20, 5000 episodes each: 40 runs, under a second)");
+  await expect(page.locator('#reproduce-search')).toHaveText('The GIF-MCTS search table (the quick run: 10 tasks × seeds 1–3, 6 methods: 180 searches, about 4 minutes)');
+  await expect(page.locator('#reproduce-world-models')).toHaveText('CWM accuracy (the quick run: 6 environments × seeds 1–3, 2 methods, 50 calls: 36 searches, about 70 s)');
   await expect(page.locator('#reproduce-cancel')).toBeHidden();
   await page.locator('#reproduce-search').click();
   await expect(page.locator('#reproduce-status')).toContainText(/Pyodide is running|of 180 searches/, { timeout: 60_000 });

@@ -97,8 +97,11 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
   test.setTimeout(300_000);
   const errors = watchErrors(page);
   await new Playground(page).open();
+  // The size of the work is said before it starts, with an estimate, and follows the form.
+  await expect(page.locator('#stepcoder-learn-size')).toHaveText('163,840 training executions (arms × seeds × tasks × executions per task), every new program run in Pyodide: about 55 s on a two-core laptop.');
   await page.locator('#stepcoder-learn-seeds').fill('2');
   await page.locator('#stepcoder-learn-budget').fill('128');
+  await expect(page.locator('#stepcoder-learn-size')).toContainText('4,096 training executions');
   await page.locator('#stepcoder-learn').click();
   await expect(page.locator('#stepcoder-learn-status')).toContainText('Done in', { timeout: 240_000 });
   const rows = page.locator('#stepcoder-learn-table tbody tr');

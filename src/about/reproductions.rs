@@ -30,14 +30,45 @@ impl Rerun {
         ["reproduce-seed003", "reproduce-search", "reproduce-world-models"][self as usize]
     }
 
-    /// Its button, with the size of the work and how long it took on a 2-core machine
-    /// (docs/benchmarks.md), said before it starts.
-    fn label(self) -> &'static str {
-        [
-            "Seed 003's tables (Q-learning and q-thompson, seeds 1–20, 5000 episodes each: 40 runs, under a second)",
-            "The GIF-MCTS search table (the quick run: 10 tasks × seeds 1–3, six methods: 180 searches, about 4 minutes)",
-            "CWM accuracy (the quick run: 6 environments × seeds 1–3, two methods, 50 calls: 36 searches, about 70 s)",
-        ][self as usize]
+    /// Its button, with the size of the work counted from what it runs and how long it took on a
+    /// 2-core machine (docs/benchmarks.md), said before it starts.
+    fn label(self) -> String {
+        let searches = |spec: &BenchSpec| spec.methods.len() * spec.tasks.len() * spec.seeds.len();
+        let seeds = |spec: &BenchSpec| format!("seeds 1–{}", spec.seeds.len());
+        match self {
+            Rerun::Seed003 => {
+                let seeds = orchestrator::seeds(Scale::Full);
+                format!(
+                    "Seed 003's tables (Q-learning and q-thompson, seeds 1–{seeds}, {} episodes each: {} runs, under a second)",
+                    orchestrator::EPISODES,
+                    AGENTS.len() as u64 * seeds
+                )
+            }
+            Rerun::Search => {
+                let spec = search::bundled_bench(Scale::Quick);
+                format!(
+                    "The GIF-MCTS search table (the quick run: {} tasks × {}, {} methods: {} searches, about 4 minutes)",
+                    spec.tasks.len(),
+                    seeds(&spec),
+                    spec.methods.len(),
+                    searches(&spec)
+                )
+            }
+            Rerun::WorldModels => {
+                let specs: Vec<BenchSpec> = search::world_model_environments()
+                    .into_iter()
+                    .map(|env| search::world_model_bench(Scale::Quick, env))
+                    .collect();
+                format!(
+                    "CWM accuracy (the quick run: {} environments × {}, {} methods, {} calls: {} searches, about 70 s)",
+                    specs.len(),
+                    seeds(&specs[0]),
+                    specs[0].methods.len(),
+                    specs[0].budgets.last().copied().unwrap_or_default(),
+                    specs.iter().map(searches).sum::<usize>()
+                )
+            }
+        }
     }
 
     /// The figures a re-run is compared with, and their name.

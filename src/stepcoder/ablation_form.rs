@@ -36,6 +36,14 @@ impl AblationForm {
         }
     }
 
+    /// [`AblationForm::read`], again whenever a field changes.
+    pub fn watch(self) -> Result<AblationSpec, String> {
+        self.arms.track();
+        self.seeds.track();
+        self.budget.track();
+        self.read()
+    }
+
     /// The spec in the form, or what is wrong with it.
     pub fn read(self) -> Result<AblationSpec, String> {
         let seeds = self.seeds.get_untracked().trim().parse().map_err(|_| "seeds: a whole number".to_owned())?;

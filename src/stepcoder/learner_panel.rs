@@ -31,6 +31,33 @@ fn link_to(report: &AblationReport, teaching: Teaching<AblationControl>) -> Stri
     address_of(&AblationLink { spec: report.spec.clone(), fingerprint: Some(report.fingerprint.clone()), teaching })
 }
 
+/// Training executions a second of the page's ablation at its defaults (163,840 in about 53 s,
+/// docs/benchmarks.md, "StepCoder's ablation back under a minute"): the estimate said before a run.
+const EXECUTIONS_PER_SECOND: f64 = 3_000.0;
+
+/// What the form asks for, said before it runs: the executions and about how long they take.
+fn size_sentence(executions: u64) -> String {
+    let seconds = executions as f64 / EXECUTIONS_PER_SECOND;
+    let time = if seconds < 90.0 { format!("{:.0} s", seconds.max(1.0)) } else { format!("{:.0} min", seconds / 60.0) };
+    format!(
+        "{} training executions (arms × seeds × tasks × executions per task), every new program run in Pyodide: about {time} on a two-core laptop.",
+        thousands(executions)
+    )
+}
+
+/// `n` with commas between thousands: 163,840.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// How the shown ablation sampled its training rollouts, as a sentence.
 fn rollout_rule_sentence(params: &engine::stepcoder::learner_params::LearnerParams) -> String {
     let rule = params.rollout_rule();
@@ -140,6 +167,7 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
         <h3>"What CCCS and FGO do to a learner that learns"</h3>
         <p class="hint">"A softmax per line over the bundled line banks (four small functions; each free line offers the canonical line and three mutants, each of which alone fails a test), trained by REINFORCE on 16 rollouts per update, sampled as §4.2 samples them (T 0.8, top-p 0.9). The four arms differ only by CCCS and FGO, with the same seeds, random streams and budget of executions; pass@1 is measured at the full task on visible and hidden tests, sampled as the policy is (T 1) and decoded as Table 1 decodes (T 0.2, top-p 0.95). The starting policy, ours, favours a mistake in one line, so its greedy program fails. These are a different quantity on a toy, not a reproduction of Table 1."</p>
         <AblationFormFields form=form teaching=teaching />
+        <p id="stepcoder-learn-size" class="hint">{move || form.watch().map_or_else(|problem| problem, |spec| size_sentence(spec.executions()))}</p>
         <p class="actions">
             <button type="button" id="stepcoder-learn" disabled=move || running.get() on:click=move |_| start(None)>"Run the arms"</button>
             <button type="button" id="stepcoder-learn-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>
@@ -285,5 +313,22 @@ fn CurvePlot(rows: Signal<Vec<ArmSummary>>) -> impl IntoView {
     });
     view! {
         <SvgChart id="stepcoder-learn-plot" label="Sampled pass@1 against executions, per arm, with 95% intervals" chart=chart />
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_size_is_said_with_its_estimate() {
+        assert_eq!(thousands(163_840), "163,840");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(
+            size_sentence(163_840),
+            "163,840 training executions (arms × seeds × tasks × executions per task), every new program run in Pyodide: about 55 s on a two-core laptop."
+        );
+        assert!(size_sentence(4 * 100 * 4 * 1024).ends_with("about 9 min on a two-core laptop."));
     }
 }

@@ -11,7 +11,8 @@ use crate::{Agent, AgentId, EnvId, Observation, Run, RunSpec};
 pub const GROUP: &str = "seed003";
 /// The agents, one column each.
 pub const AGENTS: [AgentId; 2] = [AgentId::QLearning, AgentId::QThompson];
-const EPISODES: u32 = 5000;
+/// Training episodes per run.
+pub const EPISODES: u32 = 5000;
 const EVALUATION_EPISODES: u32 = 1000;
 
 /// The seeds at `scale`: 1 to this.

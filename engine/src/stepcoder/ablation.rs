@@ -36,6 +36,15 @@ impl Default for AblationSpec {
     }
 }
 
+impl AblationSpec {
+    /// The training executions it asks for in all: a learner per arm, seed and task, each with its
+    /// budget (said before it starts; the programs run are fewer, repeats being cached).
+    pub fn executions(&self) -> u64 {
+        let tasks = if self.tasks.is_empty() { line_bank_tasks().len() } else { self.tasks.len() };
+        (tasks * self.arms.len()) as u64 * u64::from(self.seeds) * u64::from(self.params.budget)
+    }
+}
+
 /// The most seeds one ablation runs.
 pub const MAX_SEEDS: u32 = 100;
 
@@ -193,8 +202,7 @@ impl Ablation {
     /// Training executions spent so far, and in all.
     pub fn progress(&self) -> (u64, u64) {
         let spent = self.learners.iter().map(|(_, l)| u64::from(l.executions)).sum();
-        let runs = self.tasks.len() * self.spec.arms.len() * self.spec.seeds as usize;
-        (spent, runs as u64 * u64::from(self.spec.params.budget))
+        (spent, self.spec.executions())
     }
 
     /// The learner of task `task` (an index into [`Ablation::tasks`]), `arm` and `seed` (from 1),
@@ -462,6 +470,14 @@ pub struct ArmSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_ablation_asks_for_163_840_executions() {
+        // Four arms × ten seeds × four bundled tasks × 1024 executions each.
+        assert_eq!(AblationSpec::default().executions(), 163_840);
+        let one = AblationSpec { arms: vec![Arm::Vanilla], seeds: 2, tasks: vec!["x".into()], ..Default::default() };
+        assert_eq!(one.executions(), 2 * 1024);
+    }
 
     #[test]
     fn the_interval_is_students() {
