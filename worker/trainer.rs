@@ -265,10 +265,12 @@ impl Trainer {
     fn start(&mut self, run_id: u32, spec: RunSpec, resume: Option<Resume>) {
         match Run::new(spec) {
             Ok(run) if run.spec().backend == Backend::Wgpu => {
+                // The slot is made without its run: the WebGPU task holds it.
                 let mut slot = RunSlot::new(run_id, run);
-                let run = slot.run.take().expect("a new slot holds its run");
-                self.slots.push(slot);
-                self.spawn_gpu_task(run_id, run, resume);
+                if let Some(run) = slot.run.take() {
+                    self.slots.push(slot);
+                    self.spawn_gpu_task(run_id, run, resume);
+                }
             }
             // The replay blocks this worker for as long as those episodes took to train.
             Ok(run) => match resume {

@@ -29,9 +29,11 @@ pub fn RunsTable() -> impl IntoView {
         });
         let status = move || live.get().map(|l| l.0).unwrap_or(Status::Training);
         let done = move || live.get().map_or(0, |l| l.1);
+        // A row is made for a run in the list; one removed meanwhile gets an empty row, not a panic.
         let (label, colour, total, shown) = runs.with_untracked(|r| {
-            let run = r.iter().find(|r| r.id == id).expect("rows are made for existing runs");
-            (run.label(), run.colour, run.spec.episodes, run.shown)
+            r.iter().find(|r| r.id == id).map_or((format!("#{id}"), (0, 0, 0), 0, false), |run| {
+                (run.label(), run.colour, run.spec.episodes, run.shown)
+            })
         });
         let failure = move || if let Status::Failed(message) = status() { message } else { String::new() };
         view! {
