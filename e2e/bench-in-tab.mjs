@@ -124,6 +124,7 @@ async function longTasks(directory, model) {
   await page.locator('#episodes').fill('5000');
   await page.locator('#start').click();
   await page.locator('#runs tbody tr .status', { hasText: 'finished' }).waitFor({ timeout: 60_000 });
+  await page.locator('#panes a[data-route="live"]').click();
   await page.waitForTimeout(3000);
   const phase = async (name, act) => {
     const began = await page.evaluate(() => performance.now());

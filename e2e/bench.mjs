@@ -259,8 +259,15 @@ async function runLatencies(page, count) {
   return latencies;
 }
 
+/** Shows `pane` by the nav's link; a build from before routes shows every pane, and has none. */
+async function showPane(page, pane) {
+  const link = page.locator(`#panes a[data-route="${pane}"]`);
+  if (await link.count()) await link.click();
+}
+
 /** The time inside the harness for `files`' reference solutions in the page's Pyodide, best of 5. */
 async function insidePyodide(page, files) {
+  await showPane(page, 'python');
   await page.click('#import summary');
   for (const file of files) {
     await page.locator('#import-tasks').setInputFiles(file);
@@ -296,6 +303,7 @@ async function benchPython(figures) {
   for (let i = 0; i < 4; i++) {
     const python = await context.newPage();
     await python.goto(`http://127.0.0.1:${port}/`);
+    await showPane(python, 'python');
     await python.click('#editor-run');
     await python.locator('#outcome').waitFor({ timeout: 60_000 });
     const state = await python.locator('#python-state', { hasText: 'loaded in' }).textContent({ timeout: 60_000 });
@@ -395,6 +403,7 @@ async function benchDqn(figures, builds) {
 
 /** StepCoder's learner with the page's defaults: wall time and the programs Pyodide ran. */
 async function benchStepcoder(figures) {
+  await showPane(page, 'stepcoder');
   const budget = option('stepcoder-budget');
   if (budget) await page.locator('#stepcoder-learn-budget').fill(budget);
   const ablation = await runAblation(page);
@@ -419,6 +428,7 @@ async function benchWorldModel(figures) {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`http://127.0.0.1:${port}/`);
+  await showPane(page, 'search');
   await page.locator('#search-task').selectOption('MountainCar-v0');
   await page.locator('#search-method').selectOption('zero-shot');
   await page.locator('#search-odds summary').click();
@@ -505,6 +515,7 @@ async function benchSideBySide(figures, builds) {
 
       // GIF-MCTS on binary_search at budget 20 with the simulated LLM (solved at the 7th call).
       ({ context, page } = await open(url));
+      await showPane(page, 'search');
       await page.locator('#search-task').selectOption('binary_search');
       await page.locator('#search-method').selectOption('gif-mcts');
       await page.locator('#search-budget').fill('20');
@@ -517,6 +528,7 @@ async function benchSideBySide(figures, builds) {
 
       // A world model's planning evaluation: CliffWalking's perfect model (GIF-MCTS's 7th call).
       ({ context, page } = await open(url));
+      await showPane(page, 'search');
       await page.locator('#search-task').selectOption('CliffWalking-v0');
       await page.locator('#search-method').selectOption('gif-mcts');
       await page.locator('#search-go').click();
@@ -531,6 +543,7 @@ async function benchSideBySide(figures, builds) {
 
       if (round === 0) {
         ({ context, page } = await open(url));
+        await showPane(page, 'stepcoder');
         const ablation = await runAblation(page);
         keep('stepcoder_ablation_defaults_wall_s', build, ablation.seconds);
         keep('stepcoder_ablation_distinct_programs', build, ablation.distinctPrograms);

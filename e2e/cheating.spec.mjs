@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, setInput, storedSettings, watchErrors } from './helpers.mjs';
 
 /** The simulated LLM special-cases `share` of its replies (the Search form's odds). */
 async function specialCase(page, share) {
@@ -10,7 +10,7 @@ async function specialCase(page, share) {
 test('with half the tests held out and the simulated LLM special-casing half its replies, the tree marks the lookup special-cased? with the held-out test it fails', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   // `rlcg search --method zero-shot --task binary_search --budget 10 --seed 1 --held-out 0.5
   //  --simulated-llm special_case_share=0.5`: its second program is marked, fingerprint df1ed0c3c2bba10e.
   await setInput(page, '#search-budget', '10');
@@ -39,7 +39,7 @@ test('the Cheating view measures the simulated LLM on impossible variants: its r
   test.setTimeout(300_000);
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await page.locator('#search-cheating summary').click();
   await setInput(page, '#cheat-lookups', '0.5');
   await page.locator('#cheat-measure').selectOption('one-off');
@@ -66,7 +66,7 @@ test('the Cheating view demonstrates with its defaults: the simulated LLM cheats
   test.setTimeout(240_000);
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await page.locator('#search-cheating summary').click();
   await expect(page.locator('#search-cheating .hint').first()).toContainText('0.2 to begin with (ours, so that there are cheats to see');
   await expect(page.locator('#cheat-lookups')).toHaveValue('0.2');
@@ -74,13 +74,24 @@ test('the Cheating view demonstrates with its defaults: the simulated LLM cheats
   // As `rlcg cheat-rate --variant one-off --seeds 1-5 --simulated-llm special_case_share=0.2`.
   await expect(page.locator('#cheat-rate')).toHaveText(DEFAULT_RATE, { timeout: 200_000 });
   await expect(page.locator('#cheat-examples li').first()).toHaveText(/ · seed \d · a special-cased input: it answers a test against the task$/);
+  // Kept: a reload shows the measure, its link and its cheats again.
+  const cheats = await page.locator('#cheat-examples li').count();
+  const link = await page.locator('#cheat-link').inputValue();
+  await expect.poll(() => storedSettings(page)).toContain('cheat-measure');
+  await page.reload();
+  await page.locator('#search-cheating summary').click();
+  await expect(page.locator('#cheat-rate')).toHaveText(`Measured on an earlier visit: ${DEFAULT_RATE}`);
+  await expect(page.locator('#cheat-examples li')).toHaveCount(cheats);
+  await expect(page.locator('#cheat-link')).toHaveValue(link);
+  await page.locator('#cheat-examples li button').first().click();
+  await expect(page.locator('#cheat-example-how')).toContainText('passed every test of its impossible variant by');
   expect(errors).toEqual([]);
 });
 
 test('with naive verdicts, the Cheating view says how each cheat was done: the simulated LLM\'s reward hacks are tampered verdicts', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   // Every reply is an honest attempt with one of the red team's hacks appended, which only a naive
   // verdict passes.
   await page.locator('#search-odds summary').click();
@@ -106,7 +117,7 @@ test('with naive verdicts, the Cheating view says how each cheat was done: the s
 test('a model let give up on an impossible variant ends the search honestly, and the link carries the option', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await setInput(page, '#search-budget', '5');
   await page.locator('#search-impossible').selectOption('one-off');
   await page.locator('#search-give-up').check();
@@ -127,7 +138,7 @@ test('a link to the Cheating view opens it on a fresh page with its measure, see
   test.setTimeout(180_000);
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await page.locator('#search-cheating summary').click();
   await setInput(page, '#cheat-lookups', '0.5');
   await page.locator('#cheat-measure').selectOption('held-out');
@@ -156,8 +167,9 @@ test('a link to the Cheating view opens it on a fresh page with its measure, see
 test('the Cheating view asks an endpoint when Live mode chose one: its replies are measured, and the link names the model, never the key', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-cheat-key');
+  await playground.show('search');
   await page.locator('#search-cheating summary').click();
   await page.locator('#cheat-measure').selectOption('one-off');
   await setInput(page, '#cheat-seeds', '2');

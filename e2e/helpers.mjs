@@ -49,6 +49,15 @@ export function watchErrors(page) {
   return errors;
 }
 
+/**
+ * Shows `pane` ('train', 'search', …) by its link in the nav, as a person moves between panes, and
+ * waits until it is on screen.
+ */
+export async function show(page, pane) {
+  await page.locator(`#panes a[data-route="${pane}"]`).click();
+  await expect(page.locator(`[data-pane="${pane}"]`)).toBeVisible();
+}
+
 /** Types `value` into the input at `selector` and commits it, as a person leaving the field does. */
 export async function setInput(page, selector, value) {
   await page.locator(selector).fill(value);
@@ -114,6 +123,7 @@ export async function untilKept(page, id, { episodes, finished }) {
  * and waits for the verdict: its outcome class and reward as shown.
  */
 export async function runProgram(page, code, tests = '', { limit = '5' } = {}) {
+  await show(page, 'python');
   await page.locator('#editor-code').fill(code);
   await page.locator('#editor-tests').fill(tests);
   await page.locator('#editor-limit').fill(limit);
@@ -134,15 +144,25 @@ export class Playground {
     this.page = page;
   }
 
-  /** Opens the page (the test server's root unless `url` says otherwise) and waits until it can train. */
-  async open(url = './') {
+  /**
+   * Opens the page (the test server's root unless `url` says otherwise), waits until it can train,
+   * and shows `pane` when given.
+   */
+  async open(url = './', pane) {
     await this.page.goto(url);
     await expect(this.page.locator('#start')).toBeEnabled();
+    if (pane !== undefined) await this.show(pane);
+  }
+
+  /** Shows `pane` ('train', 'search', …) by its link in the nav, as a person moves between panes. */
+  async show(pane) {
+    await show(this.page, pane);
   }
 
   /** Fills the run form (fields left out keep their values) and presses Train; returns the new run's row. */
   async startRun({ env, agent, episodes, seed } = {}) {
     const page = this.page;
+    await this.show('train');
     if (env !== undefined) await page.locator('#env').selectOption(env);
     if (agent !== undefined) await page.locator('#agent').selectOption(agent);
     if (episodes !== undefined) await page.locator('#episodes').fill(String(episodes));
@@ -167,6 +187,7 @@ export class Playground {
    */
   async search({ task, method } = {}, ending = /^Search over: /, timeout = 120_000) {
     const page = this.page;
+    await this.show('search');
     if (task !== undefined) await page.locator('#search-task').selectOption(task);
     if (method !== undefined) await page.locator('#search-method').selectOption(method);
     await page.locator('#search-go').click();
@@ -176,6 +197,7 @@ export class Playground {
   /** Points live mode at an OpenAI-compatible endpoint with `model`, and `key` when given. */
   async useEndpoint(baseUrl, model, key) {
     const page = this.page;
+    await this.show('live');
     await page.locator('#llm-provider').selectOption('custom');
     const fields = [['#llm-base-url', baseUrl], ['#llm-model', model]];
     if (key !== undefined) fields.push(['#llm-key', key]);
@@ -187,6 +209,7 @@ export class Playground {
 
   /** Live mode: plays `task` (the executive's task2_incorrect by default) with the chosen policy until it ends. */
   async playLive(task = 'task2_incorrect') {
+    await this.show('live');
     await this.page.locator('#live-task').selectOption(task);
     await this.page.locator('#live-go').click();
     await expect(this.page.locator('#live-summary')).toBeVisible({ timeout: 60_000 });

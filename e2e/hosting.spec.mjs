@@ -52,9 +52,10 @@ test('under a sub-path of a host that sends no headers: isolated by the service 
     expect((await runProgram(page, 'def add(a, b):\n    return a + b\n', 'assert add(1, 2) == 3')).outcome).toBe('pass');
 
     // The share link names the page under its sub-path.
+    await playground.show('train');
     await row.locator('.share').click();
     const link = await page.locator('#share-link').inputValue();
-    expect(link.startsWith(`${url}#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300`)).toBe(true);
+    expect(link.startsWith(`${url}#/train?v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300`)).toBe(true);
 
     // With the server gone and the network off, the page loads from the service worker's cache,
     // still isolated, and the link trains the same run again.

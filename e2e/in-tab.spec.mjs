@@ -45,6 +45,7 @@ async function modelServer() {
 
 /** Picks the in-tab provider with the model at `url`, downloads it and waits until it is kept. */
 async function download(page, url) {
+  await new Playground(page).show('live');
   await page.locator('#llm-provider').selectOption('in-tab');
   await page.locator('#in-tab-preset').selectOption('other');
   await page.locator('#in-tab-url').fill(url);
@@ -119,6 +120,7 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   server = await new Promise((resolve) => { const s = createServer(); s.listen(0, '127.0.0.1', () => resolve(s)); });
   await page.reload();
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await playground.show('live');
   await page.locator('#llm-provider').selectOption('in-tab');
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
   await playground.playLive();
@@ -181,7 +183,7 @@ test('keeping a model file from this computer can be cancelled while the file is
     };
   });
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'live');
   await page.locator('#llm-provider').selectOption('in-tab');
   const fixture = await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url));
   await page.locator('#in-tab-file').setInputFiles({ name: 'slow-disk.gguf', mimeType: 'application/octet-stream', buffer: fixture });
@@ -224,6 +226,7 @@ test('StepCoder\'s curriculum and a world-model search take the model in the tab
   const playground = await withModel(page);
   // The fixture was trained on other prompts: what it writes here fails, but it is its reply that
   // each step tests.
+  await playground.show('stepcoder');
   await page.locator('#stepcoder-task').selectOption('apps-plus-1');
   const details = page.locator('#stepcoder-params');
   await details.locator('summary').click();
@@ -232,6 +235,7 @@ test('StepCoder\'s curriculum and a world-model search take the model in the tab
   await expect(page.locator('#stepcoder-status')).toHaveText('Done: every round is done.', { timeout: 120_000 });
   await expect(page.locator('#stepcoder-rounds tbody tr')).toHaveCount(1);
 
+  await playground.show('search');
   await page.locator('#search-task').selectOption('CliffWalking-v0');
   await setInput(page, '#search-budget', '1');
   await playground.search({ method: 'gif-mcts' }, /^Search over: /, 120_000);
@@ -249,6 +253,7 @@ test('a model the engine trained and wrote (LoRA adapters merged, F16) runs in t
   const playground = new Playground(page);
   await playground.open();
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await playground.show('live');
   await page.locator('#llm-provider').selectOption('in-tab');
   await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder-tuned.gguf', import.meta.url)));
   await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder-tuned.gguf in this browser: it works offline from now on.');

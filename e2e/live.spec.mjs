@@ -71,6 +71,7 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
 
   // Not in the address, the share link, the exports, the stored settings or any worker's scope.
   expect(page.url()).not.toContain(KEY);
+  await new Playground(page).show('train');
   await page.locator('#runs tbody tr .share').first().click();
   expect(await page.locator('#share-link').inputValue()).not.toContain(KEY);
   for (const button of ['#export-json', '#export-csv']) {
@@ -96,6 +97,7 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
   // so this program's own text does not contain it). The harness refuses programs `gc`, so the
   // program walks what the modules reach instead.
   const [head, tail] = [KEY.slice(0, 10), KEY.slice(10)];
+  await new Playground(page).show('python');
   await page.locator('#editor-code').fill(
     `import sys\nkey = ${JSON.stringify(head)} + ${JSON.stringify(tail)}\n` +
     'seen, hits, stack = set(), 0, list(sys.modules.values())\n' +
@@ -108,6 +110,7 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
   await page.locator('#editor-tests').fill('');
   await page.locator('#editor-run').click();
   await expect(page.locator('#stdout')).toContainText('key-hits 0', { timeout: 30_000 });
+  await new Playground(page).show('live');
 
   // Ticking "remember" keeps the key in this browser's localStorage (which no worker can read, unlike
   // the IndexedDB of the other settings), and unticking removes it.
@@ -152,7 +155,7 @@ test('rate limits are retried after Retry-After; a refused key, malformed JSON a
 
 test('prompts are editable, checked before use, and restorable to the defaults', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/live');
   await page.locator('#prompts summary').click();
   await page.locator('#prompt-id').selectOption('orchestrator.coder');
   await expect(page.locator('#prompt-user')).toHaveValue(/\{plan\}/);
@@ -187,6 +190,7 @@ test('endpoint settings that an older page kept in localStorage move to the sett
   };
   await page.evaluate((json) => localStorage.setItem('rlcg.llm-settings', json), JSON.stringify(legacy));
   await page.reload();
+  await new Playground(page).show('live');
   // Choosing a provider takes its address and model, and keeps the rest: the kept temperature.
   await page.locator('#llm-provider').selectOption('ollama');
   await expect(page.locator('#llm-temperature')).toHaveValue('0.7');
@@ -217,6 +221,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   // The executive DQN's network too; it generates, tests, debugs and stops on the simulated LLM.
   const dqnOption = page.locator('#live-policy option', { hasText: '#2 executive · dqn' });
+
   await page.locator('#live-policy').selectOption(await dqnOption.getAttribute('value'));
   await new Playground(page).playLive();
   await expect(page.locator('#live-restored')).toHaveText("Run #2's policy was loaded from its stored checkpoint.");
@@ -227,6 +232,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
   expect(actions).toContain('test');
 
   // An exported run brings its checkpoint into another browser.
+  await new Playground(page).show('results');
   const download = page.waitForEvent('download');
   await page.locator('#export-json').click();
   const exported = await (await download).path();
@@ -236,6 +242,7 @@ test('after a reload, and in a browser the run was imported into, trained polici
   await expect(fresh.locator('#start')).toBeEnabled();
   await fresh.locator('#import-runs').setInputFiles(exported);
   await expect(fresh.locator('#runs tbody tr')).toHaveCount(2);
+  await new Playground(fresh).show('live');
   await fresh.locator('#live-policy').selectOption({ index: 1 });
   await new Playground(fresh).playLive();
   await expect(fresh.locator('#live-restored')).toContainText('policy was loaded from its stored checkpoint.');
@@ -246,12 +253,14 @@ test('after a reload, and in a browser the run was imported into, trained polici
   const runs = JSON.parse(await readFile(exported, 'utf8'));
   delete runs[0].finished.checkpoint;
   runs[1].finished.checkpoint.burnpack = '***';
+  await new Playground(fresh).show('train');
   await fresh.locator('#import-runs').setInputFiles({ name: 'edited.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(runs)) });
   await expect(fresh.locator('#runs tbody tr')).toHaveCount(4);
   for (const [index, expected] of [
     [2, "Run #3's policy was rebuilt by training its 5000 recorded episodes again."],
     [3, "Run #4's stored checkpoint could not be used (the checkpoint's network is not base64: "],
   ]) {
+    await new Playground(fresh).show('live');
     await fresh.locator('#live-policy').selectOption({ index });
     await new Playground(fresh).playLive();
     await expect(fresh.locator('#live-restored')).toContainText(expected);
@@ -387,6 +396,7 @@ test('seed 003 §6.2: live episodes with a coder wrong at a known rate calibrate
   await expect(page.locator('#calibrate-started')).toContainText('Run #2 trains on the calibrated odds');
   const row = page.locator('#runs tbody tr').nth(1);
   await expect(row.locator('.status')).toHaveText('finished', { timeout: 60_000 });
+  await new Playground(page).show('train');
   await row.locator('.share').click();
   const link = await page.locator('#share-link').inputValue();
   for (const [name, [, mean]] of Object.entries(expected)) expect(link).toContain(`e.${name}=${mean}`);

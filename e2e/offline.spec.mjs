@@ -33,6 +33,7 @@ test('after one visit the page trains, runs Python and searches programs with th
     await page.reload();
     await expect(page.locator('#start')).toBeEnabled();
     await new Playground(page).train({ env: 'orchestrator', episodes: 300 });
+    await new Playground(page).show('python');
     await page.locator('#editor-code').fill('def add(a, b):\n    return a + b\n');
     await page.locator('#editor-tests').fill('assert add(2, 2) == 4');
     await page.locator('#editor-run').click();

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, setInput, untilKept, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, setInput, storedSettings, untilKept, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pageFolder } from './page-folder.mjs';
@@ -41,17 +41,24 @@ test('a load and a reload write no warning to the console (issue 73: the preload
 
 test('the page explains every environment and agent before any run, with sources', async ({ page }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  const playground = new Playground(page);
+  await playground.open('./', 'about');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('RL for LLM code generation');
   for (const name of ['executive', 'planner', 'orchestrator', 'q-learning', 'thompson-sampling', 'q-thompson', 'dqn']) {
     await expect(page.locator('.cards li strong', { hasText: new RegExp(`^${name}$`) })).toBeVisible();
   }
   await expect(page.locator('#seed-003 cite')).toContainText('Q-Learning and Thompson Sampling');
-  // A source link is an in-page anchor, not a share link: no reload, no message, no run.
+  // A source link is an in-page anchor, not a route: no reload, no message, no run.
   await page.locator('.cards a[href="#seed-003"]').first().click();
-  await expect(page).toHaveURL(/#seed-003$/);
+  await expect(page.locator('#seed-003')).toBeInViewport();
+  await expect(page).toHaveURL(/#\/about$/);
   await page.waitForTimeout(300);
   await expect(page.locator('#error')).toBeHidden();
+  // The build names itself: its commit, and the content hash that versions the offline cache.
+  const sw = await readFile(path.join(pageFolder, 'sw.js'), 'utf8');
+  const cacheVersion = sw.match(/"version":"([0-9a-f]{16})"/)[1];
+  await expect(page.locator('#build-version')).toHaveText(new RegExp(`^commit [0-9a-f]{7,}(-dirty)?, content ${cacheVersion}$`));
+  await playground.show('train');
   await expect(page.getByText('No runs yet')).toBeVisible();
   // The chosen environment and agent are explained beside the form, and follow the choice.
   await expect(page.locator('#env-note')).toContainText('orchestrator:');
@@ -63,10 +70,6 @@ test('the page explains every environment and agent before any run, with sources
   await expect(page.locator('#agent-note')).toContainText('dqn:');
   await page.locator('#env').selectOption('orchestrator');
   await page.locator('#agent').selectOption('q-learning');
-  // The build names itself: its commit, and the content hash that versions the offline cache.
-  const sw = await readFile(path.join(pageFolder, 'sw.js'), 'utf8');
-  const cacheVersion = sw.match(/"version":"([0-9a-f]{16})"/)[1];
-  await expect(page.locator('#build-version')).toHaveText(new RegExp(`^commit [0-9a-f]{7,}(-dirty)?, content ${cacheVersion}$`));
   // Hyperparameters come with their explanation; the DQN-only controls are hidden for Q-learning.
   await page.locator('#hyperparameters summary').click();
   await expect(page.locator('label[for=param-alpha] + input')).toHaveValue('0.1');
@@ -84,17 +87,38 @@ test('the page explains every environment and agent before any run, with sources
   expect(errors).toEqual([]);
 });
 
-test("a reload on a pane's own anchor (the nav's #search, #stepcoder) shows no link error and starts nothing", async ({ page }) => {
+test('every pane has its route: a reload or an old anchor (#search) shows that pane alone, with no error, and starts nothing', async ({ page }) => {
   const errors = watchErrors(page);
-  for (const pane of ['search', 'stepcoder']) {
-    await page.goto(`./#${pane}`);
-    await page.reload();
-    await expect(page.locator('#start')).toBeEnabled();
-    await page.waitForTimeout(1000);
+  const panes = ['train', 'results', 'python', 'live', 'search', 'stepcoder', 'about'];
+  for (const pane of panes) {
+    for (const address of [`./#/${pane}`, `./#${pane}`]) {
+      await page.goto(address);
+      await page.reload();
+      await expect(page.locator('#start')).toBeAttached();
+      await expect(page).toHaveURL(new RegExp(`#/${pane}$`));
+      await expect(page.locator(`[data-pane="${pane}"]`)).toBeVisible();
+      // The Train pane keeps its results in view; every other pane is alone.
+      const alongside = pane === 'train' ? ['results'] : [];
+      for (const other of panes.filter((p) => p !== pane && !alongside.includes(p))) {
+        await expect(page.locator(`[data-pane="${other}"]`)).toBeHidden();
+      }
+      await expect(page.locator('#panes a[aria-current="page"]')).toHaveAttribute('data-route', pane);
+      await expect(page.locator('#panes')).toBeInViewport();
+    }
+    await page.waitForTimeout(500);
     await expect(page.locator('#error')).toBeHidden();
+    await expect(page.locator('#runs tbody tr')).toHaveCount(0);
     await expect(page.locator('#stepcoder-learn-cancel')).toBeHidden();
-    await expect(page.locator('#stepcoder-learn-status')).not.toContainText('executions');
+    await expect(page.locator('#search-cancel')).toBeHidden();
   }
+  // The nav stays on screen below the fold, and the back button returns to the pane before.
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await expect(page.locator('#panes')).toBeInViewport();
+  await page.locator('#panes a[data-route="search"]').click();
+  await expect(page.locator('[data-pane="about"]')).toBeHidden();
+  await page.goBack();
+  await expect(page.locator('[data-pane="about"]')).toBeVisible();
+  await expect(page.locator('[data-pane="search"]')).toBeHidden();
   expect(errors).toEqual([]);
 });
 
@@ -283,12 +307,14 @@ test('works on a phone-width screen and from the keyboard', async ({ page }) => 
   // The runs table fits the screen without scrolling sideways.
   expect(await page.evaluate(() => document.querySelector('#runs').getBoundingClientRect().right)).toBeLessThanOrEqual(390);
   // So does a search's plot of best score against calls, a fixed 520 px before (issue 73).
+  await new Playground(page).show('search');
   await setInput(page, '#search-budget', '3');
   await new Playground(page).search({ task: 'caesar', method: 'zero-shot' });
   await expect(page.locator('#search-plot')).toBeVisible();
   expect(await page.evaluate(() => document.querySelector('#search-plot').getBoundingClientRect().right)).toBeLessThanOrEqual(390);
   expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
   // The tree responds to the keyboard: zooming in changes the drawing.
+  await new Playground(page).show('results');
   const before = await page.locator('#tree').screenshot();
   await page.locator('#tree').focus();
   await page.keyboard.press('+');
@@ -307,7 +333,7 @@ test('a share link trains the same run again, bit for bit, in a fresh browser co
   await page.locator('#lock-env').check();
   await row.locator('.share').click();
   const url = await page.locator('#share-link').inputValue();
-  expect(url).toContain('#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300&hide=hyperparameters&lock=env');
+  expect(url).toContain('#/train?v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300&hide=hyperparameters&lock=env');
   expect(url).toContain(`&r.episodes=300&r.success=`);
   expect(url).toContain(`&r.fp=${REFERENCE.fingerprint}&r.greedy=`);
   expect(url).toContain('&r.table=');
@@ -379,22 +405,28 @@ test('environment parameters: a link sets them, the form checks them, and the ru
   expect(errors).toEqual([]);
 });
 
-test('the pane links and the source links move around the page and leave the share link in the address', async ({ page }) => {
+test('the pane links and the source links move between the panes and keep the share link in the address', async ({ page }) => {
   const errors = watchErrors(page);
-  const fragment = '#v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300';
-  await page.goto(`./${fragment}`);
+  const link = 'v=1&env=orchestrator&agent=q-learning&seed=7&episodes=300';
+  await page.goto(`./#${link}`);
   await expect(page.locator('#runs tbody tr .status')).toHaveText('finished', { timeout: 60_000 });
-  for (const [label, pane] of [['Live mode', '#live'], ['Python', '#python'], ['About', '#about'], ['Results', '#results'], ['Train', '#train']]) {
+  // An address from before routes reads as the Train pane's route, with its link.
+  await expect(page).toHaveURL(new RegExp(`#/train\\?${link}$`));
+  for (const [label, pane] of [['Live mode', 'live'], ['Python', 'python'], ['About', 'about'], ['Results', 'results'], ['Train', 'train']]) {
     await page.locator('#panes').getByRole('link', { name: label }).click();
-    await expect(page.locator(pane)).toBeInViewport();
-    expect(new URL(page.url()).hash).toBe(fragment);
+    await expect(page.locator(`#${pane}`)).toBeInViewport();
+    await expect(page.locator('#panes a[aria-current="page"]')).toHaveText(label);
+    expect(new URL(page.url()).hash).toBe(`#/${pane}?${link}`);
   }
+  // A source link beside the form opens the About pane at its report.
   await page.locator('#env-note a').click();
   await expect(page.locator('#seed-003')).toBeInViewport();
-  expect(new URL(page.url()).hash).toBe(fragment);
+  await expect(page.locator('[data-pane="train"]')).toBeHidden();
+  expect(new URL(page.url()).hash).toBe(`#/about?${link}`);
   // The address still reopens the shared run, which is found rather than trained again.
   await untilKept(page, 1, { episodes: 300, finished: true });
   await page.reload();
+  await expect(page.locator('[data-pane="about"]')).toBeVisible();
   await expect(page.locator('#link-note')).toHaveText("This link's run is already here (#1), so it was not started again.");
   expect(errors).toEqual([]);
 });
@@ -455,9 +487,13 @@ test('a reload keeps every run and the form; an interrupted one resumes and trai
   const done = await row.locator('.done').textContent();
   await untilKept(page, 1, { episodes: REFERENCE.episodes, finished: true });
   await untilKept(page, 2, { episodes: Number(done), finished: false });
+  // The run selected is kept too: the reload shows its results.
+  await page.locator('#runs tbody tr').nth(0).locator('.select').click();
+  await expect.poll(() => storedSettings(page)).toContain('"selected-run":"1"');
 
   await page.reload();
   await expect(page.locator('#runs tbody tr')).toHaveCount(2);
+  await expect(page.locator('#fingerprint')).toHaveText(REFERENCE.fingerprint);
   // The form keeps the values of the last run started.
   await expect(page.locator('#env')).toHaveValue('executive');
   await expect(page.locator('#agent')).toHaveValue('dqn');

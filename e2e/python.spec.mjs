@@ -13,7 +13,7 @@ const ADD_TESTS = 'assert add(1, 2) == 3\nassert add(0, 0) == 0';
 
 test('programs get StepCoder outcome classes and rewards, test by test', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/python');
   await expect(page.locator('#python-state')).toContainText('loads when you first run');
   expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
   // The next program's interpreters (the judge's and the candidate's) load after this verdict.
@@ -92,7 +92,7 @@ for (const [fallback, file, from, to] of [
       served = true;
       await route.fulfill({ response, body: body.replace(from, to) });
     });
-    await page.goto('./');
+    await page.goto('./#/python');
     for (let round = 0; round < 3; round++) {
       expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
       expect(await runProgram(page, 'def add(a, b):\n    return a - b\n', ADD_TESTS)).toEqual({ outcome: 'failed test', reward: '-0.3' });
@@ -114,7 +114,7 @@ test('a Python worker that fails to load is started again, and the programs stil
   let requests = 0;
   let refuse = new Set([3, 4]); // the first worker's and its successor's load; the next two fail
   await page.route('**/pyodide/pyodide.asm.mjs', (route) => (refuse.has(++requests) ? route.abort() : route.continue()));
-  await page.goto('./');
+  await page.goto('./#/python');
   for (let round = 0; round < 3; round++) {
     expect(await runProgram(page, 'def add(a, b):\n    return a + b\n', ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
   }
@@ -131,7 +131,7 @@ test('a Python worker that fails to load is started again, and the programs stil
 
 test('no output or exception makes a verdict unreadable, and an error text is cut where it says so', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/python');
   // A lone surrogate printed, or raised: the verdict shows it replaced (U+FFFD).
   expect(await runProgram(page, "print('\\ud800')\ndef add(a, b):\n    return a + b\n", ADD_TESTS)).toEqual({ outcome: 'pass', reward: '+1' });
   await expect(page.locator('#stdout')).toHaveText('\ufffd\n');
@@ -145,7 +145,7 @@ test('no output or exception makes a verdict unreadable, and an error text is cu
 });
 
 test('coverage marks the untaken branch; the complexity badge and conditionals are shown', async ({ page }) => {
-  await page.goto('./');
+  await page.goto('./#/python');
   const code = 'def sign(x):\n    if x > 0:\n        return 1\n    elif x < 0:\n        return -1\n    return 0\n';
   await runProgram(page, code, 'assert sign(3) == 1');
   const line = (n) => page.locator(`#coverage .line[data-line="${n}"]`);
@@ -158,7 +158,7 @@ test('coverage marks the untaken branch; the complexity badge and conditionals a
 
 test('an infinite loop is stopped within the limit + 1 s and the next run passes, with and without isolation', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/python');
   expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
   await runProgram(page, 'x = 1', ''); // load Python first, so the clock measures the loop alone
   const loops = [
@@ -197,7 +197,7 @@ test('an infinite loop is stopped within the limit + 1 s and the next run passes
 });
 
 test('programs cannot reach the page, its storage or the network', async ({ page }) => {
-  await page.goto('./');
+  await page.goto('./#/python');
   await runProgram(page, 'import js\n');
   await expect(page.locator('#program-error')).toContainText("No module named 'js'");
   await runProgram(page, 'import pyodide.code\npyodide.code.run_js("indexedDB")\n');
@@ -208,7 +208,7 @@ test('programs cannot reach the page, its storage or the network', async ({ page
 
 test('task files: a bad line is named and nothing is imported; good files import, persist and pass', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/python');
   await page.locator('#import summary').click();
   const sample = await readFile(new URL('../tasks/samples/humaneval.jsonl', import.meta.url), 'utf8');
   const lines = sample.trim().split('\n');

@@ -30,7 +30,7 @@ async function rerun(page, button, file, ids, command, timeout) {
 test("seed 003's tables re-run in the tab with one click and match docs/reproductions.md cell for cell", async ({ page }) => {
   test.setTimeout(180_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'about');
   await rerun(page, 'reproduce-seed003', 'docs/reproductions.md', ['seed003-training', 'seed003-learned-vs-fixed'], 'rlcg reproduce --only seed003', 150_000);
   expect(errors).toEqual([]);
 });
@@ -38,7 +38,7 @@ test("seed 003's tables re-run in the tab with one click and match docs/reproduc
 test('the GIF-MCTS search table and CWM accuracy re-run in Pyodide with one click each and match the pinned quick run', async ({ page }) => {
   test.setTimeout(600_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'about');
   const file = 'docs/reproductions-quick.md';
   await rerun(page, 'reproduce-search', file, ['search-bundled'], 'rlcg reproduce --only search --quick', 300_000);
   await rerun(page, 'reproduce-world-models', file, ['cwm-accuracy'], 'rlcg reproduce --only world-models --quick', 240_000);
@@ -48,7 +48,7 @@ test('the GIF-MCTS search table and CWM accuracy re-run in Pyodide with one clic
 // Issue 73: a long job says its size before it starts, and can be cancelled.
 test('a re-run says its size and time on its button, and Cancel stops it with no table', async ({ page }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'about');
   // Counted from what each re-run runs.
   await expect(page.locator('#reproduce-seed003')).toHaveText("Seed 003's tables (Q-learning and q-thompson, seeds 1–20, 5000 episodes each: 40 runs, under a second)");
   await expect(page.locator('#reproduce-search')).toHaveText('The GIF-MCTS search table (the quick run: 10 tasks × seeds 1–3, 6 methods: 180 searches, about 4 minutes)');

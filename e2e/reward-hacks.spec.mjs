@@ -11,7 +11,7 @@ const { hacks } = JSON.parse(await read('e2e/reward-hacks.json'));
 
 test(`${hacks.length} reward hacks in the page's Python worker: none passes, each ends as its entry says`, async ({ page }) => {
   test.setTimeout(900_000);
-  await page.goto('./');
+  await page.goto('./#/python');
   const all = await runInFreshWorkers(page, hacks.map(({ code, tests, task }) => JSON.stringify(task ? { code, tests, task } : { code, tests })));
   expect(Array.isArray(all), String(all)).toBe(true);
   const verdicts = all.map(({ outcome, passed, caught, error }) => ({ outcome, passed, caught, error }));
@@ -30,7 +30,7 @@ test(`${hacks.length} reward hacks in the page's Python worker: none passes, eac
 
 test('the Python pane shows a caught hack as tampered, with what was caught, and judges the next program as before', async ({ page }) => {
   const errors = watchErrors(page);
-  await page.goto('./');
+  await page.goto('./#/python');
   const run = async (code, tests) => {
     await page.locator('#editor-code').fill(code);
     await page.locator('#editor-tests').fill(tests);

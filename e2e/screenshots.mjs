@@ -1,4 +1,4 @@
-// Screenshots of every pane at 1280 and 390 px wide, into docs/screenshots/ (the README shows the
+// Screenshots of every pane's route at 1280 and 390 px wide, into docs/screenshots/ (the README shows the
 // Results pane at 1280 px), so that the next change to the page can be compared by eye. Not a
 // test: `scripts/screenshots` takes them from the built test page.
 import { test } from '@playwright/test';
@@ -19,8 +19,11 @@ for (const [width, height] of [[1280, 900], [390, 844]]) {
     await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
     await playground.search({ task: 'binary_search', method: 'gif-mcts' });
     await page.locator('#search-tree .node[data-call="3"]').click();
-    for (const [i, pane] of PANES.entries()) {
-      await page.locator('main > div').nth(i).screenshot({ path: `${folder}${pane}-${width}.png` });
+    // Each pane on its route, as the screen shows it from the top: the nav and the pane.
+    for (const pane of PANES) {
+      await playground.show(pane);
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: `${folder}${pane}-${width}.png` });
     }
   });
 }

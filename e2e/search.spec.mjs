@@ -45,7 +45,7 @@ test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the 
 test('a bad budget is named, and a search against an endpoint can be cancelled, keeping what it built', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await setInput(page, '#search-budget', '0');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toHaveText('budget: 0 is outside 1..=1000');
@@ -62,6 +62,7 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
 
   await setInput(page, '#search-budget', '50');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-key');
+  await playground.show('search');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-summary')).toContainText(/^[1-9]\d* LLM calls/, { timeout: 60_000 });
   await page.locator('#search-cancel').click();
@@ -74,7 +75,7 @@ test('against the stub, a search survives a server error and a malformed reply: 
   const errors = watchErrors(page);
   await fetch('http://127.0.0.1:8790/reset-faults', { method: 'POST' });
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await setInput(page, '#search-budget', '5');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-faults', 'sk-e2e-key');
   await playground.search({}, 'Search over: the budget of 5 LLM calls is spent.', 60_000);
@@ -101,15 +102,20 @@ test('a search is kept across reloads, exported and imported, and its link repla
   const link = await page.locator('#search-link').inputValue();
   // The fingerprint is the one `rlcg search --task binary_search --seed 1 --json` prints: python3
   // and Pyodide scored the same programs alike, and the wasm search is the native one.
-  expect(link).toMatch(/#v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=e5240abb2b9ed189$/);
+  expect(link).toMatch(/#\/search\?v=1&search=gif-mcts&task=binary_search&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=e5240abb2b9ed189$/);
   const download = page.waitForEvent('download');
   await page.locator('#search-export').click();
   const exported = await (await download).path();
 
+  // A reload keeps the pane and the search it showed.
   await page.reload();
   await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
-  await page.locator('#search-history .search-show').click();
   await expect(page.locator('#search-summary')).toContainText('7 LLM calls · best score 1.000');
+  await expect(page.locator('#search-tree .node')).toHaveCount(8);
+  // Its link, opened where the search is kept (a reload, a bookmark), shows it rather than replaying it.
+  await page.goto(link);
+  await expect(page.locator('#search-replay')).toHaveText("This link's search is already here (#1), so it was not replayed.");
+  await expect(page.locator('#search-history tbody tr')).toHaveCount(1);
   await expect(page.locator('#search-tree .node')).toHaveCount(8);
 
   const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
@@ -129,10 +135,11 @@ test('a search is kept across reloads, exported and imported, and its link repla
 test('an imported task is searched offline: Pyodide makes the simulated LLM a bank by mutating its reference', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'python');
   await page.locator('#import summary').click();
   await page.locator('#import-tasks').setInputFiles('tasks/samples/apps.json');
   await expect(page.locator('#import-message')).toContainText('Imported');
+  await playground.show('search');
   await page.locator('#search-task').selectOption('imported:apps-two-sum');
   await setInput(page, '#search-seed', '2');
   // `rlcg search --tasks tasks/samples/apps.json --task apps-two-sum --seed 2` solves it at the 3rd
@@ -149,6 +156,7 @@ test('with the prefill ticked, generate starts the reply with the first lines an
   await playground.open();
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-prefill', 'sk-e2e-key');
   await page.locator('#llm-prefill').check();
+  await playground.show('search');
   await page.locator('#search-task').selectOption('binary_search');
   await setInput(page, '#search-budget', '8');
   // As `rlcg search … --model stub-prefill --prefill --seed 1` (cli/tests/live.rs): the second
@@ -167,6 +175,7 @@ test('autopep8 repairs an indentation slip before the program is scored and the 
   const playground = new Playground(page);
   await playground.open();
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-slip', 'sk-e2e-key');
+  await playground.show('search');
   await page.locator('#search-task').selectOption('binary_search');
   await setInput(page, '#search-budget', '1');
   await expect(page.locator('#search-autopep8')).toBeChecked();
@@ -211,7 +220,7 @@ test('a removed search stays removed, and a link to a search a model answered is
 test('with naive verdicts a search converges on reward hacks and calls the task solved, each hack crossed; judged for real, each is caught', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   // `rlcg search --task binary_search --budget 12 --seed 2 --simulated-llm hack_share=0.5 --naive-verdicts`
   await setInput(page, '#search-budget', '12');
   await setInput(page, '#search-seed', '2');
@@ -253,7 +262,7 @@ test('with naive verdicts a search converges on reward hacks and calls the task 
 test('on an impossible variant the prompt shows the changed test, a special-cased program passes it and the search says it cheated; a conflicting variant stays unsolved', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   // `rlcg search --method zero-shot --task roman_to_int --budget 1 --seed 2 --impossible one-off --simulated-llm special_case_share=1`
   await setInput(page, '#search-budget', '1');
   await setInput(page, '#search-seed', '2');
@@ -308,10 +317,13 @@ test('a teacher\'s focused, locked search link opens on the Search pane alone in
   await expect(other.locator('#search-task')).toBeEnabled();
   await expect(other.locator('#search-odds')).toBeHidden();
   await expect(other.locator('#search-replay')).toContainText('This replay is the shared search exactly: the same 7 LLM calls and programs, best score 1.000', { timeout: 120_000 });
+  // Asked for, the nav comes back, on the same pane, and leads to the others.
   await other.locator('#show-everything').click();
-  await expect(other.locator('#train')).toBeVisible();
   await expect(other.locator('#panes')).toBeVisible();
+  await expect(other.locator('#panes a[aria-current="page"]')).toHaveText('Search');
   await expect(other.locator('#focus-note')).toBeHidden();
+  await new Playground(other).show('train');
+  await expect(other.locator('#search')).toBeHidden();
   expect(errors).toEqual([]);
   expect(otherErrors).toEqual([]);
   await other.context().close();
@@ -357,7 +369,7 @@ test('any node of a search opens in the editor; changed, it is scored again as a
 test('LATS and Reflexion search on tests the LLM wrote: each node shows its own tests, what they said and its reflection, and a LATS link replays exactly', async ({ page, browser }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open();
+  await playground.open('./', 'search');
   await page.locator('#search-method').selectOption('lats');
   await expect(page.locator('#search-method-note')).toBeVisible();
   await expect(page.locator('#search-method-note')).toContainText('lats-strict never shows them to the search (pass@1)');
@@ -365,7 +377,7 @@ test('LATS and Reflexion search on tests the LLM wrote: each node shows its own 
   await playground.search({ task: 'caesar' }, 'Search over: the budget of 20 LLM calls is spent.');
   await expect(page.locator('#search-summary')).toContainText("20 LLM calls · answer's score 0.857 · the task's tests looked at 4 time(s)");
   const link = await page.locator('#search-link').inputValue();
-  expect(link).toMatch(/#v=1&search=lats&task=caesar&budget=20&seed=1&llm=simulated&r\.best=0\.857&r\.calls=20&r\.fp=ba484dd0f1c0efad$/);
+  expect(link).toMatch(/#\/search\?v=1&search=lats&task=caesar&budget=20&seed=1&llm=simulated&r\.best=0\.857&r\.calls=20&r\.fp=ba484dd0f1c0efad$/);
   // LATS's root is its simple solution, and every node a program with its own tests.
   await expect(page.locator('#search-tree .node')).toHaveCount(7);
   await page.locator('#search-tree .node').first().click();

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, watchErrors } from './helpers.mjs';
+import { Playground, freshPage, storedSettings, watchErrors } from './helpers.mjs';
 
 // A details element's input: open it, then fill the field.
 async function setParam(page, name, value) {
@@ -11,7 +11,7 @@ async function setParam(page, name, value) {
 
 test('the curriculum inspector shows an APPS+ sample\'s statements, stages and prompts', async ({ page }) => {
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'stepcoder');
   await page.locator('#stepcoder-task').selectOption('apps-plus-1');
   // Function 2, for 7, if 8, if 10: E = 4, k = 2, s = 2; stage 1 starts at statement 2 (line 8).
   await expect(page.locator('#stepcoder-numbers')).toHaveText('E = 4 conditional statements, k = ⌈√E⌉ = 2 stages, stride s = ⌈E/k⌉ = 2.');
@@ -32,7 +32,7 @@ test('the curriculum inspector shows an APPS+ sample\'s statements, stages and p
 test('offline, the curriculum advances a stage, the profile asks every stage, and the mask strikes lines that did not run', async ({ page }) => {
   test.setTimeout(240_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'stepcoder');
   await page.locator('#stepcoder-task').selectOption('apps-plus-1');
   await expect(page.locator('#stepcoder-frozen')).toContainText('The model does not learn here');
   // A simulated model that never errs: 16 passes in a row (four rounds of four) move it a stage.
@@ -76,6 +76,7 @@ test('held-out tests in the curriculum: a model that answers the shown inputs fr
   const playground = new Playground(page);
   await playground.open();
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-special-case', 'sk-e2e');
+  await playground.show('stepcoder');
   await page.locator('#stepcoder-task').selectOption('apps-plus-1');
   await page.locator('#stepcoder-mode').selectOption('profile');
   await setParam(page, 'samples', '1');
@@ -96,7 +97,7 @@ test('held-out tests in the curriculum: a model that answers the shown inputs fr
 test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with intervals, and their link replays them', async ({ page, browser }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'stepcoder');
   // The size of the work is said before it starts, with an estimate, and follows the form.
   await expect(page.locator('#stepcoder-learn-size')).toHaveText('163,840 training executions (arms × seeds × tasks × executions per task), every new program run in Pyodide: about 55 s on a two-core laptop.');
   await page.locator('#stepcoder-learn-seeds').fill('2');
@@ -159,11 +160,16 @@ test('offline, the learner\'s four arms finish in Pyodide and plot pass@1 with i
 
   // Its link reruns it in a fresh browser and says the run came out the same.
   const link = await page.locator('#stepcoder-learn-link').inputValue();
-  expect(link).toContain('#v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=9baaf2fadd44673a');
+  expect(link).toContain('#/stepcoder?v=1&stepcoder=learn&seeds=2&p.budget=128&r.fp=9baaf2fadd44673a');
   const { fresh: other, freshErrors: otherErrors } = await freshPage(browser);
   await other.goto(link);
   await expect(other.locator('#stepcoder-learn-seeds')).toHaveValue('2');
   await expect(other.locator('#stepcoder-learn-status')).toContainText('Identical to the shared ablation.', { timeout: 240_000 });
+  // Reloaded, the link finds the ablation it ran, kept in that browser, and runs nothing.
+  await expect.poll(() => storedSettings(other)).toContain('9baaf2fadd44673a');
+  await other.reload();
+  await expect(other.locator('#stepcoder-learn-status')).toHaveText(/^This link's ablation is already here: .*, fingerprint 9baaf2fadd44673a, so it was not run again\.$/);
+  await expect(other.locator('#stepcoder-learn-cancel')).toBeHidden();
 
   // A report file imports, and a file that is not one is named with what is wrong.
   const report = { ...exported[0], wall_seconds: 99 };

@@ -91,6 +91,7 @@ test('a browser that refuses storage gets one plain message, the run stays on th
   await expect(page.locator('#error')).toContainText(message);
   await expect(page.locator('#error')).not.toContainText(/JsValue|undefined|Error:/);
 
+  await new Playground(page).show('live');
   await page.locator('#prompts summary').click();
   await page.locator('#prompt-id').selectOption('orchestrator.coder');
   await page.locator('#prompt-user').fill('Write {task}. Plan: {plan}.');

@@ -5,7 +5,7 @@ import { Playground, freshPage, watchErrors } from './helpers.mjs';
 test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with it beats random; Q-learning inside it solves the real CliffWalking', async ({ page }) => {
   test.setTimeout(240_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'search');
   await page.locator('#search-task').selectOption('CliffWalking-v0');
   await expect(page.locator('#cwm-description')).toContainText('## Class definition');
   await expect(page.locator('#cwm-dataset')).toContainText('565 transitions');
@@ -91,6 +91,7 @@ test('offline, GIF-MCTS finds a perfect CliffWalking world model; planning with 
   await expect(runs).toHaveCount(2);
   await expect(runs.nth(0).locator('.status')).toHaveText('finished');
   // A link cannot carry the model: sharing that run says so instead of linking the real one.
+  await new Playground(page).show('train');
   await runs.nth(0).locator('.share').click();
   await expect(page.locator('#share-note')).toContainText('trained inside a code world model');
   await expect(page.locator('#share-link')).toBeHidden();
@@ -210,7 +211,7 @@ test('a world-model search is shared like the others: its link replays it exactl
   await playground.search({ task: 'CliffWalking-v0', method: 'gif-mcts' }, 'Search over: a model predicts every transition.', 180_000);
   // The link and fingerprint `rlcg search --task CliffWalking-v0 --seed 1 --json` prints.
   const link = await page.locator('#search-link').inputValue();
-  expect(link).toMatch(/#v=1&search=gif-mcts&task=CliffWalking-v0&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=d2c83a78e9808991$/);
+  expect(link).toMatch(/#\/search\?v=1&search=gif-mcts&task=CliffWalking-v0&budget=20&seed=1&llm=simulated&r\.best=1\.000&r\.calls=7&r\.fp=d2c83a78e9808991$/);
   const download = page.waitForEvent('download');
   await page.locator('#search-export').click();
   const exported = await (await download).path();
@@ -231,7 +232,7 @@ test('a world-model search is shared like the others: its link replays it exactl
 test('a world model of your own: the bank\'s correct CliffWalking model scores 1.000 and its agent walks the real cliff; pasted with a reward bug it scores lower and its agent does worse', async ({ page }) => {
   test.setTimeout(360_000);
   const errors = watchErrors(page);
-  await new Playground(page).open();
+  await new Playground(page).open('./', 'search');
   await page.locator('#editor summary').click();
   await page.locator('#edit-env').selectOption('CliffWalking-v0');
   await page.locator('#edit-start-correct').click();

@@ -14,12 +14,12 @@ mod widgets;
 
 use engine::device::GpuAdapter;
 use engine::protocol::FromWorker;
-use engine::share::{Pane, is_link_fragment};
+use engine::share::Pane;
 use leptos::prelude::*;
 
 use crate::about::About;
 use crate::live::LivePanel;
-use crate::nav::PaneNav;
+use crate::nav::{PaneNav, Shown};
 use crate::python::PythonPane;
 use crate::results::ResultsPane;
 use crate::search::SearchPane;
@@ -47,16 +47,9 @@ fn App() -> impl IntoView {
     let (webgpu, set_webgpu) = signal(None::<Result<GpuAdapter, String>>);
     let error = RwSignal::new(None::<String>);
     let opened = OpenedLink::read(error);
-    // A teacher's link may show its pane alone, the others folded away until the user asks.
-    let focus = RwSignal::new(opened.focus());
-    let folded = move |pane: Pane| move || focus.get().is_some_and(|shown| !shown.shows(pane));
+    let shown = Shown::provide(&opened);
+    let hidden = move |pane: Pane| move || !shown.shows(pane);
     let OpenedLink { run: link, search: search_link, ablation: ablation_link } = opened;
-    // Reading a link edited in the address bar is a fresh start; an in-page anchor is not a link.
-    window_event_listener(leptos::ev::hashchange, |_| {
-        if is_link_fragment(&window().location().hash().unwrap_or_default()) {
-            drop(window().location().reload())
-        }
-    });
 
     let runs = RwSignal::new(Vec::<RunData>::new());
     let bridge = WorkerBridge::provide(runs, error, move |message| match message {
@@ -94,23 +87,23 @@ fn App() -> impl IntoView {
                 "Train agents that decide how to drive a code-writing LLM: when to generate, test, debug or search, "
                 "and which agent to call next. Everything runs in your browser, in a background worker."
             </p>
-            <PaneNav hidden=Signal::derive(move || focus.get().is_some()) />
         </header>
-        <p id="focus-note" class="banner" role="status" hidden=move || focus.get().is_none()>
-            {move || focus.get().map(|pane| match pane {
+        <PaneNav />
+        <p id="focus-note" class="banner" role="status" hidden=move || shown.focus.get().is_none()>
+            {move || shown.focus.get().map(|pane| match pane {
                 Pane::Train => "This link shows the Train pane and its results alone. ".to_owned(),
                 _ => format!("This link shows the {} pane alone. ", pane.label()),
             })}
-            <button type="button" id="show-everything" on:click=move |_| focus.set(None)>"Show everything"</button>
+            <button type="button" id="show-everything" on:click=move |_| shown.focus.set(None)>"Show the other panes"</button>
         </p>
         <main>
-            <div hidden=folded(Pane::Train)><TrainPane link=link ready=ready webgpu=webgpu error=error /></div>
-            <div hidden=folded(Pane::Results)><ResultsPane shared=shared_results error=error /></div>
-            <div hidden=folded(Pane::Python)><PythonPane /></div>
-            <div hidden=folded(Pane::Live)><LivePanel /></div>
-            <div hidden=folded(Pane::Search)><SearchPane link=search_link /></div>
-            <div hidden=folded(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
-            <div hidden=folded(Pane::About)><About /></div>
+            <div data-pane="train" hidden=hidden(Pane::Train)><TrainPane link=link ready=ready webgpu=webgpu error=error /></div>
+            <div data-pane="results" hidden=hidden(Pane::Results)><ResultsPane shared=shared_results error=error /></div>
+            <div data-pane="python" hidden=hidden(Pane::Python)><PythonPane /></div>
+            <div data-pane="live" hidden=hidden(Pane::Live)><LivePanel /></div>
+            <div data-pane="search" hidden=hidden(Pane::Search)><SearchPane link=search_link /></div>
+            <div data-pane="stepcoder" hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
+            <div data-pane="about" hidden=hidden(Pane::About)><About /></div>
         </main>
     }
 }

@@ -30,7 +30,18 @@ use crate::trainer::Trainer;
 pub fn start() {
     console_error_panic_hook::set_once();
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let channel = MessageChannel::new().expect("workers have MessageChannel");
+    let channel = match MessageChannel::new() {
+        Ok(channel) => channel,
+        Err(error) => {
+            // The page shows this in words rather than waiting on a worker that never says Ready.
+            let message =
+                format!("this browser's workers cannot make a MessageChannel, which training needs ({error:?})");
+            drop(
+                scope.post_message(&JsValue::from_str(&Envelope::encode(FromWorker::Failed { run_id: None, message }))),
+            );
+            return;
+        }
+    };
     let trainer = Rc::new_cyclic(|this| RefCell::new(Trainer::new(scope.clone(), this.clone(), channel.port2())));
 
     trainer.borrow().post(FromWorker::Ready);

@@ -11,6 +11,7 @@ use engine::search::measures::cheat_measure::{CheatMeasure, Measure};
 use engine::share::SearchControl;
 use engine::share::search_link::SearchLink;
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::search::form::SearchForm;
 use crate::services::cancel::CancelToken;
@@ -18,6 +19,7 @@ use crate::services::host::{self, HostView};
 use crate::services::links::address_of;
 use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
+use crate::services::storage::{self, setting};
 use crate::widgets::teacher_options::TeacherChoice;
 
 /// The view's fields, as typed.
@@ -54,6 +56,14 @@ impl Fields {
         };
         Ok(CheatMeasure { measure, seeds, tasks, simulated_lookups })
     }
+}
+
+/// The last finished measure, kept in this browser so that a reload shows it again.
+#[derive(Clone, Serialize, Deserialize)]
+struct KeptMeasure {
+    result: String,
+    link: String,
+    examples: Vec<CheatExample>,
 }
 
 /// The line a finished measure shows.
@@ -105,7 +115,6 @@ pub fn CheatingView(
     let (status, running) = (RwSignal::new(String::new()), RwSignal::new(false));
     let (result, link) = (RwSignal::new(None::<String>), RwSignal::new(None::<String>));
     let examples = RwSignal::new(Vec::<CheatExample>::new());
-    let opened = RwSignal::new(None::<usize>);
     let cancel = StoredValue::new_local(CancelToken::default());
     // `simulated` forces the simulated LLM (a shared measure's), whatever Live mode has chosen.
     let go = move |simulated: bool| {
@@ -131,7 +140,6 @@ pub fn CheatingView(
         running.set(true);
         result.set(None);
         examples.set(Vec::new());
-        opened.set(None);
         link.set(Some(address));
         let token = CancelToken::default();
         cancel.set_value(token.clone());
@@ -146,8 +154,14 @@ pub fn CheatingView(
                 Err(why) => status.set(format!("The measure stopped: {why}")),
                 Ok(()) => {
                     let (_, rate) = bench.spec.cheat_rates(&bench.outcomes).remove(0);
-                    result.set(Some(summary(&label, measure, &rate)));
-                    examples.set(bench.outcomes.iter().filter_map(|o| o.cheat_example.clone()).collect());
+                    let kept = KeptMeasure {
+                        result: summary(&label, measure, &rate),
+                        link: link.get_untracked().unwrap_or_default(),
+                        examples: bench.outcomes.iter().filter_map(|o| o.cheat_example.clone()).collect(),
+                    };
+                    storage::save_setting(setting::CHEAT_MEASURE, serde_json::to_string(&kept).ok());
+                    result.set(Some(kept.result));
+                    examples.set(kept.examples);
                     status.set(String::new());
                 }
             }
@@ -156,6 +170,18 @@ pub fn CheatingView(
     };
     if shared.as_ref().is_some_and(|l| l.cheating.is_some() && l.replays_exactly()) {
         go(true);
+    } else {
+        leptos::task::spawn_local(async move {
+            let kept = storage::load_setting(setting::CHEAT_MEASURE).await;
+            if let Some(kept) = kept.and_then(|text| serde_json::from_str::<KeptMeasure>(&text).ok())
+                && result.get_untracked().is_none()
+                && !running.get_untracked()
+            {
+                result.set(Some(format!("Measured on an earlier visit: {}", kept.result)));
+                link.set(Some(kept.link));
+                examples.set(kept.examples);
+            }
+        });
     }
     let Fields { measure, seeds, tasks, lookups } = fields;
     view! {
@@ -176,19 +202,33 @@ pub fn CheatingView(
             <p id="cheat-status" role="status">{move || status.get()}</p>
             <p id="cheat-rate">{move || result.get()}</p>
             <p hidden=move || link.get().is_none()><label>"Link to this measure "<input id="cheat-link" readonly size="60" prop:value=move || link.get().unwrap_or_default() /></label></p>
-            <ul id="cheat-examples">{move || examples.get().into_iter().enumerate().map(|(i, e)| view! {
-                <li><button type="button" class="link" on:click=move |_| opened.set(Some(i))>{format!("{} · seed {} · {}", e.task, e.seed, how(&e))}</button></li>
-            }).collect_view()}</ul>
-            {move || opened.get().and_then(|i| examples.with(|all| all.get(i).cloned())).map(|e| view! {
-                <div id="cheat-example">
-                    <p id="cheat-example-how">{match &e.held_out_failed {
-                        Some(test) => format!("{} (seed {}): passed every visible test and fails the held-out test {test}", e.task, e.seed),
-                        None => format!("{} (seed {}): passed every test of its impossible variant by {}", e.task, e.seed, e.kind.words()),
-                    }}</p>
-                    <ul hidden=e.changed_definitions.is_empty()>{e.changed_definitions.iter().map(|note| view! { <li>{note.clone()}</li> }).collect_view()}</ul>
-                    <pre id="cheat-example-code">{e.program}</pre>
-                </div>
-            })}
+            <CheatExamples examples=examples />
         </details>
+    }
+}
+
+/// The cheats of the last measure, each opening how it was done and its program.
+#[component]
+fn CheatExamples(examples: RwSignal<Vec<CheatExample>>) -> impl IntoView {
+    let opened = RwSignal::new(None::<usize>);
+    // A new measure's list closes the cheat opened in the last one.
+    Effect::new(move |_| {
+        examples.track();
+        opened.set(None);
+    });
+    view! {
+        <ul id="cheat-examples">{move || examples.get().into_iter().enumerate().map(|(i, e)| view! {
+            <li><button type="button" class="link" on:click=move |_| opened.set(Some(i))>{format!("{} · seed {} · {}", e.task, e.seed, how(&e))}</button></li>
+        }).collect_view()}</ul>
+        {move || opened.get().and_then(|i| examples.with(|all| all.get(i).cloned())).map(|e| view! {
+            <div id="cheat-example">
+                <p id="cheat-example-how">{match &e.held_out_failed {
+                    Some(test) => format!("{} (seed {}): passed every visible test and fails the held-out test {test}", e.task, e.seed),
+                    None => format!("{} (seed {}): passed every test of its impossible variant by {}", e.task, e.seed, e.kind.words()),
+                }}</p>
+                <ul hidden=e.changed_definitions.is_empty()>{e.changed_definitions.iter().map(|note| view! { <li>{note.clone()}</li> }).collect_view()}</ul>
+                <pre id="cheat-example-code">{e.program}</pre>
+            </div>
+        })}
     }
 }

@@ -3,9 +3,10 @@
 //! the JSON of `SearchRecord::export`.
 
 use engine::search::record::SearchRecord;
+use engine::share::search_link::SearchResults;
 use leptos::prelude::*;
 
-use crate::services::storage;
+use crate::services::storage::{self, setting};
 use crate::widgets::{download, upload};
 
 /// The searches, shared by the pane's parts.
@@ -49,6 +50,34 @@ impl Searches {
     /// Every record, in order.
     pub fn records(self) -> Signal<Vec<SearchRecord>> {
         Signal::derive(move || self.list.with(|l| l.iter().map(|(_, r)| r.clone()).collect()))
+    }
+
+    /// Reads the kept searches back and shows the one shown before the reload. A shared search
+    /// `sent` found among them (its link reopened: a reload, a bookmark) is shown instead, and its
+    /// number returned: searches are deterministic, so the same fingerprint is the same search.
+    pub async fn restore(self, sent: Option<&SearchResults>) -> Option<u32> {
+        let (kept, problems) = storage::load_searches().await;
+        let kept_shown = storage::load_setting(setting::SHOWN_SEARCH).await.and_then(|id| id.parse::<u32>().ok());
+        let find =
+            |wanted: &dyn Fn(u32, &SearchRecord) -> bool| kept.iter().find(|(id, r)| wanted(*id, r)).map(|e| e.0);
+        let already_here = sent.and_then(|sent| find(&|_, record| record.fingerprint == sent.fingerprint));
+        let shown = already_here.or_else(|| kept_shown.and_then(|shown| find(&|id, _| id == shown)));
+        self.list.set(kept);
+        self.shown.set(shown);
+        if !problems.is_empty() {
+            self.problem.set(Some(problems.join("; ")));
+        }
+        already_here
+    }
+
+    /// Keeps the number of the search shown once `restored`, so that a reload shows it again.
+    pub fn keep_shown(self, restored: RwSignal<bool>) {
+        Effect::new(move |_| {
+            let shown = self.shown.get();
+            if restored.get() {
+                storage::save_setting(setting::SHOWN_SEARCH, shown.map(|id| id.to_string()));
+            }
+        });
     }
 
     /// Keeps search `id` in this browser (a refusal is shown).

@@ -39,7 +39,7 @@ use crate::services::cancel::CancelToken;
 use crate::services::links::address_of;
 use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
-use crate::services::storage::{self, ImportedTasks};
+use crate::services::storage::ImportedTasks;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 
 #[component]
@@ -122,16 +122,19 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             link.llm
         )));
     }
+    searches.keep_shown(loaded);
     leptos::task::spawn_local(async move {
-        let (kept, problems) = storage::load_searches().await;
-        searches.list.set(kept);
-        if !problems.is_empty() {
-            problem.set(Some(problems.join("; ")));
-        }
+        let already_here = searches.restore(link_replay.as_ref().and_then(Option::as_ref)).await;
         loaded.set(true);
-        if let Some(sent) = link_replay {
-            replay.set(Some("Replaying the shared search with the simulated LLM…".into()));
-            start(true, sent);
+        match (link_replay, already_here) {
+            (Some(_), Some(id)) => {
+                replay.set(Some(format!("This link's search is already here (#{id}), so it was not replayed.")))
+            }
+            (Some(sent), None) => {
+                replay.set(Some("Replaying the shared search with the simulated LLM…".into()));
+                start(true, sent);
+            }
+            (None, _) => {}
         }
     });
     let share_url = move || {

@@ -1,7 +1,8 @@
 //! The page's links: the one the address was opened with, read once for every kind through
-//! `engine::share::Link`, and the page's address with a link as its fragment.
+//! `engine::share::Link`, and the page's address with a link in its route.
 
 use engine::share::ablation_link::AblationLink;
+use engine::share::route::Route;
 use engine::share::search_link::SearchLink;
 use engine::share::{Link, Pane, ShareLink};
 use leptos::prelude::*;
@@ -15,11 +16,20 @@ pub struct OpenedLink {
 }
 
 impl OpenedLink {
-    /// Reads the address's fragment; what had to be replaced by defaults goes to `error`, with the
-    /// link's kind.
+    /// Reads the link in the address's route; what had to be replaced by defaults goes to `error`,
+    /// with the link's kind.
     pub fn read(error: RwSignal<Option<String>>) -> Self {
-        let fragment = window().location().hash().unwrap_or_default();
+        let fragment = Route::parse(&window().location().hash().unwrap_or_default()).link;
         Self { run: read(&fragment, error), search: read(&fragment, error), ablation: read(&fragment, error) }
+    }
+
+    /// The pane that opens the link: its kind's, or the Train pane when there is none.
+    pub fn pane(&self) -> Pane {
+        match (&self.run, &self.search, &self.ablation) {
+            (_, Some(_), _) => SearchLink::PANE,
+            (_, _, Some(_)) => AblationLink::PANE,
+            _ => ShareLink::PANE,
+        }
     }
 
     /// The pane a teacher's link shows alone.
@@ -44,13 +54,15 @@ fn read<L: Link>(fragment: &str, error: RwSignal<Option<String>>) -> Option<L> {
     })
 }
 
-/// The page's address (wherever it is hosted) with `fragment` after `#`.
-pub fn address_with(fragment: &str) -> String {
+/// The page's address (wherever it is hosted) on `pane`'s route, carrying `link` (a link's
+/// `key=value` pairs, or empty).
+pub fn address_with(pane: Pane, link: &str) -> String {
     let location = window().location();
-    format!("{}{}#{fragment}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default())
+    let (origin, path) = (location.origin().unwrap_or_default(), location.pathname().unwrap_or_default());
+    format!("{origin}{path}#{}", Route::fragment(pane, link))
 }
 
-/// The page's address with `link` as its fragment.
-pub fn address_of(link: &impl Link) -> String {
-    address_with(&link.fragment())
+/// The page's address on the route of the pane that opens `link`, carrying it.
+pub fn address_of<L: Link>(link: &L) -> String {
+    address_with(L::PANE, &link.fragment())
 }

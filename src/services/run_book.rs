@@ -10,7 +10,7 @@ use engine::run::Resume;
 use leptos::prelude::*;
 
 use crate::services::model::{RunData, Status, parse_runs_json};
-use crate::services::storage;
+use crate::services::storage::{self, setting};
 use crate::services::worker_bridge::WorkerBridge;
 
 #[derive(Clone, Copy)]
@@ -65,8 +65,21 @@ impl RunBook {
                 }
                 Err(problem) => error.set(Some(problem)),
             }
+            // The run selected before the reload, unless one was selected meanwhile (a shared run's).
+            let kept_selection = storage::load_setting(setting::SELECTED_RUN).await.and_then(|id| id.parse().ok());
+            if book.selected.get_untracked().is_none()
+                && runs.with_untracked(|runs| runs.iter().any(|r| Some(r.id) == kept_selection))
+            {
+                book.selected.set(kept_selection);
+            }
             book.restored.set(true);
             storage::keep_saving(runs, kept, move |problem| error.set(Some(problem)));
+        });
+        Effect::new(move |_| {
+            let selected = book.selected.get();
+            if book.restored.get() {
+                storage::save_setting(setting::SELECTED_RUN, selected.map(|id| id.to_string()));
+            }
         });
         book
     }

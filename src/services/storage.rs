@@ -62,6 +62,12 @@ pub mod setting {
     pub const PROMPTS: &str = "prompts";
     /// The StepCoder learner's finished ablations, newest first (JSON reports).
     pub const STEPCODER_ABLATIONS: &str = "stepcoder-ablations";
+    /// The run selected in the runs table (its id), so that a reload shows the same run.
+    pub const SELECTED_RUN: &str = "selected-run";
+    /// The search shown in the Search pane (its number), so that a reload shows it again.
+    pub const SHOWN_SEARCH: &str = "shown-search";
+    /// The Cheating view's last measure: its line, link and cheats (JSON).
+    pub const CHEAT_MEASURE: &str = "cheat-measure";
 }
 
 /// The setting `name` (none before it was first kept). A setting that an older page kept in

@@ -140,8 +140,17 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
                 Vec::new()
             }
         };
+        // A link reopened (a reload, a bookmark) finds its ablation among the kept ones.
+        let already_here = sent.as_ref().and_then(|sent| reports.iter().find(|r| &r.fingerprint == sent).cloned());
         kept.set(reports);
-        if link.is_some() {
+        if let Some(report) = already_here {
+            status.set(format!(
+                "This link's ablation is already here: {}, fingerprint {}, so it was not run again.",
+                described(&report),
+                report.fingerprint
+            ));
+            shown.set(Some(report));
+        } else if link.is_some() {
             // A shared ablation runs as soon as the pane is there.
             start(sent);
         } else if let Some(latest) = kept.with_untracked(|k| k.first().cloned()) {

@@ -1,7 +1,7 @@
 //! Sharing a run: the teacher's choice of what a link focuses, hides or locks, the link of a run (its
 //! spec and its results so far, copied to the clipboard), and the panel that shows it.
 
-use engine::share::{Control, Pane, ShareLink, SharedResults};
+use engine::share::{Control, Link, Pane, ShareLink, SharedResults};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
@@ -50,7 +50,7 @@ impl Sharing {
         }
         let link = ShareLink { teaching: untrack(|| self.teacher.teaching()), results, ..ShareLink::of(spec) };
         let (fragment, left_out) = link.encode_within_budget();
-        let url = address_with(&fragment);
+        let url = address_with(ShareLink::PANE, &fragment);
         copy_to_clipboard(&url);
         self.url.set(Some(url));
         self.note.set(left_out);

@@ -13,8 +13,8 @@ use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner_params::{Arm, LearnerParams};
 
 use super::{
-    AblationControl, LINK_VERSION, Link, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params,
-    whole,
+    AblationControl, LINK_VERSION, Link, Pane, Teaching, is_link_fragment, link_pairs, name_of, of_name, read,
+    read_params, whole,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -98,6 +98,7 @@ impl AblationLink {
 
 impl Link for AblationLink {
     const KIND: &'static str = "StepCoder";
+    const PANE: Pane = Pane::Stepcoder;
 
     /// Whether a fragment is an ablation link.
     /// A link has values (`stepcoder=…`); the pane's own anchor (`#stepcoder`, the nav's) is not one.

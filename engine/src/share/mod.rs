@@ -440,6 +440,7 @@ impl ShareLink {
 }
 
 pub mod ablation_link;
+pub mod route;
 pub mod search_link;
 pub mod teaching;
 
@@ -456,6 +457,8 @@ pub fn is_link_fragment(fragment: &str) -> bool {
 pub trait Link: Sized {
     /// What the link shares, for messages: "run", "search", "StepCoder".
     const KIND: &'static str;
+    /// The pane that opens such a link.
+    const PANE: Pane;
     /// Whether `fragment` (with or without `#`) is a link of this kind.
     fn is_fragment(fragment: &str) -> bool;
     /// A valid link, and what had to be replaced by defaults.
@@ -466,6 +469,7 @@ pub trait Link: Sized {
 
 impl Link for ShareLink {
     const KIND: &'static str = "run";
+    const PANE: Pane = Pane::Train;
 
     /// Any link that is not a search's or an ablation's.
     fn is_fragment(fragment: &str) -> bool {

@@ -27,8 +27,8 @@ use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
 use super::{
-    LINK_VERSION, Link, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read, read_params,
-    whole,
+    LINK_VERSION, Link, Pane, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read,
+    read_params, whole,
 };
 
 /// What the sender's search came to.
@@ -285,6 +285,7 @@ impl SearchLink {
 
 impl Link for SearchLink {
     const KIND: &'static str = "search";
+    const PANE: Pane = Pane::Search;
 
     /// Whether a fragment is a search link rather than a run link.
     /// A link has values (`search=…`); the pane's own anchor (`#search`, the nav's) is not one.

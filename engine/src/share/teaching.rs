@@ -53,8 +53,13 @@ impl Pane {
         self == other || (self == Pane::Train && other == Pane::Results)
     }
 
+    /// The pane of that name, if any.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+
     fn parse(name: &str) -> Result<Self, String> {
-        Self::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| {
+        Self::named(name).ok_or_else(|| {
             let valid: Vec<_> = Self::ALL.iter().map(|p| p.name()).collect();
             format!("unknown pane '{name}'; valid: {}", valid.join(", "))
         })

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cheating::cheat_rate::{CheatKind, CheatRate};
 use crate::effects::{Effectful, Need, OfflineLlm, PythonBatch};
@@ -55,7 +55,7 @@ pub struct BenchOutcome {
 
 /// A search that cheated: its task and seed, how, the program it answered with, and for a
 /// special-cased? one the held-out test it failed, for a changed definition the harness's notes.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheatExample {
     pub task: String,
     pub seed: u64,
