@@ -97,13 +97,13 @@ fn App() -> impl IntoView {
             <button type="button" id="show-everything" on:click=move |_| shown.focus.set(None)>"Show the other panes"</button>
         </p>
         <main>
-            <div data-pane="train" hidden=hidden(Pane::Train)><TrainPane link=link ready=ready webgpu=webgpu error=error /></div>
-            <div data-pane="results" hidden=hidden(Pane::Results)><ResultsPane shared=shared_results error=error /></div>
-            <div data-pane="python" hidden=hidden(Pane::Python)><PythonPane /></div>
-            <div data-pane="live" hidden=hidden(Pane::Live)><LivePanel /></div>
-            <div data-pane="search" hidden=hidden(Pane::Search)><SearchPane link=search_link /></div>
-            <div data-pane="stepcoder" hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
-            <div data-pane="about" hidden=hidden(Pane::About)><About /></div>
+            <div data-pane=Pane::Train.name() hidden=hidden(Pane::Train)><TrainPane link=link ready=ready webgpu=webgpu error=error /></div>
+            <div data-pane=Pane::Results.name() hidden=hidden(Pane::Results)><ResultsPane shared=shared_results error=error /></div>
+            <div data-pane=Pane::Python.name() hidden=hidden(Pane::Python)><PythonPane /></div>
+            <div data-pane=Pane::Live.name() hidden=hidden(Pane::Live)><LivePanel /></div>
+            <div data-pane=Pane::Search.name() hidden=hidden(Pane::Search)><SearchPane link=search_link /></div>
+            <div data-pane=Pane::Stepcoder.name() hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
+            <div data-pane=Pane::About.name() hidden=hidden(Pane::About)><About /></div>
         </main>
     }
 }
