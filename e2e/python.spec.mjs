@@ -1,7 +1,7 @@
 // The Python pane and the executive environment on real Python, in Chromium: Pyodide served with
 // the page, the shared harness, the time limit, imports of task files.
 import { test, expect } from '@playwright/test';
-import { Playground, runProgram, watchErrors } from './helpers.mjs';
+import { Playground, runProgram, show, watchErrors } from './helpers.mjs';
 import { readFile } from 'node:fs/promises';
 
 const PLAIN_HOST = 'http://127.0.0.1:8766/'; // the same build served without isolation headers
@@ -206,9 +206,14 @@ test('programs cannot reach the page, its storage or the network', async ({ page
   await expect(page.locator('#program-error')).toContainText("No module named 'pyodide_js'");
 });
 
-test('task files: a bad line is named and nothing is imported; good files import, persist and pass', async ({ page }) => {
+test('task files, imported where tasks are searched: a bad line is named and nothing is imported; good files import, persist and pass', async ({ page }) => {
   const errors = watchErrors(page);
+  // The Python pane lists imported tasks and points to where they are imported.
   await page.goto('./#/python');
+  await page.locator('#python-imported a').click();
+  await expect(page).toHaveURL(/#\/search$/);
+  await expect(page.locator('[data-pane="search"]')).toBeVisible();
+  await expect(page.locator('[data-pane="python"]')).toBeHidden();
   await page.locator('#import summary').click();
   const sample = await readFile(new URL('../tasks/samples/humaneval.jsonl', import.meta.url), 'utf8');
   const lines = sample.trim().split('\n');
@@ -223,14 +228,18 @@ test('task files: a bad line is named and nothing is imported; good files import
   await page.locator('#import-tasks').setInputFiles({ name: 'apps.json', mimeType: 'application/json', buffer: apps });
   await expect(page.locator('#import-message')).toContainText('Imported 4 tasks from apps.json');
 
-  // Imported tasks survive a reload and load into the editor.
+  await expect(page.locator('#search-task option[value="imported:apps-sum"]')).toHaveCount(1);
+
+  // Imported tasks survive a reload, and load into the Python pane's editor.
   await page.reload();
   await page.locator('#import summary').click();
   await expect(page.locator('#import')).toContainText('16 imported tasks kept in this browser.');
+  await show(page, 'python');
   await page.locator('#editor-task').selectOption('imported · apps-sum');
   await expect(page.locator('#python')).toContainText('Plus 3 input/output tests');
   await page.locator('#editor-run').click();
   await expect(page.locator('#outcome')).toHaveText('pass', { timeout: 30_000 });
+  await show(page, 'search');
   await page.locator('#check-tasks').click();
   await expect(page.locator('#check-summary')).toContainText('16/16 reference solutions pass', { timeout: 60_000 });
 

@@ -42,10 +42,11 @@ test('offline, GIF-MCTS with the simulated LLM finds a perfect program, and the 
   expect(errors).toEqual([]);
 });
 
-test('a bad budget is named, and a search against an endpoint can be cancelled, keeping what it built', async ({ page }) => {
+test('a bad budget is named; the LLM chosen in Live mode is named where searches start; a search against an endpoint can be cancelled, keeping what it built', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
   await playground.open('./', 'search');
+  await expect(page.locator('#search-llm')).toHaveText(/^LLM: the simulated LLM, offline/);
   await setInput(page, '#search-budget', '0');
   await page.locator('#search-go').click();
   await expect(page.locator('#search-error')).toHaveText('budget: 0 is outside 1..=1000');
@@ -63,11 +64,18 @@ test('a bad budget is named, and a search against an endpoint can be cancelled, 
   await setInput(page, '#search-budget', '50');
   await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-coder', 'sk-e2e-key');
   await playground.show('search');
+  for (const line of ['#search-llm', '#cheat-llm']) {
+    await expect(page.locator(line)).toHaveText('LLM: stub-coder at http://127.0.0.1:8790/v1. Choose another in Live mode');
+  }
   await page.locator('#search-go').click();
   await expect(page.locator('#search-summary')).toContainText(/^[1-9]\d* LLM calls/, { timeout: 60_000 });
   await page.locator('#search-cancel').click();
   await expect(page.locator('#search-status')).toHaveText('Search over: cancelled.', { timeout: 60_000 });
   await expect(page.locator('#search-tree .node').nth(1)).toBeVisible();
+  // The line's link opens Live mode at the LLM's settings.
+  await page.locator('#search-llm a').click();
+  await expect(page.locator('#llm-provider')).toBeInViewport();
+  await expect(page.locator('[data-pane="search"]')).toBeHidden();
   expect(errors).toEqual([]);
 });
 
@@ -135,11 +143,10 @@ test('a search is kept across reloads, exported and imported, and its link repla
 test('an imported task is searched offline: Pyodide makes the simulated LLM a bank by mutating its reference', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);
-  await playground.open('./', 'python');
+  await playground.open('./', 'search');
   await page.locator('#import summary').click();
   await page.locator('#import-tasks').setInputFiles('tasks/samples/apps.json');
   await expect(page.locator('#import-message')).toContainText('Imported');
-  await playground.show('search');
   await page.locator('#search-task').selectOption('imported:apps-two-sum');
   await setInput(page, '#search-seed', '2');
   // `rlcg search --tasks tasks/samples/apps.json --task apps-two-sum --seed 2` solves it at the 3rd

@@ -1,16 +1,13 @@
 //! The Python pane: a program and its tests side by side, run by Pyodide through the shared harness;
 //! the verdict (StepCoder's outcome class and reward), each test's result, the output, the lines that
-//! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported from HumanEval
-//! JSONL and APPS JSON files, which are kept in the browser's IndexedDB.
-
-pub mod task_files;
+//! ran and seed 003's complexity. Tasks come bundled (seed 000's programs) or imported in the Search
+//! pane from HumanEval JSONL and APPS JSON files, which are kept in the browser's IndexedDB.
 
 use engine::EnvId;
 use engine::python::{DEFAULT_TIME_LIMIT_MS, Outcome, ProgramRequest, ProgramVerdict, TaskCode, TestCase};
 use engine::task_import::ImportedTask;
 use leptos::prelude::*;
 
-use crate::python::task_files::TaskImport;
 use crate::services::python_pool::{Python, PythonState};
 use crate::services::python_worker::cross_origin_isolated;
 use crate::services::storage::ImportedTasks;
@@ -204,7 +201,7 @@ pub fn PythonPane() -> impl IntoView {
                 </div>
             </div>
             {move || verdict.get().map(|(v, source)| view! { <VerdictView verdict=v source=source /> })}
-            <TaskImport problem=problem />
+            <p class="hint" id="python-imported">"Tasks imported from HumanEval and APPS files are in the Program list too. "<a href="#import">"Import tasks in the Search pane"</a></p>
         </section>
     }
 }

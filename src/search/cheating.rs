@@ -20,6 +20,7 @@ use crate::services::links::address_of;
 use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
 use crate::services::storage::{self, setting};
+use crate::widgets::chosen_llm::ChosenLlm;
 use crate::widgets::teacher_options::TeacherChoice;
 
 /// The view's fields, as typed.
@@ -195,6 +196,7 @@ pub fn CheatingView(
                 <label>"Tasks (ids, comma-separated; empty: every bundled task)"<input id="cheat-tasks" prop:value=move || tasks.get() on:change=move |ev| tasks.set(event_target_value(&ev)) /></label>
                 <label>"Simulated LLM: share of replies that look the tests up"<input id="cheat-lookups" prop:value=move || lookups.get() on:change=move |ev| lookups.set(event_target_value(&ev)) /></label>
             </div>
+            <ChosenLlm id="cheat-llm" />
             <p class="actions">
                 <button type="button" id="cheat-go" disabled=move || running.get() on:click=move |_| go(false)>"Measure cheating"</button>
                 <button type="button" id="cheat-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>

@@ -57,7 +57,7 @@ impl Searches {
     /// number returned: searches are deterministic, so the same fingerprint is the same search.
     pub async fn restore(self, sent: Option<&SearchResults>) -> Option<u32> {
         let (kept, problems) = storage::load_searches().await;
-        let kept_shown = storage::load_setting(setting::SHOWN_SEARCH).await.and_then(|id| id.parse::<u32>().ok());
+        let kept_shown = storage::load_number(setting::SHOWN_SEARCH).await;
         let find =
             |wanted: &dyn Fn(u32, &SearchRecord) -> bool| kept.iter().find(|(id, r)| wanted(*id, r)).map(|e| e.0);
         let already_here = sent.and_then(|sent| find(&|_, record| record.fingerprint == sent.fingerprint));
@@ -72,12 +72,7 @@ impl Searches {
 
     /// Keeps the number of the search shown once `restored`, so that a reload shows it again.
     pub fn keep_shown(self, restored: RwSignal<bool>) {
-        Effect::new(move |_| {
-            let shown = self.shown.get();
-            if restored.get() {
-                storage::save_setting(setting::SHOWN_SEARCH, shown.map(|id| id.to_string()));
-            }
-        });
+        storage::keep_number(setting::SHOWN_SEARCH, self.shown, restored);
     }
 
     /// Keeps search `id` in this browser (a refusal is shown).

@@ -5,7 +5,8 @@
 //! best program, and the best score against LLM calls of every search listed. Searches are kept in
 //! this browser, exported and imported as JSON, and shared by link; a link to a search the
 //! simulated LLM answered replays it on opening and says whether the replay is the same search.
-//! The six code-world-model tasks are searched here too, with their tools (`world_models`).
+//! The six code-world-model tasks are searched here too, with their tools (`world_models`). Task
+//! files are imported here, for every pane (`task_files`).
 
 pub mod cheating;
 pub mod editor;
@@ -13,6 +14,7 @@ pub mod form;
 pub mod history;
 pub mod runner;
 pub mod search_tree;
+pub mod task_files;
 pub mod views;
 pub mod world_models;
 
@@ -31,6 +33,7 @@ use crate::search::form::{SearchForm, SearchFormFields};
 use crate::search::history::{SearchHistory, Searches};
 use crate::search::runner::Runner;
 use crate::search::search_tree::SearchTree;
+use crate::search::task_files::TaskImport;
 use crate::search::views::{NodeDetails, ScorePlot};
 use crate::search::world_models::WorldModelTools;
 use crate::search::world_models::info::{ImportedDataset, WorldModelInfo};
@@ -40,6 +43,7 @@ use crate::services::links::address_of;
 use crate::services::llm_choice::LlmChoice;
 use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
+use crate::widgets::chosen_llm::ChosenLlm;
 use crate::widgets::teacher_options::{TeacherChoice, TeacherOptions};
 
 #[component]
@@ -151,7 +155,9 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <p class="hint">"A tree search over programs: each node is a program, each edge one LLM call that generates (continues the node's first lines), improves (from a failing test) or fixes (from an error). The LLM is the one chosen in Live mode; offline, the simulated LLM answers from each bundled task's bank of correct and faulty code, and its results are the simulated LLM's, not the paper's. Every program runs in Pyodide."</p>
             <p id="search-replay" role="status" hidden=move || replay.get().is_none()>{move || replay.get()}</p>
             <SearchFormFields form=form teaching=teaching />
+            <TaskImport problem=problem />
             <WorldModelInfo task=form.task imported=dataset />
+            <ChosenLlm id="search-llm" />
             <p class="actions">
                 <button type="button" id="search-go" disabled=move || running.get() || !loaded.get() on:click=move |_| start(false, None)>"Search"</button>
                 <button type="button" id="search-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>

@@ -66,7 +66,7 @@ impl RunBook {
                 Err(problem) => error.set(Some(problem)),
             }
             // The run selected before the reload, unless one was selected meanwhile (a shared run's).
-            let kept_selection = storage::load_setting(setting::SELECTED_RUN).await.and_then(|id| id.parse().ok());
+            let kept_selection = storage::load_number(setting::SELECTED_RUN).await;
             if book.selected.get_untracked().is_none()
                 && runs.with_untracked(|runs| runs.iter().any(|r| Some(r.id) == kept_selection))
             {
@@ -75,12 +75,7 @@ impl RunBook {
             book.restored.set(true);
             storage::keep_saving(runs, kept, move |problem| error.set(Some(problem)));
         });
-        Effect::new(move |_| {
-            let selected = book.selected.get();
-            if book.restored.get() {
-                storage::save_setting(setting::SELECTED_RUN, selected.map(|id| id.to_string()));
-            }
-        });
+        storage::keep_number(setting::SELECTED_RUN, book.selected, book.restored);
         book
     }
 

@@ -108,7 +108,22 @@ pub fn save_setting(name: &'static str, text: Option<String>) {
     });
 }
 
-/// The imported tasks kept in this browser (none before the first import).
+/// The number kept under setting `name` (the selected run, the search shown), if any.
+pub async fn load_number(name: &'static str) -> Option<u32> {
+    load_setting(name).await.and_then(|text| text.parse().ok())
+}
+
+/// Keeps `chosen` under setting `name` each time it changes once `restored` is true: before that, its
+/// first value would overwrite the one a reload must find.
+pub fn keep_number(name: &'static str, chosen: RwSignal<Option<u32>>, restored: RwSignal<bool>) {
+    Effect::new(move |_| {
+        let chosen = chosen.get();
+        if restored.get() {
+            save_setting(name, chosen.map(|id| id.to_string()));
+        }
+    });
+}
+
 /// The tasks imported into this browser, for every pane (leptos context).
 #[derive(Clone, Copy)]
 pub struct ImportedTasks(pub RwSignal<Vec<ImportedTask>>);

@@ -27,6 +27,7 @@ use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
+use crate::widgets::chosen_llm::ChosenLlm;
 use crate::widgets::param_fields::ParamFields;
 
 const IMPORTED: &str = "imported:";
@@ -127,7 +128,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             </div>
             <Inspector task=task curriculum=curriculum />
             <h3>"Put the curriculum to an LLM"</h3>
-            <p class="hint" id="stepcoder-frozen">"The model does not learn here: its weights never change, so a stage that advances says how easy that stage is for this model, not what CCCS does to training. The LLM is the one chosen in Live mode. The simulated LLM writes the rest of the canonical solution and gets each remaining conditional statement's header wrong with the chance set below, so its difficulty profile is built in: it follows eq. 1 by construction."</p>
+            <p class="hint" id="stepcoder-frozen">"The model does not learn here: its weights never change, so a stage that advances says how easy that stage is for this model, not what CCCS does to training. The simulated LLM writes the rest of the canonical solution and gets each remaining conditional statement's header wrong with the chance set below, so its difficulty profile is built in: it follows eq. 1 by construction."</p>
             <div class="form-grid">
                 <label>"Run"<select id="stepcoder-mode" prop:value=move || mode.get() on:change=move |ev| mode.set(event_target_value(&ev))>
                     <option value="curriculum">"the curriculum: rounds of completions at the current stage"</option>
@@ -136,6 +137,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             </div>
             <ParamFields id="stepcoder-params" title="Settings" defaults="seed 002's sampling; α and ρ_t are not in the paper" id_prefix="stepcoder-param"
                 fields=fields texts=texts hidden=false locked=false />
+            <ChosenLlm id="stepcoder-llm" />
             <p class="actions">
                 <button type="button" id="stepcoder-run" disabled=move || running.get() on:click=start>"Run"</button>
                 <button type="button" id="stepcoder-cancel" hidden=move || !running.get() on:click=move |_| cancel.with_value(CancelToken::cancel)>"Cancel"</button>

@@ -1,8 +1,9 @@
 //! Pieces of the page that several panes use: the plots, the Gymnasium canvas, the animation frame, file
-//! download and upload, the LLM's settings, parameter inputs, a teacher's share options, and how
-//! a share is written.
+//! download and upload, the LLM's settings and the line that names the LLM a pane will call,
+//! parameter inputs, a teacher's share options, and how a share is written.
 
 pub mod chart;
+pub mod chosen_llm;
 pub mod download;
 pub mod frame;
 pub mod gym_canvas;

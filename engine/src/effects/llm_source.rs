@@ -53,6 +53,16 @@ impl LlmSource {
         }
     }
 
+    /// How a pane names the choice where its work starts: the simulated LLM, a model and its
+    /// endpoint, or a model in the tab and its file.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Simulated => SIMULATED_LABEL.to_owned(),
+            Self::Endpoint(settings) => format!("{} at {}", settings.label(), settings.base_url.trim()),
+            Self::InTab(settings) => settings.label(),
+        }
+    }
+
     /// The settings of an endpoint or of the model in the tab.
     pub fn settings_mut(&mut self) -> Option<&mut ProviderSettings> {
         match self {
@@ -140,5 +150,14 @@ mod tests {
         let edited = ProviderSettings { model: "mine".into(), ..ProviderSettings::default() };
         let LlmSource::Endpoint(settings) = LlmSource::of("lmstudio", edited).unwrap() else { panic!() };
         assert_eq!((settings.preset.as_str(), settings.model.as_str()), ("lmstudio", "mine"));
+    }
+
+    #[test]
+    fn a_choice_is_named_with_where_it_answers_from() {
+        assert_eq!(LlmSource::Simulated.label(), "simulated LLM");
+        assert_eq!(LlmSource::parse("openai").unwrap().label(), "gpt-4o-mini at https://api.openai.com/v1");
+        let in_tab =
+            ProviderSettings { model: "tiny".into(), base_url: "file:tiny.gguf".into(), ..ProviderSettings::default() };
+        assert_eq!(LlmSource::of(IN_TAB, in_tab).unwrap().label(), "tiny (in this tab, from file:tiny.gguf)");
     }
 }
