@@ -13,6 +13,8 @@ const PORT = 8796;
 const MODEL = `http://127.0.0.1:${PORT}/tiny-coder.gguf`;
 const TRUNCATED = `http://127.0.0.1:${PORT}/truncated.gguf`;
 const SLOW = `http://127.0.0.1:${PORT}/slow.gguf`;
+/** What the page reads from the fixture's header before it keeps it. */
+const FIXTURE = 'rlcg tiny coder: llama, 21 tensors, 0.7 M parameters';
 
 /** Serves the fixture (in 64 KB pieces, 20 ms apart; /slow.gguf 1 s apart), and its first
  * megabyte as /truncated.gguf, to any origin. */
@@ -74,7 +76,7 @@ async function withModel(page) {
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
   await download(page, MODEL);
   await expect(page.locator('#in-tab-progress')).toBeVisible();
-  await expect(page.locator('#in-tab-message')).toHaveText('Kept in this browser: it works offline from now on.', { timeout: 60_000 });
+  await expect(page.locator('#in-tab-message')).toHaveText(`Kept in this browser (${FIXTURE}): it works offline from now on.`, { timeout: 60_000 });
   return playground;
 }
 
@@ -89,6 +91,8 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
   await expect(page.locator('#live-stream')).toContainText('```python\ndef find_max');
+  // Under the last reply: its length, its speed over the whole reply and where llama.cpp ran it.
+  await expect(page.locator('#live-stream')).toContainText(/\[\d+ tokens at \d+ tokens\/s, by llama\.cpp on the CPU, \d+ threads?\]$/);
   await expect(page.locator('#live-summary')).toContainText(/ · tokens [1-9]\d* \([1-9]\d* prompt, [1-9]\d* completion\)/);
 
   // Seed 003's validation and calibration (§6.2), every episode's code from the model in the tab.
@@ -132,7 +136,7 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   expect(errors).toEqual([]);
 });
 
-test('a download can be cancelled, a truncated model file gets a clear message while the page goes on, and a model can come from a file', async ({ page }) => {
+test('a download can be cancelled, a truncated download is not kept and says why, and a model can come from a file, looked at before it is kept', async ({ page }) => {
   const playground = new Playground(page);
   await playground.open();
   await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
@@ -144,24 +148,88 @@ test('a download can be cancelled, a truncated model file gets a clear message w
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
 
   await download(page, TRUNCATED);
-  await expect(page.locator('#in-tab-message')).toHaveText('Kept in this browser: it works offline from now on.', { timeout: 60_000 });
-  await playground.playLive();
-  await expect(page.locator('#live-timeline')).toContainText('truncated or corrupt file');
-  // The page goes on: the simulated LLM plays the same episode.
-  await page.locator('#llm-provider').selectOption('simulated');
-  await playground.playLive();
-  await expect(page.locator('#live-summary')).toContainText(/agent calls \d+/);
+  await expect(page.locator('#in-tab-message')).toHaveText(
+    new RegExp(`^${TRUNCATED.replaceAll('.', '\\.')} was downloaded but not kept: truncated: tensor '[^']+' lies at bytes \\d+\\.\\.\\d+, but the file has 1048576 bytes$`),
+    { timeout: 60_000 });
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+
+  // A file from this computer is looked at before it is kept: each bad one is refused with its reason.
+  const fixture = await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url));
+  const refused = [
+    ['empty.gguf', Buffer.alloc(0), 'empty.gguf was not kept: the file is empty'],
+    ['page.gguf', Buffer.from('<!doctype html><title>Not found</title>'), 'page.gguf was not kept: not a GGUF file: it starts with "<!do", not "GGUF"'],
+    ['cut.gguf', fixture.subarray(0, 57), 'cut.gguf was not kept: truncated: the file ends at byte 57 inside'],
+    ['half.gguf', fixture.subarray(0, fixture.length >> 1), "half.gguf was not kept: truncated: tensor '"],
+  ];
+  for (const [name, buffer, message] of refused) {
+    await page.locator('#in-tab-file').setInputFiles({ name, mimeType: 'application/octet-stream', buffer });
+    await expect(page.locator('#in-tab-message')).toContainText(message);
+    await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+  }
 
   // A model file from this computer is kept as a download is, known by its name, and writes the code.
-  await page.locator('#llm-provider').selectOption('in-tab');
   await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
-  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder.gguf in this browser: it works offline from now on.');
+  await expect(page.locator('#in-tab-message')).toHaveText(`Kept tiny-coder.gguf in this browser (${FIXTURE}): it works offline from now on.`);
   await expect(page.locator('#in-tab-url')).toHaveValue('file:///tiny-coder.gguf');
-  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(2);
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
+  await expect(page.locator('#in-tab-kept tr.in-use')).toContainText('file:///tiny-coder.gguf');
+  await expect(page.locator('#in-tab-storage')).toHaveText(/^This page's storage in this browser: \d+\.\d MB used of \d+\.\d MB it may use\.$/);
   await playground.playLive();
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
-  await page.locator('#in-tab-download').click();
-  await expect(page.locator('#in-tab-message')).toHaveText('file:///tiny-coder.gguf was chosen from a disk, and nothing can download it: choose that file below.');
+  await expect(page.locator('#in-tab-download')).toBeHidden();
+
+  // Two kept models: the one in use is marked, and the other is chosen by a click.
+  await download(page, MODEL);
+  await expect(page.locator('#in-tab-message')).toHaveText(`Kept in this browser (${FIXTURE}): it works offline from now on.`, { timeout: 60_000 });
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(2);
+  await expect(page.locator('#in-tab-kept tr.in-use')).toContainText(MODEL);
+  await page.locator('#in-tab-kept tr', { hasText: 'file:///tiny-coder.gguf' }).locator('button.use').click();
+  await expect(page.locator('#in-tab-url')).toHaveValue('file:///tiny-coder.gguf');
+  await expect(page.locator('#in-tab-kept tr.in-use')).toContainText('file:///tiny-coder.gguf');
+});
+
+test('a model llama.cpp refuses gets llama.cpp\'s own reason in the episode, and the next model loads', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await playground.show('live');
+  await page.locator('#llm-provider').selectOption('in-tab');
+  // The fixture with an architecture no llama.cpp knows: a sound GGUF, so it is kept.
+  const fixture = Buffer.from(await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
+  const key = Buffer.from('general.architecture');
+  const value = fixture.indexOf(key) + key.length + 4 + 8; // after the type (u32) and the length (u64)
+  expect(fixture.subarray(value, value + 5).toString()).toBe('llama');
+  fixture.write('zzzzz', value);
+  await page.locator('#in-tab-file').setInputFiles({ name: 'zzzzz.gguf', mimeType: 'application/octet-stream', buffer: fixture });
+  await expect(page.locator('#in-tab-message')).toHaveText('Kept zzzzz.gguf in this browser (rlcg tiny coder: zzzzz, 21 tensors, 0.7 M parameters): it works offline from now on.');
+  await playground.playLive();
+  await expect(page.locator('#live-timeline')).toContainText('llama.cpp refused the model:');
+  await expect(page.locator('#live-timeline')).toContainText("unknown model architecture: 'zzzzz'; remove it, or choose another model");
+  // The refused model's instance was ended: the fixture loads and writes the code.
+  await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
+  await expect(page.locator('#in-tab-message')).toHaveText(`Kept tiny-coder.gguf in this browser (${FIXTURE}): it works offline from now on.`);
+  await playground.playLive();
+  await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
+  expect(errors).toEqual([]);
+});
+
+test('a model this browser has no room for is refused before any of it is copied, with the reason', async ({ page }) => {
+  const errors = watchErrors(page);
+  // A browser that lets the page keep 1 MB more (a phone nearly full, say).
+  await page.addInitScript(() => {
+    navigator.storage.estimate = async () => ({ usage: 4_000_000, quota: 5_000_000 });
+  });
+  const playground = new Playground(page);
+  await playground.open('./', 'live');
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
+  const refusal = (name) => `${name} (2.8 MB) does not fit: this browser lets this page keep 1.0 MB more (remove a kept model, or choose a smaller one)`;
+  await expect(page.locator('#in-tab-message')).toHaveText(refusal('tiny-coder.gguf'));
+  await download(page, MODEL);
+  await expect(page.locator('#in-tab-message')).toHaveText(refusal(MODEL));
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+  expect(errors).toEqual([]);
 });
 
 test('keeping a model file from this computer can be cancelled while the file is slow to read, and leaves nothing behind', async ({ page }) => {
@@ -195,7 +263,7 @@ test('keeping a model file from this computer can be cancelled while the file is
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
   // The page goes on: the same file from a disk that answers is kept.
   await page.locator('#in-tab-file').setInputFiles({ name: 'tiny-coder.gguf', mimeType: 'application/octet-stream', buffer: fixture });
-  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder.gguf in this browser: it works offline from now on.');
+  await expect(page.locator('#in-tab-message')).toHaveText(`Kept tiny-coder.gguf in this browser (${FIXTURE}): it works offline from now on.`);
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
   expect(errors).toEqual([]);
 });
@@ -256,7 +324,7 @@ test('a model the engine trained and wrote (LoRA adapters merged, F16) runs in t
   await playground.show('live');
   await page.locator('#llm-provider').selectOption('in-tab');
   await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder-tuned.gguf', import.meta.url)));
-  await expect(page.locator('#in-tab-message')).toHaveText('Kept tiny-coder-tuned.gguf in this browser: it works offline from now on.');
+  await expect(page.locator('#in-tab-message')).toHaveText(/^Kept tiny-coder-tuned\.gguf in this browser \(.*llama, 21 tensors, 0\.7 M parameters\): it works offline from now on\.$/);
   await playground.playLive();
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
   expect(errors).toEqual([]);

@@ -27,7 +27,27 @@ async function models() {
   return manager;
 }
 
-const quiet = { debug() {}, log() {}, warn: console.warn, error: console.error };
+// llama.cpp says why it refuses a model ("unknown model architecture: …", "tensor … has wrong
+// shape") and where it put the model's layers only in its log, which wllama passes to this logger:
+// a load's lines are kept to say so where the model is used, so its errors are only warnings in
+// the console.
+let logged = [];
+function keep(write) {
+  return (...args) => {
+    if (logged.length < 1000) logged.push(args.map(String).join(' '));
+    write(...args);
+  };
+}
+const quiet = { debug() {}, log: keep(() => {}), warn: keep(console.warn), error: keep(console.warn) };
+
+/** Where a loaded model runs, from its load's log and wllama: WebGPU when llama.cpp offloaded layers
+ * to it, and the CPU threads. */
+function deviceOf(instance) {
+  const threads = instance.getNumThreads();
+  const cpu = `the CPU, ${threads} thread${threads === 1 ? '' : 's'}`;
+  const offloaded = logged.map((line) => line.match(/offloaded (\d+)\/(\d+) layers to GPU/)).findLast(Boolean);
+  return offloaded && Number(offloaded[1]) > 0 ? `WebGPU (${offloaded[1]} of ${offloaded[2]} layers) and ${cpu}` : cpu;
+}
 
 /** A model's size in bytes from its server, before any download; null when the server does not say. */
 export async function modelSize(url) {
@@ -48,6 +68,16 @@ export async function removeModel(url) {
   for (const model of await (await models()).getModels()) {
     if (model.url === url) await model.remove();
   }
+}
+
+/** What this page's storage uses and may use, in bytes ({ usage, quota }), or null. */
+export async function storageEstimate() {
+  return navigator.storage?.estimate?.().catch(() => null) ?? null;
+}
+
+/** The kept model file at `url`, as a Blob (null when none is kept). */
+export async function keptFile(url) {
+  return (await models()).cacheManager.open(url);
 }
 
 /** Downloads `url` into the browser, reporting (loaded, total) bytes; `signal` cancels. A model
@@ -112,14 +142,35 @@ async function model(url) {
   // Safari's compatibility build comes from a CDN; this page loads nothing from one.
   instance.setCompat(null);
   // The reply's start, when the last message is the assistant's, is continued (as llama-server does).
-  await instance.loadModel(kept, { n_ctx: 4096, prefill_assistant: true });
-  loaded = { url, wllama: instance };
+  logged = [];
+  let failure = null;
+  await instance.loadModel(kept, { n_ctx: 4096, prefill_assistant: true }).catch((error) => { failure = error; });
+  // llama.cpp may refuse a model while wllama's load still resolves (and its first chat then
+  // crashes the worker): its log says so either way.
+  const reason = logged.find((line) => /error loading model/i.test(line))
+    ?? (failure && logged.findLast((line) => /error|unknown|wrong|invalid|failed/i.test(line)));
+  if (failure || reason) {
+    // A refused model leaves its instance unusable: ended here, the next try starts afresh.
+    await instance.exit().catch(() => {});
+    logged = [];
+    if (!reason) throw failure;
+    // The app says what to do about it (remove it, or choose another model).
+    throw Object.assign(new Error(`llama.cpp refused the model: ${reason.trim()}`), { name: 'Refused' });
+  }
+  loaded = { url, wllama: instance, device: deviceOf(instance) };
+  logged = [];
   return instance;
+}
+
+/** Whether the kept model at `url` is loaded for generation (else the next chat loads it first). */
+export function isLoaded(url) {
+  return loaded?.url === url;
 }
 
 /** One chat completion with the kept model at `url`. `request` is the JSON of
  * { messages, temperature, top_p, max_tokens, seed }; `onText` gets each piece as it comes;
- * `signal` cancels. Returns the JSON of { text, prompt_tokens, completion_tokens, tokens_per_second }. */
+ * `signal` cancels. Returns the JSON of { text, prompt_tokens, completion_tokens, tokens_per_second,
+ * device }. */
 export async function chat(url, request, onText, signal) {
   const instance = await model(url);
   const { messages, temperature, top_p, max_tokens, seed } = JSON.parse(request);
@@ -150,5 +201,6 @@ export async function chat(url, request, onText, signal) {
     completion_tokens: completion,
     // llama.cpp's own measure where it gives one.
     tokens_per_second: timings?.predicted_per_second ?? (seconds > 0 ? completion / seconds : 0),
+    device: loaded?.device ?? '',
   });
 }

@@ -83,3 +83,47 @@ fn bad_files_say_what_is_wrong() {
         "tensor 'output_norm.weight': tensor type Q4_0 is not supported (supported: F32, F16, Q8_0, Q4_K, Q6_K)"
     );
 }
+
+#[test]
+fn a_model_file_is_looked_at_from_its_start_before_it_is_kept() {
+    let bytes = std::fs::read(fixture("tiny-coder.gguf")).unwrap();
+    let (gguf, _) = fixture_parts();
+    let data_start = gguf.data_start as usize;
+    let len = bytes.len() as u64;
+    // The header alone is enough, and says what the file is.
+    let seen = Gguf::parse_start(&bytes[..data_start], len).unwrap();
+    assert_eq!(seen.tensors, gguf.tensors);
+    let parameters: u64 = gguf.tensors.iter().map(|t| t.count()).sum();
+    let described = seen.describe().unwrap();
+    assert!(
+        described.ends_with(&format!(
+            "llama, {} tensors, {:.1} M parameters",
+            gguf.tensors.len(),
+            parameters as f64 / 1e6
+        )),
+        "{described}"
+    );
+    // A file shorter than its tensors say is truncated, from its start alone.
+    let short = Gguf::parse_start(&bytes[..data_start], len - 1).unwrap_err();
+    assert!(
+        short.starts_with("truncated: tensor '") && short.ends_with(&format!("but the file has {} bytes", len - 1)),
+        "{short}"
+    );
+    // A start cut inside the header of a longer file is not called truncated.
+    assert_eq!(
+        Gguf::parse_start(&bytes[..100], len).unwrap_err(),
+        "its header is longer than the first 100 bytes, the most read to check a model"
+    );
+    assert!(Gguf::parse_start(&bytes[..100], 100).unwrap_err().starts_with("truncated: the file ends at byte 100"));
+    assert_eq!(Gguf::parse_start(b"", 0).unwrap_err(), "the file is empty");
+    // A GGUF that no language model loads from.
+    let (mut gguf, tensors) = fixture_parts();
+    gguf.metadata.remove("general.architecture");
+    let no_architecture = gguf_writer::write(&gguf.metadata, &tensors);
+    assert_eq!(
+        Gguf::parse(&no_architecture).unwrap().describe().unwrap_err(),
+        "the file has no metadata 'general.architecture'"
+    );
+    let no_tensors = gguf_writer::write(&fixture_parts().0.metadata, &[]);
+    assert_eq!(Gguf::parse(&no_tensors).unwrap().describe().unwrap_err(), "the file has no tensors");
+}

@@ -34,9 +34,16 @@ pub async fn chat<T: Effectful>(
         ClientEvent::Retrying { delay_ms, reason } => {
             status.set(format!("{reason} Retrying in {:.1} s…", delay_ms as f64 / 1000.0))
         }
+        ClientEvent::Loading => status.set(format!(
+            "Loading {name} into llama.cpp: the first reply after a load waits for it, the next ones do not…"
+        )),
         ClientEvent::Speed { tokens_per_second } => {
             status.set(format!("The {agent} is writing ({name}: {tokens_per_second:.0} tokens/s)…"))
         }
+        // Said under the reply, which stays on screen until the next call's.
+        ClientEvent::Wrote { tokens, tokens_per_second, device } => stream.update(|s| {
+            s.push_str(&format!("\n\n[{tokens} tokens at {tokens_per_second:.0} tokens/s, by llama.cpp on {device}]"))
+        }),
     };
     let replied = match llm {
         Llm::InTab { settings } => in_tab_llm::chat(settings, messages, cancel, &mut on_event).await,

@@ -4,6 +4,7 @@
 //! text as it streams, then the text and the token usage, or an [`LlmFailure`].
 
 use engine::llm::{ChatMessage, FailureKind, LlmFailure, ProviderSettings, Usage};
+use engine::lm::gguf::{Gguf, HEADER_READ_BYTES};
 use futures_channel::mpsc;
 use futures_util::StreamExt;
 use futures_util::future::{Either, select};
@@ -23,6 +24,12 @@ extern "C" {
     async fn js_kept_models() -> Result<JsValue, JsValue>;
     #[wasm_bindgen(catch, js_name = removeModel)]
     async fn js_remove_model(url: &str) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(js_name = storageEstimate)]
+    async fn js_storage_estimate() -> JsValue;
+    #[wasm_bindgen(js_name = isLoaded)]
+    fn js_is_loaded(url: &str) -> bool;
+    #[wasm_bindgen(catch, js_name = keptFile)]
+    async fn js_kept_file(url: &str) -> Result<JsValue, JsValue>;
     // The two copies into the browser return their promise, which `keep` awaits.
     #[wasm_bindgen(js_name = download)]
     fn js_download(url: &str, on_progress: &Closure<dyn FnMut(f64, f64)>, signal: &AbortSignal) -> js_sys::Promise;
@@ -55,6 +62,8 @@ struct Reply {
     prompt_tokens: u64,
     completion_tokens: u64,
     tokens_per_second: f64,
+    /// Where llama.cpp ran it: the CPU's threads, and WebGPU where it offloaded layers.
+    device: String,
 }
 
 /// The size in bytes that the model's server announces, before any download (`None`: it does not).
@@ -68,32 +77,87 @@ pub async fn kept_models() -> Result<Vec<KeptModel>, String> {
     serde_json::from_str(&json.as_string().unwrap_or_default()).map_err(|e| format!("the kept models: {e}"))
 }
 
+/// The bytes this page's storage uses and may use (the browser's estimate), when it gives one.
+pub async fn storage_estimate() -> Option<(f64, f64)> {
+    let estimate = js_storage_estimate().await;
+    let field = |name: &str| js_sys::Reflect::get(&estimate, &name.into()).ok().and_then(|v| v.as_f64());
+    Some((field("usage")?, field("quota")?))
+}
+
+/// Refuses a model of `bytes` that this page's storage has no room for, by the browser's estimate
+/// (none given: it is tried), before any of it is copied.
+async fn check_room(name: &str, bytes: f64) -> Result<(), String> {
+    match storage_estimate().await {
+        Some((used, quota)) if bytes > quota - used => Err(format!(
+            "{name} ({:.1} MB) does not fit: this browser lets this page keep {:.1} MB more (remove a kept model, or choose a smaller one)",
+            bytes / 1e6,
+            ((quota - used) / 1e6).max(0.0)
+        )),
+        _ => Ok(()),
+    }
+}
+
 pub async fn remove_model(url: &str) -> Result<(), String> {
     js_remove_model(url).await.map(drop).map_err(|e| format!("{url} could not be removed: {}", describe(&e)))
 }
 
-/// Downloads `url` into the browser; `progress` hears (loaded, total) bytes; `cancel` stops it.
-pub async fn download(url: &str, cancel: &CancelToken, progress: impl FnMut(f64, f64) + 'static) -> Result<(), String> {
+/// What a model file is, from its start (the magic, version, metadata and tensor table against the
+/// file's length: `Gguf::parse_start`), or why no language model loads from it.
+async fn look_at(file: &web_sys::Blob) -> Result<String, String> {
+    let start =
+        file.slice_with_f64_and_f64(0.0, file.size().min(HEADER_READ_BYTES as f64)).map_err(|e| describe(&e))?;
+    let bytes = wasm_bindgen_futures::JsFuture::from(start.array_buffer()).await.map_err(|e| describe(&e))?;
+    Gguf::parse_start(&js_sys::Uint8Array::new(&bytes).to_vec(), file.size() as u64)?.describe()
+}
+
+/// Downloads `url` into the browser, unless its `announced` size has no room there, and looks at
+/// what came (a server's error page or a cut file is removed again, with the reason); `progress`
+/// hears (loaded, total) bytes; `cancel` stops it. Returns what the model is.
+pub async fn download(
+    url: &str,
+    announced: Option<f64>,
+    cancel: &CancelToken,
+    progress: impl FnMut(f64, f64) + 'static,
+) -> Result<String, String> {
+    if let Some(bytes) = announced {
+        check_room(url, bytes).await?;
+    }
     let failed = format!("{url} could not be downloaded");
     keep(cancel, progress, "the download was cancelled", &failed, |on_progress, signal| {
         js_download(url, on_progress, signal)
     })
-    .await
+    .await?;
+    let kept = js_kept_file(url).await.map_err(|e| describe(&e)).and_then(|file| {
+        file.dyn_into::<web_sys::Blob>().map_err(|_| format!("{url} is not in this browser after its download"))
+    });
+    match kept {
+        Ok(file) => match look_at(&file).await {
+            Ok(model) => Ok(model),
+            Err(problem) => {
+                remove_model(url).await?;
+                Err(format!("{url} was downloaded but not kept: {problem}"))
+            }
+        },
+        Err(problem) => Err(format!("{url} could not be read back: {problem}")),
+    }
 }
 
-/// Keeps `file`, chosen from the user's disk, under `address`; `progress` hears (written, total)
-/// bytes; `cancel` stops it.
+/// Keeps `file`, chosen from the user's disk, under `address` once its start shows a model;
+/// `progress` hears (written, total) bytes; `cancel` stops it. Returns what the model is.
 pub async fn keep_local(
     address: &str,
     file: &web_sys::File,
     cancel: &CancelToken,
     progress: impl FnMut(f64, f64) + 'static,
-) -> Result<(), String> {
+) -> Result<String, String> {
+    let model = look_at(file).await.map_err(|problem| format!("{} was not kept: {problem}", file.name()))?;
+    check_room(&file.name(), file.size()).await?;
     let failed = format!("{} could not be kept in this browser", file.name());
     keep(cancel, progress, "keeping the file was cancelled", &failed, |on_progress, signal| {
         js_keep_local(address, file, on_progress, signal)
     })
-    .await
+    .await?;
+    Ok(model)
 }
 
 /// One copy of a model into the browser (`copy`, given its progress callback and abort signal):
@@ -136,16 +200,20 @@ pub async fn chat(
         let _ = pieces.unbounded_send(piece);
     });
     let signal = controller.signal();
+    if !js_is_loaded(&settings.base_url) {
+        on_event(ClientEvent::Loading);
+    }
     let mut generation = std::pin::pin!(js_chat(&settings.base_url, &request, &on_text, &signal));
     // wllama streams one token a piece: the speed so far is pieces over the time since the first.
-    // The speed is told twice a second at most, not with every token.
+    // The speed is told twice a second at most, not with every token, and not before half a second
+    // of the reply: a figure from its first few tokens says little (they come in bursts).
     let (mut first, mut count, mut told) = (None, 0.0, f64::NEG_INFINITY);
     let mut show = |piece: &str, on_event: &mut dyn FnMut(ClientEvent)| {
         let now = js_sys::Date::now();
         let since = *first.get_or_insert(now);
         count += 1.0;
         on_event(ClientEvent::Text(piece));
-        if now > since && now - told >= 500.0 {
+        if now - since >= 500.0 && now - told >= 500.0 {
             told = now;
             on_event(ClientEvent::Speed { tokens_per_second: (count - 1.0) * 1000.0 / (now - since) });
         }
@@ -163,15 +231,19 @@ pub async fn chat(
     let json = outcome.map_err(|e| failure(settings, cancel, &e))?;
     let reply: Reply = serde_json::from_str(&json.as_string().unwrap_or_default())
         .map_err(|e| LlmFailure::new(FailureKind::Malformed, format!("the in-tab model's reply: {e}")))?;
-    on_event(ClientEvent::Speed { tokens_per_second: reply.tokens_per_second });
+    on_event(ClientEvent::Wrote {
+        tokens: reply.completion_tokens,
+        tokens_per_second: reply.tokens_per_second,
+        device: &reply.device,
+    });
     if reply.text.trim().is_empty() {
         return Err(LlmFailure::new(FailureKind::Empty, "the model's reply has no text"));
     }
     Ok((reply.text, Usage { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens }))
 }
 
-/// Why a generation failed, in words: cancelled, a model that is not kept, or one that llama.cpp
-/// cannot load (a truncated or corrupt file, a format it does not read, not enough memory).
+/// Why a generation failed, in words: cancelled, a model that is not kept, one that llama.cpp
+/// refused with its reason, or one that failed otherwise (not enough memory, a corrupt file).
 fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -> LlmFailure {
     if cancel.is_cancelled() {
         return LlmFailure::new(FailureKind::Cancelled, "cancelled");
@@ -185,6 +257,13 @@ fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -
                 "the model in this tab: {} is not in this browser: {how} in the LLM settings first",
                 settings.base_url
             ),
+        );
+    }
+    let message = js_sys::Reflect::get(error, &"message".into()).ok().and_then(|m| m.as_string());
+    if let (Some("Refused"), Some(message)) = (name.as_deref(), message) {
+        return LlmFailure::new(
+            FailureKind::BadRequest,
+            format!("the model in this tab ({}): {message}; remove it, or choose another model", settings.model),
         );
     }
     let detail = describe(error);

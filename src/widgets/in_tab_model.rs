@@ -1,8 +1,8 @@
 //! The model that runs in the tab: which GGUF file (a preset of the public model hub, any URL, or a
 //! file from the user's disk), its size before the download, the download with its progress and
-//! Cancel, and the models this browser keeps, each with its size and a Remove button. Shown in the
-//! LLM settings while the "In this tab" provider is chosen; nothing of the library loads before a
-//! user acts here.
+//! Cancel, the file looked at before it is kept, and the models this browser keeps, each with its
+//! size, Use and Remove, the one in use marked. Shown in the LLM settings while the "In this tab"
+//! provider is chosen; nothing of the library loads before a user acts here.
 
 use engine::llm::{IN_TAB_MODELS, ProviderSettings};
 use leptos::prelude::*;
@@ -31,14 +31,15 @@ struct Transfer {
 }
 
 impl Transfer {
-    /// Runs `copy` (given its cancel token and its progress), then says `kept()` or what failed.
+    /// Runs `copy` (given its cancel token and its progress), then says `kept(what the model is)` or
+    /// what failed.
     fn run<F>(
         self,
         starting: String,
         copy: impl FnOnce(CancelToken, Box<dyn FnMut(f64, f64)>) -> F + 'static,
-        kept: impl FnOnce() -> String + 'static,
+        kept: impl FnOnce(String) -> String + 'static,
     ) where
-        F: Future<Output = Result<(), String>> + 'static,
+        F: Future<Output = Result<String, String>> + 'static,
     {
         let token = CancelToken::default();
         self.cancel.set_value(Some(token.clone()));
@@ -49,7 +50,7 @@ impl Transfer {
             let outcome = copy(token, Box::new(move |done, total| progress.set(Some((done, total))))).await;
             self.progress.set(None);
             self.cancel.set_value(None);
-            self.message.set(Some(outcome.map_or_else(|problem| problem, |()| kept())));
+            self.message.set(Some(outcome.map_or_else(|problem| problem, kept)));
             self.refresh.run(());
         });
     }
@@ -60,6 +61,8 @@ impl Transfer {
 pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let url = move || settings.with(|s| s.base_url.clone());
     let size = RwSignal::new(None::<String>);
+    // The size the model's server announced, in bytes, to refuse a model with no room before its download.
+    let announced = RwSignal::new(None::<f64>);
     let kept = RwSignal::new(Vec::<KeptModel>::new());
     let message = RwSignal::new(None::<String>);
     let refresh = move || {
@@ -73,6 +76,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     // The size comes from the model's server only when the user presses Download (nothing is
     // asked of a third party before that); a kept model's size is known without its server.
     let size_known = move |address: &str| {
+        announced.set(None);
         size.set(
             kept.with_untracked(|models| models.iter().find(|m| m.url == address).map(|m| m.size))
                 .map(|bytes| format!("{} (kept in this browser)", megabytes(bytes))),
@@ -108,16 +112,14 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
 
     let download = move |_| {
         let address = url();
-        if settings.with_untracked(ProviderSettings::is_local_model) {
-            return message.set(Some(format!(
-                "{address} was chosen from a disk, and nothing can download it: choose that file below."
-            )));
-        }
         if size.with_untracked(Option::is_none) {
             message.set(Some("Asking the model's server for its size…".into()));
             return leptos::task::spawn_local(async move {
                 let known = match in_tab_llm::model_size(&address).await {
-                    Ok(Some(bytes)) => megabytes(bytes),
+                    Ok(Some(bytes)) => {
+                        announced.set(Some(bytes));
+                        megabytes(bytes)
+                    }
                     Ok(None) => "unknown (the server does not say)".into(),
                     Err(problem) => return message.set(Some(problem)),
                 };
@@ -127,8 +129,10 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         }
         transfer.run(
             "Downloading…".into(),
-            move |token, progress| async move { in_tab_llm::download(&address, &token, progress).await },
-            move || "Kept in this browser: it works offline from now on.".into(),
+            move |token, progress| async move {
+                in_tab_llm::download(&address, announced.get_untracked(), &token, progress).await
+            },
+            move |model| format!("Kept in this browser ({model}): it works offline from now on."),
         );
     };
     // A file from the user's disk is copied into the browser as a download is, and kept the same way.
@@ -142,9 +146,9 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         transfer.run(
             format!("Keeping {name} in this browser…"),
             move |token, progress| async move { in_tab_llm::keep_local(&address, &file, &token, progress).await },
-            move || {
+            move |model| {
                 choose(kept_as);
-                format!("Kept {name} in this browser: it works offline from now on.")
+                format!("Kept {name} in this browser ({model}): it works offline from now on.")
             },
         );
     };
@@ -183,7 +187,9 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             </label>
             <p id="in-tab-size">"Size: "{move || size.get().unwrap_or_else(|| "asked of its server when you press Download".into())}</p>
             <p class="actions">
-                <button type="button" id="in-tab-download" on:click=download disabled=move || progress.get().is_some()>
+                // A file chosen from a disk has no server to download it from: it is chosen again.
+                <button type="button" id="in-tab-download" on:click=download disabled=move || progress.get().is_some()
+                    hidden=move || settings.with(ProviderSettings::is_local_model)>
                     {move || size.get().map_or_else(|| "Download…".into(), |known| format!("Download ({known})"))}
                 </button>
                 <button type="button" id="in-tab-cancel" on:click=stop hidden=move || progress.get().is_none()>"Cancel"</button>
@@ -192,30 +198,50 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                     value=move || progress.get().map_or(0.0, |(done, _)| done)></progress>
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
-            <KeptModels kept remove />
+            <KeptModels kept in_use=Signal::derive(url) choose=Callback::new(choose) remove />
             <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>
         </div>
     }
 }
 
-/// The models this browser keeps, each with its size and a Remove button.
+/// The models this browser keeps, each with its size, the one in use marked and the others chosen
+/// by a click, each with a Remove button; and what the page's storage holds.
 #[component]
-fn KeptModels(kept: RwSignal<Vec<KeptModel>>, remove: Callback<String>) -> impl IntoView {
+fn KeptModels(
+    kept: RwSignal<Vec<KeptModel>>,
+    /// The address of the model in use (the settings', kept with them across reloads).
+    in_use: Signal<String>,
+    choose: Callback<String>,
+    remove: Callback<String>,
+) -> impl IntoView {
+    let storage = LocalResource::new(move || {
+        kept.track();
+        in_tab_llm::storage_estimate()
+    });
     view! {
         <table id="in-tab-kept" hidden=move || kept.with(Vec::is_empty)>
             <caption>"Kept in this browser"</caption>
             <tbody>
                 {move || kept.get().into_iter().map(|model| {
-                    let address = model.url.clone();
+                    let (address, chosen) = (model.url.clone(), model.url.clone());
+                    let used = in_use.with(|url| *url == model.url);
                     view! {
-                        <tr>
+                        <tr class:in-use=used>
                             <td>{model.url.clone()}</td>
                             <td>{megabytes(model.size)}</td>
+                            <td>{if used {
+                                view! { <span class="in-use-mark">"in use"</span> }.into_any()
+                            } else {
+                                view! { <button type="button" class="use" on:click=move |_| choose.run(chosen.clone())>"Use"</button> }.into_any()
+                            }}</td>
                             <td><button type="button" class="remove" on:click=move |_| remove.run(address.clone())>"Remove"</button></td>
                         </tr>
                     }
                 }).collect_view()}
             </tbody>
         </table>
+        <p id="in-tab-storage" class="hint">{move || storage.get().flatten().map(|(used, quota)| format!(
+            "This page's storage in this browser: {} used of {} it may use.", megabytes(used), megabytes(quota)
+        ))}</p>
     }
 }

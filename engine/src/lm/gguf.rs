@@ -10,6 +10,9 @@ use crate::lm::quants::TensorType;
 const MAGIC: &[u8; 4] = b"GGUF";
 /// Where tensor data starts when `general.alignment` does not say.
 const DEFAULT_ALIGNMENT: u64 = 32;
+/// How much of a model file is read to look at it before it is kept ([`Gguf::parse_start`]): a
+/// Qwen2.5 model's header holds 151,936 tokens and about as many merges, a few MB.
+pub const HEADER_READ_BYTES: u64 = 64 << 20;
 
 /// A metadata value, typed as the file types it.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +93,33 @@ impl Gguf {
     /// Reads the header, metadata and tensor table of `bytes`, and checks that every tensor lies
     /// inside them.
     pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+        Self::parse_start(bytes, bytes.len() as u64)
+    }
+
+    /// [`Gguf::parse`] from `start`, the first bytes of a file of `file_len` bytes (at most
+    /// [`HEADER_READ_BYTES`] of it): how a model is looked at before it is kept, without reading
+    /// its gigabytes. A header longer than `start` is named as such, not as a truncated file.
+    pub fn parse_start(start: &[u8], file_len: u64) -> Result<Self, String> {
+        let gguf = Self::read_header(start).map_err(|problem| match start.len() as u64 {
+            read if read < file_len && problem.starts_with("truncated") => {
+                format!("its header is longer than the first {read} bytes, the most read to check a model")
+            }
+            _ => problem,
+        })?;
+        for tensor in &gguf.tensors {
+            let (start, end) = gguf.span(tensor)?;
+            if end > file_len {
+                return Err(format!(
+                    "truncated: tensor '{}' lies at bytes {start}..{end}, but the file has {file_len} bytes",
+                    tensor.name
+                ));
+            }
+        }
+        Ok(gguf)
+    }
+
+    /// The header, metadata and tensor table at the start of `bytes`.
+    fn read_header(bytes: &[u8]) -> Result<Self, String> {
         let mut reader = Reader { bytes, at: 0 };
         if bytes.is_empty() {
             return Err("the file is empty".into());
@@ -130,18 +160,27 @@ impl Gguf {
         }
         let alignment = metadata.get("general.alignment").and_then(Value::as_u64).unwrap_or(DEFAULT_ALIGNMENT).max(1);
         let data_start = (reader.at as u64).div_ceil(alignment) * alignment;
-        let gguf = Self { version, metadata, tensors, data_start };
-        for tensor in &gguf.tensors {
-            let (start, end) = gguf.span(tensor)?;
-            if end > bytes.len() as u64 {
-                return Err(format!(
-                    "truncated: tensor '{}' lies at bytes {start}..{end}, but the file has {} bytes",
-                    tensor.name,
-                    bytes.len()
-                ));
-            }
+        Ok(Self { version, metadata, tensors, data_start })
+    }
+
+    /// What a person choosing the file is told: its architecture, tensors and parameters; the error
+    /// names a file that no language model could load from (no architecture, no tensors).
+    pub fn describe(&self) -> Result<String, String> {
+        let architecture = self.string("general.architecture")?;
+        if self.tensors.is_empty() {
+            return Err("the file has no tensors".into());
         }
-        Ok(gguf)
+        let parameters: u64 = self.tensors.iter().map(TensorInfo::count).sum();
+        let name = self.get("general.name").and_then(|v| match v {
+            Value::String(name) => Some(format!("{name}: ")),
+            _ => None,
+        });
+        Ok(format!(
+            "{}{architecture}, {} tensors, {:.1} M parameters",
+            name.unwrap_or_default(),
+            self.tensors.len(),
+            parameters as f64 / 1e6
+        ))
     }
 
     /// The bytes tensor `tensor` occupies in the file.
