@@ -69,6 +69,16 @@ test.afterEach(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
+/** A fresh page with a trained orchestrator policy, on Live mode with the in-tab provider chosen. */
+async function trainedWithInTab(page) {
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await playground.show('live');
+  await page.locator('#llm-provider').selectOption('in-tab');
+  return playground;
+}
+
 /** A fresh page with a trained orchestrator policy and the fixture downloaded, with its progress bar, and kept. */
 async function withModel(page) {
   const playground = new Playground(page);
@@ -190,11 +200,7 @@ test('a download can be cancelled, a truncated download is not kept and says why
 
 test('a model llama.cpp refuses gets llama.cpp\'s own reason in the episode, and the next model loads', async ({ page }) => {
   const errors = watchErrors(page);
-  const playground = new Playground(page);
-  await playground.open();
-  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
-  await playground.show('live');
-  await page.locator('#llm-provider').selectOption('in-tab');
+  const playground = await trainedWithInTab(page);
   // The fixture with an architecture no llama.cpp knows: a sound GGUF, so it is kept.
   const fixture = Buffer.from(await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url)));
   const key = Buffer.from('general.architecture');
@@ -318,11 +324,7 @@ test('a model the engine trained and wrote (LoRA adapters merged, F16) runs in t
   // e2e/fixtures/tiny-coder-tuned.gguf: `rlcg lm tune` on the fixture's own answers
   // (scripts/tiny-model/README.md); engine/tests/lm_parity.rs holds it to llama.cpp's numbers.
   const errors = watchErrors(page);
-  const playground = new Playground(page);
-  await playground.open();
-  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
-  await playground.show('live');
-  await page.locator('#llm-provider').selectOption('in-tab');
+  const playground = await trainedWithInTab(page);
   await page.locator('#in-tab-file').setInputFiles(fileURLToPath(new URL('./fixtures/tiny-coder-tuned.gguf', import.meta.url)));
   await expect(page.locator('#in-tab-message')).toHaveText(/^Kept tiny-coder-tuned\.gguf in this browser \(.*llama, 21 tensors, 0\.7 M parameters\): it works offline from now on\.$/);
   await playground.playLive();
