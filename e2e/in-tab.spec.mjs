@@ -7,7 +7,7 @@ import { test, expect } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { Playground, setInput, watchErrors } from './helpers.mjs';
+import { Playground, setInput, storedSettings, watchErrors } from './helpers.mjs';
 
 const PORT = 8796;
 const MODEL = `http://127.0.0.1:${PORT}/tiny-coder.gguf`;
@@ -193,9 +193,22 @@ test('a download can be cancelled, a truncated download is not kept and says why
   await expect(page.locator('#in-tab-message')).toHaveText(`Kept in this browser (${FIXTURE}): it works offline from now on.`, { timeout: 60_000 });
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(2);
   await expect(page.locator('#in-tab-kept tr.in-use')).toContainText(MODEL);
-  await page.locator('#in-tab-kept tr', { hasText: 'file:///tiny-coder.gguf' }).locator('button.use').click();
-  await expect(page.locator('#in-tab-url')).toHaveValue('file:///tiny-coder.gguf');
-  await expect(page.locator('#in-tab-kept tr.in-use')).toContainText('file:///tiny-coder.gguf');
+  // The other is chosen by its Use, and the model used last is the one in use after a reload,
+  // whichever of the two is kept first.
+  const keptAddress = async () => JSON.parse(JSON.parse(await storedSettings(page))['llm-settings']).base_url;
+  for (const [used, other] of [['file:///tiny-coder.gguf', MODEL], [MODEL, 'file:///tiny-coder.gguf']]) {
+    await page.locator('#in-tab-kept tr', { hasText: used }).locator('button.use').click();
+    await expect(page.locator('#in-tab-url')).toHaveValue(used);
+    await expect(page.locator('#in-tab-kept tr.in-use')).toContainText(used);
+    await expect.poll(keptAddress).toBe(used);
+    await page.reload();
+    await playground.show('live');
+    await page.locator('#llm-provider').selectOption('in-tab');
+    await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(2);
+    await expect(page.locator('#in-tab-url')).toHaveValue(used);
+    await expect(page.locator('#in-tab-kept tr.in-use')).toContainText(used);
+    await expect(page.locator('#in-tab-kept tr.in-use')).not.toContainText(other);
+  }
 });
 
 test('a model llama.cpp refuses gets llama.cpp\'s own reason in the episode, and the next model loads', async ({ page }) => {

@@ -18,10 +18,13 @@ pub fn LlmSelect() -> impl IntoView {
         if value != SIMULATED
             && let Some(p) = preset(&value)
         {
-            // Keep prices, limits and sampling; take the preset's address and model.
+            // Keep prices, limits and sampling; take the preset's address and model, unless the kept
+            // settings are this preset's already (after a reload: the model in the tab used last).
             settings.update(|s| {
-                let fresh = ProviderSettings::from_preset(p);
-                (s.preset, s.base_url, s.model) = (fresh.preset, fresh.base_url, fresh.model);
+                if s.preset != p.id {
+                    let fresh = ProviderSettings::from_preset(p);
+                    (s.preset, s.base_url, s.model) = (fresh.preset, fresh.base_url, fresh.model);
+                }
             });
         }
         choice.set(value);
