@@ -230,7 +230,7 @@ fn KeptModels(
                             <td>{model.url.clone()}</td>
                             <td>{megabytes(model.size)}</td>
                             <td>{if used {
-                                view! { <span class="in-use-mark">"in use"</span> }.into_any()
+                                view! { <span>"in use"</span> }.into_any()
                             } else {
                                 view! { <button type="button" class="use" on:click=move |_| choose.run(chosen.clone())>"Use"</button> }.into_any()
                             }}</td>
