@@ -203,7 +203,7 @@ pub fn CheatingView(
             </p>
             <p id="cheat-status" role="status">{move || status.get()}</p>
             <p id="cheat-rate">{move || result.get()}</p>
-            <p hidden=move || link.get().is_none()><label>"Link to this measure "<input id="cheat-link" readonly size="60" prop:value=move || link.get().unwrap_or_default() /></label></p>
+            <p hidden=move || link.get().is_none()><label>"Link to this measure "<input id="cheat-link" readonly prop:value=move || link.get().unwrap_or_default() /></label></p>
             <CheatExamples examples=examples />
         </details>
     }

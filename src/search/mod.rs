@@ -166,7 +166,7 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
             <p id="search-status" role="status">{move || status.get()}</p>
             <p id="search-summary">{move || shown.with(|r| r.as_ref().map(|r| r.summary().to_string()))}</p>
             <p hidden=move || share_url().is_none()>
-                <label>"Link to this search "<input id="search-link" readonly size="60" prop:value=move || share_url().unwrap_or_default() /></label>
+                <label>"Link to this search "<input id="search-link" readonly prop:value=move || share_url().unwrap_or_default() /></label>
             </p>
             <TeacherOptions choice=teacher prefix="search-" applies_to="The link to a search" />
             <SearchTree record=shown selected=selected />

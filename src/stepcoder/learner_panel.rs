@@ -187,7 +187,7 @@ pub fn LearnerPanel(link: Option<AblationLink>) -> impl IntoView {
             if running.get() { format!("{spent} of {total} executions…") } else { status.get() }
         }}</p>
         <p hidden=move || shown.with(Option::is_none)>
-            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly size="60"
+            <label>"Link to this ablation "<input id="stepcoder-learn-link" readonly
                 prop:value=move || shown.with(|s| s.as_ref().map(|r| link_to(r, teacher.teaching())).unwrap_or_default()) /></label>
         </p>
         <TeacherOptions choice=teacher prefix="stepcoder-learn-" applies_to="The link to an ablation" />
