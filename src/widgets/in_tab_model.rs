@@ -89,13 +89,20 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
         });
         size_known(&address);
     };
+    // Once the user has chosen a model here, the kept list arriving (or changing) leaves it chosen.
+    let user_chose = StoredValue::new(false);
+    let pick = move |address: String| {
+        user_chose.set_value(true);
+        choose(address);
+    };
     // A model this browser keeps is the one to use when the chosen one is not kept (the preset
     // that choosing the provider fills in, say): a reload keeps working offline.
     Effect::new(move |_| {
         let address = settings.with_untracked(|s| s.base_url.clone());
         kept.with(|models| {
-            if !models.is_empty() && !models.iter().any(|m| m.url == address) {
-                choose(models[0].url.clone());
+            let fall_back = !user_chose.get_value() && !models.iter().any(|m| m.url == address);
+            if let Some(first) = models.first().filter(|_| fall_back) {
+                choose(first.url.clone());
             } else {
                 size_known(&address);
             }
@@ -147,7 +154,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             format!("Keeping {name} in this browser…"),
             move |token, progress| async move { in_tab_llm::keep_local(&address, &file, &token, progress).await },
             move |model| {
-                choose(kept_as);
+                pick(kept_as);
                 format!("Kept {name} in this browser ({model}): it works offline from now on.")
             },
         );
@@ -172,7 +179,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             <label>"Model"
                 <select id="in-tab-preset" prop:value=preset_value on:change=move |ev| {
                     if let Some(model) = IN_TAB_MODELS.iter().find(|m| m.name == event_target_value(&ev)) {
-                        choose(model.url.to_owned());
+                        pick(model.url.to_owned());
                     }
                 }>
                     {IN_TAB_MODELS.iter().map(|m| view! { <option value=m.name>{m.name}</option> }).collect_view()}
@@ -180,7 +187,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                 </select>
             </label>
             <label>"Model file (URL)"
-                <input type="url" id="in-tab-url" prop:value=url on:change=move |ev| choose(event_target_value(&ev).trim().to_owned()) />
+                <input type="url" id="in-tab-url" prop:value=url on:change=move |ev| pick(event_target_value(&ev).trim().to_owned()) />
             </label>
             <label>"or a model file from this computer"
                 <input type="file" id="in-tab-file" accept=".gguf" on:change=from_disk disabled=move || progress.get().is_some() />
@@ -198,7 +205,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
                     value=move || progress.get().map_or(0.0, |(done, _)| done)></progress>
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
-            <KeptModels kept in_use=Signal::derive(url) choose=Callback::new(choose) remove />
+            <KeptModels kept in_use=Signal::derive(url) choose=Callback::new(pick) remove />
             <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>
         </div>
     }
