@@ -95,6 +95,7 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   const playground = await withModel(page);
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(1);
   await expect(page.locator('#in-tab-kept tbody tr td').nth(1)).toHaveText('2.8 MB');
+  await expect(page.locator('#in-tab-kept tbody tr td.kept-on')).toHaveText(/^kept .*\d{4}.*\d:\d\d/);
   await expect(page.locator('#in-tab-size')).toHaveText('Size: 2.8 MB (kept in this browser)');
 
   await playground.playLive();
@@ -103,12 +104,19 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await expect(page.locator('#live-stream')).toContainText('```python\ndef find_max');
   // Under the last reply: its length, its speed over the whole reply and where llama.cpp ran it.
   await expect(page.locator('#live-stream')).toContainText(/\[\d+ tokens at \d+ tokens\/s, by llama\.cpp on the CPU, \d+ threads?\]$/);
-  await expect(page.locator('#live-summary')).toContainText(/ · tokens [1-9]\d* \([1-9]\d* prompt, [1-9]\d* completion\)/);
+  // The episode says how fast the model wrote over all its calls and where it ran, as does its row.
+  const speed = String.raw`\d+\.\d tokens/s on llama\.cpp on the CPU, \d+ threads?`;
+  const name = `tiny-coder (in this tab, from ${MODEL})`.replaceAll(/[.()]/g, '\\$&');
+  await expect(page.locator('#live-summary')).toContainText(
+    new RegExp(String.raw` · tokens [1-9]\d* \([1-9]\d* prompt, [1-9]\d* completion\), written at ${speed} · cost `));
+  await expect(page.locator('#live-history tbody tr .speed')).toHaveText(new RegExp(`^${speed}$`));
 
   // Seed 003's validation and calibration (§6.2), every episode's code from the model in the tab.
   await page.locator('#live-validate').click();
   await expect(page.locator('#live-status')).toHaveText('Validation over: 10 of 10 episodes played.', { timeout: 120_000 });
   await expect(page.locator('#calibration-table tbody tr')).toHaveCount(5);
+  await expect(page.locator('#calibration-llms')).toHaveText(
+    new RegExp(String.raw`^Observed in the episodes answered by ${name}, written at ${speed}\.$`));
   // A policy retrained on the calibrated odds is validated again with the same model.
   await page.locator('#calibrate-train').click();
   await expect(page.locator('#recalibration')).toHaveText(
@@ -120,12 +128,20 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
   await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
   await expect(page.locator('#search-best')).toContainText('lo = mid + 1');
-  // Its link names the model and its file; a model answers differently each time, so it is not replayed.
+  await expect(page.locator('#search-answered')).toHaveText(
+    new RegExp(String.raw`^Answered by ${name}: \d+ tokens \(\d+ prompt, \d+ completion\), written at ${speed}\.$`));
+  // The export keeps where it ran and the time it wrote for.
+  const download = page.waitForEvent('download');
+  await page.locator('#search-export').click();
+  const exported = JSON.parse(await readFile(await (await download).path(), 'utf8')).searches[0];
+  expect(exported.device).toMatch(/^llama\.cpp on the CPU, \d+ threads?$/);
+  expect(exported.usage.writing_ms).toBeGreaterThan(0);
+  // Its link names the model, its file, its speed and device; a model answers differently each
+  // time, so it is not replayed.
   const other = await page.context().newPage();
   await other.goto(await page.locator('#search-link').inputValue());
-  await expect(other.locator('#search-replay')).toContainText(
-    `The shared search was answered by tiny-coder (in this tab, from ${MODEL}); an LLM answers differently each time, so it is not replayed here.`,
-  );
+  await expect(other.locator('#search-replay')).toHaveText(new RegExp(
+    String.raw`^The shared search was answered by ${name}, written at ${speed}; an LLM answers differently each time, so it is not replayed here\.`));
   await other.close();
 
   // The model's server goes away; after a reload the kept model still writes the code.
@@ -141,8 +157,13 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await expect(page.locator('#live-summary')).toContainText(/^success/);
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
 
+  // Removing the model frees its room in the page's storage.
+  const used = async () => Number((await page.locator('#in-tab-storage').textContent()).match(/([\d.]+) MB used/)?.[1]);
+  await expect.poll(used).toBeGreaterThan(2.8);
+  const before = await used();
   await page.locator('#in-tab-kept .remove').click();
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
+  await expect.poll(used).toBeLessThan(before);
   expect(errors).toEqual([]);
 });
 

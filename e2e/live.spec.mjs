@@ -64,6 +64,8 @@ test('against an OpenAI-compatible server the reply streams in, the episode succ
   await useStub(page, 'stub-coder');
   await new Playground(page).playLive();
   await expect(page.locator('#live-summary')).toContainText(/^success · return 10\.1 · agent calls 2 · LLM calls 1 · test runs 1 · tokens \d+ \(100 prompt/);
+  // An endpoint's speed is timed from the request to the reply's last byte; its machine is not known here.
+  await expect(page.locator('#live-summary')).toContainText(/ completion\), written at \d+\.\d tokens\/s · cost /);
   await expect(page.locator('#live-stream')).toContainText('It handles every case.');
   await expect(page.locator('#live-steps li').nth(1).locator('.verdict')).toContainText('pass: 5/5 tests passed');
   const auth = await (await fetch(`${STUB}/last-authorization`)).json();

@@ -57,10 +57,16 @@ export async function modelSize(url) {
   return length === null ? null : Number(length);
 }
 
-/** The kept models as JSON: [{ url, size }]. */
+/** The kept models as JSON: [{ url, size, kept_on }], `kept_on` the date and time its file was
+ * written, in the reader's locale (null where the store does not say). */
 export async function keptModels() {
-  const kept = await (await models()).getModels();
-  return JSON.stringify(kept.map((model) => ({ url: model.url, size: model.size })));
+  const manager = await models();
+  const kept = await manager.getModels();
+  const when = async (url) => {
+    const file = await manager.cacheManager.open(url).catch(() => null);
+    return file?.lastModified ? new Date(file.lastModified).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : null;
+  };
+  return JSON.stringify(await Promise.all(kept.map(async (model) => ({ url: model.url, size: model.size, kept_on: await when(model.url) }))));
 }
 
 export async function removeModel(url) {
@@ -170,7 +176,7 @@ export function isLoaded(url) {
 /** One chat completion with the kept model at `url`. `request` is the JSON of
  * { messages, temperature, top_p, max_tokens, seed }; `onText` gets each piece as it comes;
  * `signal` cancels. Returns the JSON of { text, prompt_tokens, completion_tokens, tokens_per_second,
- * device }. */
+ * writing_ms, device }. */
 export async function chat(url, request, onText, signal) {
   const instance = await model(url);
   const { messages, temperature, top_p, max_tokens, seed } = JSON.parse(request);
@@ -199,8 +205,9 @@ export async function chat(url, request, onText, signal) {
     text,
     prompt_tokens: usage?.prompt_tokens ?? 0,
     completion_tokens: completion,
-    // llama.cpp's own measure where it gives one.
+    // llama.cpp's own measures where it gives them.
     tokens_per_second: timings?.predicted_per_second ?? (seconds > 0 ? completion / seconds : 0),
+    writing_ms: timings?.predicted_ms ?? seconds * 1000,
     device: loaded?.device ?? '',
   });
 }

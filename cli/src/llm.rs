@@ -7,7 +7,7 @@
 
 use std::io::Read;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use engine::llm::{
     ChatMessage, FailureKind, LlmFailure, ProviderSettings, SseDecoder, StreamEvent, Usage, parse_completion,
@@ -30,10 +30,13 @@ pub fn chat(
         .into();
     let mut attempt = 0;
     loop {
+        let started = Instant::now();
         let (failure, retry_after) = match attempt_once(&agent, settings, api_key, messages, on_text) {
             Ok((text, usage)) => {
                 let usage = usage.unwrap_or_else(|| Usage::estimate(messages, &text));
-                return Ok((text, usage));
+                // At least 1: a call that was timed is measured, however fast a local stub answers.
+                let writing_ms = (started.elapsed().as_millis() as u64).max(1);
+                return Ok((text, Usage { writing_ms, ..usage }));
             }
             Err((failure, retry_after)) => (failure.hiding(api_key), retry_after),
         };

@@ -102,6 +102,10 @@ struct SearchReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     gave_up: Option<String>,
     tokens: u64,
+    /// Completion tokens a second over the calls' measured time (an endpoint's from request to last
+    /// byte); absent for the simulated LLM.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tokens_per_second: Option<f64>,
     cost: f64,
     ended: String,
     /// The best score after each call.
@@ -150,6 +154,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
         }),
         gave_up: search.gave_up().map(str::to_owned),
         tokens: summary.tokens,
+        tokens_per_second: record.usage.tokens_per_second(),
         cost: summary.cost_usd,
         ended: record.ended.clone(),
         progress: record.progress.iter().map(|p| p.best_score).collect(),
@@ -237,6 +242,9 @@ fn print_report(report: &SearchReport, record: &SearchRecord) {
         }
     }
     println!("{} · {}", record.summary(), report.ended);
+    if let Some(speed) = record.usage.speed_on(&record.device) {
+        println!("the model wrote at {speed}");
+    }
     println!("{}", report.best_program);
     println!("share: #{}", report.link);
 }

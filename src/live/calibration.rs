@@ -25,6 +25,8 @@ pub struct Recalibration {
 pub fn CalibrationPanel(
     /// Every draw of the odds the chosen environment's live episodes observed.
     trials: Signal<Vec<Trial>>,
+    /// The LLMs that answered those episodes, with their speed and device (`LiveView::answered_by`).
+    answered_by: Signal<String>,
     /// The chosen policy's environment and parameters (`None` without a choice).
     spec: Signal<Option<EnvSpec>>,
     /// The run a calibrated one copies, but for its environment's odds.
@@ -85,6 +87,7 @@ pub fn CalibrationPanel(
                     }
                 }).collect_view())}</tbody>
             </table>
+            <p id="calibration-llms" class="hint">"Observed in the episodes answered by "{answered_by}"."</p>
             <p class="actions"><button type="button" id="calibrate-train" on:click=train disabled=move || training.get().is_some()>"Retrain on these odds, then validate again"</button></p>
             <p id="calibrate-started" role="status" hidden=move || started.get().is_none()>{move || started.get()}</p>
             <p id="recalibration" hidden=move || recalibration.with(|r| r.as_ref().is_none_or(|r| r.after.is_none()))>{move || recalibration.get().and_then(|r| {

@@ -7,12 +7,14 @@ use engine::effects::{BlackboardMessage, Effectful, LiveState, Llm};
 use engine::env::EnvSpec;
 use engine::live::validation::{Validation, ValidationTable};
 use engine::live::{Driver, LiveEpisode, LiveStep, LiveSummary, LiveTask, Trial};
+use engine::llm::Usage;
 use engine::prompts::PromptSet;
 use engine::run::Restoration;
 use leptos::prelude::*;
 
 use crate::live::calibration::Recalibration;
 use crate::services::cancel::CancelToken;
+use crate::services::chat;
 use crate::services::host::{self, HostView};
 use crate::services::llm_choice::LlmChoice;
 use crate::services::model::{LIVE_EPISODE_BASE, RunData};
@@ -66,6 +68,8 @@ pub(super) struct HistoryRow {
     pub(super) driver: String,
     pub(super) task: String,
     pub(super) llm: String,
+    /// Where the model ran (`in_tab_llm::device`); empty for an endpoint and the simulated LLM.
+    pub(super) device: String,
     pub(super) env: EnvId,
     pub(super) summary: LiveSummary,
     pub(super) cost: f64,
@@ -82,7 +86,7 @@ pub(super) struct LiveView {
     pub(super) runs: RwSignal<Vec<RunData>>,
     pub(super) problem: RwSignal<Option<String>>,
     pub(super) running: RwSignal<bool>,
-    pub(super) summary: RwSignal<Option<(LiveSummary, f64)>>,
+    pub(super) summary: RwSignal<Option<(LiveSummary, f64, String)>>,
     pub(super) validation: RwSignal<Option<ValidationTable>>,
     pub(super) recalibration: RwSignal<Option<Recalibration>>,
     /// The last complete validation's run and its policy's success rate: §6.2's "before".
@@ -139,6 +143,25 @@ impl LiveView {
         task.holding_out(share, seed).map_err(|why| format!("Held-out tests: {why}"))
     }
 
+    /// The LLMs that answered the episodes played on `env` that drew the simulator's odds, each with
+    /// how fast it wrote over them and where it ran, for the calibration that rests on them.
+    pub(super) fn answered_by(self, env: Option<EnvId>) -> String {
+        let mut by_llm: Vec<(String, String, Usage)> = Vec::new();
+        self.history.with(|history| {
+            for row in history.iter().filter(|r| Some(r.env) == env && !r.trials.is_empty()) {
+                match by_llm.iter_mut().find(|(llm, device, _)| *llm == row.llm && *device == row.device) {
+                    Some((.., usage)) => usage.add(row.summary.usage),
+                    None => by_llm.push((row.llm.clone(), row.device.clone(), row.summary.usage)),
+                }
+            }
+        });
+        let named = by_llm.into_iter().map(|(llm, device, usage)| match usage.speed_on(&device) {
+            Some(speed) => format!("{llm}, written at {speed}"),
+            None => llm,
+        });
+        named.collect::<Vec<_>>().join("; ")
+    }
+
     fn show(self, episode: &LiveEpisode) {
         let names = episode.env().action_names();
         self.messages.set(episode.messages().to_vec());
@@ -146,7 +169,15 @@ impl LiveView {
     }
 
     /// Keeps a finished episode in the history, and a policy's in its run's episode tree.
-    fn record(self, episode: &LiveEpisode, run_id: Option<u32>, driver: String, llm: String, cost: f64) {
+    fn record(
+        self,
+        episode: &LiveEpisode,
+        run_id: Option<u32>,
+        driver: String,
+        llm: String,
+        device: String,
+        cost: f64,
+    ) {
         let summary = episode.summary().clone();
         if let (Some(run_id), Driver::Policy) = (run_id, episode.driver()) {
             let actions: Vec<u8> = episode.actions().iter().map(|&a| a as u8).collect();
@@ -162,6 +193,7 @@ impl LiveView {
             driver,
             task: episode.task().id.clone(),
             llm,
+            device,
             env: episode.env(),
             trials: episode.trials(),
             summary,
@@ -208,13 +240,14 @@ impl LiveView {
         self.begin();
         let python = self.python.get_value();
         let Launch { llm, token, .. } = launch;
-        let (llm_label, prices) = (llm.label(), llm.prices());
+        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), matches!(llm, Llm::InTab { .. }));
         leptos::task::spawn_local(async move {
             self.perform(&mut episode, llm, &python, &token, choice.run(), |e| self.show(e)).await;
             let cost = episode.summary().usage.cost(prices);
+            let device = chat::device(in_tab);
             self.status.set(format!("Episode over: {}.", episode.summary().ended));
-            self.summary.set(Some((episode.summary().clone(), cost)));
-            self.record(&episode, choice.run(), label, llm_label, cost);
+            self.summary.set(Some((episode.summary().clone(), cost, device.clone())));
+            self.record(&episode, choice.run(), label, llm_label, device, cost);
             self.running.set(false);
         });
     }
@@ -233,7 +266,7 @@ impl LiveView {
         self.validation.set(Some(run.table()));
         let python = self.python.get_value();
         let Launch { llm, token, .. } = launch;
-        let (llm_label, prices) = (llm.label(), llm.prices());
+        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), matches!(llm, Llm::InTab { .. }));
         leptos::task::spawn_local(async move {
             let show = |v: &Validation| {
                 if let Some(episode) = v.current() {
@@ -244,7 +277,8 @@ impl LiveView {
             self.perform(&mut run, llm, &python, &token, Some(run_id), show).await;
             for episode in run.finished() {
                 let driver = if episode.driver() == Driver::Policy { label.clone() } else { pipeline_label.clone() };
-                self.record(episode, Some(run_id), driver, llm_label.clone(), episode.summary().usage.cost(prices));
+                let cost = episode.summary().usage.cost(prices);
+                self.record(episode, Some(run_id), driver, llm_label.clone(), chat::device(in_tab), cost);
             }
             self.status.set(format!("Validation over: {} of 10 episodes played.", run.finished().len()));
             self.validation.set(Some(run.table()));

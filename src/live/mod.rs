@@ -101,6 +101,7 @@ pub fn LivePanel() -> impl IntoView {
         let env = chosen().map(|(c, _)| c.env());
         view.history.with(|h| h.iter().filter(|r| Some(r.env) == env).flat_map(|r| r.trials.clone()).collect())
     });
+    let answered_by = Signal::derive(move || view.answered_by(chosen().map(|(c, _)| c.env())));
     let spec = Signal::derive(move || chosen().map(|(c, _)| env_spec(c)));
     let template = Signal::derive(move || {
         chosen().map(|(choice, _)| {
@@ -150,7 +151,7 @@ pub fn LivePanel() -> impl IntoView {
             <BlackboardTable messages=view.messages />
             <LiveSteps steps=view.steps />
             <LiveHistory history=view.history />
-            <CalibrationPanel trials=trials spec=spec template=template on_retrained=retrained recalibration=view.recalibration />
+            <CalibrationPanel trials=trials answered_by=answered_by spec=spec template=template on_retrained=retrained recalibration=view.recalibration />
             <PromptEditor />
         </section>
     }

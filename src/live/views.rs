@@ -59,10 +59,11 @@ pub(super) fn LiveHistory(history: RwSignal<Vec<HistoryRow>>) -> impl IntoView {
         <h3>"Episodes so far"</h3>
         <table id="live-history" hidden=move || history.with(Vec::is_empty)>
             <thead><tr><th scope="col">"Driver"</th><th scope="col">"Task"</th><th scope="col">"LLM"</th><th scope="col">"Success"</th>
-                <th scope="col">"Agent calls"</th><th scope="col">"LLM calls"</th><th scope="col">"Tokens"</th><th scope="col">"Cost"</th></tr></thead>
+                <th scope="col">"Agent calls"</th><th scope="col">"LLM calls"</th><th scope="col">"Tokens"</th><th scope="col">"Written at"</th><th scope="col">"Cost"</th></tr></thead>
             <tbody>{move || history.get().into_iter().map(|row| view! {
                 <tr><td>{row.driver}</td><td>{row.task}</td><td>{row.llm}</td><td>{if row.summary.success { "yes" } else { "no" }}</td>
-                    <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td><td>{format!("${:.4}", row.cost)}</td></tr>
+                    <td>{row.summary.agent_calls}</td><td>{row.summary.llm_calls}</td><td>{row.summary.usage.total()}</td>
+                    <td class="speed">{row.summary.usage.speed_on(&row.device).unwrap_or_else(|| "—".into())}</td><td>{format!("${:.4}", row.cost)}</td></tr>
             }).collect_view()}</tbody>
         </table>
     }
@@ -119,13 +120,14 @@ pub(super) fn ValidationView(table: RwSignal<Option<ValidationTable>>) -> impl I
 
 /// The finished episode's outcome and costs, and a special-cased program's held-out test.
 #[component]
-pub(super) fn LiveSummaryLine(summary: RwSignal<Option<(LiveSummary, f64)>>) -> impl IntoView {
+pub(super) fn LiveSummaryLine(summary: RwSignal<Option<(LiveSummary, f64, String)>>) -> impl IntoView {
     view! {
-        <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost)| format!(
-            "{}{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion) · cost ${cost:.4}",
+        <p id="live-summary" hidden=move || summary.get().is_none()>{move || summary.get().map(|(s, cost, device)| format!(
+            "{}{} · return {:.1} · agent calls {} · LLM calls {} · test runs {} · tokens {} ({} prompt, {} completion){} · cost ${cost:.4}",
             if s.success { "success" } else { "no success" }, held_out_words(s.held_out.as_ref()), s.episode_return, s.agent_calls,
-            s.llm_calls, s.test_runs, s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens))}</p>
-        {move || summary.get().and_then(|(s, _)| s.special_cased().map(|test| view! {
+            s.llm_calls, s.test_runs, s.usage.total(), s.usage.prompt_tokens, s.usage.completion_tokens,
+            s.usage.speed_on(&device).map(|speed| format!(", written at {speed}")).unwrap_or_default()))}</p>
+        {move || summary.get().and_then(|(s, ..)| s.special_cased().map(|test| view! {
             <p id="live-special-cased" class="special-cased">"special-cased? The final program passes every visible test and fails the held-out "<code>{test.to_owned()}</code></p>
         }))}
     }

@@ -127,6 +127,7 @@ pub fn CheatingView(
             let label = llm.label();
             let shared = SearchLink {
                 llm: llm.name(),
+                ran: String::new(),
                 teaching: teacher.teaching(),
                 cheating: Some(measure.clone()),
                 results: None,

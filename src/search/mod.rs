@@ -121,8 +121,9 @@ pub fn SearchPane(link: Option<SearchLink>) -> impl IntoView {
     // A link to the Cheating view measures there instead of replaying a search.
     let link_replay = link.as_ref().filter(|l| l.replays_exactly() && l.cheating.is_none()).map(|l| l.results.clone());
     if let Some(link) = link.as_ref().filter(|l| !l.replays_exactly()) {
+        let ran = if link.ran.is_empty() { String::new() } else { format!(", written at {}", link.ran) };
         replay.set(Some(format!(
-            "The shared search was answered by {}; an LLM answers differently each time, so it is not replayed here. Press Search to run it with the LLM chosen in Live mode.",
+            "The shared search was answered by {}{ran}; an LLM answers differently each time, so it is not replayed here. Press Search to run it with the LLM chosen in Live mode.",
             link.llm
         )));
     }

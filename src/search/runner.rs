@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::search::history::Searches;
 use crate::services::cancel::CancelToken;
+use crate::services::chat;
 use crate::services::host::{self, HostView};
 use crate::services::python_pool::Python;
 
@@ -37,10 +38,11 @@ impl Runner {
         if let Some(settings) = llm.settings_mut() {
             settings.temperature = TEMPERATURE;
         }
-        let (llm_name, prices) = (llm.name(), llm.prices());
+        let (llm_name, prices, in_tab) = (llm.name(), llm.prices(), matches!(llm, Llm::InTab { .. }));
         let record = move |search: &ProgramSearch| {
             let mut record = search.record(&spec, &llm_name);
             record.cost_usd = record.usage.cost(prices);
+            record.device = chat::device(in_tab);
             record
         };
         let id = searches.next_id();

@@ -123,6 +123,7 @@ pub fn SearchTree(record: Signal<Option<SearchRecord>>, selected: RwSignal<Optio
             }.into_any()
         })}</div>
         <p id="search-tree-calls">{move || record.with(|s| s.as_ref().map(SearchRecord::calls_explained))}</p>
+        <p id="search-answered">{move || record.with(|s| s.as_ref().map(SearchRecord::answered_by))}</p>
         <TreeLegend record=record />
     }
 }

@@ -9,6 +9,12 @@ use crate::services::cancel::CancelToken;
 use crate::services::in_tab_llm;
 use crate::services::llm_client::{self, ClientEvent};
 
+/// Where the model wrote, for a run's record: the model in this tab's device once it has written
+/// (`in_tab`); an endpoint's machine is not known here, and the simulated LLM runs no model.
+pub fn device(in_tab: bool) -> String {
+    if in_tab { in_tab_llm::device() } else { String::new() }
+}
+
 /// The outcome of `call`, the call `task` waits for; `status` says who is writing and how fast (or
 /// why it retries), and `stream` shows the reply as it comes.
 pub async fn chat<T: Effectful>(

@@ -54,6 +54,8 @@ extern "C" {
 pub struct KeptModel {
     pub url: String,
     pub size: f64,
+    /// When it was kept, in the reader's words for a date and time (none where the store does not say).
+    pub kept_on: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -62,8 +64,21 @@ struct Reply {
     prompt_tokens: u64,
     completion_tokens: u64,
     tokens_per_second: f64,
+    /// llama.cpp's time writing the completion.
+    writing_ms: f64,
     /// Where llama.cpp ran it: the CPU's threads, and WebGPU where it offloaded layers.
     device: String,
+}
+
+thread_local! {
+    /// Where the last reply was written ([`Reply::device`]), for the record of the run it was for.
+    static LAST_DEVICE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Where the model in this tab wrote its last reply ("llama.cpp on the CPU, 2 threads"); empty
+/// before its first.
+pub fn device() -> String {
+    LAST_DEVICE.with_borrow(|device| device.clone())
 }
 
 /// The size in bytes that the model's server announces, before any download (`None`: it does not).
@@ -236,10 +251,17 @@ pub async fn chat(
         tokens_per_second: reply.tokens_per_second,
         device: &reply.device,
     });
+    LAST_DEVICE.set(format!("llama.cpp on {}", reply.device));
     if reply.text.trim().is_empty() {
         return Err(LlmFailure::new(FailureKind::Empty, "the model's reply has no text"));
     }
-    Ok((reply.text, Usage { prompt_tokens: reply.prompt_tokens, completion_tokens: reply.completion_tokens }))
+    let usage = Usage {
+        prompt_tokens: reply.prompt_tokens,
+        completion_tokens: reply.completion_tokens,
+        // At least 1: a reply that was timed is measured.
+        writing_ms: (reply.writing_ms.round() as u64).max(1),
+    };
+    Ok((reply.text, usage))
 }
 
 /// Why a generation failed, in words: cancelled, a model that is not kept, one that llama.cpp

@@ -58,7 +58,7 @@ fn cancelled() -> LlmFailure {
 }
 
 /// One chat completion, streamed, with retries. Returns the reply's text and token usage (the
-/// server's, or estimated when it reports none).
+/// server's, or estimated when it reports none), timed from the request to the reply's last byte.
 pub async fn chat(
     settings: &ProviderSettings,
     api_key: &str,
@@ -73,10 +73,13 @@ pub async fn chat(
             return Err(cancelled());
         }
         on_event(ClientEvent::Attempt(attempt + 1));
+        let started = js_sys::Date::now();
         let (failure, retry_after) = match attempt_once(settings, api_key, messages, cancel, on_event).await {
             Ok((text, usage)) => {
                 let usage = usage.unwrap_or_else(|| Usage::estimate(messages, &text));
-                return Ok((text, usage));
+                // At least 1: a call that was timed is measured, however fast a local stub answers.
+                let writing_ms = ((js_sys::Date::now() - started) as u64).max(1);
+                return Ok((text, Usage { writing_ms, ..usage }));
             }
             Err((failure, retry_after)) => (failure.hiding(api_key), retry_after),
         };

@@ -1,7 +1,7 @@
 //! The model that runs in the tab: which GGUF file (a preset of the public model hub, any URL, or a
 //! file from the user's disk), its size before the download, the download with its progress and
 //! Cancel, the file looked at before it is kept, and the models this browser keeps, each with its
-//! size, Use and Remove, the one in use marked. Shown in the LLM settings while the "In this tab"
+//! size, the date it was kept, Use and Remove, the one in use marked. Shown in the LLM settings while the "In this tab"
 //! provider is chosen; nothing of the library loads before a user acts here.
 
 use engine::llm::{IN_TAB_MODELS, ProviderSettings};
@@ -211,7 +211,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     }
 }
 
-/// The models this browser keeps, each with its size, the one in use marked and the others chosen
+/// The models this browser keeps, each with its size and date, the one in use marked and the others chosen
 /// by a click, each with a Remove button; and what the page's storage holds.
 #[component]
 fn KeptModels(
@@ -236,6 +236,7 @@ fn KeptModels(
                         <tr class:in-use=used>
                             <td>{model.url.clone()}</td>
                             <td>{megabytes(model.size)}</td>
+                            <td class="kept-on">{model.kept_on.clone().map(|date| format!("kept {date}"))}</td>
                             <td>{if used {
                                 view! { <span>"in use"</span> }.into_any()
                             } else {

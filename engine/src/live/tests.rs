@@ -30,7 +30,7 @@ fn has_code(episode: &LiveEpisode) -> bool {
 }
 
 fn reply(text: &str) -> ChatOutcome {
-    ChatOutcome::Reply { text: text.into(), usage: Usage { prompt_tokens: 10, completion_tokens: 5 } }
+    ChatOutcome::Reply { text: text.into(), usage: Usage { prompt_tokens: 10, completion_tokens: 5, writing_ms: 0 } }
 }
 
 /// Plays the episode with `decide` as the policy and `tests` as the verdicts, in order.

@@ -191,23 +191,49 @@ impl ChatMessage {
     }
 }
 
-/// Tokens one call used, as the server reports them (or estimated where it reports none).
+/// Tokens one call used, as the server reports them (or estimated where it reports none), and how
+/// long the model took to write them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Milliseconds the model spent writing the completion, as the host measured them: llama.cpp's
+    /// own timer for the model in the tab; for an endpoint, from the request to the reply's last
+    /// byte (its queue and the prompt's reading count too). 0 where nothing wrote (the simulated
+    /// LLM) or nothing was measured (a record from before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub writing_ms: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 impl Usage {
     /// About four characters a token, for servers that report no usage (and the simulated LLM).
     pub fn estimate(messages: &[ChatMessage], reply: &str) -> Self {
         let prompt: usize = messages.iter().map(|m| m.content.chars().count()).sum();
-        Self { prompt_tokens: prompt.div_ceil(4) as u64, completion_tokens: reply.chars().count().div_ceil(4) as u64 }
+        let completion_tokens = reply.chars().count().div_ceil(4) as u64;
+        Self { prompt_tokens: prompt.div_ceil(4) as u64, completion_tokens, writing_ms: 0 }
     }
 
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.writing_ms += other.writing_ms;
+    }
+
+    /// Completion tokens a second over the time measured writing them (none where none was).
+    pub fn tokens_per_second(self) -> Option<f64> {
+        (self.writing_ms > 0).then(|| self.completion_tokens as f64 * 1000.0 / self.writing_ms as f64)
+    }
+
+    /// Where a run's model wrote and how fast, for its view: "35.2 tokens/s on llama.cpp on the
+    /// CPU, 2 threads"; `device` is the host's words for it, empty where the host cannot know (an
+    /// endpoint's server). None where nothing was measured.
+    pub fn speed_on(self, device: &str) -> Option<String> {
+        let speed = format!("{:.1} tokens/s", self.tokens_per_second()?);
+        Some(if device.is_empty() { speed } else { format!("{speed} on {device}") })
     }
 
     pub fn total(self) -> u64 {
@@ -453,7 +479,7 @@ pub fn parse_completion(body: &str) -> Result<(String, Option<Usage>), LlmFailur
 fn parse_usage(value: &Value) -> Option<Usage> {
     let usage = value.get("usage").filter(|u| u.is_object())?;
     let count = |name: &str| usage.get(name).and_then(Value::as_u64).unwrap_or(0);
-    Some(Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens") })
+    Some(Usage { prompt_tokens: count("prompt_tokens"), completion_tokens: count("completion_tokens"), writing_ms: 0 })
 }
 
 fn preview(text: &str) -> String {

@@ -79,7 +79,7 @@ fn sse_events_survive_any_chunking() {
             vec![
                 StreamEvent::Text("Hel".into()),
                 StreamEvent::Text("lo".into()),
-                StreamEvent::Usage(Usage { prompt_tokens: 7, completion_tokens: 2 }),
+                StreamEvent::Usage(Usage { prompt_tokens: 7, completion_tokens: 2, writing_ms: 0 }),
                 StreamEvent::Done
             ],
             "chunks of {size}"
@@ -101,7 +101,7 @@ fn malformed_and_empty_replies_are_named() {
         "{\"choices\":[{\"message\":{\"content\":\"ok\"}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}",
     )
     .unwrap();
-    assert_eq!((text.as_str(), usage), ("ok", Some(Usage { prompt_tokens: 3, completion_tokens: 1 })));
+    assert_eq!((text.as_str(), usage), ("ok", Some(Usage { prompt_tokens: 3, completion_tokens: 1, writing_ms: 0 })));
 }
 
 #[test]
@@ -152,9 +152,28 @@ fn usage_costs_at_the_settings_prices() {
         price_completion_per_million: 0.60,
         ..ProviderSettings::default()
     };
-    let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000 };
+    let usage = Usage { prompt_tokens: 1_000_000, completion_tokens: 500_000, writing_ms: 0 };
     assert!((usage.cost(settings.prices()) - 0.45).abs() < 1e-12);
     assert_eq!(Usage::estimate(&[ChatMessage::new("user", "12345678")], "123").total(), 3);
+}
+
+#[test]
+fn the_speed_is_the_completion_over_the_time_measured_writing_it_summed_over_calls() {
+    // 120 tokens in 4 s, then 30 in 1 s: 150 in 5 s, 30 a second. 40 more in 1 s makes 190 in 6 s,
+    // 31.7 a second, where the mean of the three calls' rates would say 33.3.
+    let mut total = Usage { prompt_tokens: 500, completion_tokens: 120, writing_ms: 4000 };
+    total.add(Usage { prompt_tokens: 500, completion_tokens: 30, writing_ms: 1000 });
+    assert_eq!(total.tokens_per_second(), Some(30.0));
+    total.add(Usage { prompt_tokens: 0, completion_tokens: 40, writing_ms: 1000 });
+    assert_eq!(
+        total.speed_on("llama.cpp on the CPU, 2 threads").unwrap(),
+        "31.7 tokens/s on llama.cpp on the CPU, 2 threads"
+    );
+    assert_eq!(total.speed_on("").unwrap(), "31.7 tokens/s");
+    // Nothing measured (the simulated LLM, a record from before): no speed, and none in its JSON.
+    let unmeasured = Usage { prompt_tokens: 5, completion_tokens: 5, writing_ms: 0 };
+    assert_eq!(unmeasured.speed_on("anything"), None);
+    assert_eq!(serde_json::to_string(&unmeasured).unwrap(), r#"{"prompt_tokens":5,"completion_tokens":5}"#);
 }
 
 #[test]

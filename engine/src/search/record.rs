@@ -29,6 +29,10 @@ pub struct SearchRecord {
     pub spec: SearchSpec,
     /// `simulated`, or the model that answered.
     pub llm: String,
+    /// Where that model ran, in the host's words ("llama.cpp on the CPU, 2 threads" for the model
+    /// in the tab); empty for the simulated LLM and for an endpoint, whose machine is not known here.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub device: String,
     pub tree: Vec<SearchTreeNode>,
     pub expansions: Vec<Expanded>,
     /// The call behind each expansion, in the same order.
@@ -75,6 +79,7 @@ impl ProgramSearch {
         SearchRecord {
             spec: spec.clone(),
             llm: llm.to_owned(),
+            device: String::new(),
             tree: self.tree(),
             expansions: self.expansions().to_vec(),
             calls: self.calls().to_vec(),
@@ -132,6 +137,19 @@ impl SearchRecord {
     }
 
     /// A short name: method, task, seed and LLM.
+    /// Who answered the search's calls, what they used and how fast the model wrote, for its view.
+    pub fn answered_by(&self) -> String {
+        let usage = self.usage;
+        let speed = usage.speed_on(&self.device).map(|speed| format!(", written at {speed}")).unwrap_or_default();
+        format!(
+            "Answered by {}: {} tokens ({} prompt, {} completion){speed}.",
+            self.llm,
+            usage.total(),
+            usage.prompt_tokens,
+            usage.completion_tokens
+        )
+    }
+
     pub fn label(&self) -> String {
         format!("{} on {} (seed {}, {})", self.spec.method.name(), self.spec.task, self.spec.seed, self.llm)
     }
@@ -233,6 +251,34 @@ mod tests {
         planned.planned = Some(evaluation.summary());
         let text = SearchRecord::export(std::slice::from_ref(&planned));
         assert_eq!(SearchRecord::import(&text).unwrap(), vec![planned]);
+    }
+
+    #[test]
+    fn a_record_says_who_answered_and_a_models_speed_and_device_go_through_an_export() {
+        let simulated = searched(3);
+        let usage = simulated.usage;
+        assert_eq!(
+            simulated.answered_by(),
+            format!(
+                "Answered by simulated: {} tokens ({} prompt, {} completion).",
+                usage.total(),
+                usage.prompt_tokens,
+                usage.completion_tokens
+            )
+        );
+        let text = SearchRecord::export(std::slice::from_ref(&simulated));
+        assert!(!text.contains("\"device\"") && !text.contains("\"writing_ms\""), "nothing measured, nothing kept");
+        let mut in_tab = simulated.clone();
+        in_tab.llm = "tiny (in this tab)".into();
+        in_tab.device = "llama.cpp on the CPU, 2 threads".into();
+        in_tab.usage = Usage { prompt_tokens: 1000, completion_tokens: 250, writing_ms: 10_000 };
+        assert_eq!(
+            in_tab.answered_by(),
+            "Answered by tiny (in this tab): 1250 tokens (1000 prompt, 250 completion), written at 25.0 tokens/s on llama.cpp on the CPU, 2 threads."
+        );
+        let text = SearchRecord::export(std::slice::from_ref(&in_tab));
+        assert!(text.contains("\"writing_ms\": 10000") && text.contains("\"device\": \"llama.cpp"), "{text}");
+        assert_eq!(SearchRecord::import(&text).unwrap(), vec![in_tab]);
     }
 
     #[test]

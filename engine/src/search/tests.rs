@@ -33,7 +33,7 @@ pub(crate) fn task() -> SearchTask {
 pub(crate) fn reply(code: &str) -> ChatOutcome {
     ChatOutcome::Reply {
         text: format!("Here it is.\n```python\n{code}\n```\n"),
-        usage: Usage { prompt_tokens: 10, completion_tokens: 5 },
+        usage: Usage { prompt_tokens: 10, completion_tokens: 5, writing_ms: 0 },
     }
 }
 

@@ -45,6 +45,9 @@ pub struct SearchLink {
     pub spec: SearchSpec,
     /// `simulated`, or the model that answered the sender.
     pub llm: String,
+    /// How fast that model wrote and where it ran, as the sender's page measured it
+    /// ([`crate::llm::Usage::speed_on`]); empty for the simulated LLM.
+    pub ran: String,
     pub results: Option<SearchResults>,
     pub teaching: Teaching<SearchControl>,
     /// The Cheating view's measure, for a link that opens it.
@@ -52,13 +55,15 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 21] = [
+    const FIELDS: [&str; 23] = [
         "v",
         "search",
         "task",
         "budget",
         "seed",
         "llm",
+        "ran",
+        "instruction",
         "w.data",
         "w.metric",
         "w.done",
@@ -86,6 +91,7 @@ impl SearchLink {
         Self {
             spec: record.spec.clone(),
             llm: record.llm.clone(),
+            ran: record.usage.speed_on(&record.device).unwrap_or_default(),
             results,
             teaching: Teaching::default(),
             cheating: None,
@@ -107,6 +113,9 @@ impl SearchLink {
             .append_pair("budget", &spec.budget.to_string())
             .append_pair("seed", &spec.seed.to_string())
             .append_pair("llm", &self.llm);
+        if !self.ran.is_empty() {
+            out.append_pair("ran", &self.ran);
+        }
         for (field, text) in params::changed(&spec.simulated_llm, &SimulatedLlmParams::default()) {
             out.append_pair(&format!("o.{}", field.name()), &text);
         }
@@ -162,6 +171,7 @@ impl SearchLink {
         let defaults = SearchLink {
             spec: SearchSpec::default(),
             llm: SIMULATED.into(),
+            ran: String::new(),
             results: None,
             teaching: Teaching::default(),
             cheating: None,
@@ -192,6 +202,7 @@ impl SearchLink {
             Some(llm) if !llm.is_empty() => llm.to_owned(),
             _ => SIMULATED.to_owned(),
         };
+        let ran = get("ran").map(str::trim).unwrap_or_default().to_owned();
         let results = match (get("r.best"), get("r.calls"), get("r.fp")) {
             (None, None, None) => None,
             (Some(best), Some(calls), Some(fingerprint)) => {
@@ -279,7 +290,7 @@ impl SearchLink {
                 }),
             }
         });
-        (SearchLink { spec, llm, results, teaching, cheating }, problems)
+        (SearchLink { spec, llm, ran, results, teaching, cheating }, problems)
     }
 }
 
@@ -323,6 +334,7 @@ mod tests {
         SearchLink {
             spec,
             llm: SIMULATED.into(),
+            ran: String::new(),
             results: Some(results),
             teaching: Teaching::default(),
             cheating: None,
@@ -348,6 +360,7 @@ mod tests {
         let encoded = SearchLink {
             spec: spec.clone(),
             llm: SIMULATED.into(),
+            ran: String::new(),
             results: None,
             teaching: Teaching::default(),
             cheating: None,
@@ -370,6 +383,7 @@ mod tests {
         let encoded = SearchLink {
             spec: spec.clone(),
             llm: SIMULATED.into(),
+            ran: String::new(),
             results: None,
             teaching: Teaching::default(),
             cheating: None,
@@ -419,6 +433,7 @@ mod tests {
         let encoded = SearchLink {
             spec: spec.clone(),
             llm: SIMULATED.into(),
+            ran: String::new(),
             results: None,
             teaching: Teaching::default(),
             cheating: None,
@@ -439,8 +454,14 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 12, 2);
         spec.naive_verdicts = true;
         spec.simulated_llm.hack_share = 0.5;
-        let link =
-            SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default(), cheating: None };
+        let link = SearchLink {
+            spec,
+            llm: SIMULATED.into(),
+            ran: String::new(),
+            results: None,
+            teaching: Teaching::default(),
+            cheating: None,
+        };
         let fragment = link.encode();
         assert_eq!(
             fragment,
@@ -458,8 +479,14 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
         spec.world_model.dataset_seed = 5;
         spec.world_model.scoring.labelling = crate::gym::accuracy::Labelling::TerminatedOrTruncated;
-        let link =
-            SearchLink { spec, llm: SIMULATED.into(), results: None, teaching: Teaching::default(), cheating: None };
+        let link = SearchLink {
+            spec,
+            llm: SIMULATED.into(),
+            ran: String::new(),
+            results: None,
+            teaching: Teaching::default(),
+            cheating: None,
+        };
         let fragment = link.encode();
         assert!(fragment.ends_with("&w.data=5&w.done=terminated_or_truncated"), "{fragment}");
         assert_eq!(SearchLink::decode(&fragment), (link, vec![]));
@@ -505,5 +532,23 @@ mod tests {
         assert!(problems.is_empty());
         assert!(!decoded.replays_exactly());
         assert_eq!(decoded.encode(), "v=1&search=worldcoder&task=t&budget=5&seed=2&llm=gpt-4o-mini");
+    }
+
+    #[test]
+    fn a_models_search_carries_where_it_ran_and_how_fast_and_an_instruction_is_a_field() {
+        use crate::llm::Usage;
+        use crate::search::tests::{simulated, simulated_spec};
+        let mut spec = simulated_spec("gif-mcts", 3);
+        spec.tests_instruction = TestsInstruction::Neutral;
+        let mut record = simulated("gif-mcts", 3).record(&spec, "tiny (in this tab, from file:///tiny.gguf)");
+        record.usage = Usage { prompt_tokens: 900, completion_tokens: 190, writing_ms: 6000 };
+        record.device = "llama.cpp on the CPU, 2 threads".into();
+        let link = SearchLink::of(&record);
+        assert_eq!(link.ran, "31.7 tokens/s on llama.cpp on the CPU, 2 threads");
+        let fragment = link.encode();
+        assert!(fragment.contains("&ran=31.7+tokens%2Fs+on+llama.cpp+on+the+CPU%2C+2+threads"), "{fragment}");
+        assert!(fragment.contains("&instruction=neutral"), "{fragment}");
+        let (decoded, problems) = SearchLink::decode(&fragment);
+        assert_eq!((&decoded.spec, &decoded.llm, &decoded.ran, problems), (&link.spec, &link.llm, &link.ran, vec![]));
     }
 }
