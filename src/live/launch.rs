@@ -240,7 +240,7 @@ impl LiveView {
         self.begin();
         let python = self.python.get_value();
         let Launch { llm, token, .. } = launch;
-        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), matches!(llm, Llm::InTab { .. }));
+        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), llm.runs_in_tab());
         leptos::task::spawn_local(async move {
             self.perform(&mut episode, llm, &python, &token, choice.run(), |e| self.show(e)).await;
             let cost = episode.summary().usage.cost(prices);
@@ -266,7 +266,7 @@ impl LiveView {
         self.validation.set(Some(run.table()));
         let python = self.python.get_value();
         let Launch { llm, token, .. } = launch;
-        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), matches!(llm, Llm::InTab { .. }));
+        let (llm_label, prices, in_tab) = (llm.label(), llm.prices(), llm.runs_in_tab());
         leptos::task::spawn_local(async move {
             let show = |v: &Validation| {
                 if let Some(episode) = v.current() {

@@ -38,7 +38,7 @@ impl Runner {
         if let Some(settings) = llm.settings_mut() {
             settings.temperature = TEMPERATURE;
         }
-        let (llm_name, prices, in_tab) = (llm.name(), llm.prices(), matches!(llm, Llm::InTab { .. }));
+        let (llm_name, prices, in_tab) = (llm.name(), llm.prices(), llm.runs_in_tab());
         let record = move |search: &ProgramSearch| {
             let mut record = search.record(&spec, &llm_name);
             record.cost_usd = record.usage.cost(prices);

@@ -215,6 +215,11 @@ impl Llm {
         }
     }
 
+    /// Whether the page runs this model itself, so that it knows the device the model wrote on.
+    pub fn runs_in_tab(&self) -> bool {
+        matches!(self, Llm::InTab { .. })
+    }
+
     pub fn settings_mut(&mut self) -> Option<&mut ProviderSettings> {
         match self {
             Llm::Remote { settings, .. } | Llm::InTab { settings } => Some(settings),
