@@ -80,7 +80,7 @@ fn bad_files_say_what_is_wrong() {
     patched[type_at..type_at + 4].copy_from_slice(&2u32.to_le_bytes());
     assert_eq!(
         load_error(&patched),
-        "tensor 'output_norm.weight': tensor type Q4_0 is not supported (supported: F32, F16, Q8_0, Q4_K, Q6_K)"
+        "tensor 'output_norm.weight': tensor type Q4_0 is not supported (supported: F32, F16, Q5_0, Q8_0, Q4_K, Q6_K)"
     );
 }
 

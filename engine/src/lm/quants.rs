@@ -9,12 +9,17 @@ use half::f16;
 const QK_K: usize = 256;
 /// The weights a Q8_0 block holds.
 const QK8_0: usize = 32;
+/// The weights a Q5_0 block holds.
+const QK5_0: usize = 32;
 
 /// A tensor type of ggml (its `enum ggml_type`), as GGUF files number them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorType {
     F32,
     F16,
+    /// What llama.cpp's Q4_K_M puts in place of Q4_K where a row is not a multiple of 256
+    /// (Qwen2.5-0.5B's 896 wide rows, say).
+    Q5_0,
     Q8_0,
     Q4K,
     Q6K,
@@ -26,12 +31,13 @@ impl TensorType {
         Ok(match id {
             0 => Self::F32,
             1 => Self::F16,
+            6 => Self::Q5_0,
             8 => Self::Q8_0,
             12 => Self::Q4K,
             14 => Self::Q6K,
             other => {
                 return Err(format!(
-                    "tensor type {} is not supported (supported: F32, F16, Q8_0, Q4_K, Q6_K)",
+                    "tensor type {} is not supported (supported: F32, F16, Q5_0, Q8_0, Q4_K, Q6_K)",
                     ggml_type_name(other)
                 ));
             }
@@ -42,6 +48,7 @@ impl TensorType {
         match self {
             Self::F32 => 0,
             Self::F16 => 1,
+            Self::Q5_0 => 6,
             Self::Q8_0 => 8,
             Self::Q4K => 12,
             Self::Q6K => 14,
@@ -57,6 +64,7 @@ impl TensorType {
         match self {
             Self::F32 => (1, 4),
             Self::F16 => (1, 2),
+            Self::Q5_0 => (QK5_0, 2 + 4 + QK5_0 / 2),
             Self::Q8_0 => (QK8_0, 2 + QK8_0),
             Self::Q4K => (QK_K, 2 + 2 + 12 + QK_K / 2),
             Self::Q6K => (QK_K, QK_K / 2 + QK_K / 4 + QK_K / 16 + 2),
@@ -80,6 +88,7 @@ impl TensorType {
             match self {
                 Self::F32 => out.push(f32::from_le_bytes([block[0], block[1], block[2], block[3]])),
                 Self::F16 => out.push(half_at(block, 0)),
+                Self::Q5_0 => dequantise_q5_0(block, &mut out),
                 Self::Q8_0 => {
                     let d = half_at(block, 0);
                     out.extend(block[2..].iter().map(|&q| d * f32::from(q as i8)));
@@ -97,7 +106,7 @@ impl TensorType {
         match self {
             Self::F32 => ActivationType::F32,
             Self::F16 => ActivationType::F16,
-            Self::Q8_0 => ActivationType::Q8_0,
+            Self::Q5_0 | Self::Q8_0 => ActivationType::Q8_0,
             Self::Q4K | Self::Q6K => ActivationType::Q8K,
         }
     }
@@ -115,6 +124,17 @@ fn ggml_type_name(id: u32) -> &'static str {
 
 fn half_at(bytes: &[u8], at: usize) -> f32 {
     f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32()
+}
+
+/// ggml's `dequantize_row_q5_0`: 32 quants of 5 bits less 16, their low nibbles packed in pairs
+/// (weight j and j + 16 share a byte) and their fifth bits in one little-endian u32.
+fn dequantise_q5_0(block: &[u8], out: &mut Vec<f32>) {
+    let d = half_at(block, 0);
+    let high = u32::from_le_bytes([block[2], block[3], block[4], block[5]]);
+    let quants = &block[6..];
+    let weight = |low: u8, bit: usize| d * f32::from(i16::from(low | (((high >> bit) & 1) as u8) << 4) - 16);
+    out.extend(quants.iter().enumerate().map(|(j, &q)| weight(q & 0x0F, j)));
+    out.extend(quants.iter().enumerate().map(|(j, &q)| weight(q >> 4, j + QK5_0 / 2)));
 }
 
 /// ggml's `dequantize_row_q4_K`: 8 sub-blocks of 32 with 6-bit scales and mins.
@@ -225,6 +245,25 @@ mod tests {
     }
 
     #[test]
+    fn q5_0_joins_nibbles_and_fifth_bits_less_16() {
+        // d = 0.5; byte j holds weight j (low nibble) and weight j + 16 (high nibble); bit j of the
+        // u32 is weight j's fifth bit. Every byte 0x3A: low 10, high 3. Fifth bits set for
+        // weights 0 and 17 (bits 0 and 17).
+        let mut block = f16::from_f32(0.5).to_le_bytes().to_vec();
+        block.extend((1u32 | 1 << 17).to_le_bytes());
+        block.extend([0x3A; 16]);
+        let weights = TensorType::Q5_0.dequantise(&block);
+        assert_eq!(weights.len(), 32);
+        assert_eq!(weights[0], 0.5 * ((10 + 16) - 16) as f32);
+        assert_eq!(weights[1], 0.5 * (10 - 16) as f32);
+        assert_eq!(weights[16], 0.5 * (3 - 16) as f32);
+        assert_eq!(weights[17], 0.5 * ((3 + 16) - 16) as f32);
+        assert_eq!(TensorType::from_id(6), Ok(TensorType::Q5_0));
+        assert_eq!(TensorType::Q5_0.activation_type(), ActivationType::Q8_0);
+        assert_eq!(TensorType::Q5_0.bytes(896, 896 * 2).unwrap(), 56 * 22);
+    }
+
+    #[test]
     fn q4_k_sub_blocks_use_their_packed_scales_and_mins() {
         // d = 1, dmin = 0.5; sub-block 0: scale 3, min 2; sub-block 4 (packed in the high bits):
         // scale 0b01_0101 = 21, min 0b10_0110 = 38. Every quant is 0x21 (low 1, high 2).
@@ -274,7 +313,7 @@ mod tests {
     fn unsupported_types_are_named() {
         assert_eq!(
             TensorType::from_id(2).unwrap_err(),
-            "tensor type Q4_0 is not supported (supported: F32, F16, Q8_0, Q4_K, Q6_K)"
+            "tensor type Q4_0 is not supported (supported: F32, F16, Q5_0, Q8_0, Q4_K, Q6_K)"
         );
         assert_eq!(TensorType::Q4K.bytes(100, 100).unwrap_err(), "Q4_K stores rows in blocks of 256, not a row of 100");
     }
