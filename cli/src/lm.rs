@@ -11,7 +11,7 @@ use std::time::Instant;
 use engine::device::Backend;
 use engine::lm::chat_template::Message;
 use engine::lm::fine_tune::{Example, FineTune, reply_loss};
-use engine::lm::generation::Sampling;
+use engine::lm::generation::{Generation, Sampling};
 use engine::lm::language_model::LanguageModel;
 use engine::lm::lora::{LoraParams, Projection};
 use engine::lm::model::{Numerics, Transformer};
@@ -31,7 +31,7 @@ use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_text,
 #[derive(clap::Subcommand)]
 pub enum LmCommand {
     /// Answer chat messages with the model in a GGUF file (llama and qwen2 architectures; F32,
-    /// F16, Q8_0, Q4_K and Q6_K tensors), on the CPU with llama.cpp's numerics.
+    /// F16, Q5_0, Q8_0, Q4_K and Q6_K tensors), on the CPU with llama.cpp's numerics.
     Generate {
         /// The model file.
         #[arg(long)]
@@ -49,7 +49,12 @@ pub enum LmCommand {
         max_tokens: usize,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Print `{text, prompt_tokens, completion_tokens, tokens_per_second}` as the last line.
+        /// Write all `--max-tokens` tokens, an end-of-generation token taken as any other (to time
+        /// the model as llama.cpp's `ignore_eos` does).
+        #[arg(long)]
+        ignore_eos: bool,
+        /// Print `{text, prompt_tokens, completion_tokens, tokens_per_second, stop, load_seconds,
+        /// prompt_tokens_per_second}` as the last line.
         #[arg(long)]
         json: bool,
     },
@@ -146,9 +151,9 @@ fn checked_sampling(temperature: f32, top_p: f32) -> Result<Sampling, Failure> {
 
 pub fn run(command: &LmCommand) -> Result<(), Failure> {
     match command {
-        LmCommand::Generate { model, messages, temperature, top_p, max_tokens, seed, json } => {
+        LmCommand::Generate { model, messages, temperature, top_p, max_tokens, seed, ignore_eos, json } => {
             let sampling = checked_sampling(*temperature, *top_p)?;
-            generate(model, &read_messages(messages)?, sampling, *max_tokens, *seed, *json)
+            generate(model, &read_messages(messages)?, sampling, *max_tokens, *seed, *ignore_eos, *json)
         }
         LmCommand::PassAt1 { model, tasks, split, temperature, top_p, samples, max_tokens, seed, json } => {
             if *samples == 0 {
@@ -216,13 +221,21 @@ fn generate(
     sampling: Sampling,
     max_tokens: usize,
     seed: u64,
+    ignore_eos: bool,
     json: bool,
 ) -> Result<(), Failure> {
+    let loading = Instant::now();
     let bytes = std::fs::read(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
     let device = Backend::Ndarray.inference_device().map_err(usage)?;
     let model = LanguageModel::load(&bytes, &device, Numerics::LlamaCpp)
         .map_err(|e| usage(format!("{}: {e}", path.display())))?;
-    let mut generation = model.reply(messages, sampling, max_tokens).map_err(usage)?;
+    let load_seconds = loading.elapsed().as_secs_f64();
+    let mut generation = if ignore_eos {
+        Generation::new(model.prompt(messages).map_err(usage)?, sampling, max_tokens, Vec::new())
+    } else {
+        model.reply(messages, sampling, max_tokens).map_err(usage)?
+    };
+    let started = Instant::now();
     let mut rng = RunRng::seed_from_u64(seed);
     let mut first_token_at = None;
     let mut stdout = std::io::stdout();
@@ -252,6 +265,10 @@ fn generate(
                 "completion_tokens": generation.reply.len(),
                 "tokens_per_second": rate,
                 "stop": generation.stopped.map(|stop| stop.name()),
+                "load_seconds": load_seconds,
+                // The first step reads the whole prompt and draws the first token.
+                "prompt_tokens_per_second": first_token_at
+                    .map(|at| generation.prompt_tokens as f64 / (at - started).as_secs_f64().max(1e-9)),
             })
         );
     }

@@ -27,8 +27,33 @@ fn the_fixture_writes_the_recorded_answer() {
     assert_eq!(summary["stop"], "end");
     assert!(summary["prompt_tokens"].as_u64().unwrap() > 20);
     assert!(summary["tokens_per_second"].as_f64().unwrap() > 0.0);
+    assert!(summary["prompt_tokens_per_second"].as_f64().unwrap() > 0.0);
+    assert!(summary["load_seconds"].as_f64().unwrap() > 0.0);
     let streamed = String::from_utf8_lossy(&output.stdout);
     assert!(streamed.starts_with(text), "the reply is streamed before the JSON line: {streamed}");
+}
+
+#[test]
+fn ignore_eos_writes_every_token_asked_for() {
+    // The fixture ends its recorded answer after about 40 tokens; timed as llama.cpp's ignore_eos
+    // times a model, it goes on to the limit.
+    let request = include_str!("../../scripts/tiny-model/prompts.jsonl").lines().next().unwrap();
+    let messages = temporary("ignore-eos.json", request);
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["lm", "generate", "--model", FIXTURE, "--messages", messages.to_str().unwrap()];
+        args.extend(["--max-tokens", "80", "--json"]);
+        args.extend(extra);
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)
+    };
+    let ended = ask(&[]);
+    assert_eq!(ended["stop"], "end");
+    assert!(ended["completion_tokens"].as_u64().unwrap() < 80);
+    let timed = ask(&["--ignore-eos"]);
+    assert_eq!(timed["stop"], "max_tokens");
+    assert_eq!(timed["completion_tokens"], 80);
+    assert!(timed["text"].as_str().unwrap().starts_with(ended["text"].as_str().unwrap()));
 }
 
 #[test]
