@@ -357,15 +357,7 @@ mod tests {
     fn autopep8_off_rides_along_and_on_is_the_default() {
         let mut spec = link().spec;
         spec.autopep8 = false;
-        let encoded = SearchLink {
-            spec: spec.clone(),
-            llm: SIMULATED.into(),
-            ran: String::new(),
-            results: None,
-            teaching: Teaching::default(),
-            cheating: None,
-        }
-        .encode();
+        let encoded = SearchLink { spec: spec.clone(), results: None, ..link() }.encode();
         assert!(encoded.ends_with("&autopep8=0"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         let (decoded, problems) = SearchLink::decode("v=1&search=gif-mcts&task=t&budget=3&seed=1");
@@ -380,15 +372,7 @@ mod tests {
         let mut spec = link().spec;
         spec.impossible = Some(ImpossibleVariant::Conflicting);
         spec.simulated_llm.special_case_share = 0.5;
-        let encoded = SearchLink {
-            spec: spec.clone(),
-            llm: SIMULATED.into(),
-            ran: String::new(),
-            results: None,
-            teaching: Teaching::default(),
-            cheating: None,
-        }
-        .encode();
+        let encoded = SearchLink { spec: spec.clone(), results: None, ..link() }.encode();
         assert!(
             encoded.contains("&impossible=conflicting") && encoded.contains("o.special_case_share=0.5"),
             "{encoded}"
@@ -430,15 +414,7 @@ mod tests {
         let mut spec = link().spec;
         spec.held_out_share = 0.4;
         spec.may_give_up = true;
-        let encoded = SearchLink {
-            spec: spec.clone(),
-            llm: SIMULATED.into(),
-            ran: String::new(),
-            results: None,
-            teaching: Teaching::default(),
-            cheating: None,
-        }
-        .encode();
+        let encoded = SearchLink { spec: spec.clone(), results: None, ..link() }.encode();
         assert!(encoded.contains("&held_out=0.4&give_up=1"), "{encoded}");
         assert_eq!(SearchLink::decode(&encoded).0.spec, spec);
         for bad in ["1", "0", "-0.2", "half"] {
@@ -454,14 +430,7 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("gif-mcts").unwrap(), "binary_search", 12, 2);
         spec.naive_verdicts = true;
         spec.simulated_llm.hack_share = 0.5;
-        let link = SearchLink {
-            spec,
-            llm: SIMULATED.into(),
-            ran: String::new(),
-            results: None,
-            teaching: Teaching::default(),
-            cheating: None,
-        };
+        let link = SearchLink { spec, results: None, ..link() };
         let fragment = link.encode();
         assert_eq!(
             fragment,
@@ -479,14 +448,7 @@ mod tests {
         let mut spec = SearchSpec::new(MethodSpec::parse("worldcoder").unwrap(), "Taxi-v3", 10, 2);
         spec.world_model.dataset_seed = 5;
         spec.world_model.scoring.labelling = crate::gym::accuracy::Labelling::TerminatedOrTruncated;
-        let link = SearchLink {
-            spec,
-            llm: SIMULATED.into(),
-            ran: String::new(),
-            results: None,
-            teaching: Teaching::default(),
-            cheating: None,
-        };
+        let link = SearchLink { spec, results: None, ..link() };
         let fragment = link.encode();
         assert!(fragment.ends_with("&w.data=5&w.done=terminated_or_truncated"), "{fragment}");
         assert_eq!(SearchLink::decode(&fragment), (link, vec![]));
