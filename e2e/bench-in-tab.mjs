@@ -1,18 +1,26 @@
-// Benchmark of the in-tab LLM (wllama, llama.cpp in wasm) in Debian's headless Chromium: load time
-// and generation speed of GGUF models, as the page runs them (cross-origin isolated, so wllama's
-// threads are on). It asserts nothing about speed; docs/benchmarks.md quotes its figures.
-//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N]
-// Default model: the e2e fixture (e2e/fixtures/tiny-coder.gguf). For a realistic shape, make one
-// with `scripts/tiny-model/make.py --shape 0.5b --out /tmp/random-0.5b.gguf` (random weights).
-// Each model: the load (from a Blob, as from the browser's cache) then N replies of up to 64
-// tokens to one recorded prompt, timed by llama.cpp; with WebGPU when the browser has an adapter.
+// Benchmark of the in-tab LLM (wllama, llama.cpp in wasm) in Debian's headless Chromium, beside
+// llama.cpp itself on the same files and prompt (issue 71). It asserts nothing about speed;
+// docs/benchmarks.md quotes its table.
+//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N] [--native=PYTHON] [--engine=RLCG] [--webgpu]
+// Default model: the e2e fixture (e2e/fixtures/tiny-coder.gguf). Qwen2.5-0.5B's shape with random
+// weights, in Q8_0 and Q4_K_M: `PYTHON scripts/tiny-model/speed.py --make /tmp` writes
+// /tmp/qwen2-0.5b-{q8_0,q4_k_m}.gguf. Each model is loaded (from a Blob, as from the browser's
+// cache) on one thread (wllama's choice on two cores before) and on every core the browser gives
+// (the page's), on the CPU (`--webgpu`: also as wllama loads it by default, every layer on WebGPU
+// where the browser offers it); then N replies of 64 tokens (`ignore_eos`, greedy) to a prompt of
+// about 500 tokens (the recorded prompts, joined), the prompt cache off so that each reads the whole
+// prompt, timed by llama.cpp; then one reply with the prompt cached, as a search's next call finds
+// the task it resends. `--native=PYTHON` runs scripts/tiny-model/speed.py with that Python
+// (llama-cpp-python) on the same files and messages, on every core, and puts it in the table;
+// `--engine=RLCG` also the engine's own language model (burn, `RLCG lm generate --json`, one thread)
+// on them, natively (issue 69).
 // `--app=DIR` instead drives the built page in DIR (scripts/test's build/test-page) with the
 // fixture: the main thread's long tasks (over 50 ms) in live episodes with the simulated LLM (the
 // page and Python alone), while the model downloads, while it loads and writes a live episode's
 // code, and while it writes again; `--trace` also prints what each of those tasks ran.
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
+import { spawn, execFileSync } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -22,34 +30,55 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const models = process.argv.filter((a) => a.startsWith('--model=')).map((a) => path.resolve(a.slice(8)));
 if (models.length === 0) models.push(path.join(root, 'e2e/fixtures/tiny-coder.gguf'));
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
+const native = process.argv.find((a) => a.startsWith('--native='))?.slice(9);
+const engine = process.argv.find((a) => a.startsWith('--engine='))?.slice(9);
 const library = path.join(root, 'node_modules/@wllama/wllama/esm');
 const app = process.argv.find((a) => a.startsWith('--app='))?.slice(6);
-const prompt = JSON.parse((await readFile(path.join(root, 'scripts/tiny-model/prompts.jsonl'), 'utf8')).split('\n')[0]).messages;
+// About 500 of the fixture's tokens (and of the 0.5B files', which share its tokenizer).
+const PROMPT_CHARS = 1360;
+// The first recorded prompt, its user turn followed by the others' and cut at PROMPT_CHARS.
+const recorded = (await readFile(path.join(root, 'scripts/tiny-model/prompts.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).messages);
+const prompt = structuredClone(recorded[0]);
+const user = prompt.findLast((m) => m.role === 'user');
+for (const other of recorded.slice(1)) {
+  if (user.content.length > PROMPT_CHARS) break;
+  user.content += `\n\n${other.findLast((m) => m.role === 'user').content}`;
+}
+user.content = user.content.slice(0, PROMPT_CHARS);
 
 const page = `<!doctype html><script type="module">
 import { Wllama } from './index.js';
-window.measure = async (file, runs, messages, cpu) => {
+window.measure = async (file, runs, messages, threads, gpu) => {
   // One fetch a model: the second load reads the same Blob, as the page reads the kept file.
   window.blobs ??= {};
   const blob = window.blobs[file] ??= await (await fetch(file)).blob();
   const wllama = new Wllama({ default: './wllama.wasm' }, { logger: { debug() {}, log() {}, warn() {}, error: console.error } });
   wllama.setCompat(null);
   const began = performance.now();
-  await wllama.loadModel([blob], cpu ? { n_ctx: 2048, n_gpu_layers: 0 } : { n_ctx: 2048 });
+  await wllama.loadModel([blob], { n_ctx: 4096, n_threads: threads, ...(gpu ? {} : { n_gpu_layers: 0 }) });
   const load = performance.now() - began;
-  const speeds = [], prompts = [];
-  for (let i = 0; i < runs; i++) {
-    // llama.cpp's own timings; ignore_eos: a model with random weights writes all 64 tokens too.
-    let timings = null;
-    const stream = await wllama.createChatCompletion({ messages, temperature: 0, max_tokens: 64, ignore_eos: true, stream: true });
-    for await (const chunk of stream) timings = chunk.timings ?? timings;
-    speeds.push(timings.predicted_per_second);
-    prompts.push(timings.prompt_per_second);
-  }
-  const threads = wllama.getNumThreads();
-  const webgpu = wllama.isSupportWebGPU();
+  // llama.cpp's own timings; ignore_eos: a model with random weights writes all 64 tokens too.
+  const reply = async (cache_prompt) => {
+    let timings = null, first = null;
+    const start = performance.now();
+    const stream = await wllama.createChatCompletion({ messages, temperature: 0, max_tokens: 64, ignore_eos: true, stream: true, cache_prompt });
+    for await (const chunk of stream) {
+      if (first === null && chunk.choices?.[0]?.delta?.content) first = performance.now() - start;
+      timings = chunk.timings ?? timings;
+    }
+    return { timings, first };
+  };
+  const cold = [];
+  for (let i = 0; i < runs; i++) cold.push(await reply(false));
+  await reply(true);
+  const cached = await reply(true);
+  const result = {
+    load, threads: wllama.getNumThreads(), webgpu: wllama.isSupportWebGPU(), promptTokens: cold[0].timings.prompt_n,
+    prompts: cold.map((r) => r.timings.prompt_per_second), writes: cold.map((r) => r.timings.predicted_per_second),
+    firsts: cold.map((r) => r.first), cachedFirst: cached.first, cachedTokens: cached.timings.cache_n,
+  };
   await wllama.exit();
-  return { load, speeds, prompts, threads, webgpu };
+  return result;
 };
 window.ready = true;
 </script>`;
@@ -90,18 +119,50 @@ if (app) {
 const tab = await browser.newPage();
 await tab.goto(`http://127.0.0.1:${server.address().port}/`);
 await tab.waitForFunction(() => window.ready);
+const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+// Each row is printed as it is measured (a long run keeps what it measured if a later row fails).
+console.log(`\n| model | runtime | threads | load (s) | reads the prompt (tokens/s) | writes (tokens/s) | first token (s) | first token, prompt cached (s) |`);
+console.log('|---|---|---|---|---|---|---|---|');
+const row = (model, runtime, r) => console.log(`| ${path.basename(model)} | ${runtime} | ${r.threads} | ${r.load.toFixed(2)} | ` +
+  `${r.prompt.toFixed(1)} (${r.promptTokens} tokens) | ${r.written.toFixed(1)} | ${r.first.toFixed(2)} | ${r.cachedFirst?.toFixed(2) ?? '—'} |`);
 for (const [i, model] of models.entries()) {
-  // As the page loads it (every layer on WebGPU where the browser offers it), then on the CPU alone.
-  for (const cpu of [false, true]) {
-    const { load, speeds, prompts, threads, webgpu } = await tab.evaluate(
-      ([file, runs, messages, cpu]) => window.measure(file, runs, messages, cpu), [`/model/${i}`, runs, prompt, cpu]);
-    if (cpu && !webgpu) break;
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(1);
-    console.log(`${path.basename(model)} (${((await stat(model)).size / 1e6).toFixed(1)} MB), ` +
-      `${cpu ? 'CPU (wasm)' : webgpu ? 'WebGPU (navigator.gpu present)' : 'CPU (wasm; no navigator.gpu)'}: load ${(load / 1000).toFixed(2)} s, ` +
-      `writes ${median(speeds)} tokens/s, reads the prompt at ${median(prompts)} tokens/s (medians of ${runs}), ${threads} threads`);
+  console.log(`| ${path.basename(model)} (${((await stat(model)).size / 1e6).toFixed(1)} MB) | | | | | | | |`);
+  const messages = path.join(os.tmpdir(), 'bench-in-tab-messages.json');
+  await writeFile(messages, JSON.stringify(prompt));
+  if (native) {
+    const out = execFileSync(native, [path.join(root, 'scripts/tiny-model/speed.py'), '--messages', messages,
+      '--threads', String(cores), '--runs', String(runs), model], { encoding: 'utf8', cwd: path.join(root, 'scripts/tiny-model') });
+    const r = JSON.parse(out.trim().split('\n').pop());
+    row(model, `llama.cpp native (llama-cpp-python ${r.llama_cpp_python})`, {
+      threads: r.threads, load: r.load_s, prompt: r.prompt_per_second, promptTokens: r.prompt_tokens,
+      written: r.written_per_second, first: r.first_token_s, cachedFirst: r.cached_first_token_s,
+    });
+  }
+  if (engine) {
+    // One reply: the engine is deterministic at temperature 0 and slow on the 0.5B shape.
+    try {
+      const r = JSON.parse(execFileSync(engine, ['lm', 'generate', '--model', model, '--messages', messages, '--max-tokens', '64',
+        '--ignore-eos', '--json'], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n').pop());
+      row(model, 'the engine (burn, ndarray), natively, one reply', {
+        threads: 1, load: r.load_seconds, prompt: r.prompt_tokens_per_second, promptTokens: r.prompt_tokens,
+        written: r.tokens_per_second, first: r.prompt_tokens / r.prompt_tokens_per_second, cachedFirst: null,
+      });
+    } catch (error) {
+      console.log(`| ${path.basename(model)} | the engine (burn, ndarray): ${String(error.stderr ?? error).trim().replaceAll('|', '/')} | | | | | | |`);
+    }
+  }
+  const ways = [[1, false], [cores, false], ...(process.argv.includes('--webgpu') ? [[cores, true]] : [])];
+  for (const [threads, gpu] of ways) {
+    const r = await tab.evaluate(([file, runs, messages, threads, gpu]) => window.measure(file, runs, messages, threads, gpu),
+      [`/model/${i}`, runs, prompt, threads, gpu]);
+    row(model, `wasm in Chromium${gpu ? (r.webgpu ? ', WebGPU offered' : ', no navigator.gpu') : ''}`, {
+      threads: r.threads, load: r.load / 1000, prompt: median(r.prompts), promptTokens: r.promptTokens,
+      written: median(r.writes), first: median(r.firsts) / 1000, cachedFirst: r.cachedFirst / 1000,
+    });
   }
 }
+console.log(`(medians of ${runs} replies; the prompt cache off but for the last column)`);
 await browser.close();
 server.close();
 

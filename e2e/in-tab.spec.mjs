@@ -97,6 +97,9 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   await expect(page.locator('#in-tab-kept tbody tr td').nth(1)).toHaveText('2.8 MB');
   await expect(page.locator('#in-tab-kept tbody tr td.kept-on')).toHaveText(/^kept .*\d{4}.*\d:\d\d/);
   await expect(page.locator('#in-tab-size')).toHaveText('Size: 2.8 MB (kept in this browser)');
+  // The panel says where the model runs: every core the browser gives, and WebGPU where offered.
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  await expect(page.locator('#in-tab-where')).toContainText(`on every core this browser gives (${cores} here)`);
 
   await playground.playLive();
   await expect(page.locator('#live-summary')).toContainText(/^success/);
@@ -134,7 +137,8 @@ test('a model in the tab writes the code of a live episode, which passes, and an
   const download = page.waitForEvent('download');
   await page.locator('#search-export').click();
   const exported = JSON.parse(await readFile(await (await download).path(), 'utf8')).searches[0];
-  expect(exported.device).toMatch(/^llama\.cpp on the CPU, \d+ threads?$/);
+  // On every core the browser gives (the page is cross-origin isolated, so wllama runs threads).
+  expect(exported.device).toBe(`llama.cpp on the CPU, ${cores} thread${cores === 1 ? '' : 's'}`);
   expect(exported.usage.writing_ms).toBeGreaterThan(0);
   // Its link names the model, its file, its speed and device; a model answers differently each
   // time, so it is not replayed.

@@ -150,7 +150,10 @@ async function model(url) {
   // The reply's start, when the last message is the assistant's, is continued (as llama-server does).
   logged = [];
   let failure = null;
-  await instance.loadModel(kept, { n_ctx: 4096, prefill_assistant: true }).catch((error) => { failure = error; });
+  // Every core the browser gives: wllama's default, half of them, ran a 0.5B model at half the
+  // speed on two cores (docs/benchmarks.md, "The model in the tab at the machine's speed").
+  const threads = navigator.hardwareConcurrency || 1;
+  await instance.loadModel(kept, { n_ctx: 4096, n_threads: threads, prefill_assistant: true }).catch((error) => { failure = error; });
   // llama.cpp may refuse a model while wllama's load still resolves (and its first chat then
   // crashes the worker): its log says so either way.
   const reason = logged.find((line) => /error loading model/i.test(line))
@@ -185,9 +188,11 @@ export async function chat(url, request, onText, signal) {
   let timings = null;
   const began = performance.now();
   let firstToken = null;
-  // The last chunk carries the token counts only when asked for, as with an endpoint.
+  // The last chunk carries the token counts only when asked for, as with an endpoint. The prompt's
+  // start that the last call read (a search resends the task each call) is kept, not read again.
   const stream = await instance.createChatCompletion({
-    messages, temperature, top_p, max_tokens, seed, stream: true, stream_options: { include_usage: true }, abortSignal: signal,
+    messages, temperature, top_p, max_tokens, seed, stream: true, stream_options: { include_usage: true }, cache_prompt: true,
+    abortSignal: signal,
   });
   for await (const chunk of stream) {
     const piece = chunk.choices?.[0]?.delta?.content ?? '';

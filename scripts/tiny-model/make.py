@@ -17,7 +17,6 @@ are the stub's policy, written from the bundled tasks' reference programs: a pla
 an analysis to the Tester, and otherwise the task's correct program in a ```python block.
 
     python make.py                  # e2e/fixtures/tiny-coder.gguf, the committed fixture
-    python make.py --shape 0.5b --out /tmp/random-0.5b.gguf   # random weights, Qwen2.5-0.5B's shape
 """
 
 import argparse
@@ -29,7 +28,6 @@ import sys
 import time
 
 import gguf
-import numpy as np
 import torch
 from tokenizers import pre_tokenizers
 
@@ -47,11 +45,8 @@ REFLECTION = "The implementation is wrong on the failing test: it must follow th
 # The output layer's scale after training (see main).
 SHARPEN = 4.0
 
-# The tiny model's shape; 0.5b is Qwen2.5-0.5B's (for the speed figures, random weights).
-SHAPES = {
-    "tiny": dict(vocab=1024, d=128, layers=2, heads=4, ff=384, ctx=2048),
-    "0.5b": dict(vocab=151_936, d=896, layers=24, heads=14, ff=4864, ctx=2048),
-}
+# The tiny model's shape.
+SHAPE = dict(vocab=1024, d=128, layers=2, heads=4, ff=384, ctx=2048)
 
 
 def reference_programs():
@@ -189,9 +184,7 @@ def worst_margin(logits, targets):
     return (right - others)[mask].min().item()
 
 
-def write_gguf(path, model, tokenizer, shape, name, quantised):
-    """`quantised`: matrices in Q8_0, as small code models are published quantised (and a 0.5B
-    model in F32 passes wllama's 2 GB limit on one file)."""
+def write_gguf(path, model, tokenizer, shape, name):
     writer = gguf.GGUFWriter(str(path), "llama")
     writer.add_name(name)
     writer.add_context_length(shape["ctx"])
@@ -203,21 +196,13 @@ def write_gguf(path, model, tokenizer, shape, name, quantised):
     writer.add_rope_dimension_count(shape["d"] // shape["heads"])
     writer.add_rope_freq_base(10000.0)
     writer.add_layer_norm_rms_eps(1e-5)
-    writer.add_file_type(gguf.LlamaFileType.MOSTLY_Q8_0 if quantised else gguf.LlamaFileType.ALL_F32)
+    writer.add_file_type(gguf.LlamaFileType.ALL_F32)
 
     # GPT-2's split and byte mapping: llama.cpp's "gpt2" vocabulary with the "gpt-2" pre-tokenizer.
     add_tokenizer(writer, tokenizer, shape["vocab"], "gpt-2")
 
-    def tensor(weight):
-        array = weight.detach().to(torch.float32).numpy()
-        if quantised and array.ndim == 2:
-            return gguf.quants.quantize(array, gguf.GGMLQuantizationType.Q8_0)
-        return array
-
     def add(name, weight):
-        array = tensor(weight)
-        raw = gguf.GGMLQuantizationType.Q8_0 if array.dtype == np.uint8 else None
-        writer.add_tensor(name, array, raw_dtype=raw)
+        writer.add_tensor(name, weight.detach().to(torch.float32).numpy())
 
     add("token_embd.weight", model.embed.weight)
     for i, block in enumerate(model.blocks):
@@ -234,30 +219,27 @@ def write_gguf(path, model, tokenizer, shape, name, quantised):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shape", choices=SHAPES, default="tiny")
     parser.add_argument("--out", type=pathlib.Path, default=ROOT / "e2e/fixtures/tiny-coder.gguf")
     parser.add_argument("--margin", type=float, default=4.0, help="the smallest logit lead to reach")
     parser.add_argument("--max-minutes", type=float, default=20.0)
     args = parser.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(max(1, torch.get_num_threads()))
-    shape = SHAPES[args.shape]
     programs = reference_programs()
     records = [json.loads(line)["messages"] for line in (HERE / "prompts.jsonl").read_text().splitlines()]
     pairs = [(chat_text(messages), answer(messages, programs)) for messages in records]
     gpt2_split = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
-    tokenizer = train_tokenizer([p + r + IM_END for p, r in pairs], SHAPES["tiny"]["vocab"], gpt2_split)
-    model = Model(**shape)
-    if args.shape == "tiny":
-        ids, targets, width = batches(tokenizer, pairs)
-        print(f"{len(pairs)} prompts, up to {width} tokens; {sum(p.numel() for p in model.parameters())} parameters")
-        steps = train(model, ids, targets, args.margin, args.max_minutes)
-        print(f"every answer learned after {steps} steps")
-        # Searches sample at temperature 1 (seed 004): logits scaled by SHARPEN lead by at least
-        # SHARPEN × margin, so a sampled reply rarely slips; greedy decoding is unchanged.
-        with torch.no_grad():
-            model.out.weight.mul_(SHARPEN)
-    write_gguf(args.out, model, tokenizer, shape, f"rlcg {args.shape} coder", quantised=args.shape != "tiny")
+    tokenizer = train_tokenizer([p + r + IM_END for p, r in pairs], SHAPE["vocab"], gpt2_split)
+    model = Model(**SHAPE)
+    ids, targets, width = batches(tokenizer, pairs)
+    print(f"{len(pairs)} prompts, up to {width} tokens; {sum(p.numel() for p in model.parameters())} parameters")
+    steps = train(model, ids, targets, args.margin, args.max_minutes)
+    print(f"every answer learned after {steps} steps")
+    # Searches sample at temperature 1 (seed 004): logits scaled by SHARPEN lead by at least
+    # SHARPEN × margin, so a sampled reply rarely slips; greedy decoding is unchanged.
+    with torch.no_grad():
+        model.out.weight.mul_(SHARPEN)
+    write_gguf(args.out, model, tokenizer, SHAPE, "rlcg tiny coder")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
 
 

@@ -37,6 +37,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 # Qwen2's shape, small: rows of 256 and 512 so that every matrix can be a k-quant (blocks of 256).
 QWEN2 = dict(d=256, layers=2, heads=4, kv_heads=2, ff=512, ctx=2048)
+# Qwen2.5-0.5B's shape and vocabulary size, for the speed figures (speed.py; random weights).
+QWEN2_05B = dict(d=896, layers=24, heads=14, kv_heads=2, ff=4864, ctx=4096, vocab=151_936)
 QWEN2_TEMPLATE = (
     "{%- if messages[0]['role'] != 'system' %}"
     "{{- '<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n' }}"
@@ -65,19 +67,27 @@ def fixture_tokenizer():
     )
 
 
-def write_qwen2(path):
+def write_qwen2(path, shape=QWEN2, name="rlcg qwen2 tiny (random)"):
+    """A Qwen2 model of random weights in `shape`, with the fixture's tokenizer; a `vocab` in the
+    shape pads the vocabulary to that size, so that the embedding and the output layer cost what the
+    real model's do, with plain tokens (ASCII, no merge makes them) that print as text when written."""
     rng = np.random.default_rng(2)
     tok = fixture_tokenizer()
-    vocab, d, ff = len(tok["tokens"]), QWEN2["d"], QWEN2["ff"]
-    kv = QWEN2["kv_heads"] * d // QWEN2["heads"]
+    known = set(tok["tokens"])
+    missing = max(0, shape.get("vocab", 0) - len(tok["tokens"]))
+    padding = [name for name in (f"zz{i}" for i in range(missing + len(known))) if name not in known][:missing]
+    tok["tokens"] += padding
+    tok["types"] += [gguf.TokenType.NORMAL] * len(padding)
+    vocab, d, ff = len(tok["tokens"]), shape["d"], shape["ff"]
+    kv = shape["kv_heads"] * d // shape["heads"]
     writer = gguf.GGUFWriter(str(path), "qwen2")
-    writer.add_name("rlcg qwen2 tiny (random)")
-    writer.add_context_length(QWEN2["ctx"])
+    writer.add_name(name)
+    writer.add_context_length(shape["ctx"])
     writer.add_embedding_length(d)
-    writer.add_block_count(QWEN2["layers"])
+    writer.add_block_count(shape["layers"])
     writer.add_feed_forward_length(ff)
-    writer.add_head_count(QWEN2["heads"])
-    writer.add_head_count_kv(QWEN2["kv_heads"])
+    writer.add_head_count(shape["heads"])
+    writer.add_head_count_kv(shape["kv_heads"])
     writer.add_rope_freq_base(1_000_000.0)
     writer.add_layer_norm_rms_eps(1e-6)
     writer.add_file_type(gguf.LlamaFileType.ALL_F32)
@@ -99,7 +109,7 @@ def write_qwen2(path):
 
     # Embeddings of norm about 2 give logits spread by a few units, so greedy choices are clear.
     writer.add_tensor("token_embd.weight", (rng.standard_normal((vocab, d)) * 0.12).astype(np.float32))
-    for i in range(QWEN2["layers"]):
+    for i in range(shape["layers"]):
         for name, tensor in [
             ("attn_norm.weight", vector(d, 1.0, 0.1)),
             ("attn_q.weight", matrix(d, d)), ("attn_q.bias", vector(d, 0.0, 0.1)),

@@ -206,8 +206,17 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
             <KeptModels kept in_use=Signal::derive(url) choose=Callback::new(pick) remove />
-            <p class="hint">"llama.cpp runs the model in this tab (wllama, in a worker): the library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>
+            <WhereItRuns />
         </div>
+    }
+}
+
+/// Where llama.cpp runs the model, and what stays in the browser.
+#[component]
+fn WhereItRuns() -> impl IntoView {
+    let cores = web_sys::window().map_or(1.0, |window| window.navigator().hardware_concurrency());
+    view! {
+        <p class="hint" id="in-tab-where">{format!("llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran. The library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file.")}</p>
     }
 }
 
