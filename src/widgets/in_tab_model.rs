@@ -169,10 +169,7 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             refresh();
         });
     });
-    let preset_value = move || {
-        let address = url();
-        IN_TAB_MODELS.iter().find(|m| m.url == address).map_or(OTHER, |m| m.name)
-    };
+    let preset_value = move || IN_TAB_MODELS.iter().find(|m| m.url == url()).map_or(OTHER, |m| m.name);
 
     view! {
         <div id="in-tab-model">
