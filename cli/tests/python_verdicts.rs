@@ -50,9 +50,38 @@ fn seed003_references_pass_and_drafts_fail_in_real_python() {
     }
 }
 
+/// A bank's own-test pool holds by the harness: its reference passes every test of the pool, as
+/// data tests (the way the tests a model writes run), and each logic fault fails exactly its
+/// `own_fails`. Returns how many logic faults the pool catches.
+fn assert_own_tests_hold(bank: &engine::search::offline::bank::BankTask) -> usize {
+    use engine::python::{FaultKind, TestCase};
+    let pool: Vec<TestCase> = bank.own_tests.iter().cloned().map(TestCase::Statement).collect();
+    let as_data = |code: String| ProgramRequest {
+        data_tests: true,
+        ..ProgramRequest::new(code, pool.clone()).with_task(bank.task_code.clone()).verdict_only()
+    };
+    let correct = vec![None; bank.slots.len()];
+    let mut requests = vec![as_data(bank.program(&correct))];
+    let mut expected = vec![(format!("{} reference", bank.id), Vec::new())];
+    for (slot, f, choices) in bank.single_faults() {
+        let fault = &bank.slots[slot].faults[f];
+        if fault.kind == FaultKind::Logic {
+            requests.push(as_data(bank.program(&choices)));
+            expected.push((format!("{} slot {slot} fault {f}", bank.id), fault.own_fails.clone()));
+        }
+    }
+    for ((label, own_fails), verdict) in expected.iter().zip(run_all(&requests, 5_000, 2, |_| {})) {
+        let verdict = verdict.expect("python3 runs the harness");
+        assert_eq!(verdict.tests.len(), pool.len(), "{label}: {verdict:?}");
+        let failed: Vec<usize> = (0..pool.len()).filter(|&i| !verdict.tests[i].passed).collect();
+        assert_eq!(&failed, own_fails, "{label}: the pool's tests it fails, {:?}", verdict.tests);
+    }
+    expected.iter().filter(|(_, own_fails)| !own_fails.is_empty()).count()
+}
+
 #[test]
 fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
-    use engine::python::Outcome;
+    use engine::python::{Outcome, TestCase};
     use engine::search::offline::bank::{FaultKind, search_tasks};
     let tasks = search_tasks();
     let mut requests = Vec::new();
@@ -93,6 +122,17 @@ fn the_search_banks_correct_programs_pass_and_each_fault_fails_as_labelled() {
         }
     }
     assert_eq!(labels.len(), 10 + 65, "ten reference programs and 65 faults");
+    // Each task's own-test pool: eight tests none of its tests makes, which catch 38 of its 40
+    // logic faults (a run of ten or more in rle_encode, and five dot-separated parts in valid_ipv4,
+    // pass them all, as tests a person writes miss a case).
+    let mut caught = 0;
+    for task in tasks.iter() {
+        assert_eq!(task.own_tests.len(), 8, "{}", task.id);
+        let pool: Vec<TestCase> = task.own_tests.iter().cloned().map(TestCase::Statement).collect();
+        assert!(pool.iter().all(|own| !task.tests.contains(own)), "{}: a pool test is a task test", task.id);
+        caught += assert_own_tests_hold(task);
+    }
+    assert_eq!(caught, 38);
 }
 
 #[test]
@@ -108,8 +148,14 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
     let requests: Vec<ProgramRequest> = tasks.iter().map(|t| BankTask::mutants_request(t).unwrap()).collect();
     let verdicts = run_all(&requests, MUTANTS_LIMIT_MS, 2, |_| {});
     let (mut logic, mut syntax) = (0, 0);
+    let (mut pools, mut caught, mut pooled_logic) = (0, 0, 0);
     for (task, verdict) in tasks.iter().zip(verdicts) {
         let bank = BankTask::from_mutants(task, &verdict.unwrap()).unwrap_or_else(|e| panic!("{e}"));
+        if !bank.own_tests.is_empty() {
+            pools += 1;
+            caught += assert_own_tests_hold(&bank);
+            pooled_logic += bank.slots.iter().flat_map(|s| &s.faults).filter(|f| f.kind == FaultKind::Logic).count();
+        }
         let correct = vec![None; bank.slots.len()];
         assert_eq!(bank.program(&correct).trim(), task.solution.trim(), "{}", task.id);
         let mut requests = Vec::new();
@@ -144,6 +190,11 @@ fn every_sample_task_gets_a_bank_by_mutation_whose_faults_behave_as_labelled() {
     }
     // 16 sample tasks; every one has faults of both kinds between them.
     assert_eq!(tasks.len(), 16);
+    // The twelve HumanEval tasks and the APPS one tested by calls of a function (two_sum) get an
+    // own-test pool (those tested by standard input or of a class's method, none) that catches
+    // nearly all of their logic faults.
+    assert_eq!(pools, 13);
+    assert!(caught * 10 >= pooled_logic * 9, "{caught} of {pooled_logic} logic faults caught by the pools");
     assert!(logic >= 16 && syntax >= 16, "{logic} logic and {syntax} syntax faults");
 }
 

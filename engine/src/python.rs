@@ -386,6 +386,10 @@ pub struct ProgramVerdict {
     /// For a `mutants` request whose code passed: the code's slots with their faults.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slots: Option<Vec<Slot>>,
+    /// For a `mutants` request whose code passed: tests drawn from the code on inputs its tests do
+    /// not use (`assert f(<literals>) == <literal>`), the pool a simulated LLM writes its own from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_tests: Vec<String>,
     /// For a `predict` request: the model's prediction for each pair, up to the first that raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predictions: Option<Vec<Prediction>>,
@@ -464,6 +468,7 @@ impl ProgramVerdict {
             line_tokens: Vec::new(),
             duration_ms,
             slots: None,
+            own_tests: Vec::new(),
             predictions: None,
             batch: None,
             episode: None,
@@ -528,6 +533,10 @@ pub struct Fault {
     /// A logic fault of a task with tests: the tests (by index) it alone makes fail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fails: Vec<usize>,
+    /// A logic fault of a task with an own-test pool: the pool's tests (by index) it alone makes
+    /// fail (see `BankTask::own_tests`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_fails: Vec<usize>,
     /// A logic fault of a world model: what it alone gets wrong in a transition.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wrong: Vec<PredictionPart>,

@@ -13,8 +13,16 @@ use crate::task_import::ImportedTask;
 pub const GROUP: &str = "lats";
 
 /// The methods compared.
-const METHODS: [&str; 7] =
-    ["gif-mcts", "worldcoder", "zero-shot", "lats", "lats-strict", "reflexion", "reflexion-noahshinn"];
+const METHODS: [&str; 8] = [
+    "gif-mcts",
+    "worldcoder",
+    "zero-shot",
+    "lats",
+    "lats-strict",
+    "reflexion",
+    "reflexion-2-tests",
+    "reflexion-noahshinn",
+];
 
 pub const BUDGETS: [u32; 3] = [10, 20, 40];
 
@@ -29,6 +37,7 @@ fn published(method: &str) -> &'static str {
         "lats-strict" => "not published",
         "reflexion" => "68.1% (GPT-3.5, LATS paper, which runs these settings)",
         "reflexion-noahshinn" => "91.0% (GPT-4, Reflexion paper, its code's settings: 2 programs, 1 test, T 0)",
+        "reflexion-2-tests" => "not published (ours: LATS's 2 tests, to compare the two at equal tests)",
         _ => "not run on HumanEval in seed 004 (APPS: see search-bundled)",
     }
 }
@@ -84,8 +93,8 @@ pub fn table(scale: Scale, id: &'static str, tasks: &str, rows: &[BenchRow]) -> 
     Table {
         id,
         made_by: format!(
-            "`{}`: {tasks} × seeds 1–{}, the simulated LLM at its default odds (its unit tests: 10% wrong, 20% \
-             proving nothing; ours). Each cell: the mean score on the task's tests ± standard error, and the share \
+            "`{}`: {tasks} × seeds 1–{}, the simulated LLM at its default odds (its unit tests: drawn from a pool \
+             apart from the task's tests, 10% wrong, 20% proving nothing; ours). Each cell: the mean score on the task's tests ± standard error, and the share \
              solved, after that many LLM calls. GIF-MCTS, WorldCoder and zero-shot take the task's tests as their \
              reward and report their best program (seed 004's protocol, pass@k-like); LATS and Reflexion answer \
              with one program chosen by tests they wrote themselves. \"Looked at the task's tests\" counts how often \

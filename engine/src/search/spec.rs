@@ -31,7 +31,7 @@ use crate::task_import::ImportedTask;
 
 /// How LATS and Reflexion run here, beside their official code: the one wording of the Search
 /// pane, the About pane, the CLI and the reproductions.
-const OWN_TESTS_NOTE: &str = "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them. lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours, where the official code differs: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data. reflexion runs the LATS repository's settings (8 programs, 6 tests); reflexion-noahshinn the Reflexion paper's own code for its GPT-4 HumanEval run (2 programs, 1 test, sampled at T 0: give a real model --temperature 0).";
+const OWN_TESTS_NOTE: &str = "LATS and Reflexion judge programs by unit tests the LLM writes itself, as their official code runs them. lats checks the task's tests whenever a child passes its own, as that code does (closer to pass@k); lats-strict never shows them to the search (pass@1). Ours, where the official code differs: the generation prompt recalls each program of the path (the official code shows characters of one), Reflexion's retry sends the reflection and the program (the official one sends neither), and a test the model wrote runs only as data. reflexion runs the LATS repository's settings (8 programs, 6 tests); reflexion-noahshinn the Reflexion paper's own code for its GPT-4 HumanEval run (2 programs, 1 test, sampled at T 0: give a real model --temperature 0); reflexion-2-tests the LATS repository's settings with LATS's 2 tests (ours, to compare the two at equal tests).";
 
 /// A method and its parameters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -46,8 +46,9 @@ pub enum MethodSpec {
 
 impl MethodSpec {
     /// The methods by name: the three of seed 004's tables, GIF-MCTS's ablations (Table 6), LATS
-    /// in its two modes and Reflexion with the LATS repository's settings and with its own paper's.
-    pub const NAMES: [&str; 10] = [
+    /// in its two modes and Reflexion with the LATS repository's settings, with its own paper's and
+    /// with LATS's number of tests.
+    pub const NAMES: [&str; 11] = [
         "gif-mcts",
         "worldcoder",
         "zero-shot",
@@ -58,6 +59,7 @@ impl MethodSpec {
         "lats-strict",
         "reflexion",
         "reflexion-noahshinn",
+        "reflexion-2-tests",
     ];
 
     /// Seed 004's methods and GIF-MCTS's ablations: the first six names.
@@ -77,6 +79,7 @@ impl MethodSpec {
             "lats-strict" => Ok(Self::Lats(LatsParams { mode: HiddenTests::Strict, ..LatsParams::default() })),
             "reflexion" => Ok(Self::Reflexion(ReflexionParams::default())),
             "reflexion-noahshinn" => Ok(Self::Reflexion(ReflexionParams::NOAHSHINN)),
+            "reflexion-2-tests" => Ok(Self::Reflexion(ReflexionParams::LATS_TESTS)),
             _ => Err(format!("unknown method '{name}'; valid: {}", Self::NAMES.join(", "))),
         }
     }
@@ -93,6 +96,7 @@ impl MethodSpec {
             Self::Lats(p) if p.mode == HiddenTests::Strict => Self::NAMES[7],
             Self::Lats(_) => Self::NAMES[6],
             Self::Reflexion(p) if *p == ReflexionParams::NOAHSHINN => Self::NAMES[9],
+            Self::Reflexion(p) if *p == ReflexionParams::LATS_TESTS => Self::NAMES[10],
             Self::Reflexion(_) => Self::NAMES[8],
         }
     }
@@ -109,6 +113,7 @@ impl MethodSpec {
             "lats" => "LATS, official",
             "lats-strict" => "LATS, strict",
             "reflexion-noahshinn" => "Reflexion, its paper's settings",
+            "reflexion-2-tests" => "Reflexion, 2 tests (LATS's)",
             _ => "Reflexion",
         }
     }

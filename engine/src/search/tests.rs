@@ -416,10 +416,9 @@ fn self_testing(method: &str, seed: u64, hidden: bool) -> spec::ProgramSearch {
             .filter(|_| !broken)
             .map(|t| {
                 let TestCase::Statement(text) = t else { unreachable!("own tests are statements") };
-                let copied =
-                    bank.tests.iter().position(|task| matches!(task, TestCase::Statement(t) if t.trim() == text));
+                let copied = bank.own_tests.iter().position(|own| own == text.trim());
                 // A test the model got wrong fails every program.
-                let ok = copied.is_some_and(|i| faults.iter().all(|f| !f.fails.contains(&i)));
+                let ok = copied.is_some_and(|i| faults.iter().all(|f| !f.own_fails.contains(&i)));
                 TestResult { test: text.clone(), passed: ok, ..TestResult::default() }
             })
             .collect();

@@ -54,7 +54,7 @@ pub fn parse_bank(text: &str) -> Result<Vec<Slot>, String> {
             None => Vec::new(),
         };
         let slot = slots.last_mut().ok_or_else(|| format!("line {}: a fault before the first `#| slot`", index + 1))?;
-        slot.faults.push(Fault { text: String::new(), kind, repair, fails: Vec::new(), wrong });
+        slot.faults.push(Fault { text: String::new(), kind, repair, fails: Vec::new(), own_fails: Vec::new(), wrong });
     }
     Ok(slots)
 }
@@ -70,6 +70,7 @@ pub fn world_model_tasks() -> Arc<[BankTask]> {
                     id: id.name().to_owned(),
                     description: format!("{}\n{INTERFACE}", id.world_model_description().trim_end()),
                     tests: Vec::new(),
+                    own_tests: Vec::new(),
                     task_code: None,
                     slots: parse_bank(id.world_model_bank())
                         .unwrap_or_else(|e| panic!("tasks/world_models/{}.bank.py: {e}", id.name())),
@@ -96,8 +97,14 @@ mod tests {
         assert_eq!(slots.len(), 2);
         assert_eq!(slots[0].correct, "x = 1\n");
         let wrong = vec![PredictionPart::Reward, PredictionPart::Done];
-        let off_by_one =
-            Fault { text: "x = 2\n".into(), kind: FaultKind::Logic, repair: 0.5, fails: Vec::new(), wrong };
+        let off_by_one = Fault {
+            text: "x = 2\n".into(),
+            kind: FaultKind::Logic,
+            repair: 0.5,
+            fails: Vec::new(),
+            own_fails: Vec::new(),
+            wrong,
+        };
         assert_eq!(slots[0].faults, [off_by_one]);
         assert!(
             parse_bank("#| slot a\n#| logic wrong=score\n").unwrap_err().starts_with("line 2: 'score' is not a part")

@@ -48,7 +48,8 @@ The verdict has, besides `passed`, `number_passed` and `total`:
   line in the share of tokens the mask keeps; given for code that does not compile too.
 
 A request with `"mutants": true` asks instead for a program bank of the code (see `mutant_bank`):
-the verdict of the code itself, plus `slots`, the code cut into slots with faulty versions of each.
+the verdict of the code itself, plus `slots`, the code cut into slots with faulty versions of each,
+and `own_tests`, tests drawn from the code on inputs its tests do not use (`own_test_pool`).
 
 A request with `"batch": [request, ...]` runs each request in turn, in this interpreter, and
 returns their verdicts in `batch` (the playground's own bank programs only: one program could
@@ -217,7 +218,7 @@ def _handle(request, connect):
         link = connect()
         verdict = run_program(request["code"], tests, link, coverage=False, analysis=False, task=task)
         if verdict["passed"]:
-            verdict["slots"] = mutant_bank(request["code"], tests, link, task)
+            verdict["slots"], verdict["own_tests"] = mutant_bank(request["code"], tests, link, task)
         return verdict
     return run_program(
         request["code"],

@@ -1,5 +1,7 @@
 """Program banks by mutation (seed 004 spec §6: the simulated LLM's bank for imported tasks): a
-correct program cut into slots, each with faulty versions whose faults its tests catch."""
+correct program cut into slots, each with faulty versions whose faults its tests catch, and a pool
+of tests apart from the task's, drawn from the program on inputs its tests do not use, for the unit
+tests the simulated LLM writes (issue 72)."""
 
 import ast
 import sys
@@ -13,6 +15,13 @@ MUTANT_STEPS = 200_000
 dropped, since a program the search writes must end."""
 
 LOGIC_FAULTS_PER_SLOT = 3
+
+OWN_TESTS = 8
+
+"""Tests in an own-test pool at most: about as many as a task's tests, and more than the six that
+Reflexion samples from what the model writes."""
+
+NOT_A_VALUE = "rlcg: no function returns this"
 
 COMPARISON_FLIPS = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -101,12 +110,105 @@ def _syntax_fault(text):
     return body + " +\n"
 
 
+def _defined_functions(tree):
+    return {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _literal_calls(tests, functions, entry_point):
+    """(function, arguments) of each call in the tests of one of `functions` with literal arguments
+    only, in the tests' order; HumanEval's `candidate` is the entry point."""
+    for test in tests:
+        if not isinstance(test, str):
+            continue
+        try:
+            tree = ast.parse(test)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.keywords:
+                continue
+            name = entry_point if node.func.id == "candidate" and entry_point else node.func.id
+            if name not in functions:
+                continue
+            try:
+                yield name, tuple(ast.literal_eval(argument) for argument in node.args)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+
+
+def _nearby(value):
+    """Values near `value` of its type, as a person writing tests varies an example: a number moved
+    by one or doubled, a sequence reversed, shortened or lengthened, a truth value negated."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int):
+        return [value + 1, value - 1, value * 2]
+    if isinstance(value, float):
+        return [value + 0.5, value * 2, -value]
+    if isinstance(value, (str, list, tuple)):
+        return [value[::-1], value[:-1], value + value[:1], value[1:]]
+    return []
+
+
+def _nearby_calls(calls):
+    """Calls that vary one argument of a call the tests make, the first variant of every call, then
+    the second, so that the pool covers as many of the tests' cases as it can."""
+    variants = [
+        [(name, args[:at] + (changed,) + args[at + 1 :]) for at, value in enumerate(args) for changed in _nearby(value)]
+        for name, args in calls
+    ]
+    for round_ in range(max(map(len, variants), default=0)):
+        for per_call in variants:
+            if round_ < len(per_call):
+                yield per_call[round_]
+
+
+def _call_source(name, args):
+    return f"{name}({', '.join(map(repr, args))})"
+
+
+def own_test_pool(code, tests, link, task=None):
+    """Up to OWN_TESTS tests of the form `assert f(<literals>) == <literal>`, on calls that vary an
+    argument of a call the tests make (see `_nearby_calls`) and that no test makes, each with the
+    value `code` returns: what the simulated LLM writes its unit tests from, apart from the tests
+    that score a program. A call on which the code raises, runs past MUTANT_STEPS lines or returns
+    what is not a literal is left out; none for tests that make no call with literals."""
+    entry_point = task.get("entry_point") if isinstance(task, dict) else None
+    used = list(_literal_calls(tests, _defined_functions(ast.parse(code)), entry_point))
+    seen = {_call_source(name, args) for name, args in used}
+    pool = []
+    for name, args in _nearby_calls(used):
+        call = _call_source(name, args)
+        if call in seen or len(call) > 200:
+            continue
+        seen.add(call)
+        link.exceeded = False
+        probe = f"assert {call} == {NOT_A_VALUE!r}"
+        verdict = run_program(code, [probe], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS, task=task, data_tests=True)
+        result = verdict["tests"][0] if verdict["tests"] else {}
+        if link.exceeded or result.get("kind") != "assertion":
+            continue
+        try:
+            value = ast.literal_eval(result.get("actual", ""))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        if repr(value) != result["actual"] or value != value:  # cut short, or NaN
+            continue
+        operator = "is" if value is None or isinstance(value, bool) else "=="
+        pool.append(f"assert {call} {operator} {value!r}")
+        if len(pool) == OWN_TESTS:
+            break
+    return pool
+
+
 def mutant_bank(code, tests, link, task=None):
     """The code cut into slots (one per statement line, see `_slot_starts`), each with its correct
-    text and up to LOGIC_FAULTS_PER_SLOT logic faults and one syntax fault. A logic fault is kept only
-    when some test fails with it and it ends within MUTANT_STEPS lines, with the tests it fails
-    (`fails`, by index: what a failing example implicates); a syntax fault only when the program no
-    longer compiles. Faults come in source order, so a bank is the same every time."""
+    text and up to LOGIC_FAULTS_PER_SLOT logic faults and one syntax fault, and the own-test pool
+    (see `own_test_pool`). A logic fault is kept only when some test fails with it and it ends
+    within MUTANT_STEPS lines, with the tests it fails (`fails`, by index: what a failing example
+    implicates) and the pool's tests it fails (`own_fails`); a syntax fault only when the program no
+    longer compiles. Faults come in source order, so a bank is the same every time. Returns (slots,
+    pool)."""
     tree = ast.parse(code)
     lines = code.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
@@ -114,20 +216,21 @@ def mutant_bank(code, tests, link, task=None):
     starts = _slot_starts(tree, len(lines))
     spans = [(start, end - 1) for start, end in zip(starts, starts[1:] + [len(lines) + 1])]
     texts = ["".join(lines[a - 1 : b]) for a, b in spans]
+    pool = own_test_pool(code, tests, link, task)
 
     def program_with(slot, text):
         return "".join(texts[:slot] + [text] + texts[slot + 1 :])
 
-    def failing_tests(program):
+    def failing_tests(program, tests, data_tests=False):
         """The tests (by index) that fail with `program`, every test ending within MUTANT_STEPS
-        lines (none when one does not). One test at a time: Python drops a trace function that
+        lines (None when one does not). One test at a time: Python drops a trace function that
         raised, so each test gets its own."""
         failed = []
         for index, test in enumerate(tests):
             link.exceeded = False
-            verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS, task=task)
+            verdict = run_program(program, [test], link, coverage=False, analysis=False, step_limit=MUTANT_STEPS, task=task, data_tests=data_tests)
             if link.exceeded:
-                return []
+                return None
             if verdict["outcome"] in ("failed_test", "runtime_error"):
                 failed.append(index)
         return failed
@@ -166,9 +269,12 @@ def mutant_bank(code, tests, link, task=None):
         slot_lines[offset] = _replace_segment(slot_lines[offset], target, ast.unparse(replacement))
         text = "".join(slot_lines)
         if all(f["text"] != text for f in faults):
-            fails = failing_tests(program_with(slot, text))
-            if fails:
-                faults.append({"text": text, "kind": "logic", "repair": 0.5 if hard else 1.0, "fails": fails})
+            program = program_with(slot, text)
+            fails = failing_tests(program, tests)
+            own_fails = failing_tests(program, pool, data_tests=True) if fails else None
+            if fails and own_fails is not None:
+                fault = {"text": text, "kind": "logic", "repair": 0.5 if hard else 1.0, "fails": fails}
+                faults.append({**fault, "own_fails": own_fails} if own_fails else fault)
     for slot, text in enumerate(texts):
         broken = _syntax_fault(text)
         if text.strip() and not text.lstrip().startswith("#"):
@@ -176,4 +282,4 @@ def mutant_bank(code, tests, link, task=None):
                 compile(program_with(slot, broken), CANDIDATE, "exec")
             except SyntaxError:
                 slots[slot]["faults"].append({"text": broken, "kind": "syntax", "repair": 1.0})
-    return slots
+    return slots, pool

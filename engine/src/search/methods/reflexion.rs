@@ -41,6 +41,10 @@ impl ReflexionParams {
     /// `run_reflexion.sh`'s `max_iters 2` and one internal test (`internal_tests(…, 1)`), sampled
     /// at T 0. The default is the LATS repository's copy, behind the LATS paper's 68.1%.
     pub const NOAHSHINN: Self = Self { max_iters: 2, tests: 1 };
+
+    /// The LATS repository's settings with as many internal tests as LATS samples in its GPT-4
+    /// run (2): Reflexion and LATS compared at equal tests. Ours, not a setting of either paper.
+    pub const LATS_TESTS: Self = Self { max_iters: 8, tests: 2 };
 }
 
 /// One program and what its internal tests said.

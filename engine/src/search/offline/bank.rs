@@ -4,7 +4,8 @@
 //! choices, and a prefix into the choices it pins. `tasks/search.json` holds the bundled banks,
 //! written by hand; a native test runs every variant in python3. An imported task's bank is made
 //! by the harness (`mutants` requests), which mutates the reference's syntax tree and keeps the
-//! mutants its tests tell apart ([`BankTask::from_mutants`]).
+//! mutants its tests tell apart ([`BankTask::from_mutants`]). Each bank also holds a pool of tests
+//! apart from the task's, for the unit tests the simulated LLM writes ([`BankTask::own_tests`]).
 
 use std::sync::{Arc, OnceLock};
 
@@ -29,6 +30,13 @@ pub struct BankTask {
     pub id: String,
     pub description: String,
     pub tests: Vec<TestCase>,
+    /// The pool that the simulated LLM writes LATS's and Reflexion's unit tests from, kept apart
+    /// from `tests`, which score a program: for a bundled task, calls written for the purpose
+    /// (`scripts/search-bank/own_tests.py`), for an imported one calls the harness draws on inputs
+    /// its tests do not use; each with the value the reference returns. Empty for a task that is
+    /// not tested by function calls (the simulated LLM then writes no test).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub own_tests: Vec<String>,
     /// What the tests' names mean, for an imported HumanEval task (see [`TaskCode`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_code: Option<TaskCode>,
@@ -79,6 +87,7 @@ impl BankTask {
             id: task.id.clone(),
             description: search.description,
             tests: task.tests.clone(),
+            own_tests: verdict.own_tests.clone(),
             task_code: task.task_code(),
             slots,
             world_model: None,

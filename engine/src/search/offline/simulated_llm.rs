@@ -15,11 +15,11 @@
 //! independent of the logic, and regressions: what GIF-MCTS and WorldCoder handle differently.
 //! With `hack_share` above 0, a reply is sometimes a reward hack: the program plus one of
 //! [`REWARD_HACKS`], which naive verdicts pass and the harness catches (issue 32).
-//! For LATS and Reflexion it also writes unit tests (the task's own, each wrong with
-//! `wrong_test_share` and one that proves nothing with `trivial_test_share`), reflections that name
-//! the failing test, and rewrites that repair a bug first (as fix does), else aim at a fault that
-//! the failing test implicates (as improve does); the reflection's words change nothing in the
-//! simulation.
+//! For LATS and Reflexion it also writes unit tests (from the bank's own-test pool, kept apart from
+//! the tests that score a program, each wrong with `wrong_test_share` and one that proves nothing
+//! with `trivial_test_share`), reflections that name the failing test, and rewrites that repair a
+//! bug first (as fix does), else aim at a fault that the failing test implicates (as improve does);
+//! the reflection's words change nothing in the simulation.
 //! Every reply is a real program, parsed by the real parser and scored by the real harness; only
 //! which program comes back is simulated. Results under it are labelled "simulated LLM".
 
@@ -31,7 +31,6 @@ use crate::cheating::give_up;
 use crate::cheating::impossible::mutated_assert;
 use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
-use crate::python::TestCase;
 use crate::rng::RunRng;
 use crate::search::method::{ActionKind, Expansion, TextAct, TextAsk};
 use crate::search::offline::bank::{BankTask, Choice, Fault};
@@ -67,10 +66,10 @@ pub struct SimulatedLlmParams {
     /// unless a search is set to show it.
     #[serde(default)]
     pub give_up_share: f64,
-    /// A unit test it writes for LATS or Reflexion has a wrong expected value (one of the task's
-    /// tests with its value changed) with this probability. Ours, not from the LATS paper.
+    /// A unit test it writes for LATS or Reflexion has a wrong expected value (a test of the bank's
+    /// own-test pool with its value changed) with this probability. Ours, not from the LATS paper.
     pub wrong_test_share: f64,
-    /// A unit test it writes proves nothing: a copy of the task's test that the fewest faults fail
+    /// A unit test it writes proves nothing: a copy of the pool's test that the fewest faults fail
     /// (an edge case almost any program passes). Ours, not from the LATS paper.
     pub trivial_test_share: f64,
 }
@@ -163,21 +162,23 @@ impl SimulatedLlm {
         }
         let parsed = self.bank.parse(&expansion.code);
         let example = expansion.parent.as_ref().and_then(|e| e.example.as_ref());
-        // LATS and Reflexion show the failing test they wrote: the task's test it copies, if any.
-        let located =
-            example.filter(|x| x.test.is_none()).map(|x| FailingExample { test: self.test_of(&x.input), ..x.clone() });
-        let example = located.as_ref().or(example);
+        // LATS and Reflexion show the failing test they wrote: the pool's test it copies, if any.
+        let blame = match example {
+            Some(x) if x.test.is_none() => self.own_test_of(&x.input).map_or(Blame::Example(x), Blame::OwnTest),
+            Some(x) => Blame::Example(x),
+            None => Blame::Nothing,
+        };
         let choices = match (expansion.kind, parsed) {
             // LATS's and Reflexion's rewrite sees the test results, whose output may be the
             // program's error: it repairs a bug first, as fix does, else a logic fault.
             (ActionKind::Improve, Some(choices)) if prompt_id == id::LATS_IMPROVE => {
                 let line = example.and_then(|x| error_line(&x.actual));
-                self.fix(choices, line, example, rng)
+                self.fix(choices, line, blame, rng)
             }
-            (ActionKind::Improve, Some(choices)) => self.improve(choices, example, rng),
+            (ActionKind::Improve, Some(choices)) => self.improve(choices, blame, rng),
             (ActionKind::Fix, Some(choices)) => {
                 let line = expansion.parent.as_ref().and_then(|e| e.error.as_deref()).and_then(error_line);
-                self.fix(choices, line, example, rng)
+                self.fix(choices, line, blame, rng)
             }
             // A program that is not the bank's is rewritten from its prefix, as generate does.
             _ => self.generate(&expansion.code, rng),
@@ -214,16 +215,16 @@ impl SimulatedLlm {
     pub fn text_reply(&self, text: &TextAsk, rng: &mut RunRng) -> String {
         match text.act {
             TextAct::WriteTests => {
-                let lines = self.test_lines();
-                let weakest = (0..lines.len()).min_by_key(|&i| self.faults_failing(lines[i].0));
+                let pool = &self.bank.own_tests;
+                let weakest = (0..pool.len()).min_by_key(|&i| self.faults_failing(i));
                 let (wrong, trivial) = (self.params.wrong_test_share, self.params.trivial_test_share);
-                let written: Vec<String> = lines
+                let written: Vec<String> = pool
                     .iter()
-                    .map(|(_, line)| {
+                    .map(|line| {
                         let draw: f64 = rng.random();
                         match weakest {
                             _ if draw < wrong => mutated_assert(line).unwrap_or_else(|| line.clone()),
-                            Some(w) if draw < wrong + trivial => lines[w].1.clone(),
+                            Some(w) if draw < wrong + trivial => pool[w].clone(),
                             _ => line.clone(),
                         }
                     })
@@ -239,31 +240,14 @@ impl SimulatedLlm {
         }
     }
 
-    /// The task's tests as single `assert` lines, each with the index of the test it comes from
-    /// (a HumanEval `check` holds many, calling `candidate`, which is the entry point).
-    fn test_lines(&self) -> Vec<(usize, String)> {
-        let entry = self.bank.task_code.as_ref().and_then(|code| code.entry_point.as_deref());
-        let mut lines = Vec::new();
-        for (index, test) in self.bank.tests.iter().enumerate() {
-            let TestCase::Statement(text) = test else { continue };
-            for line in text.lines().map(str::trim).filter(|line| line.starts_with("assert ")) {
-                let line =
-                    entry.map_or_else(|| line.to_owned(), |entry| line.replace("candidate(", &format!("{entry}(")));
-                lines.push((index, line));
-            }
-        }
-        lines
-    }
-
-    /// How many of the bank's faults fail the task's test `index` alone.
+    /// How many of the bank's faults fail the pool's test `index` alone.
     fn faults_failing(&self, index: usize) -> usize {
-        self.bank.slots.iter().flat_map(|slot| &slot.faults).filter(|fault| fault.fails.contains(&index)).count()
+        self.bank.slots.iter().flat_map(|slot| &slot.faults).filter(|fault| fault.own_fails.contains(&index)).count()
     }
 
-    /// The task's test that a written test copies, if it copies one.
-    fn test_of(&self, written: &str) -> Option<usize> {
-        let written = written.trim();
-        self.test_lines().into_iter().find(|(_, line)| line == written).map(|(index, _)| index)
+    /// The pool's test that a written test copies, if it copies one.
+    fn own_test_of(&self, written: &str) -> Option<usize> {
+        self.bank.own_tests.iter().position(|line| line == written.trim())
     }
 
     /// A slot written afresh.
@@ -322,17 +306,22 @@ impl SimulatedLlm {
         }
     }
 
-    /// Aims at a logic fault that `example` implicates (one that alone fails the test it shows, or
+    /// Aims at a logic fault that `blame` implicates (one that alone fails the test it shows, or
     /// gets the part of the transition wrong that it shows), else at any, as an LLM that cannot
     /// tell which is to blame guesses.
-    fn improve(&self, mut choices: Vec<Choice>, example: Option<&FailingExample>, rng: &mut RunRng) -> Vec<Choice> {
+    fn improve(&self, mut choices: Vec<Choice>, blame: Blame, rng: &mut RunRng) -> Vec<Choice> {
         let logic = self.faulty(&choices, false);
         let implicated: Vec<usize> = logic
             .iter()
             .copied()
             .filter(|&s| {
                 let fault = &self.bank.slots[s].faults[choices[s].expect("a faulty slot holds a fault")];
-                self.params.improve_localises && example.is_some_and(|x| implicates(x, fault))
+                self.params.improve_localises
+                    && match blame {
+                        Blame::Example(x) => implicates(x, fault),
+                        Blame::OwnTest(test) => fault.own_fails.contains(&test),
+                        Blame::Nothing => false,
+                    }
             })
             .collect();
         let logic = if implicated.is_empty() { logic } else { implicated };
@@ -345,17 +334,11 @@ impl SimulatedLlm {
         choices
     }
 
-    fn fix(
-        &self,
-        mut choices: Vec<Choice>,
-        line: Option<usize>,
-        example: Option<&FailingExample>,
-        rng: &mut RunRng,
-    ) -> Vec<Choice> {
+    fn fix(&self, mut choices: Vec<Choice>, line: Option<usize>, blame: Blame, rng: &mut RunRng) -> Vec<Choice> {
         let bugs = self.faulty(&choices, true);
         let at_line = line.and_then(|l| self.bank.slot_of_line(&choices, l)).filter(|s| bugs.contains(s));
         let Some(slot) = at_line.or(bugs.first().copied()) else {
-            return self.improve(choices, example, rng);
+            return self.improve(choices, blame, rng);
         };
         if self.repaired(&choices, slot, self.params.fix_repairs, rng) {
             choices[slot] = None;
@@ -371,6 +354,16 @@ impl SimulatedLlm {
         self.regress(&mut choices, rng);
         choices
     }
+}
+
+/// What the failing example a rewrite is shown points to.
+#[derive(Clone, Copy)]
+enum Blame<'a> {
+    /// A task's test (GIF-MCTS shows them), or a part of a transition (a world model's).
+    Example(&'a FailingExample),
+    /// A test the model wrote that copies the pool's test of this index (LATS, Reflexion).
+    OwnTest(usize),
+    Nothing,
 }
 
 /// Whether a failing example implicates `fault`: the fault alone fails the test it shows, or gets a
@@ -576,10 +569,77 @@ mod tests {
     }
 
     #[test]
+    fn its_unit_tests_come_from_the_pool_and_a_failing_one_implicates_the_faults_that_fail_it() {
+        let write = TextAsk { act: TextAct::WriteTests, code: String::new(), feedback: String::new(), failing: None };
+        let tests_in = |reply: String| -> Vec<String> {
+            reply.lines().filter(|l| l.starts_with("assert ")).map(str::to_owned).collect()
+        };
+        let exact = llm(SimulatedLlmParams { wrong_test_share: 0.0, trivial_test_share: 0.0, ..Default::default() });
+        let mut rng = RunRng::seed_from_u64(2);
+        let written = tests_in(exact.text_reply(&write, &mut rng));
+        // The pool, none of it a test that scores the program.
+        assert_eq!(written, exact.bank.own_tests);
+        assert_eq!(written[0], "assert running_max([5, 1, 2]) == [5, 5, 5]");
+        let scoring: Vec<String> = exact.bank.tests.iter().map(|t| format!("{t:?}")).collect();
+        assert!(written.iter().all(|w| scoring.iter().all(|s| !s.contains(w.as_str()))));
+        // At the default odds a tenth of the tests is wrong and a fifth the weakest copied: the
+        // pool's test that the fewest faults fail (only `for x in nums[1:]` and the slicing fail
+        // `running_max([2, 2]) == [2, 2]`, its second).
+        let weakest = &exact.bank.own_tests[1];
+        assert_eq!((0..8).map(|i| exact.faults_failing(i)).collect::<Vec<_>>(), [4, 2, 3, 3, 4, 5, 2, 4]);
+        let default = llm(SimulatedLlmParams::default());
+        let (mut copies, mut foreign, mut total) = (0, 0, 0);
+        for _ in 0..300 {
+            for (line, pooled) in tests_in(default.text_reply(&write, &mut rng)).iter().zip(&default.bank.own_tests) {
+                total += 1;
+                copies += usize::from(line == weakest && pooled != weakest);
+                foreign += usize::from(!default.bank.own_tests.contains(line));
+            }
+        }
+        let share = |n: usize| n as f64 / total as f64;
+        assert!((share(foreign) - 0.1).abs() < 0.02, "wrong: {}", share(foreign));
+        assert!((share(copies) - 0.2 * 7.0 / 8.0).abs() < 0.02, "weakest copied: {}", share(copies));
+        // A failing test of the pool's implicates only the faults that fail it: its fourth, the
+        // slicing and not `best = 0` (which fails the pool's tests 2 and 5).
+        let certain = llm(SimulatedLlmParams { improve_repairs: 1.0, regress: 0.0, ..Default::default() });
+        assert_eq!(certain.bank.slots[1].faults[0].own_fails, [2, 5]);
+        let mut choices = vec![None; certain.bank.slots.len()];
+        choices[1] = Some(0);
+        choices[5] = Some(0);
+        let failing = |input: &str| FailingExample {
+            input: input.to_owned(),
+            expected: String::new(),
+            actual: String::new(),
+            test: None,
+            wrong: Vec::new(),
+        };
+        let improved = |input: &str, rng: &mut RunRng| {
+            let parent = Score { score: 0.2, example: Some(failing(input)), ..Score::default() };
+            let expansion =
+                Expansion { kind: ActionKind::Improve, code: certain.bank.program(&choices), parent: Some(parent) };
+            choices_of(&certain, ActionKind::Improve, &certain.reply(id::LATS_IMPROVE, &expansion, rng))
+        };
+        let fourth = certain.bank.own_tests[3].clone();
+        assert!(certain.bank.slots[5].faults[0].own_fails.contains(&3));
+        assert!((0..100).all(|_| improved(&fourth, &mut rng) == [None, Some(0), None, None, None, None]));
+        // A test that copies none of the pool's (a wrong one) leaves both suspects: improve aims at
+        // `best = 0` half the time and repairs it at its repair, 0.4.
+        let wrong = "assert running_max([7]) == [8]";
+        let repaired_best = (0..200).filter(|_| improved(wrong, &mut rng)[1].is_none()).count();
+        assert!((22..62).contains(&repaired_best), "{repaired_best}");
+    }
+
+    #[test]
     fn a_world_models_failing_example_implicates_the_faults_that_get_its_wrong_part_wrong() {
         use crate::python::{FaultKind, PredictionPart::*};
-        let fault =
-            |wrong| Fault { text: String::new(), kind: FaultKind::Logic, repair: 1.0, fails: Vec::new(), wrong };
+        let fault = |wrong| Fault {
+            text: String::new(),
+            kind: FaultKind::Logic,
+            repair: 1.0,
+            fails: Vec::new(),
+            own_fails: Vec::new(),
+            wrong,
+        };
         let example = |wrong| FailingExample {
             input: String::new(),
             expected: String::new(),
