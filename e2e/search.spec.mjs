@@ -404,7 +404,7 @@ test('LATS and Reflexion search on tests the LLM wrote: each node shows its own 
   await page.locator('#search-method').selectOption('reflexion');
   await playground.search({}, 'Search over: the iterations are done: the last program is the answer.');
   await expect(page.locator('#search-summary')).toContainText("16 LLM calls · answer's score 1.000 · the task's tests looked at 1 time(s)");
-  await expect(page.locator('#search-tree .node')).toHaveCount(8);
+  await expect(page.locator('#search-tree .node')).toHaveCount(9);
   await page.locator('#search-tree .node').nth(2).click();
   await expect(page.locator('#search-node h3')).toContainText('retry');
   await expect(page.locator('#search-node-hidden')).toContainText('did not look at the task\'s tests');
