@@ -157,6 +157,31 @@ test('an imported task is searched offline: Pyodide makes the simulated LLM a ba
   expect(errors).toEqual([]);
 });
 
+test("Reflexion on an imported task writes its tests from a pool Pyodide draws apart from the task's tests, and may answer with a program they miss", async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open('./', 'search');
+  await page.locator('#import summary').click();
+  await page.locator('#import-tasks').setInputFiles('tasks/samples/humaneval.jsonl');
+  await expect(page.locator('#import-message')).toContainText('Imported 12 tasks');
+  await setInput(page, '#search-seed', '1');
+  // `rlcg search --tasks tasks/samples/humaneval.jsonl --task Sample/4 --method reflexion-2-tests
+  // --seed 1`: the same pool, so the same calls, and an answer its own two tests pass and the
+  // task's test fails.
+  await playground.search({ task: 'imported:Sample/4', method: 'reflexion-2-tests' });
+  await expect(page.locator('#search-summary')).toContainText("4 LLM calls · answer's score 0.000 · the task's tests looked at 1 time(s)");
+  await expect(page.locator('#search-link')).toHaveValue(/&r\.fp=3927940ae1e15ac7$/);
+  // The tree's first node is the task; the next, the first program, with the tests written for it.
+  await page.locator('#search-tree .node').nth(1).click();
+  const tests = page.locator('#search-node-tests');
+  // The two tests sampled from what it wrote: gcd(1, 5) twice (a call near the task's gcd(0, 5),
+  // the pool's weakest, which the model copies a fifth of the time); none of the task's own calls (12, 18), (7, 13), (0, 5).
+  await expect(tests).toHaveText('assert gcd(1, 5) == 1\nassert gcd(1, 5) == 1');
+  await expect(tests).not.toContainText('gcd(12, 18)');
+  await expect(tests).not.toContainText('candidate(');
+  expect(errors).toEqual([]);
+});
+
 test('with the prefill ticked, generate starts the reply with the first lines and the endpoint continues them', async ({ page }) => {
   const errors = watchErrors(page);
   const playground = new Playground(page);

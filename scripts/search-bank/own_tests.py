@@ -38,6 +38,9 @@ CALLS = {
 
 STEPS = 100_000
 
+sys.path.insert(0, str(ROOT / "static" / "python"))
+from harness.banks import StepLimit, call_source, pool_test  # noqa: E402  (the harness's own rules)
+
 
 def function_of(program, name):
     scope = {}
@@ -47,34 +50,16 @@ def function_of(program, name):
 
 def limited(call):
     """`call()` stopped after STEPS lines (a fault may loop for ever): (value, None) or (None, why)."""
-    steps = [0]
-
-    def trace(frame, event, arg):
-        if event == "line":
-            steps[0] += 1
-            if steps[0] > STEPS:
-                raise TimeoutError("step limit")
-        return trace
-
-    sys.settrace(trace)
     try:
-        return call(), None
+        with StepLimit(STEPS):
+            return call(), None
     except Exception as exc:  # noqa: BLE001  (a fault may raise anything)
         return None, exc
-    finally:
-        sys.settrace(None)
 
 
-def test_line(name, args, value):
-    operator = "is" if value is None or isinstance(value, bool) else "=="
-    return f"assert {name}({', '.join(map(repr, args))}) {operator} {value!r}"
-
-
-def passes(function, args, value):
-    got, error = limited(lambda: function(*args))
-    if error is not None:
-        return False
-    return got is value if value is None or isinstance(value, bool) else got == value
+def passes(function, name, test):
+    """Whether `test` holds of `function`, called `name`."""
+    return limited(lambda: exec(test, {name: function}))[1] is None
 
 
 def main():
@@ -87,7 +72,7 @@ def main():
         reference = function_of("".join(slot["correct"] for slot in task["slots"]), name)
         values = [limited(lambda: reference(*args)) for args in calls]
         assert all(error is None for _, error in values), f"{name}: the reference raises on a call of the pool"
-        lines = [test_line(name, args, value) for args, (value, _) in zip(calls, values)]
+        lines = [pool_test(call_source(name, args), value) for args, (value, _) in zip(calls, values)]
         assert not set(lines) & set(task["tests"]), f"{name}: a pool test is one of the task's tests"
         # The pool right after the tests it is kept apart from.
         order = list(task)
@@ -104,7 +89,7 @@ def main():
                 texts = [s["correct"] for s in task["slots"]]
                 texts[index] = fault["text"]
                 function = function_of("".join(texts), name)
-                fails = [i for i, (args, (value, _)) in enumerate(zip(calls, values)) if not passes(function, args, value)]
+                fails = [i for i, test in enumerate(lines) if not passes(function, name, test)]
                 if fails:
                     fault["own_fails"] = fails
     TASKS.write_text(json.dumps(bank, indent=1, ensure_ascii=False) + "\n")

@@ -163,8 +163,15 @@ def _nearby_calls(calls):
                 yield per_call[round_]
 
 
-def _call_source(name, args):
+def call_source(name, args):
     return f"{name}({', '.join(map(repr, args))})"
+
+
+def pool_test(call, value):
+    """A test of an own-test pool: `call` gives `value`, compared with `is` for None and truth values
+    and with `==` otherwise, as the tasks' own tests write them."""
+    operator = "is" if value is None or isinstance(value, bool) else "=="
+    return f"assert {call} {operator} {value!r}"
 
 
 def own_test_pool(code, tests, link, task=None):
@@ -175,10 +182,10 @@ def own_test_pool(code, tests, link, task=None):
     what is not a literal is left out; none for tests that make no call with literals."""
     entry_point = task.get("entry_point") if isinstance(task, dict) else None
     used = list(_literal_calls(tests, _defined_functions(ast.parse(code)), entry_point))
-    seen = {_call_source(name, args) for name, args in used}
+    seen = {call_source(name, args) for name, args in used}
     pool = []
     for name, args in _nearby_calls(used):
-        call = _call_source(name, args)
+        call = call_source(name, args)
         if call in seen or len(call) > 200:
             continue
         seen.add(call)
@@ -194,8 +201,7 @@ def own_test_pool(code, tests, link, task=None):
             continue
         if repr(value) != result["actual"] or value != value:  # cut short, or NaN
             continue
-        operator = "is" if value is None or isinstance(value, bool) else "=="
-        pool.append(f"assert {call} {operator} {value!r}")
+        pool.append(pool_test(call, value))
         if len(pool) == OWN_TESTS:
             break
     return pool
