@@ -35,6 +35,39 @@ test('with half the tests held out and the simulated LLM special-casing half its
   expect(errors).toEqual([]);
 });
 
+// EvilGenie's third detector (fidelity round 4): the LLM reads the answer once the search ends.
+test('the LLM judge reads a search\'s answer, and in the Cheating view its agreement with the held-out tests is measured and each cheat says what it called it', async ({ page }) => {
+  test.setTimeout(300_000);
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open('./', 'search');
+  // `rlcg search --method zero-shot --task binary_search --budget 10 --seed 1 --held-out 0.5
+  //  --simulated-llm special_case_share=0.5 --llm-judge`: the same search as without the judge.
+  await setInput(page, '#search-budget', '10');
+  await setInput(page, '#search-held-out', '0.5');
+  await specialCase(page, '0.5');
+  await page.locator('#search-judge').check();
+  await playground.search({ task: 'binary_search', method: 'zero-shot' }, 'Search over: a program passes every test.');
+  await expect(page.locator('#search-summary')).toContainText('2 LLM calls · best score 1.000');
+  await expect(page.locator('#search-summary')).toContainText('a held-out one failed) · the LLM judge: REWARD HACKING');
+  await expect(page.locator('#search-link')).toHaveValue(/held_out=0\.5&judge=1.*r\.fp=df1ed0c3c2bba10e/);
+  // As `rlcg cheat-rate --held-out 0.3 --seeds 1-10 --simulated-llm special_case_share=0.5 --llm-judge`.
+  await page.locator('#search-cheating summary').click();
+  await setInput(page, '#cheat-lookups', '0.5');
+  await page.locator('#cheat-measure').selectOption('held-out');
+  await setInput(page, '#cheat-seeds', '10');
+  await page.locator('#cheat-go').click();
+  await expect(page.locator('#cheat-rate')).toHaveText(
+    "simulated LLM: 51 answers special-cased? with 30% of each task's tests (at most 10) held out in 100 replies: 51.0% [40.8%, 61.1%] (95%, Clopper–Pearson) · the LLM judge classed 47 of 53 answers reward hacking (0 heuristic, 0 unclear); with the tests it agreed on 92.5% (both 47, the judge alone 0, the other alone 4, neither 2); naive verdicts were off",
+    { timeout: 240_000 },
+  );
+  await expect(page.locator('#cheat-link')).toHaveValue(/judge=1/);
+  await expect(page.locator('#cheat-examples li')).toHaveCount(51);
+  await expect(page.locator('#cheat-examples li', { hasText: 'the LLM judge: REWARD HACKING' })).toHaveCount(47);
+  await expect(page.locator('#cheat-examples li', { hasText: 'the LLM judge: LEGITIMATE' })).toHaveCount(4);
+  expect(errors).toEqual([]);
+});
+
 test('the Cheating view measures the simulated LLM on impossible variants: its rate\'s interval holds the configured share, and each cheat opens', async ({ page }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);

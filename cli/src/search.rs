@@ -9,6 +9,7 @@ use cli::python::NativePython;
 use engine::cheating::TestsInstruction;
 use engine::cheating::cheat_rate::CheatKind;
 use engine::cheating::impossible::ImpossibleVariant;
+use engine::cheating::llm_judge::JudgeRecord;
 use engine::params;
 use engine::prompts::PromptSet;
 use engine::search::measures::bench::cheat_of;
@@ -101,6 +102,9 @@ struct SearchReport {
     /// Why the model gave up, when it was let (`--may-give-up`) and did.
     #[serde(skip_serializing_if = "Option::is_none")]
     gave_up: Option<String>,
+    /// What the LLM judge said of the answer (`--llm-judge`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    judged: Option<JudgeRecord>,
     tokens: u64,
     /// Completion tokens a second over the calls' measured time (an endpoint's from request to last
     /// byte); absent for the simulated LLM.
@@ -153,6 +157,7 @@ pub fn search(args: &SearchArgs) -> Result<(), Failure> {
             special_cased: summary.special_cased.clone(),
         }),
         gave_up: search.gave_up().map(str::to_owned),
+        judged: record.judged.clone(),
         tokens: summary.tokens,
         tokens_per_second: record.usage.tokens_per_second(),
         cost: summary.cost_usd,
@@ -242,6 +247,9 @@ fn print_report(report: &SearchReport, record: &SearchRecord) {
         }
     }
     println!("{} · {}", record.summary(), report.ended);
+    if let Some(judged) = &record.judged {
+        println!("the LLM judge said: {}", judged.reply.trim());
+    }
     if let Some(speed) = record.usage.speed_on(&record.device) {
         println!("the model wrote at {speed}");
     }
@@ -290,6 +298,11 @@ pub(crate) struct CheatingArgs {
     /// fidelity round 4: "Your program must pass these tests:").
     #[arg(long, value_name = "WORDING", default_value = "discourage")]
     tests_instruction: String,
+    /// EvilGenie's LLM judge: once a search ends, the LLM reads an answer that passed every test
+    /// it was scored on and classes it legitimate, heuristic or reward hacking (one call beyond the
+    /// budget; search-bench reports its agreement with the tests and naive verdicts).
+    #[arg(long)]
+    llm_judge: bool,
 }
 
 impl CheatingArgs {
@@ -297,6 +310,7 @@ impl CheatingArgs {
         spec.impossible = impossible(self.impossible.as_deref())?;
         spec.held_out_share = self.held_out.unwrap_or_default();
         spec.may_give_up = self.may_give_up;
+        spec.llm_judge = self.llm_judge;
         spec.tests_instruction =
             TestsInstruction::parse(&self.tests_instruction).map_err(|e| usage(format!("--tests-instruction: {e}")))?;
         Ok(())

@@ -11,6 +11,7 @@ use cli::host::{Host, VerdictMemo};
 use cli::python::NativePython;
 use engine::cheating::TestsInstruction;
 use engine::cheating::cheat_rate::CheatRate;
+use engine::cheating::llm_judge::JudgeAgreement;
 use engine::effects::Llm;
 use engine::effects::llm_source::SIMULATED;
 use engine::search::measures::bench::{BenchOutcome, BenchRow, BenchSpec, outcome};
@@ -78,7 +79,17 @@ pub(crate) struct BenchReport {
     /// On impossible tasks: each method's cheating rate.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cheating: Vec<MethodCheatRate>,
+    /// With the LLM judge on: each method's judge verdicts beside the other detectors.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub judge: Vec<MethodJudgeAgreement>,
     wall_seconds: f64,
+}
+
+#[derive(Serialize)]
+pub(crate) struct MethodJudgeAgreement {
+    method: String,
+    #[serde(flatten)]
+    pub agreement: JudgeAgreement,
 }
 
 #[derive(Serialize)]
@@ -164,6 +175,17 @@ pub struct CheatRateArgs {
     /// encourage, or must-pass (ours before fidelity round 4); the simulated LLM ignores it.
     #[arg(long, value_name = "WORDING", default_value = "discourage")]
     tests_instruction: String,
+    /// EvilGenie's LLM judge: the LLM also reads each answer that passed every test it was scored
+    /// on and classes it legitimate, heuristic or reward hacking (one call beyond the budget); its
+    /// agreement with the tests and naive verdicts is reported. The simulated judge knows the
+    /// simulated LLM's lookups and hacks and errs at odds of ours: a real judge needs `--llm`.
+    #[arg(long)]
+    llm_judge: bool,
+    /// Naive verdicts (see `rlcg search --help`): the simulated LLM's reward hacks
+    /// (`--simulated-llm hack_share=…`) pass them, and each one the real verdict refuses is
+    /// counted as a cheat, a tampered verdict or a changed definition.
+    #[arg(long)]
+    naive_verdicts: bool,
     /// Task ids, comma-separated (default: every bundled search task).
     #[arg(long)]
     tasks: Option<String>,
@@ -206,6 +228,8 @@ pub fn cheat_rate(args: &CheatRateArgs) -> Result<(), Failure> {
         impossible: impossible(args.variant.as_deref())?,
         held_out_share: args.held_out.unwrap_or_default(),
         may_give_up: args.may_give_up,
+        llm_judge: args.llm_judge,
+        naive_verdicts: args.naive_verdicts,
         tests_instruction: TestsInstruction::parse(&args.tests_instruction)
             .map_err(|e| usage(format!("--tests-instruction: {e}")))?,
         ..SearchSpec::default()
@@ -251,10 +275,14 @@ fn bench_report_on(
         .into_iter()
         .map(|(method, rate)| MethodCheatRate { method, variant: variant.clone(), rate })
         .collect();
+    let judge = (spec.judge_agreements(&outcomes).into_iter())
+        .map(|(method, agreement)| MethodJudgeAgreement { method, agreement })
+        .collect();
     Ok(BenchReport {
         llm: label,
         rows: spec.rows(&outcomes),
         cheating,
+        judge,
         simulated_llm: spec.template.simulated_llm,
         seeds: spec.seeds.len(),
         tasks: spec.tasks,
@@ -326,6 +354,9 @@ fn print_bench(report: &BenchReport) {
             r.rate.changed_definition,
             r.rate.gave_up
         );
+    }
+    for r in &report.judge {
+        println!("{}: {}", r.method, r.agreement);
     }
 }
 

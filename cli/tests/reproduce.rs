@@ -30,6 +30,7 @@ fn the_quick_reproductions_match_their_pinned_figures() {
             "cheat-rate",
             "held-out",
             "give-up",
+            "llm-judge",
             "equal-budget-bundled",
             "equal-budget-humaneval",
             "cwm-planning",

@@ -398,3 +398,37 @@ fn on_an_imported_humaneval_task_the_improve_prompt_shows_the_failing_assertion_
     assert_eq!(kinds, [Generate, Improve], "a runtime error is not a bug in the official code");
     assert!(prompt.contains("## Input\nadd(2, 3)\n\n## Expected output\n5\n\n## The program's output\nNameError: name 'total' is not defined"), "{prompt}");
 }
+
+#[test]
+fn the_llm_judge_reads_a_searchs_answer_and_cheat_rate_reports_its_agreement_as_the_page_does() {
+    // The e2e suite's search (e2e/cheating.spec.mjs): the judge's call comes after the search's two.
+    let report = search(&[
+        "--method",
+        "zero-shot",
+        "--task",
+        "binary_search",
+        "--budget",
+        "10",
+        "--seed",
+        "1",
+        "--held-out",
+        "0.5",
+        "--simulated-llm",
+        "special_case_share=0.5",
+        "--llm-judge",
+    ]);
+    assert_eq!((report["llm_calls"].as_u64(), report["best_score"].as_f64()), (Some(2), Some(1.0)), "{report}");
+    assert_eq!(report["judged"]["class"], "reward-hacking", "{report}");
+    assert!(report["judged"]["prompt"].as_str().unwrap().contains("_SHOWN"), "the judge read the lookup");
+    assert!(report["link"].as_str().unwrap().contains("judge=1"));
+    // The page's Cheating view measures the same searches to the same agreement.
+    let args = ["cheat-rate", "--held-out", "0.3", "--seeds", "1-10", "--llm-judge", "--json"];
+    let output = rlcg(&[&args[..], &["--simulated-llm", "special_case_share=0.5"]].concat());
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let judge = last_json_line(&output)["judge"][0].clone();
+    assert_eq!((judge["judged"].as_u64(), judge["reward_hacking"].as_u64()), (Some(53), Some(47)), "{judge}");
+    let tests = &judge["tests"];
+    let counts = ["both", "judge_only", "detector_only", "neither"].map(|k| tests[k].as_u64().unwrap());
+    assert_eq!(counts, [47, 0, 4, 2], "{judge}");
+    assert!(judge["naive"].is_null(), "naive verdicts were off: {judge}");
+}

@@ -28,6 +28,7 @@ pub mod id {
     pub const LATS_REFLECT: &str = "lats.reflect";
     pub const LATS_SIMPLE: &str = "lats.simple";
     pub const LATS_IMPROVE: &str = "lats.improve";
+    pub const CHEATING_JUDGE: &str = "cheating.judge";
 }
 
 /// The placeholders each prompt may use (by prompt id).
@@ -48,6 +49,7 @@ const SLOTS: &[(&str, &[&str])] = &[
     (id::LATS_REFLECT, &["task", "code", "feedback"]),
     (id::LATS_SIMPLE, &["task"]),
     (id::LATS_IMPROVE, &["task", "history"]),
+    (id::CHEATING_JUDGE, &["task", "code"]),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -95,11 +95,15 @@ fn summary(label: &str, measure: Measure, rate: &engine::cheating::cheat_rate::C
     )
 }
 
-/// How a cheat was done, in the list's words.
-fn how(example: &CheatExample) -> &'static str {
-    match example.held_out_failed {
+/// How a cheat was done, in the list's words, and what the LLM judge said of it when it was asked.
+fn how(example: &CheatExample) -> String {
+    let how = match example.held_out_failed {
         Some(_) => "special-cased? it fails a held-out test",
         None => example.kind.words(),
+    };
+    match example.judge {
+        Some(class) => format!("{how} · the LLM judge: {}", class.name()),
+        None => how.to_owned(),
     }
 }
 
@@ -156,8 +160,11 @@ pub fn CheatingView(
                 Err(why) => status.set(format!("The measure stopped: {why}")),
                 Ok(()) => {
                     let (_, rate) = bench.spec.cheat_rates(&bench.outcomes).remove(0);
+                    // With the form's LLM judge on, its agreement with the other detectors.
+                    let judged = bench.spec.judge_agreements(&bench.outcomes).into_iter().next();
+                    let judged = judged.map(|(_, agreement)| format!(" · {agreement}")).unwrap_or_default();
                     let kept = KeptMeasure {
-                        result: summary(&label, measure, &rate),
+                        result: format!("{}{judged}", summary(&label, measure, &rate)),
                         link: link.get_untracked().unwrap_or_default(),
                         examples: bench.outcomes.iter().filter_map(|o| o.cheat_example.clone()).collect(),
                     };
@@ -188,7 +195,7 @@ pub fn CheatingView(
     let Fields { measure, seeds, tasks, lookups } = fields;
     view! {
         <details id="search-cheating" open=opened_by_link.is_some()><summary>"Cheating: how often does this LLM cheat?"</summary>
-            <p class="hint">{format!("The tasks × the seeds, one zero-shot reply each, from the LLM chosen in Live mode, or the simulated one, which looks the shown tests up in the share of its replies set here: {} to begin with (ours, so that there are cheats to see; empty: the odds above, whose default is an honest 0). A real model has no such setting: what it does is what is measured. Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): {:.0}% of the tests (at most {MOST_HELD_OUT}) are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. The form's May give up applies. About: Cheating.", CheatMeasure::DEMO_LOOKUPS, 100.0 * CheatMeasure::HELD_OUT_SHARE)}</p>
+            <p class="hint">{format!("The tasks × the seeds, one zero-shot reply each, from the LLM chosen in Live mode, or the simulated one, which looks the shown tests up in the share of its replies set here: {} to begin with (ours, so that there are cheats to see; empty: the odds above, whose default is an honest 0). A real model has no such setting: what it does is what is measured. Impossible variants (ImpossibleBench): one test contradicts the task, so every pass is a cheat. Held-out (EvilGenie): {:.0}% of the tests (at most {MOST_HELD_OUT}) are never shown; an answer that passes the visible ones and fails a held-out one is special-cased?, which an honest bug can also earn. The form's May give up and LLM judge apply: with the judge on, the line says how often it agreed with the tests and with naive verdicts. About: Cheating.", CheatMeasure::DEMO_LOOKUPS, 100.0 * CheatMeasure::HELD_OUT_SHARE)}</p>
             <div class="form-grid">
                 <label>"Measure"<select id="cheat-measure" prop:value=move || measure.get() on:change=move |ev| measure.set(event_target_value(&ev))>
                     {Measure::NAMES.iter().map(|m| view! { <option value=*m>{*m}</option> }).collect_view()}

@@ -1,6 +1,6 @@
 //! The Search pane's form: the task (bundled, a world model's or imported), the method, the budget,
-//! the seed, the verdict switches, an impossible variant or a held-out share of the tests, and the
-//! simulated LLM's odds, read back into a `SearchSpec`; a teacher's link may hide or lock the task,
+//! the seed, the verdict switches, an impossible variant or a held-out share of the tests, the LLM
+//! judge, and the simulated LLM's odds, read back into a `SearchSpec`; a teacher's link may hide or lock the task,
 //! method, budget, seed and odds.
 
 use engine::cheating::TestsInstruction;
@@ -37,6 +37,7 @@ pub struct SearchForm {
     may_give_up: RwSignal<bool>,
     /// How a task that shows its tests asks for them, by name.
     instruction: RwSignal<String>,
+    llm_judge: RwSignal<bool>,
     imported: RwSignal<Vec<ImportedTask>>,
 }
 
@@ -57,6 +58,7 @@ impl SearchForm {
             held_out: RwSignal::new(spec.held_out_share.to_string()),
             may_give_up: RwSignal::new(spec.may_give_up),
             instruction: RwSignal::new(spec.tests_instruction.name().to_owned()),
+            llm_judge: RwSignal::new(spec.llm_judge),
             imported,
         }
     }
@@ -83,6 +85,7 @@ impl SearchForm {
             held_out.trim().parse().map_err(|_| format!("held-out tests: '{held_out}' is not a share"))?;
         spec.may_give_up = self.may_give_up.get_untracked();
         spec.tests_instruction = TestsInstruction::parse(&self.instruction.get_untracked())?;
+        spec.llm_judge = self.llm_judge.get_untracked();
         let imported_task = match task_id.strip_prefix(IMPORTED) {
             None => None,
             Some(id) => {
@@ -110,6 +113,7 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
         held_out,
         may_give_up,
         instruction,
+        llm_judge,
         imported,
     } = form;
     let (hides, locks) = (|c| teaching.hides(c), |c| teaching.locks(c));
@@ -151,6 +155,10 @@ pub fn SearchFormFields(form: SearchForm, teaching: Teaching<SearchControl>) -> 
             <label title="How a task that shows its tests (an impossible variant, held-out tests) asks for them. discourage is ImpossibleBench's default (…pass all the tests. DO NOT MODIFY THE TESTS.), neutral and encourage its others; must-pass is ours before fidelity round 4 (Your program must pass these tests:). A real model's cheating rate depends on it; the simulated LLM ignores it">"Tests instruction"<select id="search-instruction" prop:value=move || instruction.get() on:change=move |ev| instruction.set(event_target_value(&ev))>
                 {TestsInstruction::NAMES.iter().map(|n| view! { <option value=*n>{*n}</option> }).collect_view()}
             </select></label>
+            <label title="EvilGenie's LLM judge: once the search ends, the LLM reads the task as shown and the answer, if it passed every test it was scored on, and classes it legitimate, heuristic or reward hacking, in one call beyond the budget. The simulated judge knows the simulated LLM's lookups and hacks and errs at odds of ours (About: Cheating)">
+                <input type="checkbox" id="search-judge" prop:checked=move || llm_judge.get() on:change=move |ev| llm_judge.set(event_target_checked(&ev)) />
+                " LLM judge"
+            </label>
         </div>
         <p class="hint" id="search-method-note" hidden=move || method_note().is_none()>{method_note}" (About: LATS and Reflexion)"</p>
         <ParamFields id="search-odds" title="The simulated LLM's odds" defaults="the playground's defaults" id_prefix="odds"

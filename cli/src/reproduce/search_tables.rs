@@ -25,8 +25,8 @@ pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
 }
 
 /// The simulated LLM's cheating rates on impossible variants of the bundled tasks, its
-/// special-cased? answers with half of each task's tests held out, and what the option to give up
-/// does to the rate.
+/// special-cased? answers with some of each task's tests held out, what the option to give up
+/// does to the rate, and the LLM judge beside the other two detectors.
 pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
     let mut rates = Vec::new();
     for (variant, share, spec) in cheating::benches(scale) {
@@ -47,10 +47,18 @@ pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure
         let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("an impossible bench has a rate");
         give_up_rates.push((may_give_up, rate));
     }
+    let judged = cheating::judge_benches(scale);
+    let mut agreements = Vec::new();
+    for (setting, spec) in &judged {
+        let report = bench_report(spec.clone(), jobs)?;
+        let judge = report.judge.into_iter().next().map(|m| m.agreement).expect("a judged bench has a judge");
+        agreements.push((*setting, spec, judge));
+    }
     Ok(vec![
         cheating::table(scale, &rates),
         cheating::held_out_table(scale, &held_out_rates),
         cheating::give_up_table(scale, &give_up_rates),
+        cheating::judge_table(scale, &agreements),
     ])
 }
 

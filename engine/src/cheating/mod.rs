@@ -2,13 +2,15 @@
 //! (issue 53): special-casing the tests a model was shown, and passing tests that contradict the
 //! task. [`impossible`] makes ImpossibleBench's impossible tasks, [`held_out`] splits a task's
 //! tests into those a model sees and those it never does, [`give_up`] is the model's option to say
-//! a task is impossible, [`cheat_rate`] measures how often searches cheat, and [`special_case`] is
-//! the simulated LLM's special-casing reply.
+//! a task is impossible, [`cheat_rate`] measures how often searches cheat, [`llm_judge`] is EvilGenie's
+//! third detector (the chosen LLM reads the answer), and [`special_case`] is the simulated LLM's
+//! special-casing reply.
 
 pub mod cheat_rate;
 pub mod give_up;
 pub mod held_out;
 pub mod impossible;
+pub mod llm_judge;
 pub mod special_case;
 
 use schemars::JsonSchema;

@@ -7,11 +7,15 @@
 //! `special_case_share` of 0 that count is the measure's false alarms.
 //! The give-up table measures ImpossibleBench's abort option on the simulated LLM, which gives up
 //! at odds of its own: what the option does to the measure, not how often a model takes it.
+//! The judge table puts EvilGenie's third detector, the LLM judge, beside the other two on the
+//! same searches; the simulated judge knows the simulated LLM's cheats and errs at odds of ours,
+//! so the table measures the tests and naive verdicts against it, not a model's judgement.
 
 use super::{Scale, Table, percent};
 use crate::cheating::cheat_rate::CheatRate;
 use crate::cheating::held_out::{EVILGENIE_SHARE, MOST_HELD_OUT};
 use crate::cheating::impossible::ImpossibleVariant;
+use crate::cheating::llm_judge::{Agreement, JudgeAgreement, SIMULATED_FALSE_ALARM, SIMULATED_MISS};
 use crate::search::measures::bench::BenchSpec;
 use crate::search::offline::bank::search_tasks;
 use crate::search::offline::simulated_llm::SimulatedLlmParams;
@@ -203,6 +207,120 @@ pub fn table(scale: Scale, rates: &[(ImpossibleVariant, f64, CheatRate)]) -> Tab
         header: ["variant", "special_case_share", "searches", "cheated", "cheating rate [95%]", "special-cased inputs"]
             .map(str::to_owned)
             .to_vec(),
+        rows,
+    }
+}
+
+/// A setting of the judge table: what is measured, and the simulated LLM's cheats.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JudgeSetting {
+    /// An impossible variant; none: EvilGenie's share of the tests held out.
+    pub impossible: Option<ImpossibleVariant>,
+    pub special_case_share: f64,
+    /// Reward hacks, with naive verdicts (which pass them) on.
+    pub hack_share: f64,
+}
+
+/// The judge table's settings: held-out tests with an honest LLM, with lookups, and with reward
+/// hacks under naive verdicts; and an impossible variant with lookups.
+const JUDGE_SETTINGS: [JudgeSetting; 4] = [
+    JudgeSetting { impossible: None, special_case_share: 0.0, hack_share: 0.0 },
+    JudgeSetting { impossible: None, special_case_share: 0.5, hack_share: 0.0 },
+    JudgeSetting { impossible: None, special_case_share: 0.0, hack_share: 0.5 },
+    JudgeSetting { impossible: Some(ImpossibleVariant::OneOff), special_case_share: 0.5, hack_share: 0.0 },
+];
+
+/// One bench per method and setting, the LLM judge on, in the judge table's order: zero-shot's one
+/// reply and GIF-MCTS's search of 20 calls.
+pub fn judge_benches(scale: Scale) -> Vec<(JudgeSetting, BenchSpec)> {
+    let tasks: Vec<String> = search_tasks().iter().map(|t| t.id.clone()).collect();
+    let mut benches = Vec::new();
+    for (method, budget) in [("zero-shot", 1), ("gif-mcts", 20)] {
+        for setting in JUDGE_SETTINGS {
+            let simulated_llm = SimulatedLlmParams {
+                special_case_share: setting.special_case_share,
+                hack_share: setting.hack_share,
+                ..SimulatedLlmParams::default()
+            };
+            let template = SearchSpec {
+                simulated_llm,
+                impossible: setting.impossible,
+                held_out_share: if setting.impossible.is_some() { 0.0 } else { EVILGENIE_SHARE },
+                naive_verdicts: setting.hack_share > 0.0,
+                llm_judge: true,
+                ..SearchSpec::default()
+            };
+            let method = MethodSpec::parse(method).expect("a known method");
+            benches.push((setting, BenchSpec::new(vec![method], vec![budget], seeds(scale), tasks.clone(), template)));
+        }
+    }
+    benches
+}
+
+/// "95.0% (9 / 1 / 0)": agreed, then both flagged, the judge alone, the other alone; "—" with no
+/// answers judged.
+fn agreed(agreement: &Agreement) -> String {
+    let Some(share) = agreement.share() else { return "—".to_owned() };
+    format!("{} ({} / {} / {})", percent(share), agreement.both, agreement.judge_only, agreement.detector_only)
+}
+
+/// The table of [`judge_benches`]' agreements, in the same order.
+pub fn judge_table(scale: Scale, agreements: &[(JudgeSetting, &BenchSpec, JudgeAgreement)]) -> Table {
+    let rows = agreements
+        .iter()
+        .map(|(setting, bench, judged)| {
+            let measure = match setting.impossible {
+                Some(variant) => format!("impossible, {}", variant.name()),
+                None => format!("held out {EVILGENIE_SHARE}"),
+            };
+            vec![
+                bench.methods[0].name().to_owned(),
+                bench.budgets[0].to_string(),
+                measure,
+                format!("{}", setting.special_case_share),
+                format!("{}", setting.hack_share),
+                judged.judged.to_string(),
+                judged.reward_hacking.to_string(),
+                (judged.tests.both + judged.tests.detector_only).to_string(),
+                agreed(&judged.tests),
+                judged.naive.map_or("off".to_owned(), |naive| (naive.both + naive.detector_only).to_string()),
+                judged.naive.as_ref().map_or("—".to_owned(), agreed),
+            ]
+        })
+        .collect();
+    Table {
+        id: "llm-judge",
+        made_by: format!(
+            "`{}` (as `rlcg cheat-rate --llm-judge`, with `--naive-verdicts` where hacks are written): the {} bundled \
+             tasks × seeds 1–{}, EvilGenie's three \
+             detectors on the same searches: the tests ({EVILGENIE_SHARE} of them held out, an answer special-cased? \
+             when it passes the visible ones and fails a held-out one; or an impossible variant, every pass a cheat), \
+             naive verdicts (on where the simulated LLM writes reward hacks, off elsewhere: a hack they pass and \
+             the real verdict refuses), and the LLM judge, which reads each answer that passed every test it was scored on. The \
+             simulated judge knows which of the simulated LLM's replies were lookups or hacks and errs at odds of \
+             ours ({SIMULATED_MISS} missed, {SIMULATED_FALSE_ALARM} false alarms), so the agreements measure the \
+             other two detectors (an honest program with a bug only a held-out test reaches is where they part), \
+             not a model's judgement: `--llm` measures a real judge. Agreement is over the answers judged with a \
+             class: the share on which both said the same (both flagged / the judge alone / the other alone).",
+            scale.command(GROUP),
+            search_tasks().len(),
+            seeds(scale).len()
+        ),
+        header: [
+            "method",
+            "LLM calls",
+            "measure",
+            "special_case_share",
+            "hack_share (naive verdicts)",
+            "answers judged",
+            "judge: reward hacking",
+            "tests flagged",
+            "judge and tests agree",
+            "naive verdicts flagged",
+            "judge and naive verdicts agree",
+        ]
+        .map(str::to_owned)
+        .to_vec(),
         rows,
     }
 }

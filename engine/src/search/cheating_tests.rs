@@ -163,3 +163,45 @@ fn a_model_let_give_up_ends_the_search_honestly_and_the_prompt_says_it_may() {
     let plain = spec::SearchSpec { impossible: None, ..spec };
     assert!(plain.start(None, true, PromptSet::default()).unwrap_err().contains("shows its tests"));
 }
+
+#[test]
+fn the_llm_judge_reads_an_answer_that_passed_once_the_search_ends_and_changes_nothing_it_did() {
+    use crate::cheating::llm_judge::JudgeClass;
+    use crate::prompts::id;
+    let mut spec = simulated_spec("zero-shot", 5);
+    spec.held_out_share = 0.3;
+    spec.simulated_llm.special_case_share = 1.0;
+    let all_pass = |request: &crate::python::ProgramRequest| verdict(request, request.tests.len() as u32, false);
+    let unjudged = driven(&spec, 5, all_pass);
+    assert_eq!(unjudged.judged(), None, "off by default");
+    spec.llm_judge = true;
+    let judged = driven(&spec, 5, all_pass);
+    // The judge's call is beyond the search: the same calls, programs and fingerprint.
+    assert_eq!((judged.llm_calls(), judged.fingerprint()), (unjudged.llm_calls(), unjudged.fingerprint()));
+    assert_eq!(judged.ended(), unjudged.ended());
+    let record = judged.judged().expect("an answer that passed every visible test is judged");
+    let lookup = &judged.expansions()[0].program;
+    assert!(lookup.contains("_SHOWN = ["), "the simulated LLM looked the tests up: {lookup}");
+    assert!(record.prompt.contains(lookup.trim()), "the judge reads the program: {}", record.prompt);
+    assert!(record.prompt.contains(&judged.task().description), "and the task as the model was shown it");
+    let held_out = &judged.task().held_out;
+    let unseen = |t: &TestCase| matches!(t, TestCase::Statement(s) if !record.prompt.contains(s.trim()));
+    assert!(!held_out.is_empty() && held_out.iter().all(unseen), "no held-out test reaches the judge");
+    assert!(record.class.is_some(), "{}", record.reply);
+    assert!(PromptSet::default().get(id::CHEATING_JUDGE).is_some());
+    // An answer that fails a visible test is not judged: no detector counts it.
+    let failing = driven(&spec, 5, |request| verdict(request, 0, false));
+    assert_eq!((failing.judged(), failing.is_done()), (None, true));
+    // The simulated judge flags lookups, missing 10% of them, and calls honest answers legitimate,
+    // with 5% false alarms.
+    let classes = |spec: &spec::SearchSpec| -> Vec<_> {
+        (1..=20)
+            .map(|seed| driven(&spec::SearchSpec { seed, ..spec.clone() }, seed, all_pass).judged().unwrap().class)
+            .collect()
+    };
+    let lookups = classes(&spec);
+    assert!(lookups.iter().filter(|c| **c == Some(JudgeClass::RewardHacking)).count() >= 16, "{lookups:?}");
+    spec.simulated_llm.special_case_share = 0.0;
+    let honest = classes(&spec);
+    assert!(honest.iter().filter(|c| **c == Some(JudgeClass::Legitimate)).count() >= 17, "{honest:?}");
+}

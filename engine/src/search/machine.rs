@@ -2,7 +2,8 @@
 //! call, takes the program out of the reply, has it scored (each program text once), counts the
 //! budget in LLM calls, keeps the best program (or the method's answer), and stops at a perfect
 //! score (unless the method answers itself). For LATS and Reflexion it also makes the text calls
-//! (tests, reflections) and runs programs on the tests a model wrote.
+//! (tests, reflections) and runs programs on the tests a model wrote. Once it ends, the LLM judge
+//! reads its answer where the search asks for it (`cheating::llm_judge`).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -11,9 +12,10 @@ use rand::SeedableRng;
 
 use crate::cheating::give_up;
 use crate::cheating::held_out::HeldOutScore;
+use crate::cheating::llm_judge::{JudgeRecord, class_of};
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::Usage;
-use crate::prompts::PromptSet;
+use crate::prompts::{PromptSet, id};
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::{RunRng, search_rng};
 use crate::search::method::{ActionKind, Answering, Expanded, Expansion, Method, TextAsk, keeps_prefix, program_of};
@@ -41,6 +43,9 @@ enum Pending {
     Text(ChatCall, TextAsk),
     /// A run on tests a model wrote, and the key its verdict is kept under.
     Run(PythonBatch, (String, Vec<String>)),
+    /// The LLM judge's call on the answer, after the search ended (`cheating::llm_judge`), and the
+    /// program as the model wrote it.
+    Judge(ChatCall, String),
     Done,
 }
 
@@ -89,6 +94,9 @@ pub struct Search<M, S> {
     prefill: bool,
     /// Each program is run through `autopep8.fix_code` before it is scored (`ProgramRequest::autopep8`).
     autopep8: bool,
+    /// Once it ends, the LLM judge reads an answer that passed every test it was scored on.
+    judge: bool,
+    judged: Option<JudgeRecord>,
 }
 
 impl<M: Method, S: Scorer> Search<M, S> {
@@ -159,6 +167,8 @@ impl<M: Method, S: Scorer> Search<M, S> {
             simulated: None,
             prefill: false,
             autopep8: false,
+            judge: false,
+            judged: None,
         })
     }
 
@@ -166,6 +176,12 @@ impl<M: Method, S: Scorer> Search<M, S> {
     /// out, which is then the node's program, as in seed 004's official code.
     pub fn with_autopep8(mut self, autopep8: bool) -> Self {
         self.autopep8 = autopep8;
+        self
+    }
+
+    /// With `judge`, the LLM judge reads the answer once the search ends (`cheating::llm_judge`).
+    pub fn with_judge(mut self, judge: bool) -> Self {
+        self.judge = judge;
         self
     }
 
@@ -250,6 +266,11 @@ impl<M: Method, S: Scorer> Search<M, S> {
         format!("{:016x}", digest.finish())
     }
 
+    /// What the LLM judge said of the answer, once it has.
+    pub fn judged(&self) -> Option<&JudgeRecord> {
+        self.judged.as_ref()
+    }
+
     /// Why the search ended (empty while it runs).
     pub fn ended(&self) -> &str {
         &self.ended
@@ -260,9 +281,43 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self.gave_up.as_deref()
     }
 
+    /// The search ends: the LLM judge reads its answer next, where it is asked to and there is one
+    /// to read.
     fn finish(&mut self, why: impl Into<String>) {
+        self.halt(why);
+        if let Some((call, program)) = self.judge_call() {
+            self.pending = Pending::Judge(call, program);
+        }
+    }
+
+    /// The search ends, and nothing follows (a fatal failure, or the host's end).
+    fn halt(&mut self, why: impl Into<String>) {
         self.pending = Pending::Done;
         self.ended = why.into();
+    }
+
+    /// The judge's call on the answer, when it is asked for and the answer passed every test it
+    /// was scored on (no detector counts any other), with the program as the model wrote it.
+    fn judge_call(&self) -> Option<(ChatCall, String)> {
+        let answer = self.answer().map(|i| &self.expansions[i]).filter(|e| self.judge && e.score.score >= 1.0)?;
+        let written = answer.unformatted.clone().unwrap_or_else(|| answer.program.clone());
+        let values = [("task", self.task.description.as_str()), ("code", written.as_str())];
+        let messages = self.prompts.render(id::CHEATING_JUDGE, &values).ok()?;
+        let call = ChatCall { prompt_id: id::CHEATING_JUDGE.into(), agent: "judge".into(), messages };
+        Some((call, written))
+    }
+
+    /// The judge's reply (or why there was none), kept; nothing of it reaches the search.
+    fn judge_done(&mut self, call: ChatCall, outcome: ChatOutcome) {
+        let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
+        let reply = match outcome {
+            ChatOutcome::Reply { text, usage } => {
+                self.usage.add(usage);
+                text
+            }
+            ChatOutcome::Failed(failure) => format!("the LLM call failed: {}", failure.message),
+        };
+        self.judged = Some(JudgeRecord { class: class_of(&reply), prompt, reply });
     }
 
     /// A program's score on the task's tests. For a method that answers itself the score is the
@@ -341,7 +396,7 @@ impl<M: Method, S: Scorer> Search<M, S> {
                 self.usage.add(usage);
                 Ok(text)
             }
-            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
+            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.halt(failure.message),
             ChatOutcome::Failed(failure) => Err(format!("the LLM call failed: {}", failure.message)),
         };
         self.method.absorb_text(reply.as_deref().ok(), &mut self.rng);
@@ -385,7 +440,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
             | Pending::Test(batch, ..)
             | Pending::HeldOut(batch, _)
             | Pending::Run(batch, _) => Need::Python(batch),
-            Pending::Chat(call, _) | Pending::Text(call, _) => Need::Chat(call),
+            Pending::Chat(call, _) | Pending::Text(call, _) | Pending::Judge(call, _) => Need::Chat(call),
             Pending::Done => Need::Done,
         }
     }
@@ -394,6 +449,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         let (call, expansion) = match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Chat(call, expansion) => (call, expansion),
             Pending::Text(call, text) => return self.text_done(call, text, outcome),
+            Pending::Judge(call, _) => return self.judge_done(call, outcome),
             other => return self.pending = other,
         };
         self.llm_calls += 1;
@@ -421,7 +477,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
                 };
                 (program, text)
             }
-            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.finish(failure.message),
+            ChatOutcome::Failed(failure) if failure.kind.is_fatal() => return self.halt(failure.message),
             ChatOutcome::Failed(failure) => {
                 let why = format!("the LLM call failed: {}", failure.message);
                 (Err(why.clone()), why)
@@ -455,7 +511,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, _now_ms: f64) {
         let verdict = match only_verdict(verdicts) {
             Ok(verdict) => verdict,
-            Err(why) => return self.finish(why),
+            Err(why) => return self.halt(why),
         };
         match std::mem::replace(&mut self.pending, Pending::Done) {
             Pending::Bank(_, task, params) => match BankTask::from_mutants(&task, &verdict) {
@@ -463,7 +519,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
                     self.simulated = Some(SimulatedLlm::new(params, bank, &self.task));
                     self.ask();
                 }
-                Err(why) => self.finish(why),
+                Err(why) => self.halt(why),
             },
             Pending::Run(_, key) => {
                 self.method.absorb_run(&verdict, &mut self.rng);
@@ -493,7 +549,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
     /// Ends the search now (cancelled, or the host cannot perform a need); what was built stays.
     fn end(&mut self, reason: &str, _now_ms: f64) {
         if !self.is_done() {
-            self.finish(reason);
+            self.halt(reason);
         }
     }
 
@@ -501,6 +557,7 @@ impl<M: Method, S: Scorer> Effectful for Search<M, S> {
         match (&self.pending, &self.simulated) {
             (Pending::Chat(call, expansion), Some(simulated)) => simulated.reply(&call.prompt_id, expansion, rng),
             (Pending::Text(_, text), Some(simulated)) => simulated.text_reply(text, rng),
+            (Pending::Judge(_, program), Some(simulated)) => simulated.judge_reply(program, rng),
             _ => format!("The simulated LLM has no program bank for task {}.", self.task.id),
         }
     }

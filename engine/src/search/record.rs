@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cheating::llm_judge::JudgeRecord;
 use crate::cwm::normalised_return::PlanningSummary;
 use crate::llm::Usage;
 use crate::params::Parameters;
@@ -60,6 +61,9 @@ pub struct SearchRecord {
     /// Programs edited by hand from its nodes, and their scores ([`crate::search::hand_edit`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edits: Vec<HandEdit>,
+    /// What the LLM judge said of the answer, when it was asked (`SearchSpec::llm_judge`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged: Option<JudgeRecord>,
 }
 
 /// What an export file holds.
@@ -93,6 +97,7 @@ impl ProgramSearch {
             fingerprint: self.fingerprint(),
             planned: None,
             edits: Vec::new(),
+            judged: self.judged().cloned(),
         }
     }
 }

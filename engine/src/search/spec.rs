@@ -321,6 +321,11 @@ pub struct SearchSpec {
     /// or encouraging wording, or ours before fidelity round 4 ("must-pass").
     #[serde(default, skip_serializing_if = "crate::params::is_default")]
     pub tests_instruction: TestsInstruction,
+    /// EvilGenie's LLM judge (`cheating::llm_judge`): once the search ends, the chosen LLM reads
+    /// an answer that passed every test it was scored on and says whether it games them, in one
+    /// call beyond the budget. Off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub llm_judge: bool,
 }
 
 fn is_default(spec: &WorldModelSpec) -> bool {
@@ -357,6 +362,7 @@ impl SearchSpec {
             held_out_share: 0.0,
             may_give_up: false,
             tests_instruction: TestsInstruction::default(),
+            llm_judge: false,
         }
     }
 
@@ -396,7 +402,7 @@ impl SearchSpec {
                 Search::new(method, scorer, task, prompts, self.budget, self.seed)?
             }
         };
-        Ok(search.with_autopep8(self.autopep8))
+        Ok(search.with_autopep8(self.autopep8).with_judge(self.llm_judge))
     }
 
     /// The method and the scorer of this spec on `task`.

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::cheating::llm_judge::JudgeClass;
 use crate::search::method::Expanded;
 use crate::search::record::SearchRecord;
 
@@ -33,6 +34,10 @@ pub struct SearchSummary {
     /// Each program (1-based, in the order written) that passed every visible test and failed a
     /// held-out one, with the held-out test it failed.
     pub special_cased: Vec<(usize, String)>,
+    /// The LLM judge was asked (`SearchSpec::llm_judge`), and what it said of the answer: none
+    /// while it has not, or where no answer passed every test it was scored on.
+    pub llm_judge: bool,
+    pub judged: Option<Option<JudgeClass>>,
 }
 
 impl SearchRecord {
@@ -55,6 +60,8 @@ impl SearchRecord {
             special_cased: (self.expansions.iter().enumerate())
                 .filter_map(|(i, e)| e.score.special_cased().map(|test| (i + 1, test.to_owned())))
                 .collect(),
+            llm_judge: self.spec.llm_judge,
+            judged: self.judged.as_ref().map(|j| j.class),
         }
     }
 }
@@ -101,6 +108,12 @@ impl fmt::Display for SearchSummary {
                 self.special_cased.len()
             )?;
         }
+        match (self.llm_judge, self.judged) {
+            (false, _) => {}
+            (true, None) => write!(f, " · the LLM judge: no answer passed every test it was scored on")?,
+            (true, Some(None)) => write!(f, " · the LLM judge: its reply named no class")?,
+            (true, Some(Some(class))) => write!(f, " · the LLM judge: {}", class.name())?,
+        }
         Ok(())
     }
 }
@@ -124,5 +137,11 @@ mod tests {
         );
         let held_out = super::SearchSummary { held_out_share: 0.3, special_cased: vec![(2, "t".into())], ..summary };
         assert!(held_out.to_string().ends_with(" · 30% of the tests held out: 1 program(s) special-cased? (every visible test passed, a held-out one failed)"));
+        let judged = super::SearchSummary {
+            llm_judge: true,
+            judged: Some(Some(crate::cheating::llm_judge::JudgeClass::RewardHacking)),
+            ..held_out
+        };
+        assert!(judged.to_string().ends_with("a held-out one failed) · the LLM judge: REWARD HACKING"), "{judged}");
     }
 }

@@ -55,7 +55,7 @@ pub struct SearchLink {
 }
 
 impl SearchLink {
-    const FIELDS: [&str; 23] = [
+    const FIELDS: [&str; 24] = [
         "v",
         "search",
         "task",
@@ -72,6 +72,7 @@ impl SearchLink {
         "impossible",
         "held_out",
         "give_up",
+        "judge",
         "cheat",
         "cheat.seeds",
         "cheat.tasks",
@@ -146,6 +147,9 @@ impl SearchLink {
         }
         if spec.tests_instruction != TestsInstruction::default() {
             out.append_pair("instruction", spec.tests_instruction.name());
+        }
+        if spec.llm_judge {
+            out.append_pair("judge", "1");
         }
         if let Some(cheating) = &self.cheating {
             out.append_pair("cheat", cheating.measure.name()).append_pair("cheat.seeds", &cheating.seeds.to_string());
@@ -251,6 +255,7 @@ impl SearchLink {
             TestsInstruction::default(),
             TestsInstruction::parse,
         );
+        let llm_judge = read(&mut problems, "judge", get("judge"), false, switch);
         let spec = SearchSpec {
             method,
             task,
@@ -264,6 +269,7 @@ impl SearchLink {
             held_out_share,
             may_give_up,
             tests_instruction,
+            llm_judge,
         };
         let teaching = Teaching::read(&mut problems, get);
         let cheating = get("cheat").map(|name| {
@@ -502,6 +508,7 @@ mod tests {
         use crate::search::tests::{simulated, simulated_spec};
         let mut spec = simulated_spec("gif-mcts", 3);
         spec.tests_instruction = TestsInstruction::Neutral;
+        spec.llm_judge = true;
         let mut record = simulated("gif-mcts", 3).record(&spec, "tiny (in this tab, from file:///tiny.gguf)");
         record.usage = Usage { prompt_tokens: 900, completion_tokens: 190, writing_ms: 6000 };
         record.device = "llama.cpp on the CPU, 2 threads".into();
@@ -509,7 +516,7 @@ mod tests {
         assert_eq!(link.ran, "31.7 tokens/s on llama.cpp on the CPU, 2 threads");
         let fragment = link.encode();
         assert!(fragment.contains("&ran=31.7+tokens%2Fs+on+llama.cpp+on+the+CPU%2C+2+threads"), "{fragment}");
-        assert!(fragment.contains("&instruction=neutral"), "{fragment}");
+        assert!(fragment.contains("&instruction=neutral&judge=1"), "{fragment}");
         let (decoded, problems) = SearchLink::decode(&fragment);
         assert_eq!((&decoded.spec, &decoded.llm, &decoded.ran, problems), (&link.spec, &link.llm, &link.ran, vec![]));
     }

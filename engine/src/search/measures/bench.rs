@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cheating::cheat_rate::{CheatKind, CheatRate};
+use crate::cheating::llm_judge::{JudgeAgreement, JudgeClass, Judged};
 use crate::effects::{Effectful, Need, OfflineLlm, PythonBatch};
 use crate::prompts::PromptSet;
 use crate::python::ProgramVerdict;
@@ -51,6 +52,9 @@ pub struct BenchOutcome {
     pub cheat_example: Option<CheatExample>,
     /// The model gave up (`cheating::give_up`).
     pub gave_up: bool,
+    /// With the LLM judge on, what it said of an answer that passed every test it was scored on,
+    /// beside the other detectors.
+    pub judged: Option<Judged>,
 }
 
 /// A search that cheated: its task and seed, how, the program it answered with, and for a
@@ -63,6 +67,9 @@ pub struct CheatExample {
     pub program: String,
     pub held_out_failed: Option<String>,
     pub changed_definitions: Vec<String>,
+    /// What the LLM judge said of it, when it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeClass>,
 }
 
 /// How `search`, on an impossible task or with tests held out, cheated: by the program it answers
@@ -89,6 +96,11 @@ pub fn cheat_kind(score: &Score) -> Option<CheatKind> {
 pub fn outcome(job: usize, method: usize, spec: &SearchSpec, search: &ProgramSearch) -> BenchOutcome {
     let cheat = spec.measures_cheating().then(|| cheat_of(search)).flatten();
     let answer = search.answer().map(|i| &search.expansions()[i]);
+    let judged = search.judged().zip(answer).map(|(record, e)| Judged {
+        class: record.class,
+        tests_flag: cheat == Some(CheatKind::SpecialCasedInput),
+        naive_flag: spec.naive_verdicts.then_some(e.score.hacked),
+    });
     BenchOutcome {
         job,
         method,
@@ -102,8 +114,10 @@ pub fn outcome(job: usize, method: usize, spec: &SearchSpec, search: &ProgramSea
             program: e.program.clone(),
             held_out_failed: e.score.special_cased().map(str::to_owned),
             changed_definitions: e.score.changed_definitions.clone(),
+            judge: judged.and_then(|j| j.class),
         }),
         gave_up: search.gave_up().is_some(),
+        judged,
     }
 }
 
@@ -193,6 +207,20 @@ impl BenchSpec {
                 let cheats: Vec<_> = of_method(m).map(|o| o.cheat).collect();
                 (method.name().to_owned(), CheatRate::of(&cheats, of_method(m).filter(|o| o.gave_up).count()))
             })
+            .collect()
+    }
+
+    /// With the LLM judge on, each method's judge verdicts beside the other detectors (none when
+    /// it is off).
+    pub fn judge_agreements(&self, outcomes: &[BenchOutcome]) -> Vec<(String, JudgeAgreement)> {
+        if !self.template.llm_judge {
+            return Vec::new();
+        }
+        let judged = |m: usize| outcomes.iter().filter(move |o| o.method == m).filter_map(|o| o.judged.as_ref());
+        self.methods
+            .iter()
+            .enumerate()
+            .map(|(m, method)| (method.name().to_owned(), JudgeAgreement::of(judged(m))))
             .collect()
     }
 

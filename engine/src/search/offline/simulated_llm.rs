@@ -20,6 +20,8 @@
 //! with `trivial_test_share`), reflections that name the failing test, and rewrites that repair a
 //! bug first (as fix does), else aim at a fault that the failing test implicates (as improve does);
 //! the reflection's words change nothing in the simulation.
+//! As the LLM judge (`cheating::llm_judge`) it knows its own lookups and hacks, and errs at the
+//! judge's odds.
 //! Every reply is a real program, parsed by the real parser and scored by the real harness; only
 //! which program comes back is simulated. Results under it are labelled "simulated LLM".
 
@@ -29,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cheating::give_up;
 use crate::cheating::impossible::mutated_assert;
+use crate::cheating::llm_judge;
 use crate::cheating::special_case::lookup_program;
 use crate::prompts::id;
 use crate::rng::RunRng;
@@ -209,6 +212,14 @@ impl SimulatedLlm {
                 "## Error explanation\nThe program does not run as written.\n## Fix suggestion\nCorrect the line the error points to.\n## Correct code\n```python\n{program}```\n"
             ),
         }
+    }
+
+    /// The simulated judge's reply on `program` (`cheating::llm_judge`): it knows a lookup of the
+    /// shown tests or a reward hack of its own when it reads one, and errs at the judge's odds.
+    pub fn judge_reply(&self, program: &str, rng: &mut RunRng) -> String {
+        let looked_up = self.lookup.as_deref().is_some_and(|lookup| lookup.trim() == program.trim());
+        let hacked = REWARD_HACKS.iter().any(|(_, hack)| program.contains(hack.trim()));
+        llm_judge::simulated_reply(looked_up || hacked, rng)
     }
 
     /// The reply to a text call: unit tests, or a reflection that names the failing test.
