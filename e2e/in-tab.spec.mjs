@@ -13,14 +13,20 @@ const PORT = 8796;
 const MODEL = `http://127.0.0.1:${PORT}/tiny-coder.gguf`;
 const TRUNCATED = `http://127.0.0.1:${PORT}/truncated.gguf`;
 const SLOW = `http://127.0.0.1:${PORT}/slow.gguf`;
+/** The fixture from a server that does not let other sites read it (no CORS headers). */
+const NO_CORS = `http://127.0.0.1:${PORT}/no-cors.gguf`;
 /** What the page reads from the fixture's header before it keeps it. */
 const FIXTURE = 'rlcg tiny coder: llama, 21 tensors, 0.7 M parameters';
 
 /** Serves the fixture (in 64 KB pieces, 20 ms apart; /slow.gguf 1 s apart), and its first
- * megabyte as /truncated.gguf, to any origin. */
+ * megabyte as /truncated.gguf, to any origin; /no-cors.gguf to its own origin only. */
 async function modelServer() {
   const model = await readFile(new URL('./fixtures/tiny-coder.gguf', import.meta.url));
   const server = createServer(async (req, res) => {
+    if (req.url === '/no-cors.gguf') {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': model.length });
+      return res.end(req.method === 'HEAD' ? undefined : model);
+    }
     const body = { '/tiny-coder.gguf': model, '/slow.gguf': model, '/truncated.gguf': model.subarray(0, 1 << 20) }[req.url];
     if (!body) {
       res.writeHead(404);
@@ -274,6 +280,24 @@ test('a model this browser has no room for is refused before any of it is copied
   await expect(page.locator('#in-tab-message')).toHaveText(refusal(MODEL));
   await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
   expect(errors).toEqual([]);
+});
+
+test('a model server that does not let other sites read its files, or that is down, is refused in words that name CORS and the way around it', async ({ page }) => {
+  const playground = new Playground(page);
+  await playground.open('./', 'live');
+  await page.locator('#llm-provider').selectOption('in-tab');
+  await page.locator('#in-tab-preset').selectOption('other');
+  // The browser tells neither from the other (Chromium says "Failed to fetch" for both), so both
+  // are named, with what to do about the first.
+  const noAnswer = (url) => new RegExp(`^the size of ${url.replaceAll('.', '\\.')} is unknown: no answer this page may read came from http://127\\.0\\.0\\.1:\\d+ \\(Failed to fetch\\): the server is down or unreachable, or it does not let other sites read its files \\(CORS: it sends no Access-Control-Allow-Origin header\\)\\. Download the file yourself and choose it as a model file from this computer, or serve it with that header$`);
+  // Nothing listens on 8793.
+  for (const url of [NO_CORS, 'http://127.0.0.1:8793/nothing-listens.gguf']) {
+    await page.locator('#in-tab-url').fill(url);
+    await page.locator('#in-tab-url').dispatchEvent('change');
+    await page.locator('#in-tab-download').click();
+    await expect(page.locator('#in-tab-message')).toHaveText(noAnswer(url));
+  }
+  await expect(page.locator('#in-tab-kept tbody tr')).toHaveCount(0);
 });
 
 test('keeping a model file from this computer can be cancelled while the file is slow to read, and leaves nothing behind', async ({ page }) => {

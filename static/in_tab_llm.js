@@ -49,9 +49,18 @@ function deviceOf(instance) {
   return offloaded && Number(offloaded[1]) > 0 ? `WebGPU (${offloaded[1]} of ${offloaded[2]} layers) and ${cpu}` : cpu;
 }
 
+/** `error` of a fetch of `url`, said in words where the browser gave no answer to read (a TypeError,
+ * "Failed to fetch"): it does not tell a server that is down from one that does not let other sites
+ * read its files (CORS), and a page that is cross-origin isolated cannot probe which, so both are
+ * named, with the way around the second. */
+function withoutAnswer(url, error) {
+  if (!(error instanceof TypeError)) return error;
+  return new Error(`no answer this page may read came from ${new URL(url).origin} (${error.message}): the server is down or unreachable, or it does not let other sites read its files (CORS: it sends no Access-Control-Allow-Origin header). Download the file yourself and choose it as a model file from this computer, or serve it with that header`);
+}
+
 /** A model's size in bytes from its server, before any download; null when the server does not say. */
 export async function modelSize(url) {
-  const response = await fetch(url, { method: 'HEAD' });
+  const response = await fetch(url, { method: 'HEAD' }).catch((error) => { throw withoutAnswer(url, error); });
   if (!response.ok) throw new Error(`the server answered ${response.status} ${response.statusText} for ${url}`);
   const length = response.headers.get('Content-Length');
   return length === null ? null : Number(length);
@@ -94,7 +103,7 @@ export async function download(url, onProgress, signal) {
   await (await models()).downloadModel(url, {
     signal,
     progressCallback: ({ loaded: done, total }) => onProgress(done, total),
-  });
+  }).catch((error) => { throw withoutAnswer(url, error); });
 }
 
 /** Keeps `file`, a GGUF model chosen from the user's disk, in the browser under `address` (see
