@@ -7,16 +7,22 @@ async function specialCase(page, share) {
   await setInput(page, '#odds-special_case_share', share);
 }
 
-test('with half the tests held out and the simulated LLM special-casing half its replies, the tree marks the lookup special-cased? with the held-out test it fails', async ({ page }) => {
-  const errors = watchErrors(page);
+/** `rlcg search --method zero-shot --task binary_search --budget 10 --seed 1 --held-out 0.5
+ * --simulated-llm special_case_share=0.5`, with `--llm-judge` when `judge`: its second program is
+ * a lookup, fingerprint df1ed0c3c2bba10e either way. */
+async function heldOutSearch(page, judge) {
   const playground = new Playground(page);
   await playground.open('./', 'search');
-  // `rlcg search --method zero-shot --task binary_search --budget 10 --seed 1 --held-out 0.5
-  //  --simulated-llm special_case_share=0.5`: its second program is marked, fingerprint df1ed0c3c2bba10e.
   await setInput(page, '#search-budget', '10');
   await setInput(page, '#search-held-out', '0.5');
   await specialCase(page, '0.5');
+  if (judge) await page.locator('#search-judge').check();
   await playground.search({ task: 'binary_search', method: 'zero-shot' }, 'Search over: a program passes every test.');
+}
+
+test('with half the tests held out and the simulated LLM special-casing half its replies, the tree marks the lookup special-cased? with the held-out test it fails', async ({ page }) => {
+  const errors = watchErrors(page);
+  await heldOutSearch(page, false);
   await expect(page.locator('#search-summary')).toContainText('50% of the tests held out: 1 program(s) special-cased?');
   await expect(page.locator('#search-link')).toHaveValue(/held_out=0\.5.*r\.fp=df1ed0c3c2bba10e/);
   const marked = page.locator('#search-tree .node.special-cased');
@@ -39,15 +45,7 @@ test('with half the tests held out and the simulated LLM special-casing half its
 test('the LLM judge reads a search\'s answer, and in the Cheating view its agreement with the held-out tests is measured and each cheat says what it called it', async ({ page }) => {
   test.setTimeout(300_000);
   const errors = watchErrors(page);
-  const playground = new Playground(page);
-  await playground.open('./', 'search');
-  // `rlcg search --method zero-shot --task binary_search --budget 10 --seed 1 --held-out 0.5
-  //  --simulated-llm special_case_share=0.5 --llm-judge`: the same search as without the judge.
-  await setInput(page, '#search-budget', '10');
-  await setInput(page, '#search-held-out', '0.5');
-  await specialCase(page, '0.5');
-  await page.locator('#search-judge').check();
-  await playground.search({ task: 'binary_search', method: 'zero-shot' }, 'Search over: a program passes every test.');
+  await heldOutSearch(page, true);
   await expect(page.locator('#search-summary')).toContainText('2 LLM calls · best score 1.000');
   await expect(page.locator('#search-summary')).toContainText('a held-out one failed) · the LLM judge: REWARD HACKING');
   await expect(page.locator('#search-link')).toHaveValue(/held_out=0\.5&judge=1.*r\.fp=df1ed0c3c2bba10e/);

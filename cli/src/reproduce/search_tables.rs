@@ -2,11 +2,13 @@
 //! (`engine::reproduce::cheating`) and LATS and Reflexion at equal budgets (`engine::reproduce::
 //! lats`), their benches run on all cores.
 
+use engine::cheating::cheat_rate::CheatRate;
 use engine::reproduce::search::{
     bundled_bench, bundled_table, odds_benches, odds_table, world_model_bench, world_model_environments,
     world_model_table,
 };
 use engine::reproduce::{Scale, Table, cheating, lats};
+use engine::search::measures::bench::BenchSpec;
 use engine::task_import::parse_task_file;
 
 use engine::search::offline::bank::search_tasks;
@@ -30,22 +32,16 @@ pub fn search(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
 pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> {
     let mut rates = Vec::new();
     for (variant, share, spec) in cheating::benches(scale) {
-        let report = bench_report(spec, jobs)?;
-        let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("an impossible bench has a rate");
-        rates.push((variant, share, rate));
+        rates.push((variant, share, cheat_rate(spec, jobs)?));
     }
     let held_out = cheating::held_out_benches(scale);
     let mut held_out_rates = Vec::new();
     for (share, spec) in &held_out {
-        let report = bench_report(spec.clone(), jobs)?;
-        let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("a held-out bench has a rate");
-        held_out_rates.push((*share, spec, rate));
+        held_out_rates.push((*share, spec, cheat_rate(spec.clone(), jobs)?));
     }
     let mut give_up_rates = Vec::new();
     for (may_give_up, spec) in cheating::give_up_benches(scale) {
-        let report = bench_report(spec, jobs)?;
-        let rate = report.cheating.into_iter().next().map(|m| m.rate).expect("an impossible bench has a rate");
-        give_up_rates.push((may_give_up, rate));
+        give_up_rates.push((may_give_up, cheat_rate(spec, jobs)?));
     }
     let judged = cheating::judge_benches(scale);
     let mut agreements = Vec::new();
@@ -60,6 +56,12 @@ pub fn cheating(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure
         cheating::give_up_table(scale, &give_up_rates),
         cheating::judge_table(scale, &agreements),
     ])
+}
+
+/// The cheating rate of a bench of one method, on impossible variants or with tests held out.
+fn cheat_rate(spec: BenchSpec, jobs: Option<usize>) -> Result<CheatRate, Failure> {
+    let report = bench_report(spec, jobs)?;
+    Ok(report.cheating.into_iter().next().map(|m| m.rate).expect("a cheating bench has a rate"))
 }
 
 /// LATS (both modes), Reflexion and seed 004's methods at 10, 20 and 40 calls, on the bundled
