@@ -14,6 +14,9 @@
 // (llama-cpp-python) on the same files and messages, on every core, and puts it in the table;
 // `--engine=RLCG` also the engine's own language model (burn, `RLCG lm generate --json`, one thread)
 // on them, natively (issue 69).
+// `--profile` instead takes a CPU profile of llama.cpp's workers (wllama's and its threads') while
+// each model, loaded on every core, reads the prompt and writes one reply, and prints the time by
+// kind of code (ggml's dot products, its other operations, waiting between threads).
 // `--app=DIR` instead drives the built page in DIR (scripts/test's build/test-page) with the
 // fixture: the main thread's long tasks (over 50 ms) in live episodes with the simulated LLM (the
 // page and Python alone), while the model downloads, while it loads and writes a live episode's
@@ -80,6 +83,20 @@ window.measure = async (file, runs, messages, threads, gpu) => {
   await wllama.exit();
   return result;
 };
+// For --profile: a model loaded apart from the reply that is profiled.
+window.load = async (file, threads) => {
+  const blob = await (await fetch(file)).blob();
+  window.loaded = new Wllama({ default: './wllama.wasm' }, { logger: { debug() {}, log() {}, warn() {}, error: console.error } });
+  window.loaded.setCompat(null);
+  await window.loaded.loadModel([blob], { n_ctx: 4096, n_threads: threads, n_gpu_layers: 0 });
+};
+window.replyOnce = async (messages) => {
+  let timings = null;
+  const stream = await window.loaded.createChatCompletion({ messages, temperature: 0, max_tokens: 64, ignore_eos: true, stream: true, cache_prompt: false });
+  for await (const chunk of stream) timings = chunk.timings ?? timings;
+  return timings;
+};
+window.unload = () => window.loaded.exit();
 window.ready = true;
 </script>`;
 
@@ -105,9 +122,10 @@ const server = createServer(async (req, res) => {
   }
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const debuggingPort = 9334;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu'],
+  args: ['--headless', '--no-sandbox', '--enable-unsafe-webgpu', `--remote-debugging-port=${debuggingPort}`],
 });
 console.log(`${os.cpus()[0].model}, ${os.cpus().length} cores; Chromium ${browser.version()}; ${new Date().toISOString().slice(0, 10)}`);
 if (app) {
@@ -120,6 +138,12 @@ const tab = await browser.newPage();
 await tab.goto(`http://127.0.0.1:${server.address().port}/`);
 await tab.waitForFunction(() => window.ready);
 const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
+if (process.argv.includes('--profile')) {
+  for (const [i, model] of models.entries()) await profile(model, `/model/${i}`);
+  await browser.close();
+  server.close();
+  process.exit(0);
+}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // Each row is printed as it is measured (a long run keeps what it measured if a later row fails).
 console.log(`\n| model | runtime | threads | load (s) | reads the prompt (tokens/s) | writes (tokens/s) | first token (s) | first token, prompt cached (s) |`);
@@ -165,6 +189,74 @@ for (const [i, model] of models.entries()) {
 console.log(`(medians of ${runs} replies; the prompt cache off but for the last column)`);
 await browser.close();
 server.close();
+
+/**
+ * `--profile`: `model` loaded on every core, then a CPU profile of every worker (wllama's and its
+ * threads'; the DevTools protocol spoken to the browser directly, since Playwright's sessions reach
+ * pages only) while it reads the prompt and writes 64 tokens; self time by kind of code, summed
+ * over the threads, and llama.cpp's own timings.
+ */
+async function profile(model, file) {
+  await tab.evaluate(([file, threads]) => window.load(file, threads), [file, cores]);
+  const { ws: WebSocket } = (await import('node:module')).createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
+  const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${debuggingPort}/json/version`)).json();
+  const socket = new WebSocket(webSocketDebuggerUrl);
+  await new Promise((resolve) => socket.on('open', resolve));
+  let lastId = 0;
+  const pending = new Map();
+  socket.on('message', (data) => {
+    const message = JSON.parse(data);
+    pending.get(message.id)?.(message.result);
+    pending.delete(message.id);
+  });
+  const send = (method, params = {}, sessionId = undefined) => new Promise((resolve) => {
+    pending.set(++lastId, resolve);
+    socket.send(JSON.stringify({ id: lastId, method, params, sessionId }));
+  });
+  const { targetInfos } = await send('Target.getTargets');
+  const sessions = [];
+  for (const worker of targetInfos.filter((t) => t.type === 'worker')) {
+    const { sessionId } = await send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
+    await send('Profiler.enable', {}, sessionId);
+    await send('Profiler.setSamplingInterval', { interval: 500 }, sessionId);
+    await send('Profiler.start', {}, sessionId);
+    sessions.push(sessionId);
+  }
+  const timings = await tab.evaluate((messages) => window.replyOnce(messages), prompt);
+  const kinds = [
+    ['idle', /^\(idle\)$/],
+    ["ggml's dot products (the matrix products' inner loops)", /ggml_vec_dot|ggml_gemv|ggml_gemm|sgemm/],
+    ['quantising activations for the products', /quantize_row|quantize_q/],
+    ["ggml's other operations (softmax, norms, rope, adds, copies)", /ggml_compute_forward|ggml_vec_|ggml_fp16|ggml_fp32|ggml_cpy/],
+    // The thread pool's own loop is where a thread spins at a barrier until the others are done.
+    ['threads waiting for each other (the thread pool\'s loop and barriers)', /ggml_graph_compute_thread|barrier|futex|atomic|emscripten_thread|sched_yield|_emscripten_yield|pthread/],
+    ['V8 itself: (program), garbage collection', /^\((program|garbage collector)\)$/],
+    ['the rest of llama.cpp (graph building, sampling, tokens)', /llama|ggml|gguf|common_|server/],
+  ];
+  const self = {};
+  for (const sessionId of sessions) {
+    const { profile } = (await send('Profiler.stop', {}, sessionId)) ?? {};
+    if (!profile) continue; // a worker that ended meanwhile
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const msPerSample = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples.length);
+    for (const id of profile.samples) {
+      const name = byId.get(id).callFrame.functionName;
+      const kind = kinds.find(([, pattern]) => pattern.test(name))?.[0] ?? 'other (JavaScript, the runtime)';
+      self[kind] = (self[kind] ?? 0) + msPerSample;
+      if (process.argv.includes('--functions')) self[`  ${name}`] = (self[`  ${name}`] ?? 0) + msPerSample;
+    }
+  }
+  socket.close();
+  await tab.evaluate(() => window.unload());
+  console.log(`\n${path.basename(model)}, ${cores} threads, ${sessions.length} workers profiled: the prompt (${timings.prompt_n} tokens) ` +
+    `read at ${timings.prompt_per_second.toFixed(1)} tokens/s in ${(timings.prompt_ms / 1000).toFixed(1)} s, 64 tokens written at ` +
+    `${timings.predicted_per_second.toFixed(1)} tokens/s in ${(timings.predicted_ms / 1000).toFixed(1)} s`);
+  const busy = Object.entries(self).filter(([kind]) => kind !== 'idle' && !kind.startsWith('  ')).reduce((sum, [, ms]) => sum + ms, 0);
+  for (const [kind, ms] of Object.entries(self).sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+    const share = kind === 'idle' || kind.startsWith('  ') ? '' : ` (${((100 * ms) / busy).toFixed(0)}% of the busy time)`;
+    console.log(`${(ms / 1000).toFixed(2).padStart(8)} s  ${kind}${share}`);
+  }
+}
 
 /** The app in `directory` with the model at `model`: the long tasks of each phase, as the page's
  * main thread reports them (PerformanceObserver, entries over 50 ms). */
