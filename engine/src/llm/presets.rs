@@ -68,7 +68,10 @@ pub const PRESETS: &[Preset] = &[
 pub const IN_TAB: &str = "in-tab";
 
 /// A model the "In this tab" provider offers: a quantised GGUF file on the public model hub, which
-/// the user downloads once (its size is shown first) and the browser keeps.
+/// the user downloads once (its size is shown first) and the browser keeps. Q4_K_M is the smallest
+/// download; Q8_0 writes faster in the tab (llama.cpp falls back to Q5_0 for most of Qwen2.5-0.5B's
+/// Q4_K_M tensors, whose rows of 896 are no multiple of 256, and its wasm Q5_0 kernel is slower per
+/// weight than Q8_0's: docs/benchmarks.md, issue 71's profile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InTabModel {
     pub name: &'static str,
@@ -79,6 +82,10 @@ pub const IN_TAB_MODELS: &[InTabModel] = &[
     InTabModel {
         name: "qwen2.5-coder-0.5b-instruct-q4_k_m",
         url: "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    },
+    InTabModel {
+        name: "qwen2.5-coder-0.5b-instruct-q8_0",
+        url: "https://huggingface.co/Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF/resolve/main/qwen2.5-coder-0.5b-instruct-q8_0.gguf",
     },
     InTabModel {
         name: "qwen2.5-coder-1.5b-instruct-q4_k_m",
