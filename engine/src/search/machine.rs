@@ -3,7 +3,7 @@
 //! budget in LLM calls, keeps the best program (or the method's answer), and stops at a perfect
 //! score (unless the method answers itself). For LATS and Reflexion it also makes the text calls
 //! (tests, reflections) and runs programs on the tests a model wrote. Once it ends, the LLM judge
-//! reads its answer where the search asks for it (`cheating::llm_judge`).
+//! reads its answer where the search asks for it (`cheating::llm_judge`, `machine/judging.rs`).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -12,10 +12,10 @@ use rand::SeedableRng;
 
 use crate::cheating::give_up;
 use crate::cheating::held_out::HeldOutScore;
-use crate::cheating::llm_judge::{JudgeRecord, class_of};
+use crate::cheating::llm_judge::JudgeRecord;
 use crate::effects::{ChatCall, ChatOutcome, Effectful, Need, PythonBatch, only_verdict};
 use crate::llm::Usage;
-use crate::prompts::{PromptSet, id};
+use crate::prompts::PromptSet;
 use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::rng::{RunRng, search_rng};
 use crate::search::method::{ActionKind, Answering, Expanded, Expansion, Method, TextAsk, keeps_prefix, program_of};
@@ -27,6 +27,7 @@ use crate::search::tree::SearchTreeNode;
 use crate::task_import::ImportedTask;
 
 mod asking;
+mod judging;
 
 use asking::prefill_call;
 
@@ -179,12 +180,6 @@ impl<M: Method, S: Scorer> Search<M, S> {
         self
     }
 
-    /// With `judge`, the LLM judge reads the answer once the search ends (`cheating::llm_judge`).
-    pub fn with_judge(mut self, judge: bool) -> Self {
-        self.judge = judge;
-        self
-    }
-
     /// The task as the search shows and scores it, in place of the one it was made with (an
     /// impossible variant of the imported task whose reference makes the bank, `SearchSpec::start`).
     pub fn with_task(mut self, task: SearchTask) -> Self {
@@ -266,11 +261,6 @@ impl<M: Method, S: Scorer> Search<M, S> {
         format!("{:016x}", digest.finish())
     }
 
-    /// What the LLM judge said of the answer, once it has.
-    pub fn judged(&self) -> Option<&JudgeRecord> {
-        self.judged.as_ref()
-    }
-
     /// Why the search ended (empty while it runs).
     pub fn ended(&self) -> &str {
         &self.ended
@@ -294,30 +284,6 @@ impl<M: Method, S: Scorer> Search<M, S> {
     fn halt(&mut self, why: impl Into<String>) {
         self.pending = Pending::Done;
         self.ended = why.into();
-    }
-
-    /// The judge's call on the answer, when it is asked for and the answer passed every test it
-    /// was scored on (no detector counts any other), with the program as the model wrote it.
-    fn judge_call(&self) -> Option<(ChatCall, String)> {
-        let answer = self.answer().map(|i| &self.expansions[i]).filter(|e| self.judge && e.score.score >= 1.0)?;
-        let written = answer.unformatted.clone().unwrap_or_else(|| answer.program.clone());
-        let values = [("task", self.task.description.as_str()), ("code", written.as_str())];
-        let messages = self.prompts.render(id::CHEATING_JUDGE, &values).ok()?;
-        let call = ChatCall { prompt_id: id::CHEATING_JUDGE.into(), agent: "judge".into(), messages };
-        Some((call, written))
-    }
-
-    /// The judge's reply (or why there was none), kept; nothing of it reaches the search.
-    fn judge_done(&mut self, call: ChatCall, outcome: ChatOutcome) {
-        let prompt = call.messages.iter().rfind(|m| m.role == "user").map(|m| m.content.clone()).unwrap_or_default();
-        let reply = match outcome {
-            ChatOutcome::Reply { text, usage } => {
-                self.usage.add(usage);
-                text
-            }
-            ChatOutcome::Failed(failure) => format!("the LLM call failed: {}", failure.message),
-        };
-        self.judged = Some(JudgeRecord { class: class_of(&reply), prompt, reply });
     }
 
     /// A program's score on the task's tests. For a method that answers itself the score is the
