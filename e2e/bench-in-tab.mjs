@@ -22,6 +22,7 @@
 // page and Python alone), while the model downloads, while it loads and writes a live episode's
 // code, and while it writes again; `--trace` also prints what each of those tasks ran.
 import { chromium } from 'playwright-core';
+import { devTools } from './devtools.mjs';
 import { spawn, execFileSync } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -198,21 +199,7 @@ server.close();
  */
 async function profile(model, file) {
   await tab.evaluate(([file, threads]) => window.load(file, threads), [file, cores]);
-  const { ws: WebSocket } = (await import('node:module')).createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
-  const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${debuggingPort}/json/version`)).json();
-  const socket = new WebSocket(webSocketDebuggerUrl);
-  await new Promise((resolve) => socket.on('open', resolve));
-  let lastId = 0;
-  const pending = new Map();
-  socket.on('message', (data) => {
-    const message = JSON.parse(data);
-    pending.get(message.id)?.(message.result);
-    pending.delete(message.id);
-  });
-  const send = (method, params = {}, sessionId = undefined) => new Promise((resolve) => {
-    pending.set(++lastId, resolve);
-    socket.send(JSON.stringify({ id: lastId, method, params, sessionId }));
-  });
+  const { send, close } = await devTools(debuggingPort);
   const { targetInfos } = await send('Target.getTargets');
   const sessions = [];
   for (const worker of targetInfos.filter((t) => t.type === 'worker')) {
@@ -246,7 +233,7 @@ async function profile(model, file) {
       if (process.argv.includes('--functions')) self[`  ${name}`] = (self[`  ${name}`] ?? 0) + msPerSample;
     }
   }
-  socket.close();
+  close();
   await tab.evaluate(() => window.unload());
   console.log(`\n${path.basename(model)}, ${cores} threads, ${sessions.length} workers profiled: the prompt (${timings.prompt_n} tokens) ` +
     `read at ${timings.prompt_per_second.toFixed(1)} tokens/s in ${(timings.prompt_ms / 1000).toFixed(1)} s, 64 tokens written at ` +

@@ -31,10 +31,10 @@
 // where the time goes (by function name only in a build with the names: `strip = "none"` in
 // Cargo.toml's `page` profile).
 import { chromium } from 'playwright-core';
+import { devTools } from './devtools.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -165,21 +165,7 @@ async function benchAll(figures) {
  * self time by kind of code.
  */
 async function profileDqn(figures) {
-  const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
-  const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${debuggingPort}/json/version`)).json();
-  const socket = new WebSocket(webSocketDebuggerUrl);
-  await new Promise((resolve) => socket.on('open', resolve));
-  let lastId = 0;
-  const pending = new Map();
-  socket.on('message', (data) => {
-    const message = JSON.parse(data);
-    pending.get(message.id)?.(message.result);
-    pending.delete(message.id);
-  });
-  const send = (method, params = {}, sessionId = undefined) => new Promise((resolve) => {
-    pending.set(++lastId, resolve);
-    socket.send(JSON.stringify({ id: lastId, method, params, sessionId }));
-  });
+  const { send, close } = await devTools(debuggingPort);
   const { targetInfos } = await send('Target.getTargets');
   const worker = targetInfos.find((t) => t.type === 'worker' && t.url.endsWith('/worker_loader.js'));
   const { sessionId } = await send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
@@ -188,7 +174,7 @@ async function profileDqn(figures) {
   await send('Profiler.start', {}, sessionId);
   figures.dqn_executive_500_wall_s = (await train(page, 'executive', 'dqn', 500, 1)).wallMs / 1000;
   const { profile } = await send('Profiler.stop', {}, sessionId);
-  socket.close();
+  close();
   const file = path.join(await mkdtemp(path.join(tmpdir(), 'rlcg-profile-')), 'dqn-worker.cpuprofile');
   await writeFile(file, JSON.stringify(profile));
   figures.profile = file;
