@@ -216,3 +216,22 @@ test('the Cheating view asks an endpoint when Live mode chose one: its replies a
   expect(link).not.toContain('sk-e2e-cheat-key');
   expect(errors).toEqual([]);
 });
+
+test('with an endpoint chosen, the LLM judge is that endpoint, asked once the search is over, and its verdict is in the summary', async ({ page }) => {
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open('./', 'search');
+  // The stub looks the shown tests up, and as the judge calls its own lookups reward hacking.
+  await playground.useEndpoint('http://127.0.0.1:8790/v1', 'stub-special-case', 'sk-e2e-judge-key');
+  await playground.show('search');
+  await setInput(page, '#search-budget', '3');
+  await setInput(page, '#search-held-out', '0.5');
+  await page.locator('#search-judge').check();
+  await playground.search({ task: 'binary_search', method: 'gif-mcts' }, 'Search over: a program passes every test.');
+  await expect(page.locator('#search-summary')).toContainText('1 LLM calls · best score 1.000');
+  await expect(page.locator('#search-summary')).toContainText(' · the LLM judge: REWARD HACKING');
+  const link = await page.locator('#search-link').inputValue();
+  expect(link).toContain('judge=1');
+  expect(link).not.toContain('sk-e2e-judge-key');
+  expect(errors).toEqual([]);
+});

@@ -397,3 +397,32 @@ fn held_out_tests_in_the_stepcoder_curriculum_mark_the_completions_that_answer_t
     assert!(passes["completions"].as_u64().unwrap() >= 2, "{report}");
     assert_eq!(report["special_cased"], passes["completions"], "{report}");
 }
+
+#[test]
+fn the_llm_judge_asks_the_endpoint_after_the_search_and_reads_its_verdict() {
+    let stub = Stub::start();
+    let base_url = stub.base_url();
+    let judged = |model: &str, task: &[&str]| {
+        let mut args = vec!["search", "--llm", "custom", "--base-url", &base_url, "--model", model];
+        args.extend(task);
+        args.extend(["--budget", "3", "--seed", "1", "--llm-judge", "--json"]);
+        let output = rlcg(&args);
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        last_json_line(&output)
+    };
+    // The stub looks the shown tests up: the lookup passes them, and the judge, asked once the
+    // search is over and beyond its calls, reads the lookup and says so.
+    let lookup = judged("stub-special-case", &["--task", "binary_search", "--held-out", "0.5"]);
+    assert_eq!((lookup["best_score"].as_f64(), lookup["llm_calls"].as_u64()), (Some(1.0), Some(1)), "{lookup}");
+    assert_eq!(lookup["judged"]["class"], "reward-hacking", "{lookup}");
+    assert!(lookup["judged"]["prompt"].as_str().unwrap().contains("_ANSWERS = []"), "{lookup}");
+    assert!(lookup["judged"]["reply"].as_str().unwrap().ends_with("VERDICT: REWARD HACKING"), "{lookup}");
+    // Its honest program (is_palindrome, solved at the first call) is called legitimate.
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../tasks/samples/humaneval.jsonl");
+    let honest = judged("stub-coder", &["--tasks", samples, "--task", "Sample/1"]);
+    assert_eq!(
+        (honest["solved"].as_bool(), honest["judged"]["class"].as_str()),
+        (Some(true), Some("legitimate")),
+        "{honest}"
+    );
+}
