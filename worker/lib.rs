@@ -12,6 +12,7 @@ mod gpu_run;
 #[cfg(not(feature = "wgpu"))]
 #[path = "../src/services/js_error.rs"]
 mod js_error;
+mod language_models;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
 mod trainer;
@@ -58,19 +59,39 @@ pub fn start() {
     channel.port1().set_onmessage(Some(on_wake.as_ref().unchecked_ref()));
 
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        let request = event
-            .data()
-            .as_string()
+        // A request is JSON text, or `[JSON text, Blob]` for the file a `LoadModel` loads.
+        let data = event.data();
+        let (text, file) = match data.dyn_ref::<js_sys::Array>() {
+            Some(pair) => (pair.get(0).as_string(), pair.get(1).dyn_into::<web_sys::Blob>().ok()),
+            None => (data.as_string(), None),
+        };
+        let request = text
             .ok_or_else(|| "the worker expects JSON text messages".to_owned())
             .and_then(|text| Envelope::<ToWorker>::decode(&text));
-        let mut trainer = trainer.borrow_mut();
-        match request {
-            Ok(request) => trainer.handle(request),
-            Err(message) => trainer.post(FromWorker::Failed { run_id: None, message }),
+        match (request, file) {
+            (Ok(ToWorker::LoadModel { model_id, name }), Some(file)) => {
+                wasm_bindgen_futures::spawn_local(load_model(trainer.clone(), model_id, name, file))
+            }
+            (Ok(request), _) => trainer.borrow_mut().handle(request),
+            (Err(message), _) => trainer.borrow().post(FromWorker::Failed { run_id: None, message }),
         }
     });
     scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // Both handlers live as long as the worker.
     on_wake.forget();
     on_message.forget();
+}
+
+/// Reads the posted model file, then loads it.
+async fn load_model(trainer: Rc<RefCell<Trainer>>, model_id: u32, name: String, file: web_sys::Blob) {
+    match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+        Ok(buffer) => {
+            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+            trainer.borrow_mut().load_model(model_id, &name, Some(&bytes));
+        }
+        Err(error) => {
+            let result = Err(format!("{name} could not be read in the worker: {error:?}"));
+            trainer.borrow().post(FromWorker::ModelLoaded { model_id, result });
+        }
+    }
 }

@@ -59,6 +59,11 @@ impl Relay {
             | ToWorker::Stop { run_id }
             | ToWorker::Discard { run_id }
             | ToWorker::Decide { run_id, .. } => run_id,
+            // The language models are the CPU worker's.
+            ToWorker::LoadModel { .. }
+            | ToWorker::Generate { .. }
+            | ToWorker::StopGeneration { .. }
+            | ToWorker::NextLogits { .. } => return false,
         };
         self.runs.contains(run_id)
     }

@@ -4,7 +4,8 @@
 //! once. Episode records are batched so that the page receives at most about 30 progress messages
 //! a second however fast training goes, and a run waits while its batch is full: the page, not the
 //! worker, limits how fast a tabular run can go. WebGPU runs train in tasks of their own
-//! (`gpu_run.rs`); in the CPU worker they go to the nested WebGPU worker (`relay.rs`).
+//! (`gpu_run.rs`); in the CPU worker they go to the nested WebGPU worker (`relay.rs`). The engine's
+//! language models write their replies in the same slices (`language_models.rs`).
 
 use std::cell::RefCell;
 #[cfg(not(feature = "wgpu"))]
@@ -23,6 +24,7 @@ use engine::{EpisodeRecord, Run, RunSpec};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessagePort};
 
+use crate::language_models::LanguageModels;
 #[cfg(not(feature = "wgpu"))]
 use crate::relay::{Relay, RelayEvents};
 
@@ -132,6 +134,8 @@ pub(crate) struct Trainer {
     pub(crate) webgpu: WebGpu,
     /// Requests for WebGPU runs that came before WebGPU was up; handled once it is.
     pub(crate) waiting_for_webgpu: Vec<ToWorker>,
+    /// The engine's language models and the replies they are writing.
+    pub(crate) models: LanguageModels,
     /// The nested WebGPU worker that trains this worker's WebGPU runs.
     #[cfg(not(feature = "wgpu"))]
     pub(crate) relay: Relay,
@@ -140,6 +144,13 @@ pub(crate) struct Trainer {
 /// Milliseconds on the worker's high-resolution clock.
 pub(crate) fn now(scope: &DedicatedWorkerGlobalScope) -> f64 {
     scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// Posts `message` to the page.
+fn post(scope: &DedicatedWorkerGlobalScope, message: FromWorker) {
+    if let Err(error) = scope.post_message(&JsValue::from_str(&Envelope::encode(message))) {
+        web_sys::console::error_2(&"the training worker could not post a message".into(), &error);
+    }
 }
 
 /// The backend a request's run is on, for requests that build a run.
@@ -166,13 +177,12 @@ impl Trainer {
             last_progress: 0.0,
             webgpu: WebGpu::Pending,
             waiting_for_webgpu: Vec::new(),
+            models: LanguageModels::default(),
         }
     }
 
     pub(crate) fn post(&self, message: FromWorker) {
-        if let Err(error) = self.scope.post_message(&JsValue::from_str(&Envelope::encode(message))) {
-            web_sys::console::error_2(&"the training worker could not post a message".into(), &error);
-        }
+        post(&self.scope, message);
     }
 
     pub(crate) fn slot(&mut self, run_id: u32) -> Option<&mut RunSlot> {
@@ -184,7 +194,7 @@ impl Trainer {
             return;
         }
         let now_ms = now(&self.scope);
-        if self.slots.iter().any(|s| s.trains_here(now_ms)) {
+        if self.models.has_work() || self.slots.iter().any(|s| s.trains_here(now_ms)) {
             self.slice_scheduled = self.wake.post_message(&JsValue::NULL).is_ok();
         } else if self.slots.iter().any(RunSlot::has_work) {
             // Every batch is full or waits for its pace: wake when the next progress message or
@@ -220,6 +230,15 @@ impl Trainer {
             }
             ToWorker::Restore { run_id, spec, resume, checkpoint } => self.restore(run_id, spec, resume, checkpoint),
             ToWorker::Decide { request_id, run_id, state } => self.decide(request_id, run_id, &state),
+            ToWorker::LoadModel { model_id, name } => self.load_model(model_id, &name, None),
+            ToWorker::Generate(request) => {
+                let refused = self.models.generate(request, now(&self.scope));
+                refused.into_iter().for_each(|message| self.post(message));
+            }
+            ToWorker::StopGeneration { request_id } => self.models.stop(request_id),
+            ToWorker::NextLogits { request_id, model_id, messages } => {
+                self.post(self.models.next_logits(request_id, model_id, &messages))
+            }
         }
         self.schedule();
     }
@@ -384,9 +403,22 @@ impl Trainer {
         }
     }
 
-    /// One slice of training shared by the CPU runs in progress.
+    /// Loads the GGUF file posted with a `LoadModel` request (`bytes`: none came with it).
+    pub(crate) fn load_model(&mut self, model_id: u32, name: &str, bytes: Option<&[u8]>) {
+        let answer = match bytes {
+            Some(bytes) => self.models.load(model_id, name, bytes),
+            None => FromWorker::ModelLoaded { model_id, result: Err(format!("{name}: no file came with the request")) },
+        };
+        self.post(answer);
+    }
+
+    /// One slice of training shared by the CPU runs in progress, and of the replies being written.
     pub(crate) fn slice(&mut self) {
         self.slice_scheduled = false;
+        if self.models.has_work() {
+            let scope = self.scope.clone();
+            self.models.write_for(SLICE_MS, &|| now(&scope), &|message| post(&scope, message));
+        }
         let now_ms = now(&self.scope);
         let running = self.slots.iter().filter(|s| s.trains_here(now_ms)).count();
         if running > 0 {

@@ -7,12 +7,14 @@ use serde::{Deserialize, Serialize};
 use crate::agents::Checkpoint;
 use crate::device::GpuAdapter;
 pub use crate::effects::LiveState;
+use crate::lm::chat_template::Message;
+use crate::lm::generation::Sampling;
 use crate::pace::Pace;
 use crate::policy_view::PolicyView;
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
 
-pub const PROTOCOL_VERSION: u32 = 8;
+pub const PROTOCOL_VERSION: u32 = 9;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,6 +98,26 @@ pub enum ToWorker {
         run_id: u32,
         state: LiveState,
     },
+    /// Load the GGUF file posted beside this message (the page sends `[message, Blob]`) as the
+    /// engine's language model `model_id`, replacing any model of that id.
+    LoadModel {
+        model_id: u32,
+        /// How messages name the file (its address in the in-tab provider).
+        name: String,
+    },
+    /// Write a reply, streamed as `Generated` pieces, then `GenerationEnded`.
+    Generate(GenerateRequest),
+    /// Stop generation `request_id` after its current token (it ends as `GenerationEnded`).
+    StopGeneration {
+        request_id: u32,
+    },
+    /// The logits of model `model_id` for the token after `messages`' prompt: what the page's
+    /// parity test holds to llama.cpp's recorded numbers.
+    NextLogits {
+        request_id: u32,
+        model_id: u32,
+        messages: Vec<Message>,
+    },
 }
 
 /// Worker → page.
@@ -140,6 +162,61 @@ pub enum FromWorker {
         request_id: u32,
         result: Result<usize, String>,
     },
+    /// The answer to `LoadModel`: what the model is (`Gguf::describe`), or why it does not load.
+    ModelLoaded {
+        model_id: u32,
+        result: Result<String, String>,
+    },
+    /// The next piece of generation `request_id`'s reply, as text, and the tokens written so far.
+    Generated {
+        request_id: u32,
+        text: String,
+        tokens: u32,
+    },
+    /// Generation `request_id` has ended: the whole reply, or why it could not be written.
+    GenerationEnded {
+        request_id: u32,
+        result: Result<Reply, String>,
+    },
+    /// The answer to `NextLogits`.
+    Logits {
+        request_id: u32,
+        result: Result<NextLogits, String>,
+    },
+}
+
+/// A reply asked of the engine's language model `model_id`: to `messages` (a last assistant
+/// message is continued).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerateRequest {
+    pub request_id: u32,
+    pub model_id: u32,
+    pub messages: Vec<Message>,
+    pub sampling: Sampling,
+    pub max_tokens: u32,
+    /// Seeds the draws at a temperature above 0.
+    pub seed: u64,
+}
+
+/// A reply the engine's language model wrote in the worker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub text: String,
+    pub tokens: Vec<u32>,
+    pub prompt_tokens: u32,
+    /// Why it stopped (`Stop::name`: end, max_tokens, context_full, or stopped when asked).
+    pub stop: String,
+    /// Milliseconds reading the prompt (to the first token drawn), then writing the rest.
+    pub prompt_ms: f64,
+    pub writing_ms: f64,
+}
+
+/// The next token's logits after a chat's prompt, with the prompt as the model's template made it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NextLogits {
+    pub prompt: String,
+    pub tokens: Vec<u32>,
+    pub logits: Vec<f32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -178,14 +255,34 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":8", "\"version\":7");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 7, expected 8");
+        let stale = json.replace("\"version\":9", "\"version\":8");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 8, expected 9");
         let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
         assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":8,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":9,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
+        );
+    }
+
+    #[test]
+    fn a_language_model_request_reads_as_the_page_and_its_tests_write_it() {
+        let json = r#"{"version":9,"message":{"type":"generate","request_id":4,"model_id":1,
+            "messages":[{"role":"user","content":"hi"}],"sampling":{"temperature":0,"top_p":1},"max_tokens":8,"seed":3}}"#;
+        let expected = ToWorker::Generate(GenerateRequest {
+            request_id: 4,
+            model_id: 1,
+            messages: vec![Message { role: "user".into(), content: "hi".into() }],
+            sampling: Sampling::GREEDY,
+            max_tokens: 8,
+            seed: 3,
+        });
+        assert_eq!(Envelope::<ToWorker>::decode(json), Ok(expected));
+        let load = r#"{"version":9,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
+        assert_eq!(
+            Envelope::<ToWorker>::decode(load),
+            Ok(ToWorker::LoadModel { model_id: 2, name: "tiny.gguf".into() })
         );
     }
 }

@@ -68,7 +68,7 @@ pub(super) struct HistoryRow {
     pub(super) driver: String,
     pub(super) task: String,
     pub(super) llm: String,
-    /// Where the model ran (`in_tab_llm::device`); empty for an endpoint and the simulated LLM.
+    /// Where the model ran (`chat::device`); empty for an endpoint and the simulated LLM.
     pub(super) device: String,
     pub(super) env: EnvId,
     pub(super) summary: LiveSummary,

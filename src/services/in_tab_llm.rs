@@ -70,17 +70,6 @@ struct Reply {
     device: String,
 }
 
-thread_local! {
-    /// Where the last reply was written ([`Reply::device`]), for the record of the run it was for.
-    static LAST_DEVICE: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-/// Where the model in this tab wrote its last reply ("llama.cpp on the CPU, 2 threads"); empty
-/// before its first.
-pub fn device() -> String {
-    LAST_DEVICE.with_borrow(|device| device.clone())
-}
-
 /// The size in bytes that the model's server announces, before any download (`None`: it does not).
 pub async fn model_size(url: &str) -> Result<Option<f64>, String> {
     let size = js_model_size(url).await.map_err(|e| format!("the size of {url} is unknown: {}", describe(&e)))?;
@@ -125,6 +114,13 @@ async fn look_at(file: &web_sys::Blob) -> Result<String, String> {
     Gguf::parse_start(&js_sys::Uint8Array::new(&bytes).to_vec(), file.size() as u64)?.describe()
 }
 
+/// The kept model file at `url`, if this browser keeps one.
+pub async fn kept_file(url: &str) -> Result<Option<web_sys::Blob>, String> {
+    let file =
+        js_kept_file(url).await.map_err(|e| format!("{url} could not be read from this browser: {}", describe(&e)))?;
+    Ok(file.dyn_into::<web_sys::Blob>().ok())
+}
+
 /// Downloads `url` into the browser, unless its `announced` size has no room there, and looks at
 /// what came (a server's error page or a cut file is removed again, with the reason); `progress`
 /// hears (loaded, total) bytes; `cancel` stops it. Returns what the model is.
@@ -142,9 +138,9 @@ pub async fn download(
         js_download(url, on_progress, signal)
     })
     .await?;
-    let kept = js_kept_file(url).await.map_err(|e| describe(&e)).and_then(|file| {
-        file.dyn_into::<web_sys::Blob>().map_err(|_| format!("{url} is not in this browser after its download"))
-    });
+    let kept = kept_file(url)
+        .await
+        .and_then(|file| file.ok_or_else(|| format!("{url} is not in this browser after its download")));
     match kept {
         Ok(file) => match look_at(&file).await {
             Ok(model) => Ok(model),
@@ -216,7 +212,7 @@ pub async fn chat(
     });
     let signal = controller.signal();
     if !js_is_loaded(&settings.base_url) {
-        on_event(ClientEvent::Loading);
+        on_event(ClientEvent::Loading { into: "llama.cpp" });
     }
     let mut generation = std::pin::pin!(js_chat(&settings.base_url, &request, &on_text, &signal));
     // wllama streams one token a piece: the speed so far is pieces over the time since the first.
@@ -246,12 +242,12 @@ pub async fn chat(
     let json = outcome.map_err(|e| failure(settings, cancel, &e))?;
     let reply: Reply = serde_json::from_str(&json.as_string().unwrap_or_default())
         .map_err(|e| LlmFailure::new(FailureKind::Malformed, format!("the in-tab model's reply: {e}")))?;
+    let device = format!("llama.cpp on {}", reply.device);
     on_event(ClientEvent::Wrote {
         tokens: reply.completion_tokens,
         tokens_per_second: reply.tokens_per_second,
-        device: &reply.device,
+        device: &device,
     });
-    LAST_DEVICE.set(format!("llama.cpp on {}", reply.device));
     if reply.text.trim().is_empty() {
         return Err(LlmFailure::new(FailureKind::Empty, "the model's reply has no text"));
     }

@@ -38,14 +38,17 @@ pub enum ClientEvent<'a> {
         delay_ms: u64,
         reason: &'a str,
     },
-    /// The model in the tab is loaded into llama.cpp before it writes (the first call after a load).
-    Loading,
+    /// The model in the tab is loaded `into` llama.cpp or the engine before it writes (the first
+    /// call after a load).
+    Loading {
+        into: &'a str,
+    },
     /// The model in the tab is writing at this speed (so far).
     Speed {
         tokens_per_second: f64,
     },
-    /// The model in the tab wrote its reply: `tokens` at this speed over the whole reply
-    /// (llama.cpp's measure), on `device`.
+    /// The model in the tab wrote its reply: `tokens` at this speed over the whole reply (its
+    /// runtime's measure), by `device` ("llama.cpp on the CPU, 2 threads").
     Wrote {
         tokens: u64,
         tokens_per_second: f64,

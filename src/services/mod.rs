@@ -4,6 +4,7 @@
 
 pub mod cancel;
 pub mod chat;
+pub mod engine_llm;
 pub mod host;
 pub mod in_tab_llm;
 pub mod js_error;

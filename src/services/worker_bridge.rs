@@ -1,6 +1,6 @@
 //! The page's link to the training worker: it starts the worker, applies what the worker reports
 //! to the runs, and answers the requests that wait for a reply (a policy's decision, an agent
-//! rebuilt). Components reach it through leptos context ([`WorkerBridge::provide`], then
+//! rebuilt, the engine's language model loaded, its reply streamed). Components reach it through leptos context ([`WorkerBridge::provide`], then
 //! `expect_context::<WorkerBridge>()`), not through their props.
 
 use std::cell::{Cell, RefCell};
@@ -8,15 +8,19 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use engine::effects::LiveState;
-use engine::protocol::{Envelope, FromWorker, ToWorker};
+use engine::protocol::{Envelope, FromWorker, GenerateRequest, Reply, ToWorker};
 use engine::run::{Restoration, Resume};
-use futures_channel::oneshot;
+use futures_channel::{mpsc, oneshot};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 use web_sys::{ErrorEvent, MessageEvent, Worker};
 
 use crate::services::js_error;
 use crate::services::model::{RunData, Status};
+
+thread_local! {
+    static PAGE_BRIDGE: Cell<Option<WorkerBridge>> = const { Cell::new(None) };
+}
 
 /// The training worker, shared by every component that talks to it.
 #[derive(Clone, Copy)]
@@ -39,7 +43,10 @@ impl WorkerBridge {
         let handle = move |message: FromWorker| {
             calls.with_value(|c| c.answer(&message));
             on_message(&message);
-            runs.update(|runs| apply(runs, message));
+            // A language model's messages (a piece of text a token) leave the runs untouched.
+            if about_runs(&message) {
+                runs.update(|runs| apply(runs, message));
+            }
         };
         let worker = match spawn_worker(handle, move |problem| error.set(Some(problem))) {
             Ok(worker) => Some(worker),
@@ -50,20 +57,58 @@ impl WorkerBridge {
         };
         let bridge = WorkerBridge { worker: StoredValue::new_local(worker), calls, error };
         provide_context(bridge);
+        PAGE_BRIDGE.set(Some(bridge));
         bridge
     }
 
+    /// The page's bridge, for services that run outside any component (a chat call of the
+    /// engine's model, from the host's loop).
+    pub fn of_page() -> Option<WorkerBridge> {
+        PAGE_BRIDGE.get()
+    }
+
     pub fn send(self, message: ToWorker) {
+        if let Err(problem) = self.post(&JsValue::from_str(&Envelope::encode(message))) {
+            self.error.set(Some(problem));
+        }
+    }
+
+    fn post(self, data: &JsValue) -> Result<(), String> {
         self.worker.with_value(|w| {
-            let sent = w.as_ref().ok_or("the training worker is not running".to_owned()).and_then(|w| {
-                w.post_message(&JsValue::from_str(&Envelope::encode(message))).map_err(|e| {
+            w.as_ref().ok_or("the training worker is not running".to_owned()).and_then(|w| {
+                w.post_message(data).map_err(|e| {
                     format!("the request could not be sent to the training worker: {}.", js_error::describe(&e))
                 })
-            });
-            if let Err(problem) = sent {
-                self.error.set(Some(problem));
-            }
+            })
         })
+    }
+
+    /// Loads the GGUF `file` as the engine's language model `model_id` in the worker: what the
+    /// model is, or why it does not load.
+    pub async fn load_model(self, model_id: u32, name: &str, file: &web_sys::Blob) -> Result<String, String> {
+        let (tx, rx) = oneshot::channel();
+        self.calls.with_value(|c| c.loads.borrow_mut().insert(model_id, tx));
+        let request = Envelope::encode(ToWorker::LoadModel { model_id, name: name.to_owned() });
+        self.post(&js_sys::Array::of2(&JsValue::from_str(&request), file))?;
+        rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
+    }
+
+    /// Starts a reply of a loaded model (`request_id` is filled in): its pieces of text, then its
+    /// end, come through the receiver. Dropping the receiver does not stop it: [`Self::stop_generation`] does.
+    pub fn generate(self, mut request: GenerateRequest) -> (u32, mpsc::UnboundedReceiver<Generating>) {
+        let (tx, rx) = mpsc::unbounded();
+        let request_id = self.calls.with_value(|c| {
+            let id = c.next_id();
+            c.generations.borrow_mut().insert(id, tx);
+            id
+        });
+        request.request_id = request_id;
+        self.send(ToWorker::Generate(request));
+        (request_id, rx)
+    }
+
+    pub fn stop_generation(self, request_id: u32) {
+        self.send(ToWorker::StopGeneration { request_id });
     }
 
     /// The greedy action of run `run_id`'s policy in `state`.
@@ -106,6 +151,28 @@ fn spawn_worker(
     Ok(worker)
 }
 
+/// What a language model's reply sends while it is written.
+pub enum Generating {
+    /// The next piece, and the tokens written so far.
+    Text {
+        text: String,
+        tokens: u32,
+    },
+    Ended(Result<Reply, String>),
+}
+
+/// The message changes the runs.
+fn about_runs(message: &FromWorker) -> bool {
+    matches!(
+        message,
+        FromWorker::Progress { .. }
+            | FromWorker::Paused { .. }
+            | FromWorker::Resumed { .. }
+            | FromWorker::Finished(_)
+            | FromWorker::Failed { run_id: Some(_), .. }
+    )
+}
+
 /// Applies a worker message to the runs.
 fn apply(runs: &mut [RunData], message: FromWorker) {
     fn find(runs: &mut [RunData], id: u32) -> Option<&mut RunData> {
@@ -116,7 +183,11 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
         | FromWorker::WebGpu { .. }
         | FromWorker::Failed { run_id: None, .. }
         | FromWorker::Restored { .. }
-        | FromWorker::Decision { .. } => {}
+        | FromWorker::Decision { .. }
+        | FromWorker::ModelLoaded { .. }
+        | FromWorker::Generated { .. }
+        | FromWorker::GenerationEnded { .. }
+        | FromWorker::Logits { .. } => {}
         FromWorker::Progress { runs: batches } => {
             for batch in batches {
                 if let Some(run) = find(runs, batch.run_id) {
@@ -151,15 +222,24 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
     }
 }
 
-/// Requests to the training worker that wait for an answer: decisions and agent rebuilds.
+/// Requests to the training worker that wait for an answer: decisions, agent rebuilds, and the
+/// language models' loads and replies.
 #[derive(Default)]
 struct WorkerCalls {
     next_request: Cell<u32>,
     decisions: RefCell<HashMap<u32, oneshot::Sender<Result<usize, String>>>>,
     restores: RefCell<HashMap<u32, oneshot::Sender<Result<Restoration, String>>>>,
+    loads: RefCell<HashMap<u32, oneshot::Sender<Result<String, String>>>>,
+    generations: RefCell<HashMap<u32, mpsc::UnboundedSender<Generating>>>,
 }
 
 impl WorkerCalls {
+    fn next_id(&self) -> u32 {
+        let id = self.next_request.get() + 1;
+        self.next_request.set(id);
+        id
+    }
+
     /// Hands a worker message to whoever waits for it.
     fn answer(&self, message: &FromWorker) {
         match message {
@@ -173,13 +253,27 @@ impl WorkerCalls {
                     let _ = waiting.send(result.clone());
                 }
             }
+            FromWorker::ModelLoaded { model_id, result } => {
+                if let Some(waiting) = self.loads.borrow_mut().remove(model_id) {
+                    let _ = waiting.send(result.clone());
+                }
+            }
+            FromWorker::Generated { request_id, text, tokens } => {
+                if let Some(waiting) = self.generations.borrow().get(request_id) {
+                    let _ = waiting.unbounded_send(Generating::Text { text: text.clone(), tokens: *tokens });
+                }
+            }
+            FromWorker::GenerationEnded { request_id, result } => {
+                if let Some(waiting) = self.generations.borrow_mut().remove(request_id) {
+                    let _ = waiting.unbounded_send(Generating::Ended(result.clone()));
+                }
+            }
             _ => {}
         }
     }
 
     async fn decide(&self, send: impl Fn(ToWorker), run_id: u32, state: LiveState) -> Result<usize, String> {
-        let request_id = self.next_request.get() + 1;
-        self.next_request.set(request_id);
+        let request_id = self.next_id();
         let (tx, rx) = oneshot::channel();
         self.decisions.borrow_mut().insert(request_id, tx);
         send(ToWorker::Decide { request_id, run_id, state });

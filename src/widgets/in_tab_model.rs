@@ -4,7 +4,7 @@
 //! size, the date it was kept, Use and Remove, the one in use marked. Shown in the LLM settings while the "In this tab"
 //! provider is chosen; nothing of the library loads before a user acts here.
 
-use engine::llm::{IN_TAB_MODELS, ProviderSettings};
+use engine::llm::{IN_TAB_MODELS, InTabRuntime, ProviderSettings};
 use leptos::prelude::*;
 
 use crate::services::cancel::CancelToken;
@@ -203,17 +203,38 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
             </p>
             <p id="in-tab-message" role="status">{move || message.get()}</p>
             <KeptModels kept in_use=Signal::derive(url) choose=Callback::new(pick) remove />
-            <WhereItRuns />
+            <WhereItRuns settings />
         </div>
     }
 }
 
-/// Where llama.cpp runs the model, and what stays in the browser.
+/// What runs the model, llama.cpp or the engine, chosen here; where it runs; and what stays in the
+/// browser.
 #[component]
-fn WhereItRuns() -> impl IntoView {
+fn WhereItRuns(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let cores = web_sys::window().map_or(1.0, |window| window.navigator().hardware_concurrency());
+    let engine = move || settings.with(|s| s.runtime == InTabRuntime::Engine);
+    let choose = move |ev| {
+        let runtime = if event_target_value(&ev) == "engine" { InTabRuntime::Engine } else { InTabRuntime::LlamaCpp };
+        settings.update(|s| s.runtime = runtime);
+    };
+    let hint = move || {
+        if engine() {
+            "The engine runs the model (its transformer on burn, the one StepCoder's PPO trains) in the training worker, on one core, from the same kept file: its numbers are llama.cpp's (the same logits and greedy tokens, docs/guide.md), and it writes slower.".to_owned()
+        } else {
+            format!(
+                "llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran."
+            )
+        }
+    };
     view! {
-        <p class="hint" id="in-tab-where">{format!("llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran. The library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file.")}</p>
+        <label>"Runs on"
+            <select id="in-tab-runtime" prop:value=move || if engine() { "engine" } else { "llama.cpp" } on:change=choose>
+                <option value="llama.cpp">"llama.cpp (wllama)"</option>
+                <option value="engine">"the engine (burn, in the training worker)"</option>
+            </select>
+        </label>
+        <p class="hint" id="in-tab-where">{hint}" The library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>
     }
 }
 

@@ -156,8 +156,14 @@ mod tests {
     fn a_choice_is_named_with_where_it_answers_from() {
         assert_eq!(LlmSource::Simulated.label(), "simulated LLM");
         assert_eq!(LlmSource::parse("openai").unwrap().label(), "gpt-4o-mini at https://api.openai.com/v1");
-        let in_tab =
-            ProviderSettings { model: "tiny".into(), base_url: "file:tiny.gguf".into(), ..ProviderSettings::default() };
-        assert_eq!(LlmSource::of(IN_TAB, in_tab).unwrap().label(), "tiny (in this tab, from file:tiny.gguf)");
+        let in_tab = ProviderSettings {
+            preset: IN_TAB.into(),
+            model: "tiny".into(),
+            base_url: "file:tiny.gguf".into(),
+            ..ProviderSettings::default()
+        };
+        assert_eq!(LlmSource::of(IN_TAB, in_tab.clone()).unwrap().label(), "tiny (in this tab, from file:tiny.gguf)");
+        let on_engine = ProviderSettings { runtime: crate::llm::InTabRuntime::Engine, ..in_tab };
+        assert_eq!(on_engine.label(), "tiny (in this tab on the engine, from file:tiny.gguf)");
     }
 }

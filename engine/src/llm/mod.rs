@@ -44,6 +44,31 @@ pub struct ProviderSettings {
     /// the program's first lines as the start of the reply, so the model keeps them (seed 004
     /// spec §1.3; chat APIs otherwise cannot be made to).
     pub assistant_prefill: bool,
+    /// What runs the model in the tab ([`IN_TAB`] only): llama.cpp, or the engine's own model.
+    pub runtime: InTabRuntime,
+}
+
+/// What runs a model in the tab. Both read the same kept GGUF file and give the same numbers
+/// (engine/tests/lm_parity.rs natively, e2e/engine-model.spec.mjs in the page).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InTabRuntime {
+    /// llama.cpp compiled to wasm (wllama), in its own worker, on every thread the page has.
+    #[default]
+    LlamaCpp,
+    /// The engine's transformer on burn (`engine::lm`), in the training worker on the CPU: the
+    /// model that StepCoder's PPO trains.
+    Engine,
+}
+
+impl InTabRuntime {
+    /// How a reply's line names what wrote it.
+    pub fn label(self) -> &'static str {
+        match self {
+            InTabRuntime::LlamaCpp => "llama.cpp",
+            InTabRuntime::Engine => "the engine (burn)",
+        }
+    }
 }
 
 impl Default for ProviderSettings {
@@ -66,6 +91,7 @@ impl ProviderSettings {
             timeout_s: 60,
             max_retries: 3,
             assistant_prefill: false,
+            runtime: InTabRuntime::LlamaCpp,
         }
     }
 
@@ -127,7 +153,9 @@ impl ProviderSettings {
     /// How runs, records and share links name the model: a model in the tab with its file's
     /// address, since replaying such a run needs that same file chosen under "In this tab".
     pub fn label(&self) -> String {
-        if self.runs_in_tab() {
+        if self.runs_in_tab() && self.runtime == InTabRuntime::Engine {
+            format!("{} (in this tab on the engine, from {})", self.model, self.base_url.trim())
+        } else if self.runs_in_tab() {
             format!("{} (in this tab, from {})", self.model, self.base_url.trim())
         } else {
             self.model.clone()
