@@ -1,7 +1,7 @@
 // Benchmark of the in-tab LLM (wllama, llama.cpp in wasm) in Debian's headless Chromium, beside
 // llama.cpp itself on the same files and prompt (issue 71). It asserts nothing about speed;
 // docs/benchmarks.md quotes its table.
-//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N] [--native=PYTHON] [--engine=RLCG] [--webgpu]
+//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N] [--native=PYTHON] [--engine=RLCG] [--page=DIR] [--webgpu]
 // Default model: the e2e fixture (e2e/fixtures/tiny-coder.gguf). Qwen2.5-0.5B's shape with random
 // weights, in Q8_0 and Q4_K_M: `PYTHON scripts/tiny-model/speed.py --make /tmp` writes
 // /tmp/qwen2-0.5b-{q8_0,q4_k_m}.gguf. Each model is loaded (from a Blob, as from the browser's
@@ -13,7 +13,8 @@
 // the task it resends. `--native=PYTHON` runs scripts/tiny-model/speed.py with that Python
 // (llama-cpp-python) on the same files and messages, on every core, and puts it in the table;
 // `--engine=RLCG` also the engine's own language model (burn, `RLCG lm generate --json`, one thread)
-// on them, natively (issue 69).
+// on them, natively, and `--page=DIR` the same engine in the training worker of the page built in DIR
+// (scripts/test's build/test-page), as "Runs on: the engine" runs it (issue 69).
 // `--profile` instead takes a CPU profile of llama.cpp's workers (wllama's and its threads') while
 // each model, loaded on every core, reads the prompt and writes one reply, and prints the time by
 // kind of code (ggml's dot products, its other operations, waiting between threads).
@@ -36,6 +37,7 @@ if (models.length === 0) models.push(path.join(root, 'e2e/fixtures/tiny-coder.gg
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const native = process.argv.find((a) => a.startsWith('--native='))?.slice(9);
 const engine = process.argv.find((a) => a.startsWith('--engine='))?.slice(9);
+const built = process.argv.find((a) => a.startsWith('--page='))?.slice(7);
 const library = path.join(root, 'node_modules/@wllama/wllama/esm');
 const app = process.argv.find((a) => a.startsWith('--app='))?.slice(6);
 // About 500 of the fixture's tokens (and of the 0.5B files', which share its tokenizer).
@@ -98,6 +100,31 @@ window.replyOnce = async (messages) => {
   return timings;
 };
 window.unload = () => window.loaded.exit();
+// For --page: the engine's language model in the page's own training worker, one reply of 64
+// tokens (ignore_eos, greedy), timed by the worker's clock.
+window.engine = async (file, messages) => {
+  const worker = new Worker('/page/worker_loader.js');
+  const answer = (type) => new Promise((resolve) => {
+    worker.addEventListener('message', function heard({ data }) {
+      const { message } = JSON.parse(data);
+      if (message.type === type) { worker.removeEventListener('message', heard); resolve(message); }
+    });
+  });
+  const send = (message, file) => worker.postMessage(file ? [JSON.stringify({ version: 9, message }), file] : JSON.stringify({ version: 9, message }));
+  await answer('ready');
+  const blob = await (await fetch(file)).blob();
+  const began = performance.now();
+  const loadAnswer = answer('model_loaded');
+  send({ type: 'load_model', model_id: 1, name: file }, blob);
+  const loaded = await loadAnswer;
+  const load = performance.now() - began;
+  if (loaded.result.Err) { worker.terminate(); throw new Error(loaded.result.Err); }
+  const ended = answer('generation_ended');
+  send({ type: 'generate', request_id: 1, model_id: 1, messages, sampling: { temperature: 0, top_p: 1 }, max_tokens: 64, seed: 0, ignore_eos: true });
+  const reply = (await ended).result.Ok;
+  worker.terminate();
+  return { load, ...reply };
+};
 window.ready = true;
 </script>`;
 
@@ -111,7 +138,10 @@ const server = createServer(async (req, res) => {
     'Cross-Origin-Resource-Policy': 'cross-origin',
   };
   const url = req.url.split('?')[0];
-  const file = url === '/' ? null : url.startsWith('/model/') ? models[parseInt(url.slice(7), 10)] : path.join(library, url === '/wllama.wasm' ? 'wasm/wllama.wasm' : url);
+  const file = url === '/' ? null
+    : url.startsWith('/model/') ? models[parseInt(url.slice(7), 10)]
+    : url.startsWith('/page/') && built ? path.join(path.resolve(built), path.normalize(url.slice(6)))
+    : path.join(library, url === '/wllama.wasm' ? 'wasm/wllama.wasm' : url);
   try {
     const body = file ? await readFile(file) : page;
     const type = url === '/' ? 'text/html' : url.endsWith('.js') ? 'text/javascript' : url.endsWith('.wasm') ? 'application/wasm' : 'application/octet-stream';
@@ -175,6 +205,18 @@ for (const [i, model] of models.entries()) {
       });
     } catch (error) {
       console.log(`| ${path.basename(model)} | the engine (burn, ndarray): ${String(error.stderr ?? error).trim().replaceAll('|', '/')} | | | | | | |`);
+    }
+  }
+  if (built) {
+    try {
+      const r = await tab.evaluate(([file, messages]) => window.engine(file, messages), [`/model/${i}`, prompt]);
+      // The first token's time is the prompt's reading and one draw; the rest are written after it.
+      row(model, 'the engine (burn, ndarray) in the page\'s training worker, one reply', {
+        threads: 1, load: r.load / 1000, prompt: r.prompt_tokens * 1000 / r.prompt_ms, promptTokens: r.prompt_tokens,
+        written: (r.tokens.length - 1) * 1000 / r.writing_ms, first: r.prompt_ms / 1000, cachedFirst: null,
+      });
+    } catch (error) {
+      console.log(`| ${path.basename(model)} | the engine in the page: ${String(error.message ?? error).replaceAll('|', '/')} | | | | | | |`);
     }
   }
   const ways = [[1, false], [cores, false], ...(process.argv.includes('--webgpu') ? [[cores, true]] : [])];

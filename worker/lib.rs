@@ -69,8 +69,8 @@ pub fn start() {
             .ok_or_else(|| "the worker expects JSON text messages".to_owned())
             .and_then(|text| Envelope::<ToWorker>::decode(&text));
         match (request, file) {
-            (Ok(ToWorker::LoadModel { model_id, name }), Some(file)) => {
-                wasm_bindgen_futures::spawn_local(load_model(trainer.clone(), model_id, name, file))
+            (Ok(ToWorker::LoadModel { model_id, name, backend }), Some(file)) => {
+                trainer.borrow_mut().load_model_file(model_id, name, backend, file)
             }
             (Ok(request), _) => trainer.borrow_mut().handle(request),
             (Err(message), _) => trainer.borrow().post(FromWorker::Failed { run_id: None, message }),
@@ -80,18 +80,4 @@ pub fn start() {
     // Both handlers live as long as the worker.
     on_wake.forget();
     on_message.forget();
-}
-
-/// Reads the posted model file, then loads it.
-async fn load_model(trainer: Rc<RefCell<Trainer>>, model_id: u32, name: String, file: web_sys::Blob) {
-    match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-        Ok(buffer) => {
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            trainer.borrow_mut().load_model(model_id, &name, Some(&bytes));
-        }
-        Err(error) => {
-            let result = Err(format!("{name} could not be read in the worker: {error:?}"));
-            trainer.borrow().post(FromWorker::ModelLoaded { model_id, result });
-        }
-    }
 }

@@ -1,5 +1,6 @@
 //! Runs on WebGPU train in a nested worker built with burn's Wgpu backend (`webgpu_worker`), which
-//! this worker starts when the first such run comes and relays to: most visitors never download it.
+//! this worker starts when the first such run (or language model on WebGPU) comes and relays to:
+//! most visitors never download it.
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -31,18 +32,34 @@ pub struct Relay {
     /// The nested worker, once started.
     nested: Option<Nested>,
     ready: bool,
-    /// Requests that came before the nested worker was ready.
-    queue: Vec<ToWorker>,
+    /// Requests that came before the nested worker was ready, with the model file a load carries.
+    queue: Vec<(ToWorker, Option<web_sys::Blob>)>,
     /// The runs the nested worker holds.
     runs: HashSet<u32>,
+    /// The language models it holds or is loading, the loads, replies and logits it owes.
+    models: HashSet<u32>,
+    loading: HashSet<u32>,
+    replies: HashSet<u32>,
+    logits: HashSet<u32>,
 }
 
 impl Relay {
     pub fn new(events: RelayEvents) -> Self {
-        Self { events, nested: None, ready: false, queue: Vec::new(), runs: HashSet::new() }
+        Self {
+            events,
+            nested: None,
+            ready: false,
+            queue: Vec::new(),
+            runs: HashSet::new(),
+            models: HashSet::new(),
+            loading: HashSet::new(),
+            replies: HashSet::new(),
+            logits: HashSet::new(),
+        }
     }
 
-    /// Whether `request` is the nested worker's: it builds a run on WebGPU, or concerns one.
+    /// Whether `request` is the nested worker's: it builds a run on WebGPU, or concerns one, or a
+    /// language model loaded there.
     pub fn claims(&mut self, request: &ToWorker) -> bool {
         let run_id = match request {
             ToWorker::Start { run_id, spec, .. } | ToWorker::Restore { run_id, spec, .. } => {
@@ -59,11 +76,23 @@ impl Relay {
             | ToWorker::Stop { run_id }
             | ToWorker::Discard { run_id }
             | ToWorker::Decide { run_id, .. } => run_id,
-            // The language models are the CPU worker's.
-            ToWorker::LoadModel { .. }
-            | ToWorker::Generate { .. }
-            | ToWorker::StopGeneration { .. }
-            | ToWorker::NextLogits { .. } => return false,
+            // A load comes with its file (`send_model`), never alone.
+            ToWorker::LoadModel { .. } => return false,
+            ToWorker::Generate(request) => {
+                let nested = self.models.contains(&request.model_id);
+                if nested {
+                    self.replies.insert(request.request_id);
+                }
+                return nested;
+            }
+            ToWorker::NextLogits { request_id, model_id, .. } => {
+                let nested = self.models.contains(model_id);
+                if nested {
+                    self.logits.insert(*request_id);
+                }
+                return nested;
+            }
+            ToWorker::StopGeneration { request_id } => return self.replies.contains(request_id),
         };
         self.runs.contains(run_id)
     }
@@ -72,11 +101,28 @@ impl Relay {
         if let ToWorker::Discard { run_id } = &request {
             self.runs.remove(run_id);
         }
+        self.send_with(request, None, scope);
+    }
+
+    /// Has the nested worker load the model `file` as language model `model_id` on WebGPU.
+    pub fn send_model(&mut self, model_id: u32, name: &str, file: web_sys::Blob, scope: &DedicatedWorkerGlobalScope) {
+        self.models.insert(model_id);
+        self.loading.insert(model_id);
+        let request = ToWorker::LoadModel { model_id, name: name.to_owned(), backend: Backend::Wgpu };
+        self.send_with(request, Some(file), scope);
+    }
+
+    /// Model `model_id` is loaded elsewhere now: its requests stay here.
+    pub fn forget_model(&mut self, model_id: u32) {
+        self.models.remove(&model_id);
+    }
+
+    fn send_with(&mut self, request: ToWorker, file: Option<web_sys::Blob>, scope: &DedicatedWorkerGlobalScope) {
         match &self.nested {
-            Some(nested) if self.ready => post(&nested.worker, request, scope),
-            Some(_) => self.queue.push(request),
+            Some(nested) if self.ready => post(&nested.worker, request, file.as_ref(), scope),
+            Some(_) => self.queue.push((request, file)),
             None => {
-                self.queue.push(request);
+                self.queue.push((request, file));
                 if let Err(problem) = self.start() {
                     self.fail_all(&problem, scope);
                 }
@@ -108,14 +154,26 @@ impl Relay {
             Ok(FromWorker::Ready) => {
                 self.ready = true;
                 if let Some(nested) = &self.nested {
-                    for request in std::mem::take(&mut self.queue) {
-                        post(&nested.worker, request, scope);
+                    for (request, file) in std::mem::take(&mut self.queue) {
+                        post(&nested.worker, request, file.as_ref(), scope);
                     }
                 }
                 None
             }
             // This worker reported the adapter already; only a failure to bring burn up on it is news.
             Ok(FromWorker::WebGpu { adapter: Ok(_) }) => None,
+            Ok(FromWorker::GenerationEnded { request_id, .. }) => {
+                self.replies.remove(&request_id);
+                Some(text)
+            }
+            Ok(FromWorker::Logits { request_id, .. }) => {
+                self.logits.remove(&request_id);
+                Some(text)
+            }
+            Ok(FromWorker::ModelLoaded { model_id, .. }) => {
+                self.loading.remove(&model_id);
+                Some(text)
+            }
             _ => Some(text),
         }
     }
@@ -126,18 +184,34 @@ impl Relay {
         self.fail_all(problem, scope);
     }
 
-    /// Every run of the nested worker failed (it could not start, or crashed).
+    /// Every run of the nested worker failed (it could not start, or crashed), and so did every
+    /// load, reply and logits it owed; its models are gone.
     fn fail_all(&mut self, problem: &str, scope: &DedicatedWorkerGlobalScope) {
         self.queue.clear();
-        for run_id in self.runs.drain() {
-            let message = FromWorker::Failed { run_id: Some(run_id), message: problem.to_owned() };
-            drop(scope.post_message(&JsValue::from_str(&Envelope::encode(message))));
-        }
+        let failed = |message: FromWorker| drop(scope.post_message(&JsValue::from_str(&Envelope::encode(message))));
+        let result = Err(problem.to_owned());
+        self.runs
+            .drain()
+            .for_each(|run_id| failed(FromWorker::Failed { run_id: Some(run_id), message: problem.to_owned() }));
+        self.loading.drain().for_each(|model_id| failed(FromWorker::ModelLoaded { model_id, result: result.clone() }));
+        self.replies
+            .drain()
+            .for_each(|request_id| failed(FromWorker::GenerationEnded { request_id, result: Err(problem.to_owned()) }));
+        self.logits
+            .drain()
+            .for_each(|request_id| failed(FromWorker::Logits { request_id, result: Err(problem.to_owned()) }));
+        self.models.clear();
     }
 }
 
-fn post(worker: &Worker, request: ToWorker, scope: &DedicatedWorkerGlobalScope) {
-    if let Err(error) = worker.post_message(&JsValue::from_str(&Envelope::encode(request))) {
+/// Posts `request` to the nested worker, as `[request, file]` when it carries a model file.
+fn post(worker: &Worker, request: ToWorker, file: Option<&web_sys::Blob>, scope: &DedicatedWorkerGlobalScope) {
+    let text = JsValue::from_str(&Envelope::encode(request));
+    let data = match file {
+        Some(file) => js_sys::Array::of2(&text, file).into(),
+        None => text,
+    };
+    if let Err(error) = worker.post_message(&data) {
         let message = format!("a request could not be sent to the WebGPU training worker: {}", describe(&error));
         drop(scope.post_message(&JsValue::from_str(&Envelope::encode(FromWorker::Failed { run_id: None, message }))));
     }

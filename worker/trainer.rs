@@ -5,7 +5,7 @@
 //! a second however fast training goes, and a run waits while its batch is full: the page, not the
 //! worker, limits how fast a tabular run can go. WebGPU runs train in tasks of their own
 //! (`gpu_run.rs`); in the CPU worker they go to the nested WebGPU worker (`relay.rs`). The engine's
-//! language models write their replies in the same slices (`language_models.rs`).
+//! language models write their replies in tasks of their own (`language_models.rs`).
 
 use std::cell::RefCell;
 #[cfg(not(feature = "wgpu"))]
@@ -147,7 +147,7 @@ pub(crate) fn now(scope: &DedicatedWorkerGlobalScope) -> f64 {
 }
 
 /// Posts `message` to the page.
-fn post(scope: &DedicatedWorkerGlobalScope, message: FromWorker) {
+pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, message: FromWorker) {
     if let Err(error) = scope.post_message(&JsValue::from_str(&Envelope::encode(message))) {
         web_sys::console::error_2(&"the training worker could not post a message".into(), &error);
     }
@@ -194,7 +194,7 @@ impl Trainer {
             return;
         }
         let now_ms = now(&self.scope);
-        if self.models.has_work() || self.slots.iter().any(|s| s.trains_here(now_ms)) {
+        if self.slots.iter().any(|s| s.trains_here(now_ms)) {
             self.slice_scheduled = self.wake.post_message(&JsValue::NULL).is_ok();
         } else if self.slots.iter().any(RunSlot::has_work) {
             // Every batch is full or waits for its pace: wake when the next progress message or
@@ -230,15 +230,13 @@ impl Trainer {
             }
             ToWorker::Restore { run_id, spec, resume, checkpoint } => self.restore(run_id, spec, resume, checkpoint),
             ToWorker::Decide { request_id, run_id, state } => self.decide(request_id, run_id, &state),
-            ToWorker::LoadModel { model_id, name } => self.load_model(model_id, &name, None),
-            ToWorker::Generate(request) => {
-                let refused = self.models.generate(request, now(&self.scope));
-                refused.into_iter().for_each(|message| self.post(message));
+            ToWorker::LoadModel { model_id, name, .. } => {
+                let result = Err(format!("{name}: no file came with the request"));
+                self.post(FromWorker::ModelLoaded { model_id, result });
             }
+            ToWorker::Generate(request) => self.generate(request),
             ToWorker::StopGeneration { request_id } => self.models.stop(request_id),
-            ToWorker::NextLogits { request_id, model_id, messages } => {
-                self.post(self.models.next_logits(request_id, model_id, &messages))
-            }
+            ToWorker::NextLogits { request_id, model_id, messages } => self.next_logits(request_id, model_id, messages),
         }
         self.schedule();
     }
@@ -403,22 +401,9 @@ impl Trainer {
         }
     }
 
-    /// Loads the GGUF file posted with a `LoadModel` request (`bytes`: none came with it).
-    pub(crate) fn load_model(&mut self, model_id: u32, name: &str, bytes: Option<&[u8]>) {
-        let answer = match bytes {
-            Some(bytes) => self.models.load(model_id, name, bytes),
-            None => FromWorker::ModelLoaded { model_id, result: Err(format!("{name}: no file came with the request")) },
-        };
-        self.post(answer);
-    }
-
-    /// One slice of training shared by the CPU runs in progress, and of the replies being written.
+    /// One slice of training shared by the CPU runs in progress.
     pub(crate) fn slice(&mut self) {
         self.slice_scheduled = false;
-        if self.models.has_work() {
-            let scope = self.scope.clone();
-            self.models.write_for(SLICE_MS, &|| now(&scope), &|message| post(&scope, message));
-        }
         let now_ms = now(&self.scope);
         let running = self.slots.iter().filter(|s| s.trains_here(now_ms)).count();
         if running > 0 {

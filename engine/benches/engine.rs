@@ -2,8 +2,10 @@
 //! headline run (orchestrator Q-learning, 5000 episodes; the seed reports 0.41 s in Python); DQN
 //! train steps at batch 64 in both configurations; and the playground executive DQN run until
 //! success(last100) reaches 99%; GIF-MCTS's bookkeeping (selection, expansion,
-//! backpropagation) over a 1000-node tree, without LLM or Python; and one update of StepCoder's
-//! line-bank learner (16 rollouts, verdicts cached).
+//! backpropagation) over a 1000-node tree, without LLM or Python; one update of StepCoder's
+//! line-bank learner (16 rollouts, verdicts cached); and the small code model that StepCoder's PPO
+//! trains (`models/rlcg-coder.gguf`): 32 greedy tokens of a reply, and a forward and backward pass
+//! through its LoRA adapters on a recorded chat, on each backend this build has.
 
 use std::hint::black_box;
 
@@ -207,6 +209,70 @@ fn stepcoder_learner_update(c: &mut Criterion) {
     });
 }
 
+/// The small code model on `backend`, as generation (`autodiff`: false) or LoRA training loads it.
+fn small_code_model(backend: Backend, autodiff: bool) -> engine::lm::language_model::LanguageModel {
+    use engine::lm::model::Numerics;
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../models/rlcg-coder.gguf")).unwrap();
+    let (device, numerics) = if autodiff {
+        (backend.device().unwrap(), Numerics::F32)
+    } else {
+        (backend.inference_device().unwrap(), Numerics::LlamaCpp)
+    };
+    engine::lm::language_model::LanguageModel::load(&bytes, &device, numerics).unwrap()
+}
+
+/// A chat recorded with llama.cpp on the small model, and its greedy reply.
+fn recorded_chat() -> (Vec<engine::lm::chat_template::Message>, String) {
+    let reference: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../e2e/fixtures/llama-cpp-reference.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    let file = reference["files"].as_array().unwrap().iter().find(|f| f["file"] == "rlcg-coder.gguf").unwrap();
+    let case = &file["cases"][0];
+    let messages = serde_json::from_value(case["messages"].clone()).unwrap();
+    let model = small_code_model(Backend::Ndarray, false);
+    let greedy: Vec<u32> = serde_json::from_value(case["greedy"].clone()).unwrap();
+    (messages, model.tokenizer.decode(&greedy))
+}
+
+fn small_code_model_lm(c: &mut Criterion) {
+    use engine::lm::chat_template::Message;
+    use engine::lm::fine_tune::{Example, reply_loss};
+    use engine::lm::generation::Sampling;
+    use engine::lm::lora::LoraParams;
+    let (messages, reply) = recorded_chat();
+    let mut group = c.benchmark_group("lm_rlcg_coder");
+    group.sample_size(10);
+    for backend in backends() {
+        let model = small_code_model(backend, false);
+        group.throughput(Throughput::Elements(32));
+        group.bench_function(format!("generate_32_tokens/{}", backend.name()), |b| {
+            b.iter(|| {
+                let mut generation = engine::lm::generation::Generation::new(
+                    model.prompt(&messages).unwrap(),
+                    Sampling::GREEDY,
+                    32,
+                    Vec::new(),
+                );
+                let mut rng = RunRng::seed_from_u64(0);
+                while generation.step(&model.transformer, &mut rng).is_some() {}
+                black_box(generation.reply.len())
+            })
+        });
+        let mut rng = RunRng::seed_from_u64(0);
+        let tuned = small_code_model(backend, true).with_lora(&LoraParams::default(), &mut rng);
+        let chat: Vec<Message> =
+            messages.iter().cloned().chain([Message { role: "assistant".into(), content: reply.clone() }]).collect();
+        let example = Example::of(&tuned, &chat).unwrap();
+        group.throughput(Throughput::Elements((example.prompt.len() + example.reply.len()) as u64));
+        group.bench_function(format!("lora_forward_backward/{}", backend.name()), |b| {
+            b.iter(|| black_box(reply_loss(&tuned.transformer, &example).backward()))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     environment_steps,
@@ -214,6 +280,7 @@ criterion_group!(
     dqn_train_step,
     executive_dqn_to_99,
     gif_mcts_1000_nodes,
-    stepcoder_learner_update
+    stepcoder_learner_update,
+    small_code_model_lm
 );
 criterion_main!(benches);

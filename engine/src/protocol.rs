@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::agents::Checkpoint;
-use crate::device::GpuAdapter;
+use crate::device::{Backend, GpuAdapter};
 pub use crate::effects::LiveState;
 use crate::lm::chat_template::Message;
 use crate::lm::generation::Sampling;
@@ -104,6 +104,9 @@ pub enum ToWorker {
         model_id: u32,
         /// How messages name the file (its address in the in-tab provider).
         name: String,
+        /// Where it runs: the CPU here, or WebGPU in the nested worker.
+        #[serde(default)]
+        backend: Backend,
     },
     /// Write a reply, streamed as `Generated` pieces, then `GenerationEnded`.
     Generate(GenerateRequest),
@@ -196,6 +199,10 @@ pub struct GenerateRequest {
     pub max_tokens: u32,
     /// Seeds the draws at a temperature above 0.
     pub seed: u64,
+    /// Write all `max_tokens`, past end-of-generation tokens (llama.cpp's `ignore_eos`): to time
+    /// the model, as the benchmarks do.
+    #[serde(default)]
+    pub ignore_eos: bool,
 }
 
 /// A reply the engine's language model wrote in the worker.
@@ -277,12 +284,13 @@ mod tests {
             sampling: Sampling::GREEDY,
             max_tokens: 8,
             seed: 3,
+            ignore_eos: false,
         });
         assert_eq!(Envelope::<ToWorker>::decode(json), Ok(expected));
         let load = r#"{"version":9,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
         assert_eq!(
             Envelope::<ToWorker>::decode(load),
-            Ok(ToWorker::LoadModel { model_id: 2, name: "tiny.gguf".into() })
+            Ok(ToWorker::LoadModel { model_id: 2, name: "tiny.gguf".into(), backend: Backend::Ndarray })
         );
     }
 }

@@ -87,3 +87,20 @@ fn prompts_of_different_lengths_drawn_side_by_side_answer_as_each_alone() {
 fn code_model() -> LanguageModel {
     load("rlcg-coder.gguf")
 }
+
+#[test]
+fn the_async_step_that_webgpu_awaits_writes_what_the_blocking_step_writes() {
+    // The page's worker awaits every token (`step_async`), on the CPU as on WebGPU.
+    let model = load("tiny-coder.gguf");
+    let messages = [Message { role: "user".into(), content: "Task:\ndef sum_two(a, b):".into() }];
+    let sampling = Sampling { temperature: 0.8, top_p: 0.9 };
+    let mut blocking = model.reply(&messages, sampling, 24).unwrap();
+    let mut rng = RunRng::seed_from_u64(5);
+    while blocking.step(&model.transformer, &mut rng).is_some() {}
+    let mut awaited = model.reply(&messages, sampling, 24).unwrap();
+    let mut rng = RunRng::seed_from_u64(5);
+    while engine::device::completed(awaited.step_async(&model.transformer, &mut rng)).unwrap().is_some() {}
+    assert_eq!(awaited.reply, blocking.reply);
+    assert_eq!(awaited.stopped, blocking.stopped);
+    assert!(!awaited.reply.is_empty());
+}

@@ -3,7 +3,7 @@
 //! while it streams goes to the pane's status line and reply.
 
 use engine::effects::{ChatCall, ChatOutcome, Effectful, Llm};
-use engine::llm::{FailureKind, InTabRuntime, LlmFailure};
+use engine::llm::{FailureKind, LlmFailure};
 use leptos::prelude::*;
 
 use crate::services::cancel::CancelToken;
@@ -35,7 +35,7 @@ pub async fn chat<T: Effectful>(
 ) -> ChatOutcome {
     let (agent, messages) = (&call.agent, &call.messages);
     let name = match &*llm {
-        Llm::InTab { settings } if settings.runtime == InTabRuntime::Engine => {
+        Llm::InTab { settings } if settings.runtime.engine_backend().is_some() => {
             format!("{}, in this tab on the engine", settings.model)
         }
         Llm::InTab { settings } => format!("{}, in this tab", settings.model),
@@ -66,7 +66,7 @@ pub async fn chat<T: Effectful>(
         }
     };
     let replied = match llm {
-        Llm::InTab { settings } if settings.runtime == InTabRuntime::Engine => match WorkerBridge::of_page() {
+        Llm::InTab { settings } if settings.runtime.engine_backend().is_some() => match WorkerBridge::of_page() {
             Some(bridge) => engine_llm::chat(bridge, settings, messages, cancel, &mut on_event).await,
             None => Err(LlmFailure::new(
                 FailureKind::BadRequest,

@@ -1,10 +1,12 @@
-//! The model in the tab run by the engine ([`engine::llm::InTabRuntime::Engine`]): the same kept
-//! GGUF file that llama.cpp runs, loaded into the engine's transformer (burn) in the training worker,
-//! which writes the reply a few tokens a slice. Its replies reach the host as llama.cpp's do: text
+//! The model in the tab run by the engine ([`engine::llm::InTabRuntime::Engine`] and
+//! `EngineWebGpu`): the same kept GGUF file that llama.cpp runs, loaded into the engine's transformer
+//! (burn) in the training worker, on the CPU, or on WebGPU in its nested worker, which writes the
+//! reply token by token. Its replies reach the host as llama.cpp's do: text
 //! as it streams, then the text and the token usage, or an [`LlmFailure`].
 
 use std::cell::{Cell, RefCell};
 
+use engine::device::Backend;
 use engine::llm::{ChatMessage, FailureKind, LlmFailure, ProviderSettings, Usage};
 use engine::lm::chat_template::Message;
 use engine::lm::generation::Sampling;
@@ -20,11 +22,8 @@ use crate::services::worker_bridge::{Generating, WorkerBridge};
 /// The worker holds one engine model at a time, under this id.
 const MODEL_ID: u32 = 1;
 
-/// Where the engine writes, for the reply's line and the run's record.
-pub const DEVICE: &str = "the engine (burn) in the training worker, on the CPU";
-
 thread_local! {
-    /// The kept file loaded in the worker: its address, size and time of keeping.
+    /// The kept file loaded in the worker: its address, size, time of keeping and backend.
     static LOADED: RefCell<Option<String>> = const { RefCell::new(None) };
     /// Each reply's seed: replies at a temperature above 0 differ from call to call, as an
     /// endpoint's and llama.cpp's do, and each is drawn from a stream of its own.
@@ -35,10 +34,11 @@ fn failure(message: String) -> LlmFailure {
     LlmFailure::new(FailureKind::BadRequest, message)
 }
 
-/// Loads the kept model of `settings` into the worker, unless it is there already.
+/// Loads the kept model of `settings` into the worker on `backend`, unless it is there already.
 async fn load(
     bridge: WorkerBridge,
     settings: &ProviderSettings,
+    backend: Backend,
     on_event: &mut dyn FnMut(ClientEvent),
 ) -> Result<(), LlmFailure> {
     let url = settings.base_url.trim();
@@ -48,14 +48,14 @@ async fn load(
     })?;
     // A file chosen from disk again under the same name is another model.
     let kept_on = file.dyn_ref::<web_sys::File>().map_or(0.0, web_sys::File::last_modified);
-    let identity = format!("{url} {} {kept_on}", file.size());
+    let identity = format!("{url} {} {kept_on} {}", file.size(), backend.name());
     if LOADED.with_borrow(|loaded| loaded.as_deref() == Some(identity.as_str())) {
         return Ok(());
     }
     on_event(ClientEvent::Loading { into: "the engine" });
     LOADED.set(None);
     bridge
-        .load_model(MODEL_ID, url, &file)
+        .load_model(MODEL_ID, url, backend, &file)
         .await
         .map_err(|problem| failure(format!("the engine could not load the model in this tab: {problem}")))?;
     LOADED.set(Some(identity));
@@ -71,7 +71,8 @@ pub async fn chat(
     on_event: &mut dyn FnMut(ClientEvent),
 ) -> Result<(String, Usage), LlmFailure> {
     settings.validate().map_err(failure)?;
-    load(bridge, settings, on_event).await?;
+    let backend = settings.runtime.engine_backend().unwrap_or_default();
+    load(bridge, settings, backend, on_event).await?;
     let seed = NEXT_SEED.replace(NEXT_SEED.get().wrapping_add(1));
     let request = GenerateRequest {
         request_id: 0,
@@ -80,6 +81,7 @@ pub async fn chat(
         sampling: Sampling { temperature: settings.temperature as f32, top_p: settings.top_p as f32 },
         max_tokens: settings.max_tokens,
         seed,
+        ignore_eos: false,
     };
     let (request_id, mut pieces) = bridge.generate(request);
     let mut stop_sent = false;
@@ -112,7 +114,7 @@ pub async fn chat(
         reply.map_err(|problem| failure(format!("the engine's model in this tab ({}): {problem}", settings.model)))?;
     let completion_tokens = reply.tokens.len() as u64;
     let tokens_per_second = completion_tokens as f64 * 1000.0 / reply.writing_ms.max(1.0);
-    on_event(ClientEvent::Wrote { tokens: completion_tokens, tokens_per_second, device: DEVICE });
+    on_event(ClientEvent::Wrote { tokens: completion_tokens, tokens_per_second, device: settings.runtime.label() });
     if reply.text.trim().is_empty() {
         return Err(LlmFailure::new(FailureKind::Empty, "the model's reply has no text"));
     }

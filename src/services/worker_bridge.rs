@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use engine::device::Backend;
 use engine::effects::LiveState;
 use engine::protocol::{Envelope, FromWorker, GenerateRequest, Reply, ToWorker};
 use engine::run::{Restoration, Resume};
@@ -83,12 +84,18 @@ impl WorkerBridge {
         })
     }
 
-    /// Loads the GGUF `file` as the engine's language model `model_id` in the worker: what the
-    /// model is, or why it does not load.
-    pub async fn load_model(self, model_id: u32, name: &str, file: &web_sys::Blob) -> Result<String, String> {
+    /// Loads the GGUF `file` as the engine's language model `model_id` on `backend` in the worker:
+    /// what the model is, or why it does not load.
+    pub async fn load_model(
+        self,
+        model_id: u32,
+        name: &str,
+        backend: Backend,
+        file: &web_sys::Blob,
+    ) -> Result<String, String> {
         let (tx, rx) = oneshot::channel();
         self.calls.with_value(|c| c.loads.borrow_mut().insert(model_id, tx));
-        let request = Envelope::encode(ToWorker::LoadModel { model_id, name: name.to_owned() });
+        let request = Envelope::encode(ToWorker::LoadModel { model_id, name: name.to_owned(), backend });
         self.post(&js_sys::Array::of2(&JsValue::from_str(&request), file))?;
         rx.await.unwrap_or_else(|_| Err("the training worker did not answer".into()))
     }

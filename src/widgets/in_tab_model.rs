@@ -213,25 +213,23 @@ pub fn InTabModelFields(settings: RwSignal<ProviderSettings>) -> impl IntoView {
 #[component]
 fn WhereItRuns(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let cores = web_sys::window().map_or(1.0, |window| window.navigator().hardware_concurrency());
-    let engine = move || settings.with(|s| s.runtime == InTabRuntime::Engine);
+    let runtime = move || settings.with(|s| s.runtime);
     let choose = move |ev| {
-        let runtime = if event_target_value(&ev) == "engine" { InTabRuntime::Engine } else { InTabRuntime::LlamaCpp };
+        let chosen = event_target_value(&ev);
+        let runtime = InTabRuntime::ALL.into_iter().find(|r| r.name() == chosen).unwrap_or_default();
         settings.update(|s| s.runtime = runtime);
     };
     let hint = move || {
-        if engine() {
-            "The engine runs the model (its transformer on burn, the one StepCoder's PPO trains) in the training worker, on one core, from the same kept file: its numbers are llama.cpp's (the same logits and greedy tokens, docs/guide.md), and it writes slower.".to_owned()
-        } else {
-            format!(
-                "llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran."
-            )
-        }
+        match runtime() {
+        InTabRuntime::LlamaCpp => format!("llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran."),
+        InTabRuntime::Engine => "The engine runs the model (its transformer on burn, the one StepCoder's PPO trains) in the training worker, on one core, from the same kept file: its numbers are llama.cpp's (the same logits and greedy tokens, docs/guide.md), and it writes slower.".to_owned(),
+        InTabRuntime::EngineWebGpu => "The engine runs the model on burn's WebGPU backend, in the WebGPU training worker, from the same kept file: its numbers are llama.cpp's within the GPU's rounding. A browser without WebGPU says so at the first reply.".to_owned(),
+    }
     };
     view! {
         <label>"Runs on"
-            <select id="in-tab-runtime" prop:value=move || if engine() { "engine" } else { "llama.cpp" } on:change=choose>
-                <option value="llama.cpp">"llama.cpp (wllama)"</option>
-                <option value="engine">"the engine (burn, in the training worker)"</option>
+            <select id="in-tab-runtime" prop:value=move || runtime().name() on:change=choose>
+                {InTabRuntime::ALL.iter().map(|r| view! { <option value=r.name()>{r.label()}</option> }).collect_view()}
             </select>
         </label>
         <p class="hint" id="in-tab-where">{hint}" The library loads only when you download or use a model, and the model stays in this browser after its one download. Share links name the model and its file's address, never the file."</p>

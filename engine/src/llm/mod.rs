@@ -48,7 +48,7 @@ pub struct ProviderSettings {
     pub runtime: InTabRuntime,
 }
 
-/// What runs a model in the tab. Both read the same kept GGUF file and give the same numbers
+/// What runs a model in the tab. All read the same kept GGUF file and give the same numbers
 /// (engine/tests/lm_parity.rs natively, e2e/engine-model.spec.mjs in the page).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,14 +59,37 @@ pub enum InTabRuntime {
     /// The engine's transformer on burn (`engine::lm`), in the training worker on the CPU: the
     /// model that StepCoder's PPO trains.
     Engine,
+    /// The engine's transformer on burn's WebGPU backend, in the nested WebGPU worker.
+    EngineWebGpu,
 }
 
 impl InTabRuntime {
-    /// How a reply's line names what wrote it.
-    pub fn label(self) -> &'static str {
+    pub const ALL: [InTabRuntime; 3] = [InTabRuntime::LlamaCpp, InTabRuntime::Engine, InTabRuntime::EngineWebGpu];
+
+    /// Where the engine computes, for the engine's runtimes.
+    pub fn engine_backend(self) -> Option<crate::device::Backend> {
+        match self {
+            InTabRuntime::LlamaCpp => None,
+            InTabRuntime::Engine => Some(crate::device::Backend::Ndarray),
+            InTabRuntime::EngineWebGpu => Some(crate::device::Backend::Wgpu),
+        }
+    }
+
+    /// The value a form names it by.
+    pub fn name(self) -> &'static str {
         match self {
             InTabRuntime::LlamaCpp => "llama.cpp",
-            InTabRuntime::Engine => "the engine (burn)",
+            InTabRuntime::Engine => "engine",
+            InTabRuntime::EngineWebGpu => "engine-webgpu",
+        }
+    }
+
+    /// How a form's choice and a reply's line name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            InTabRuntime::LlamaCpp => "llama.cpp (wllama)",
+            InTabRuntime::Engine => "the engine (burn) in the training worker, on the CPU",
+            InTabRuntime::EngineWebGpu => "the engine (burn) in the WebGPU worker, on WebGPU",
         }
     }
 }
@@ -155,6 +178,8 @@ impl ProviderSettings {
     pub fn label(&self) -> String {
         if self.runs_in_tab() && self.runtime == InTabRuntime::Engine {
             format!("{} (in this tab on the engine, from {})", self.model, self.base_url.trim())
+        } else if self.runs_in_tab() && self.runtime == InTabRuntime::EngineWebGpu {
+            format!("{} (in this tab on the engine on WebGPU, from {})", self.model, self.base_url.trim())
         } else if self.runs_in_tab() {
             format!("{} (in this tab, from {})", self.model, self.base_url.trim())
         } else {

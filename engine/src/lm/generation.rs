@@ -106,19 +106,36 @@ impl Generation {
     /// Feeds what is pending and draws the next token: `Some(token)` when it joins the reply,
     /// `None` once the generation has stopped (`stopped` says why).
     pub fn step(&mut self, model: &Transformer, rng: &mut RunRng) -> Option<u32> {
-        if self.stopped.is_some() {
-            return None;
-        }
-        if self.reply.len() >= self.max_tokens {
-            self.stopped = Some(Stop::MaxTokens);
-            return None;
-        }
-        if self.cache.length() + self.pending.len() >= model.config.context {
-            self.stopped = Some(Stop::ContextFull);
+        if !self.may_go_on(model) {
             return None;
         }
         let logits = self.next_logits(model);
-        let token = self.sampling.draw(&logits, rng);
+        self.take(&logits, rng)
+    }
+
+    /// [`Self::step`] on a device that cannot block on its values (WebGPU in a browser).
+    pub async fn step_async(&mut self, model: &Transformer, rng: &mut RunRng) -> Result<Option<u32>, String> {
+        if !self.may_go_on(model) {
+            return Ok(None);
+        }
+        let logits = self.next_logits_async(model).await?;
+        Ok(self.take(&logits, rng))
+    }
+
+    /// Whether another token may be drawn; if not, why it stopped is set.
+    fn may_go_on(&mut self, model: &Transformer) -> bool {
+        if self.stopped.is_none() && self.reply.len() >= self.max_tokens {
+            self.stopped = Some(Stop::MaxTokens);
+        }
+        if self.stopped.is_none() && self.cache.length() + self.pending.len() >= model.config.context {
+            self.stopped = Some(Stop::ContextFull);
+        }
+        self.stopped.is_none()
+    }
+
+    /// Draws the next token from `logits`: it joins the reply, or ends it.
+    fn take(&mut self, logits: &[f32], rng: &mut RunRng) -> Option<u32> {
+        let token = self.sampling.draw(logits, rng);
         if self.end_of_generation.contains(&token) {
             self.stopped = Some(Stop::EndOfGeneration);
             return None;
@@ -130,13 +147,23 @@ impl Generation {
 
     /// The logits after the pending tokens, which join the cache.
     pub fn next_logits(&mut self, model: &Transformer) -> Vec<f32> {
+        self.logits_tensor(model).into_data().try_into_vec::<f32>().expect("logits are f32")
+    }
+
+    /// [`Self::next_logits`] on a device that cannot block on its values.
+    pub async fn next_logits_async(&mut self, model: &Transformer) -> Result<Vec<f32>, String> {
+        let data = self.logits_tensor(model).into_data_async().await.map_err(|e| format!("{e:?}"))?;
+        data.try_into_vec::<f32>().map_err(|e| format!("the logits are not f32: {e:?}"))
+    }
+
+    fn logits_tensor(&mut self, model: &Transformer) -> Tensor<2> {
         let device = model.device();
         let tokens: Vec<i64> = self.pending.drain(..).map(i64::from).collect();
         let time = tokens.len();
         let tokens = Tensor::<2, Int>::from_data(TensorData::new(tokens, [1, time]), &device);
         let hidden = model.hidden(tokens, &mut self.cache, Weights::Adapted);
         let last = hidden.narrow(1, time - 1, 1).reshape([1, model.config.embedding]);
-        model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32")
+        model.logits(last)
     }
 }
 
