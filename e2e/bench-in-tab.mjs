@@ -1,7 +1,7 @@
 // Benchmark of the in-tab LLM (wllama, llama.cpp in wasm) in Debian's headless Chromium, beside
 // llama.cpp itself on the same files and prompt (issue 71). It asserts nothing about speed;
 // docs/benchmarks.md quotes its table.
-//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N] [--native=PYTHON] [--engine=RLCG] [--page=DIR] [--webgpu]
+//   node e2e/bench-in-tab.mjs [--model=FILE]... [--runs=N] [--prompt-chars=N] [--native=PYTHON] [--engine=RLCG] [--page=DIR] [--no-wllama] [--webgpu]
 // Default model: the e2e fixture (e2e/fixtures/tiny-coder.gguf). Qwen2.5-0.5B's shape with random
 // weights, in Q8_0 and Q4_K_M: `PYTHON scripts/tiny-model/speed.py --make /tmp` writes
 // /tmp/qwen2-0.5b-{q8_0,q4_k_m}.gguf. Each model is loaded (from a Blob, as from the browser's
@@ -40,8 +40,9 @@ const engine = process.argv.find((a) => a.startsWith('--engine='))?.slice(9);
 const built = process.argv.find((a) => a.startsWith('--page='))?.slice(7);
 const library = path.join(root, 'node_modules/@wllama/wllama/esm');
 const app = process.argv.find((a) => a.startsWith('--app='))?.slice(6);
-// About 500 of the fixture's tokens (and of the 0.5B files', which share its tokenizer).
-const PROMPT_CHARS = 1360;
+// About 500 of the fixture's tokens (and of the 0.5B files', which share its tokenizer); `--prompt-chars=N` for a model of a
+// shorter context (the small code model's is 512 tokens).
+const PROMPT_CHARS = Number(process.argv.find((a) => a.startsWith('--prompt-chars='))?.slice(15) ?? 1360);
 // The first recorded prompt, its user turn followed by the others' and cut at PROMPT_CHARS.
 const recorded = (await readFile(path.join(root, 'scripts/tiny-model/prompts.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).messages);
 const prompt = structuredClone(recorded[0]);
@@ -219,7 +220,9 @@ for (const [i, model] of models.entries()) {
       console.log(`| ${path.basename(model)} | the engine in the page: ${String(error.message ?? error).replaceAll('|', '/')} | | | | | | |`);
     }
   }
-  const ways = [[1, false], [cores, false], ...(process.argv.includes('--webgpu') ? [[cores, true]] : [])];
+  // `--no-wllama`: the other rows alone (the engine in the page on a large model, say).
+  const ways = process.argv.includes('--no-wllama') ? []
+    : [[1, false], [cores, false], ...(process.argv.includes('--webgpu') ? [[cores, true]] : [])];
   for (const [threads, gpu] of ways) {
     const r = await tab.evaluate(([file, runs, messages, threads, gpu]) => window.measure(file, runs, messages, threads, gpu),
       [`/model/${i}`, runs, prompt, threads, gpu]);

@@ -110,8 +110,11 @@ pub async fn chat(
     if stop_sent {
         return Err(LlmFailure::new(FailureKind::Cancelled, "cancelled"));
     }
-    let reply =
-        reply.map_err(|problem| failure(format!("the engine's model in this tab ({}): {problem}", settings.model)))?;
+    let reply = reply.map_err(|problem| {
+        // The worker may have lost the model (the WebGPU worker failed): the next call loads it again.
+        LOADED.set(None);
+        failure(format!("the engine's model in this tab ({}): {problem}", settings.model))
+    })?;
     let completion_tokens = reply.tokens.len() as u64;
     let tokens_per_second = completion_tokens as f64 * 1000.0 / reply.writing_ms.max(1.0);
     on_event(ClientEvent::Wrote { tokens: completion_tokens, tokens_per_second, device: settings.runtime.label() });
