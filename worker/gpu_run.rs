@@ -11,7 +11,8 @@ use engine::{EpisodeRecord, Run};
 use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
-use crate::trainer::{Trainer, now};
+use crate::page_link::now;
+use crate::trainer::Trainer;
 
 /// What a WebGPU run's task does next, decided between episodes.
 pub(crate) enum GpuTurn {

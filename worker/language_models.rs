@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 
 use engine::device::Backend;
 use engine::lm::chat_template::Message;
@@ -15,57 +15,78 @@ use engine::lm::generation::{Generation, Sampling};
 use engine::lm::gguf::Gguf;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
-use engine::protocol::{FromWorker, GenerateRequest, NextLogits, Reply};
+use engine::protocol::{FromWorker, GenerateRequest, ModelReply, NextLogits};
 use engine::rng::RunRng;
 use futures_channel::oneshot;
 use rand::SeedableRng;
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 
-use crate::trainer::{Trainer, WebGpu, now, post};
+use crate::page_link::{now, post};
 
 /// Milliseconds a reply is written between the times it lets the worker's event loop run.
 const WRITE_MS: f64 = 10.0;
 
-#[derive(Default)]
+/// The worker's language models, shared with the tasks writing their replies (which never hold
+/// them across an await).
+#[derive(Clone)]
 pub(crate) struct LanguageModels {
+    scope: DedicatedWorkerGlobalScope,
+    held: Rc<RefCell<Held>>,
+}
+
+#[derive(Default)]
+struct Held {
     models: HashMap<u32, Rc<LanguageModel>>,
     /// Replies asked to stop, by request id: their tasks end them after the current token.
     stopping: HashSet<u32>,
 }
 
 impl LanguageModels {
+    pub(crate) fn new(scope: DedicatedWorkerGlobalScope) -> Self {
+        Self { scope, held: Rc::default() }
+    }
+
+    /// Reads `file` and loads it as model `model_id` on `backend`, then tells the page what the
+    /// model is or why it does not load.
+    pub(crate) async fn load_file(&self, model_id: u32, name: &str, backend: Backend, file: web_sys::Blob) {
+        match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
+            Ok(buffer) => {
+                let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+                post(&self.scope, self.load(model_id, name, &bytes, backend));
+            }
+            Err(error) => self.refuse(model_id, name, &format!("the file could not be read in the worker: {error:?}")),
+        }
+    }
+
     /// Loads `bytes` as model `model_id` on `backend`: what the model is, or why it does not load.
-    pub(crate) fn load(&mut self, model_id: u32, name: &str, bytes: &[u8], backend: Backend) -> FromWorker {
-        self.models.remove(&model_id);
+    pub(crate) fn load(&self, model_id: u32, name: &str, bytes: &[u8], backend: Backend) -> FromWorker {
+        let mut held = self.held.borrow_mut();
+        held.models.remove(&model_id);
         let loaded = Gguf::parse(bytes).and_then(|gguf| gguf.describe()).and_then(|described| {
             // llama.cpp's rounding of a product's activations (for F16 and quantised weights) is
             // done on the host, which WebGPU cannot wait for: there the engine computes in f32.
             let numerics = if backend == Backend::Wgpu { Numerics::F32 } else { Numerics::LlamaCpp };
             let model = LanguageModel::load(bytes, &backend.inference_device()?, numerics)?;
-            self.models.insert(model_id, Rc::new(model));
+            held.models.insert(model_id, Rc::new(model));
             Ok(described)
         });
         FromWorker::ModelLoaded { model_id, result: loaded.map_err(|problem| format!("{name}: {problem}")) }
     }
 
-    pub(crate) fn stop(&mut self, request_id: u32) {
-        self.stopping.insert(request_id);
+    /// Tells the page that model `model_id` (the file `name`) does not load, and why.
+    pub(crate) fn refuse(&self, model_id: u32, name: &str, problem: &str) {
+        post(&self.scope, FromWorker::ModelLoaded { model_id, result: Err(format!("{name}: {problem}")) });
     }
 
-    fn model(&self, model_id: u32) -> Result<Rc<LanguageModel>, String> {
-        self.models
-            .get(&model_id)
-            .cloned()
-            .ok_or_else(|| format!("no language model {model_id} is loaded in the worker"))
+    pub(crate) fn stop(&self, request_id: u32) {
+        self.held.borrow_mut().stopping.insert(request_id);
     }
-}
 
-impl Trainer {
     /// Starts a reply's task, or says at once why it cannot be written.
-    pub(crate) fn generate(&mut self, request: GenerateRequest) {
+    pub(crate) fn generate(&self, request: GenerateRequest) {
         let request_id = request.request_id;
-        let started = self.models.model(request.model_id).and_then(|model| {
+        let started = self.model(request.model_id).and_then(|model| {
             let prompt = model.prompt(&request.messages).map_err(|p| format!("the prompt: {p}"))?;
             let ends = if request.ignore_eos { Vec::new() } else { model.tokenizer.end_of_generation.clone() };
             let generation = Generation::new(prompt, request.sampling, request.max_tokens as usize, ends);
@@ -74,15 +95,15 @@ impl Trainer {
         match started {
             Ok((model, generation)) => {
                 let rng = RunRng::seed_from_u64(request.seed);
-                wasm_bindgen_futures::spawn_local(write_reply(self.this.clone(), request_id, model, generation, rng));
+                wasm_bindgen_futures::spawn_local(write_reply(self.clone(), request_id, model, generation, rng));
             }
-            Err(problem) => self.post(FromWorker::GenerationEnded { request_id, result: Err(problem) }),
+            Err(problem) => post(&self.scope, FromWorker::GenerationEnded { request_id, result: Err(problem) }),
         }
     }
 
     /// The next token's logits after `messages`' prompt, posted when they come.
-    pub(crate) fn next_logits(&mut self, request_id: u32, model_id: u32, messages: Vec<Message>) {
-        let model = self.models.model(model_id);
+    pub(crate) fn next_logits(&self, request_id: u32, model_id: u32, messages: Vec<Message>) {
+        let model = self.model(model_id);
         let scope = self.scope.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let result = match model
@@ -102,79 +123,35 @@ impl Trainer {
         });
     }
 
-    /// Loads a model file the page posted: read and loaded here on the CPU; on WebGPU, in the
-    /// nested worker (the CPU worker relays it there) once WebGPU is up.
-    pub(crate) fn load_model_file(&mut self, model_id: u32, name: String, backend: Backend, file: web_sys::Blob) {
-        wasm_bindgen_futures::spawn_local(load_file(self.this.clone(), model_id, name, backend, file));
+    fn model(&self, model_id: u32) -> Result<Rc<LanguageModel>, String> {
+        self.held
+            .borrow()
+            .models
+            .get(&model_id)
+            .cloned()
+            .ok_or_else(|| format!("no language model {model_id} is loaded in the worker"))
     }
-}
 
-async fn load_file(
-    trainer: Weak<RefCell<Trainer>>,
-    model_id: u32,
-    name: String,
-    backend: Backend,
-    file: web_sys::Blob,
-) {
-    let scope = js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>();
-    let fail =
-        |problem: String| post(&scope, FromWorker::ModelLoaded { model_id, result: Err(format!("{name}: {problem}")) });
-    if backend == Backend::Wgpu
-        && let Err(why) = webgpu_settled(&trainer).await
-    {
-        return fail(format!("this browser offers no WebGPU ({why}); choose the engine on the CPU"));
-    }
-    // The CPU worker has the nested worker load a model for WebGPU, and keeps the others' requests.
-    #[cfg(not(feature = "wgpu"))]
-    if let Some(trainer) = trainer.upgrade() {
-        let relay = &mut trainer.borrow_mut().relay;
-        if backend == Backend::Wgpu {
-            return relay.send_model(model_id, &name, file, &scope);
-        }
-        relay.forget_model(model_id);
-    }
-    match wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await {
-        Ok(buffer) => {
-            let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-            let Some(trainer) = trainer.upgrade() else { return };
-            let answer = trainer.borrow_mut().models.load(model_id, &name, &bytes, backend);
-            post(&scope, answer);
-        }
-        Err(error) => fail(format!("the file could not be read in the worker: {error:?}")),
-    }
-}
-
-/// Waits for this worker's WebGPU to come up, or says why it did not.
-async fn webgpu_settled(trainer: &Weak<RefCell<Trainer>>) -> Result<(), String> {
-    loop {
-        let Some(strong) = trainer.upgrade() else { return Err("the worker ended".into()) };
-        match &strong.borrow().webgpu {
-            WebGpu::Ready => return Ok(()),
-            WebGpu::Unavailable(why) => return Err(why.clone()),
-            WebGpu::Pending => {}
-        }
-        drop(strong);
-        gloo_timers::future::TimeoutFuture::new(50).await;
+    /// Whether the page asked reply `request_id` to stop (and forgets that it did).
+    fn asked_to_stop(&self, request_id: u32) -> bool {
+        self.held.borrow_mut().stopping.remove(&request_id)
     }
 }
 
 /// Writes one reply token by token, sending its text every few milliseconds, until it ends, is
-/// stopped, or fails; then its end. The trainer is never borrowed across an await.
+/// stopped, or fails; then its end.
 async fn write_reply(
-    trainer: Weak<RefCell<Trainer>>,
+    models: LanguageModels,
     request_id: u32,
     model: Rc<LanguageModel>,
     mut generation: Generation,
     mut rng: RunRng,
 ) {
-    let scope = js_sys::global().unchecked_into::<DedicatedWorkerGlobalScope>();
+    let scope = models.scope.clone();
     let started_ms = now(&scope);
     let (mut first_token_ms, mut sent, mut slice_start) = (None, 0, started_ms);
     let ended = loop {
-        let Some(strong) = trainer.upgrade() else { return };
-        let asked = strong.borrow_mut().models.stopping.remove(&request_id);
-        drop(strong);
-        if asked {
+        if models.asked_to_stop(request_id) {
             break Ok("stopped");
         }
         match generation.step_async(&model.transformer, &mut rng).await {
@@ -195,7 +172,7 @@ async fn write_reply(
     send_new_text(&scope, request_id, &model, &generation, sent);
     let end_ms = now(&scope);
     let first = first_token_ms.unwrap_or(end_ms);
-    let result = ended.map(|stop| Reply {
+    let result = ended.map(|stop| ModelReply {
         text: model.tokenizer.decode(&generation.reply),
         tokens: generation.reply.clone(),
         prompt_tokens: generation.prompt_tokens as u32,

@@ -1,7 +1,8 @@
 //! The training worker. The page posts [`ToWorker`](engine::protocol::ToWorker) messages; the worker
 //! trains off the main thread and streams [`FromWorker`] messages back. By job: the trainer and its
 //! CPU slices (`trainer.rs`), a WebGPU run's task (`gpu_run.rs`), asking for WebGPU (`webgpu.rs`),
-//! and, in the CPU worker, the relay to the nested WebGPU worker (`relay.rs`). This file starts it.
+//! the engine's language models (`language_models.rs`), posting to the page (`page_link.rs`) and, in
+//! the CPU worker, the relay to the nested WebGPU worker (`relay.rs`). This file starts it.
 //!
 //! burn's Wgpu backend adds about 4 MB of gzip wasm, so it lives in a second build of this worker
 //! (`webgpu_worker`, the `wgpu` feature) that the page's worker starts, nested, only when a run asks
@@ -13,6 +14,7 @@ mod gpu_run;
 #[path = "../src/services/js_error.rs"]
 mod js_error;
 mod language_models;
+mod page_link;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
 mod trainer;

@@ -17,7 +17,7 @@ use engine::device::{Backend, GpuAdapter, completed};
 use engine::effects::LiveState;
 use engine::live;
 use engine::pace::PaceClock;
-use engine::protocol::{Envelope, Finished, FromWorker, RunProgress, ToWorker};
+use engine::protocol::{Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
 use engine::{EpisodeRecord, Run, RunSpec};
@@ -25,6 +25,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessagePort};
 
 use crate::language_models::LanguageModels;
+use crate::page_link::{now, post};
 #[cfg(not(feature = "wgpu"))]
 use crate::relay::{Relay, RelayEvents};
 
@@ -141,18 +142,6 @@ pub(crate) struct Trainer {
     pub(crate) relay: Relay,
 }
 
-/// Milliseconds on the worker's high-resolution clock.
-pub(crate) fn now(scope: &DedicatedWorkerGlobalScope) -> f64 {
-    scope.performance().map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-/// Posts `message` to the page.
-pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, message: FromWorker) {
-    if let Err(error) = scope.post_message(&JsValue::from_str(&Envelope::encode(message))) {
-        web_sys::console::error_2(&"the training worker could not post a message".into(), &error);
-    }
-}
-
 /// The backend a request's run is on, for requests that build a run.
 fn requested_backend(request: &ToWorker) -> Option<Backend> {
     match request {
@@ -166,6 +155,7 @@ impl Trainer {
     /// slice (the other end of its channel calls [`Trainer::slice`]).
     pub(crate) fn new(scope: DedicatedWorkerGlobalScope, this: Weak<RefCell<Trainer>>, wake: MessagePort) -> Self {
         Self {
+            models: LanguageModels::new(scope.clone()),
             scope,
             #[cfg(not(feature = "wgpu"))]
             relay: Relay::new(relay_events(this.clone())),
@@ -177,7 +167,6 @@ impl Trainer {
             last_progress: 0.0,
             webgpu: WebGpu::Pending,
             waiting_for_webgpu: Vec::new(),
-            models: LanguageModels::default(),
         }
     }
 
@@ -234,9 +223,11 @@ impl Trainer {
                 let result = Err(format!("{name}: no file came with the request"));
                 self.post(FromWorker::ModelLoaded { model_id, result });
             }
-            ToWorker::Generate(request) => self.generate(request),
+            ToWorker::Generate(request) => self.models.generate(request),
             ToWorker::StopGeneration { request_id } => self.models.stop(request_id),
-            ToWorker::NextLogits { request_id, model_id, messages } => self.next_logits(request_id, model_id, messages),
+            ToWorker::NextLogits { request_id, model_id, messages } => {
+                self.models.next_logits(request_id, model_id, messages)
+            }
         }
         self.schedule();
     }
@@ -486,6 +477,29 @@ impl Trainer {
         self.relay.crashed(&problem, &self.scope);
     }
 
+    /// Loads a model file the page posted: read and loaded here on the CPU; on WebGPU, in the
+    /// nested worker (the CPU worker relays it there) once WebGPU is up.
+    pub(crate) fn load_model_file(&mut self, model_id: u32, name: String, backend: Backend, file: web_sys::Blob) {
+        let (trainer, models) = (self.this.clone(), self.models.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            if backend == Backend::Wgpu
+                && let Err(why) = webgpu_up(&trainer).await
+            {
+                let problem = format!("this browser offers no WebGPU ({why}); choose the engine on the CPU");
+                return models.refuse(model_id, &name, &problem);
+            }
+            #[cfg(not(feature = "wgpu"))]
+            if let Some(trainer) = trainer.upgrade() {
+                let this = &mut *trainer.borrow_mut();
+                if backend == Backend::Wgpu {
+                    return this.relay.send_model(model_id, &name, file, &this.scope);
+                }
+                this.relay.forget_model(model_id);
+            }
+            models.load_file(model_id, &name, backend, file).await;
+        });
+    }
+
     pub(crate) fn webgpu_settled(&mut self, adapter: Result<GpuAdapter, String>) {
         self.webgpu = match &adapter {
             Ok(_) => WebGpu::Ready,
@@ -495,6 +509,20 @@ impl Trainer {
         for request in std::mem::take(&mut self.waiting_for_webgpu) {
             self.handle(request);
         }
+    }
+}
+
+/// Waits for this worker's WebGPU to come up, or says why it did not.
+async fn webgpu_up(trainer: &Weak<RefCell<Trainer>>) -> Result<(), String> {
+    loop {
+        let Some(strong) = trainer.upgrade() else { return Err("the worker ended".into()) };
+        match &strong.borrow().webgpu {
+            WebGpu::Ready => return Ok(()),
+            WebGpu::Unavailable(why) => return Err(why.clone()),
+            WebGpu::Pending => {}
+        }
+        drop(strong);
+        gloo_timers::future::TimeoutFuture::new(50).await;
     }
 }
 

@@ -179,7 +179,7 @@ pub enum FromWorker {
     /// Generation `request_id` has ended: the whole reply, or why it could not be written.
     GenerationEnded {
         request_id: u32,
-        result: Result<Reply, String>,
+        result: Result<ModelReply, String>,
     },
     /// The answer to `NextLogits`.
     Logits {
@@ -207,7 +207,7 @@ pub struct GenerateRequest {
 
 /// A reply the engine's language model wrote in the worker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Reply {
+pub struct ModelReply {
     pub text: String,
     pub tokens: Vec<u32>,
     pub prompt_tokens: u32,

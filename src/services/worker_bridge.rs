@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use engine::device::Backend;
 use engine::effects::LiveState;
-use engine::protocol::{Envelope, FromWorker, GenerateRequest, Reply, ToWorker};
+use engine::protocol::{Envelope, FromWorker, GenerateRequest, ModelReply, ToWorker};
 use engine::run::{Restoration, Resume};
 use futures_channel::{mpsc, oneshot};
 use leptos::prelude::*;
@@ -165,7 +165,7 @@ pub enum Generating {
         text: String,
         tokens: u32,
     },
-    Ended(Result<Reply, String>),
+    Ended(Result<ModelReply, String>),
 }
 
 /// The message changes the runs.
