@@ -111,7 +111,7 @@ window.engine = async (file, messages) => {
       if (message.type === type) { worker.removeEventListener('message', heard); resolve(message); }
     });
   });
-  const send = (message, file) => worker.postMessage(file ? [JSON.stringify({ version: 9, message }), file] : JSON.stringify({ version: 9, message }));
+  const send = (message, file) => worker.postMessage(file ? [JSON.stringify({ version: 10, message }), file] : JSON.stringify({ version: 10, message }));
   await answer('ready');
   const blob = await (await fetch(file)).blob();
   const began = performance.now();

@@ -37,7 +37,7 @@ export async function pageWorker(page) {
       pieces,
       answer: (type) => new Promise((resolve) => waiting.push({ type, resolve })),
       send(message, file) {
-        const text = JSON.stringify({ version: 9, message });
+        const text = JSON.stringify({ version: 10, message });
         worker.postMessage(file ? [text, file] : text);
       },
     };

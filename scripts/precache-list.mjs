@@ -38,8 +38,9 @@ for (const file of files) {
 }
 const urls = files.map((f) => `./${path.relative(staging, f).split(path.sep).join('/')}`);
 // The WebGPU worker (4 MB of gzip wasm) is cached when a run first needs it, not on every install;
-// so is the in-tab LLM's library (10 MB), when a user first picks that provider.
-const onDemand = (url) => url.startsWith('./webgpu_worker') || url.startsWith('./wllama/');
+// so is the in-tab LLM's library (10 MB), when a user first picks that provider, and the small code
+// model (7 MB), when a user first trains it.
+const onDemand = (url) => url.startsWith('./webgpu_worker') || url.startsWith('./wllama/') || url.startsWith('./models/');
 const list = {
   version: hash.digest('hex').slice(0, 16),
   files: ['./', ...urls.filter((url) => !onDemand(url))],

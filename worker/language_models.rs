@@ -17,12 +17,10 @@ use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::protocol::{FromWorker, GenerateRequest, ModelReply, NextLogits};
 use engine::rng::RunRng;
-use futures_channel::oneshot;
 use rand::SeedableRng;
-use wasm_bindgen::prelude::*;
-use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
+use web_sys::DedicatedWorkerGlobalScope;
 
-use crate::page_link::{now, post};
+use crate::page_link::{now, post, yield_to_event_loop};
 
 /// Milliseconds a reply is written between the times it lets the worker's event loop run.
 const WRITE_MS: f64 = 10.0;
@@ -199,20 +197,4 @@ fn send_new_text(
         post(scope, FromWorker::Generated { request_id, text: whole[sent..].to_owned(), tokens });
     }
     whole.len().max(sent)
-}
-
-/// Lets the worker's event loop run (the page's messages, the runs' slices) before the reply goes
-/// on: a message through a channel of its own, which unlike `setTimeout(0)` is never clamped to 4 ms.
-async fn yield_to_event_loop() {
-    let Ok(channel) = MessageChannel::new() else {
-        return gloo_timers::future::TimeoutFuture::new(0).await;
-    };
-    let (done, heard) = oneshot::channel::<()>();
-    let on_message = Closure::once(move |_: MessageEvent| {
-        let _ = done.send(());
-    });
-    channel.port1().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-    if channel.port2().post_message(&JsValue::NULL).is_ok() {
-        let _ = heard.await;
-    }
 }

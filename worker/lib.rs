@@ -1,8 +1,9 @@
 //! The training worker. The page posts [`ToWorker`](engine::protocol::ToWorker) messages; the worker
 //! trains off the main thread and streams [`FromWorker`] messages back. By job: the trainer and its
 //! CPU slices (`trainer.rs`), a WebGPU run's task (`gpu_run.rs`), asking for WebGPU (`webgpu.rs`),
-//! the engine's language models (`language_models.rs`), posting to the page (`page_link.rs`) and, in
-//! the CPU worker, the relay to the nested WebGPU worker (`relay.rs`). This file starts it.
+//! the engine's language models (`language_models.rs`) and their training by StepCoder's PPO
+//! (`model_training.rs`), posting to the page (`page_link.rs`) and, in the CPU worker, the relay
+//! to the nested WebGPU worker (`relay.rs`). This file starts it.
 //!
 //! burn's Wgpu backend adds about 4 MB of gzip wasm, so it lives in a second build of this worker
 //! (`webgpu_worker`, the `wgpu` feature) that the page's worker starts, nested, only when a run asks
@@ -14,6 +15,7 @@ mod gpu_run;
 #[path = "../src/services/js_error.rs"]
 mod js_error;
 mod language_models;
+mod model_training;
 mod page_link;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
@@ -27,6 +29,7 @@ use engine::protocol::{Envelope, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 
+use crate::model_training::{ModelTrainings, TrainingRequest};
 use crate::trainer::Trainer;
 
 /// Runs the training worker: answers the page's messages until the page ends it.
@@ -46,6 +49,7 @@ pub fn start() {
         }
     };
     let trainer = Rc::new_cyclic(|this| RefCell::new(Trainer::new(scope.clone(), this.clone(), channel.port2())));
+    let trainings = ModelTrainings::new(scope.clone());
 
     trainer.borrow().post(FromWorker::Ready);
     let gpu_trainer = Rc::downgrade(&trainer);
@@ -61,7 +65,8 @@ pub fn start() {
     channel.port1().set_onmessage(Some(on_wake.as_ref().unchecked_ref()));
 
     let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        // A request is JSON text, or `[JSON text, Blob]` for the file a `LoadModel` loads.
+        // A request is JSON text, or `[JSON text, Blob]` for the file a `LoadModel` loads or a
+        // `TrainModel` trains.
         let data = event.data();
         let (text, file) = match data.dyn_ref::<js_sys::Array>() {
             Some(pair) => (pair.get(0).as_string(), pair.get(1).dyn_into::<web_sys::Blob>().ok()),
@@ -74,6 +79,11 @@ pub fn start() {
             (Ok(ToWorker::LoadModel { model_id, name, backend }), Some(file)) => {
                 trainer.borrow_mut().load_model_file(model_id, name, backend, file)
             }
+            (Ok(ToWorker::TrainModel { train_id, name, spec, training_tasks, unseen_tasks }), file) => {
+                trainings.start(TrainingRequest { train_id, name, spec, training_tasks, unseen_tasks }, file)
+            }
+            (Ok(ToWorker::ProgramsRan { train_id, result }), _) => trainings.programs_ran(train_id, result),
+            (Ok(ToWorker::StopTraining { train_id }), _) => trainings.stop(train_id),
             (Ok(request), _) => trainer.borrow_mut().handle(request),
             (Err(message), _) => trainer.borrow().post(FromWorker::Failed { run_id: None, message }),
         }

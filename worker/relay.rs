@@ -76,8 +76,12 @@ impl Relay {
             | ToWorker::Stop { run_id }
             | ToWorker::Discard { run_id }
             | ToWorker::Decide { run_id, .. } => run_id,
-            // A load comes with its file (`send_model`), never alone.
-            ToWorker::LoadModel { .. } => return false,
+            // A load comes with its file (`send_model`), never alone; models train on this
+            // worker's CPU.
+            ToWorker::LoadModel { .. }
+            | ToWorker::TrainModel { .. }
+            | ToWorker::ProgramsRan { .. }
+            | ToWorker::StopTraining { .. } => return false,
             ToWorker::Generate(request) => {
                 let nested = self.models.contains(&request.model_id);
                 if nested {

@@ -228,6 +228,8 @@ impl Trainer {
             ToWorker::NextLogits { request_id, model_id, messages } => {
                 self.models.next_logits(request_id, model_id, messages)
             }
+            // lib.rs hands these to the model trainings (`model_training.rs`).
+            ToWorker::TrainModel { .. } | ToWorker::ProgramsRan { .. } | ToWorker::StopTraining { .. } => {}
         }
         self.schedule();
     }

@@ -33,6 +33,9 @@ pub fn check_reward(field: &str, value: f64) -> Result<(), String> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Number,
+    /// A number kept in single precision (`f32`): shown as its shortest `f32` text, 0.8 rather
+    /// than the 0.800000011920929 that the same value reads as in double precision.
+    SingleNumber,
     Integer,
     Bool,
     /// A list of whole numbers, typed as "64, 32".
@@ -65,6 +68,7 @@ impl Field {
             (Kind::NameList, Value::Array(items)) => {
                 items.iter().map(|item| item.as_str().unwrap_or_default()).collect::<Vec<_>>().join(", ")
             }
+            (Kind::SingleNumber, Value::Number(number)) => (number.as_f64().unwrap_or_default() as f32).to_string(),
             (_, value) => value.to_string(),
         }
     }
@@ -73,7 +77,7 @@ impl Field {
         let text = text.trim();
         let bad = |what: &str| format!("{}: '{text}' is not {what}", self.name());
         match self.kind {
-            Kind::Number => {
+            Kind::Number | Kind::SingleNumber => {
                 text.parse::<f64>().ok().filter(|x| x.is_finite()).map(Value::from).ok_or_else(|| bad("a number"))
             }
             Kind::Integer => text.parse::<u64>().map(Value::from).map_err(|_| bad("a whole number")),
@@ -108,6 +112,7 @@ fn collect(schema: &Value, defs: &Value, prefix: &mut Vec<String>, out: &mut Vec
         prefix.push(name.clone());
         let kind = match resolved["type"].as_str() {
             Some("object") => None,
+            Some("number") if resolved["format"] == "float" => Some(Kind::SingleNumber),
             Some("number") => Some(Kind::Number),
             Some("integer") => Some(Kind::Integer),
             Some("boolean") => Some(Kind::Bool),

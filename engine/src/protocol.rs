@@ -11,10 +11,12 @@ use crate::lm::chat_template::Message;
 use crate::lm::generation::Sampling;
 use crate::pace::Pace;
 use crate::policy_view::PolicyView;
+use crate::python::{ProgramRequest, ProgramVerdict};
 use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
+use crate::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 
-pub const PROTOCOL_VERSION: u32 = 9;
+pub const PROTOCOL_VERSION: u32 = 10;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -121,6 +123,26 @@ pub enum ToWorker {
         model_id: u32,
         messages: Vec<Message>,
     },
+    /// Train the GGUF file posted beside this message (`[message, Blob]`) by StepCoder's PPO
+    /// (`ModelPpo`) on the first tasks of each split of the small code model's bundled tasks.
+    TrainModel {
+        train_id: u32,
+        /// How messages name the file.
+        name: String,
+        spec: ModelPpoSpec,
+        training_tasks: usize,
+        unseen_tasks: usize,
+    },
+    /// The verdicts of the programs that `ProgramsToRun` asked the page's Python to run, in
+    /// order, or why they could not be run (the training then ends with it).
+    ProgramsRan {
+        train_id: u32,
+        result: Result<Vec<ProgramVerdict>, String>,
+    },
+    /// End training `train_id` at its next step; the model trained so far is still written.
+    StopTraining {
+        train_id: u32,
+    },
 }
 
 /// Worker → page.
@@ -186,6 +208,35 @@ pub enum FromWorker {
         request_id: u32,
         result: Result<NextLogits, String>,
     },
+    /// Training `train_id`'s figures so far, and what it is doing now.
+    TrainingProgress {
+        train_id: u32,
+        doing: String,
+        history: Vec<UpdateRecord>,
+        measurements: Vec<PassAt1Point>,
+    },
+    /// Programs for the page's Python to run, each in an interpreter of its own (the model wrote
+    /// them), within `limit_ms` each; answered by `ProgramsRan`.
+    ProgramsToRun {
+        train_id: u32,
+        requests: Vec<ProgramRequest>,
+        limit_ms: u32,
+    },
+    /// Training `train_id` has ended: why, if before its last update, with the trained model
+    /// posted beside this message as a GGUF Blob; or why there is no model to keep.
+    TrainingEnded {
+        train_id: u32,
+        result: Result<TrainingEnd, String>,
+    },
+}
+
+/// How a model's training ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainingEnd {
+    /// Why it ended before its last update (cancelled, or a batch Python could not run).
+    pub early: Option<String>,
+    /// The size of the GGUF file posted beside, in bytes.
+    pub bytes: u64,
 }
 
 /// A reply asked of the engine's language model `model_id`: to `messages` (a last assistant
@@ -262,20 +313,65 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":9", "\"version\":8");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 8, expected 9");
+        let stale = json.replace("\"version\":10", "\"version\":9");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 9, expected 10");
         let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
         assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":9,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":10,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );
     }
 
     #[test]
+    fn a_model_training_and_its_programs_go_both_ways() {
+        let train = ToWorker::TrainModel {
+            train_id: 1,
+            name: "./models/rlcg-coder.gguf".into(),
+            spec: ModelPpoSpec::default(),
+            training_tasks: 8,
+            unseen_tasks: 4,
+        };
+        assert_eq!(Envelope::<ToWorker>::decode(&Envelope::encode(train.clone())), Ok(train));
+        let record = UpdateRecord {
+            update: 1,
+            tasks: vec!["sum_even".into()],
+            mean_reward: -0.25,
+            pass_rate: 0.5,
+            special_cased: 0.0,
+            kl: 0.001,
+            kept_share: 0.75,
+            stages: vec![("sum_even".into(), 2, 0.5)],
+            policy_loss: 0.1,
+            value_loss: 0.2,
+        };
+        let progress = FromWorker::TrainingProgress {
+            train_id: 1,
+            doing: "drawing update 2's rollouts".into(),
+            history: vec![record],
+            measurements: vec![PassAt1Point { after_updates: 0, training: 0.5, unseen: 0.25, passes: vec![1, 0] }],
+        };
+        assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(progress.clone())), Ok(progress));
+        let programs = FromWorker::ProgramsToRun {
+            train_id: 1,
+            requests: vec![ProgramRequest::with_statements(
+                "def f():\n    return 1\n",
+                &["assert f() == 1".to_owned()],
+            )],
+            limit_ms: 2000,
+        };
+        assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(programs.clone())), Ok(programs));
+        let ended = FromWorker::TrainingEnded {
+            train_id: 1,
+            result: Ok(TrainingEnd { early: Some("cancelled".into()), bytes: 6_859_680 }),
+        };
+        assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(ended.clone())), Ok(ended));
+    }
+
+    #[test]
     fn a_language_model_request_reads_as_the_page_and_its_tests_write_it() {
-        let json = r#"{"version":9,"message":{"type":"generate","request_id":4,"model_id":1,
+        let json = r#"{"version":10,"message":{"type":"generate","request_id":4,"model_id":1,
             "messages":[{"role":"user","content":"hi"}],"sampling":{"temperature":0,"top_p":1},"max_tokens":8,"seed":3}}"#;
         let expected = ToWorker::Generate(GenerateRequest {
             request_id: 4,
@@ -287,7 +383,7 @@ mod tests {
             ignore_eos: false,
         });
         assert_eq!(Envelope::<ToWorker>::decode(json), Ok(expected));
-        let load = r#"{"version":9,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
+        let load = r#"{"version":10,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
         assert_eq!(
             Envelope::<ToWorker>::decode(load),
             Ok(ToWorker::LoadModel { model_id: 2, name: "tiny.gguf".into(), backend: Backend::Ndarray })

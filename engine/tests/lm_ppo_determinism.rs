@@ -31,8 +31,12 @@ fn trained(seed: u64) -> Value {
     let spec = ModelPpoSpec { arm: Arm::Vanilla, updates: 2, measure_every: 2, seed, params };
     let mut training = ModelPpo::new(model, tasks, spec).unwrap();
     let mut clock = 0.0;
+    let mut doing: Vec<String> = Vec::new();
     loop {
         clock += 1.0;
+        if doing.last() != Some(&training.doing()) {
+            doing.push(training.doing());
+        }
         match training.need() {
             Need::Python(batch) => {
                 let verdicts = batch
@@ -57,13 +61,25 @@ fn trained(seed: u64) -> Value {
         }
     }
     assert_eq!(training.error, None);
-    json!({ "history": training.history, "measurements": training.measurements })
+    json!({ "history": training.history, "measurements": training.measurements, "doing": doing })
 }
 
 #[test]
 fn the_same_seed_trains_the_same_records_losses_included() {
     let first = trained(1);
     assert_eq!(first["history"].as_array().unwrap().len(), 2, "{first}");
+    // What the page shows it doing, step by step: measure, draw, run, update, twice, measure.
+    let doing: Vec<&str> = first["doing"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(
+        doing[..3],
+        [
+            "measuring pass@1 after 0 updates",
+            "drawing update 1's rollouts",
+            "running update 1's programs on their tests"
+        ]
+    );
+    assert!(doing.contains(&"update 2: PPO on the rollouts"), "{doing:?}");
+    assert_eq!(doing[doing.len() - 2..], ["measuring pass@1 after 2 updates", "done"]);
     assert_eq!(trained(1), first);
     assert_ne!(trained(2)["history"], first["history"], "another seed trains otherwise");
 }

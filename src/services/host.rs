@@ -83,7 +83,11 @@ pub async fn drive<T: Effectful>(
 /// The verdicts of `batch`, in order, from its runs ([`PythonBatch::runs`]): a person's or an
 /// LLM's programs one after another, with a cancel between two; the playground's own in one chunk
 /// per worker, side by side ([`Python::lanes`]).
-async fn run_batch(python: &Python, batch: PythonBatch, cancel: &CancelToken) -> Result<Vec<ProgramVerdict>, String> {
+pub async fn run_batch(
+    python: &Python,
+    batch: PythonBatch,
+    cancel: &CancelToken,
+) -> Result<Vec<ProgramVerdict>, String> {
     if batch.author == Author::Playground {
         let runs = batch.runs(Python::lanes()).into_iter().map(|run| (run.request, run.limit_ms)).collect();
         let (tx, rx) = oneshot::channel();

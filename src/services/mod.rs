@@ -12,6 +12,7 @@ pub mod links;
 pub mod llm_choice;
 pub mod llm_client;
 pub mod model;
+pub mod model_training;
 pub mod offline;
 pub mod python_pool;
 pub mod python_worker;

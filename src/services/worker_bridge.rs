@@ -1,6 +1,7 @@
 //! The page's link to the training worker: it starts the worker, applies what the worker reports
 //! to the runs, and answers the requests that wait for a reply (a policy's decision, an agent
-//! rebuilt, the engine's language model loaded, its reply streamed). Components reach it through leptos context ([`WorkerBridge::provide`], then
+//! rebuilt, the engine's language model loaded, its reply streamed, its training's programs and
+//! end). Components reach it through leptos context ([`WorkerBridge::provide`], then
 //! `expect_context::<WorkerBridge>()`), not through their props.
 
 use std::cell::{Cell, RefCell};
@@ -9,8 +10,10 @@ use std::rc::Rc;
 
 use engine::device::Backend;
 use engine::effects::LiveState;
-use engine::protocol::{Envelope, FromWorker, GenerateRequest, ModelReply, ToWorker};
+use engine::protocol::{Envelope, FromWorker, GenerateRequest, ModelReply, ToWorker, TrainingEnd};
+use engine::python::{ProgramRequest, ProgramVerdict};
 use engine::run::{Restoration, Resume};
+use engine::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 use futures_channel::{mpsc, oneshot};
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
@@ -41,8 +44,8 @@ impl WorkerBridge {
         on_message: impl Fn(&FromWorker) + 'static,
     ) -> WorkerBridge {
         let calls = StoredValue::new_local(Rc::new(WorkerCalls::default()));
-        let handle = move |message: FromWorker| {
-            calls.with_value(|c| c.answer(&message));
+        let handle = move |message: FromWorker, file: Option<web_sys::Blob>| {
+            calls.with_value(|c| c.answer(&message, file));
             on_message(&message);
             // A language model's messages (a piece of text a token) leave the runs untouched.
             if about_runs(&message) {
@@ -118,6 +121,36 @@ impl WorkerBridge {
         self.send(ToWorker::StopGeneration { request_id });
     }
 
+    /// Starts StepCoder's PPO on the GGUF `file` in the worker, on the first `tasks` (training,
+    /// unseen) of the small code model's: what it reports, the programs it needs run and its end
+    /// come through the receiver.
+    pub fn train_model(
+        self,
+        name: &str,
+        spec: ModelPpoSpec,
+        (training_tasks, unseen_tasks): (usize, usize),
+        file: &web_sys::Blob,
+    ) -> Result<(u32, mpsc::UnboundedReceiver<TrainingReport>), String> {
+        let (tx, rx) = mpsc::unbounded();
+        let train_id = self.calls.with_value(|c| {
+            let id = c.next_id();
+            c.trainings.borrow_mut().insert(id, tx);
+            id
+        });
+        let request = ToWorker::TrainModel { train_id, name: name.to_owned(), spec, training_tasks, unseen_tasks };
+        self.post(&js_sys::Array::of2(&JsValue::from_str(&Envelope::encode(request)), file))?;
+        Ok((train_id, rx))
+    }
+
+    /// The verdicts of the programs training `train_id` asked for.
+    pub fn programs_ran(self, train_id: u32, result: Result<Vec<ProgramVerdict>, String>) {
+        self.send(ToWorker::ProgramsRan { train_id, result });
+    }
+
+    pub fn stop_training(self, train_id: u32) {
+        self.send(ToWorker::StopTraining { train_id });
+    }
+
     /// The greedy action of run `run_id`'s policy in `state`.
     pub async fn decide(self, run_id: u32, state: LiveState) -> Result<usize, String> {
         let calls = self.calls.get_value();
@@ -133,7 +166,7 @@ impl WorkerBridge {
 
 /// Starts the training worker; messages it sends arrive in `on_message`.
 fn spawn_worker(
-    on_message: impl Fn(FromWorker) + 'static,
+    on_message: impl Fn(FromWorker, Option<web_sys::Blob>) + 'static,
     on_error: impl Fn(String) + Clone + 'static,
 ) -> Result<Worker, String> {
     let worker = Worker::new("./worker_loader.js").map_err(|e| {
@@ -141,9 +174,14 @@ fn spawn_worker(
     })?;
     let report = on_error.clone();
     let handler = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-        let text = event.data().as_string().unwrap_or_default();
-        match Envelope::<FromWorker>::decode(&text) {
-            Ok(message) => on_message(message),
+        // JSON text, or `[JSON text, Blob]` for a trained model.
+        let data = event.data();
+        let (text, file) = match data.dyn_ref::<js_sys::Array>() {
+            Some(pair) => (pair.get(0).as_string(), pair.get(1).dyn_into::<web_sys::Blob>().ok()),
+            None => (data.as_string(), None),
+        };
+        match Envelope::<FromWorker>::decode(&text.unwrap_or_default()) {
+            Ok(message) => on_message(message, file),
             Err(problem) => report(format!("unreadable message from the training worker: {problem}")),
         }
     });
@@ -166,6 +204,22 @@ pub enum Generating {
         tokens: u32,
     },
     Ended(Result<ModelReply, String>),
+}
+
+/// What a model's training sends while it goes on.
+pub enum TrainingReport {
+    Progress {
+        doing: String,
+        history: Vec<UpdateRecord>,
+        measurements: Vec<PassAt1Point>,
+    },
+    /// Programs to run, each in an interpreter of its own, within `limit_ms` each.
+    Programs {
+        requests: Vec<ProgramRequest>,
+        limit_ms: u32,
+    },
+    /// How it ended and the trained model's GGUF file, or why there is none.
+    Ended(Result<(TrainingEnd, web_sys::Blob), String>),
 }
 
 /// The message changes the runs.
@@ -194,7 +248,10 @@ fn apply(runs: &mut [RunData], message: FromWorker) {
         | FromWorker::ModelLoaded { .. }
         | FromWorker::Generated { .. }
         | FromWorker::GenerationEnded { .. }
-        | FromWorker::Logits { .. } => {}
+        | FromWorker::Logits { .. }
+        | FromWorker::TrainingProgress { .. }
+        | FromWorker::ProgramsToRun { .. }
+        | FromWorker::TrainingEnded { .. } => {}
         FromWorker::Progress { runs: batches } => {
             for batch in batches {
                 if let Some(run) = find(runs, batch.run_id) {
@@ -238,6 +295,7 @@ struct WorkerCalls {
     restores: RefCell<HashMap<u32, oneshot::Sender<Result<Restoration, String>>>>,
     loads: RefCell<HashMap<u32, oneshot::Sender<Result<String, String>>>>,
     generations: RefCell<HashMap<u32, mpsc::UnboundedSender<Generating>>>,
+    trainings: RefCell<HashMap<u32, mpsc::UnboundedSender<TrainingReport>>>,
 }
 
 impl WorkerCalls {
@@ -247,8 +305,8 @@ impl WorkerCalls {
         id
     }
 
-    /// Hands a worker message to whoever waits for it.
-    fn answer(&self, message: &FromWorker) {
+    /// Hands a worker message (and the file beside it) to whoever waits for it.
+    fn answer(&self, message: &FromWorker, file: Option<web_sys::Blob>) {
         match message {
             FromWorker::Decision { request_id, result } => {
                 if let Some(waiting) = self.decisions.borrow_mut().remove(request_id) {
@@ -273,6 +331,26 @@ impl WorkerCalls {
             FromWorker::GenerationEnded { request_id, result } => {
                 if let Some(waiting) = self.generations.borrow_mut().remove(request_id) {
                     let _ = waiting.unbounded_send(Generating::Ended(result.clone()));
+                }
+            }
+            FromWorker::TrainingProgress { train_id, doing, history, measurements } => {
+                if let Some(waiting) = self.trainings.borrow().get(train_id) {
+                    let (doing, history, measurements) = (doing.clone(), history.clone(), measurements.clone());
+                    let _ = waiting.unbounded_send(TrainingReport::Progress { doing, history, measurements });
+                }
+            }
+            FromWorker::ProgramsToRun { train_id, requests, limit_ms } => {
+                if let Some(waiting) = self.trainings.borrow().get(train_id) {
+                    let _ = waiting
+                        .unbounded_send(TrainingReport::Programs { requests: requests.clone(), limit_ms: *limit_ms });
+                }
+            }
+            FromWorker::TrainingEnded { train_id, result } => {
+                if let Some(waiting) = self.trainings.borrow_mut().remove(train_id) {
+                    let ended = result.clone().and_then(|end| {
+                        file.map(|file| (end, file)).ok_or_else(|| "the trained model did not come".to_owned())
+                    });
+                    let _ = waiting.unbounded_send(TrainingReport::Ended(ended));
                 }
             }
             _ => {}

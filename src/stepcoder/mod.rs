@@ -1,13 +1,16 @@
 //! The StepCoder pane (seed 002): the curriculum inspector (a task's conditional statements, its
 //! stages and the exact prompt of each), the curriculum and its difficulty profile put to the LLM
-//! chosen in live mode or to the simulated one, and the FGO mask of every completion. The model
-//! does not learn here, and the pane says so.
+//! chosen in live mode or to the simulated one (a model that does not learn, as the pane says),
+//! the FGO mask of every completion, the ablation on the line-bank learner, and a real language
+//! model trained by StepCoder's PPO in this tab (`train_model.rs`).
 
 pub mod ablation_form;
 pub mod ablation_table;
 pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;
+pub mod train_model;
+pub mod training_plots;
 
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
@@ -27,6 +30,7 @@ use crate::services::python_pool::Python;
 use crate::services::storage::ImportedTasks;
 use crate::stepcoder::learner_panel::LearnerPanel;
 use crate::stepcoder::masked_program::MaskedProgram;
+use crate::stepcoder::train_model::TrainTheModel;
 use crate::widgets::chosen_llm::ChosenLlm;
 use crate::widgets::param_fields::ParamFields;
 
@@ -112,7 +116,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
     view! {
         <section aria-labelledby="stepcoder-heading" class="panel" id="stepcoder">
             <h2 id="stepcoder-heading">"StepCoder: the curriculum and the fine-grained mask (seed 002)"</h2>
-            <p class="hint">"StepCoder trains an LLM with PPO, starting it near the end of a canonical solution (CCCS) and leaving code the tests never ran out of the loss (FGO). This page cannot train an LLM: it has no GPU and no weights. It shows the curriculum exactly, puts it to a model that does not learn, and shows the mask of every program that model writes."</p>
+            <p class="hint">"StepCoder trains an LLM with PPO, starting it near the end of a canonical solution (CCCS) and leaving code the tests never ran out of the loss (FGO). This pane shows the curriculum exactly, puts it to a model that does not learn, shows the mask of every program that model writes, runs Table 1's ablation on a learner that stands in for the model, and, under Train the model, trains a small real language model by StepCoder's PPO in this tab."</p>
             <div class="form-grid">
                 <label>"Task"<select id="stepcoder-task" prop:value=move || task_id.get() on:change=move |ev| task_id.set(event_target_value(&ev))>
                     {bundled.with_value(|tasks| tasks.iter().map(|t| view! { <option value=t.id.clone()>{format!("{} (sample in APPS+'s format, written here)", t.id)}</option> }).collect_view())}
@@ -146,6 +150,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
             <LearnerPanel link=link />
+            <TrainTheModel />
         </section>
     }
 }

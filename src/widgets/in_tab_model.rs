@@ -222,7 +222,7 @@ fn WhereItRuns(settings: RwSignal<ProviderSettings>) -> impl IntoView {
     let hint = move || {
         match runtime() {
         InTabRuntime::LlamaCpp => format!("llama.cpp runs the model in this tab (wllama, in a worker) on every core this browser gives ({cores} here), and on WebGPU where the browser offers it; each reply says where it ran."),
-        InTabRuntime::Engine => "The engine runs the model (its transformer on burn, the one StepCoder's PPO trains) in the training worker, on one core, from the same kept file: its numbers are llama.cpp's (the same logits and greedy tokens, docs/guide.md), and it writes slower.".to_owned(),
+        InTabRuntime::Engine => "The engine runs the model (its transformer on burn, the one StepCoder's PPO trains) in the training worker, on one core, from the same kept file: its numbers are llama.cpp's (the same logits and greedy tokens, docs/guide.md). It reads a prompt faster than llama.cpp does here and writes slower: a 0.5B model at about a quarter of llama.cpp's speed (docs/benchmarks.md).".to_owned(),
         InTabRuntime::EngineWebGpu => "The engine runs the model on burn's WebGPU backend, in the WebGPU training worker, from the same kept file: its numbers are llama.cpp's within the GPU's rounding. A browser without WebGPU says so at the first reply.".to_owned(),
     }
     };

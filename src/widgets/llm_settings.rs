@@ -31,8 +31,8 @@ pub fn LlmSelect() -> impl IntoView {
     };
     view! {
                 <label>"LLM"
-                    <select id="llm-provider" on:change=move |ev| on_llm(event_target_value(&ev))>
-                        <option value=SIMULATED selected=true>"Simulated LLM (offline)"</option>
+                    <select id="llm-provider" prop:value=move || choice.get() on:change=move |ev| on_llm(event_target_value(&ev))>
+                        <option value=SIMULATED>"Simulated LLM (offline)"</option>
                         {PRESETS.iter().map(|p| view! { <option value=p.id>{p.label}</option> }).collect_view()}
                     </select>
                 </label>

@@ -36,7 +36,7 @@ pub fn ParamFields(
             }
             .into_any()
         } else {
-            let mode = if field.kind == Kind::Number { "decimal" } else { "numeric" };
+            let mode = if matches!(field.kind, Kind::Number | Kind::SingleNumber) { "decimal" } else { "numeric" };
             view! {
                 <input id=id.clone() inputmode=mode autocomplete="off" prop:value=value
                     on:input=move |ev| set(event_target_value(&ev)) />

@@ -16,7 +16,6 @@ use engine::stepcoder::model_ppo_params::ModelPpoParams;
 
 use crate::common::{Failure, jobs_or_cores, side_by_side, usage};
 use crate::lm::{CODE_MODEL, pass_at_1};
-use crate::reproduce::stepcoder_table::row_name;
 use crate::stepcoder_train::run_training;
 
 /// The same at both scales: one greedy reply per task takes seconds.
@@ -135,7 +134,7 @@ pub fn ppo_tables(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failu
             };
             let against: Vec<f64> = change.iter().zip(&vanilla).map(|(a, v)| a - v).collect();
             vec![
-                row_name(arm).to_owned(),
+                arm.label().to_owned(),
                 format!("{} → {}", share(|r| &r.before, Split::Training), share(|r| &r.after, Split::Training)),
                 points(&in_split(&change, Split::Training)),
                 format!("{} → {}", share(|r| &r.before, Split::Unseen), share(|r| &r.after, Split::Unseen)),

@@ -11,16 +11,6 @@ use crate::common::Failure;
 use crate::stepcoder::run_ablation;
 use engine::reproduce::{Scale, Table, percent, signed};
 
-/// The arms as Table 1 names its rows.
-pub(crate) fn row_name(arm: Arm) -> &'static str {
-    match arm {
-        Arm::Vanilla => "vanilla (Vanilla PPO)",
-        Arm::Cccs => "+CCCS (w/o FGO)",
-        Arm::Fgo => "+FGO (w/o CCCS)",
-        Arm::StepCoder => "StepCoder",
-    }
-}
-
 fn interval(point: &CurvePoint, sign: bool) -> String {
     let show =
         |v: f64| if sign { format!("{}{}", if v >= 0.0 { "+" } else { "" }, signed(v, 3)) } else { format!("{v:.3}") };
@@ -37,7 +27,7 @@ fn pass_cells(row: &ArmSummary) -> Vec<String> {
     let versus = |decoded: bool| {
         row.versus_vanilla.map_or("—".to_owned(), |d| interval(if decoded { &d.decoded } else { &d.sampled }, true))
     };
-    vec![row_name(row.arm).to_owned(), last(&row.curve), last(&row.decoded_curve), versus(false), versus(true)]
+    vec![row.arm.label().to_owned(), last(&row.curve), last(&row.decoded_curve), versus(false), versus(true)]
 }
 
 fn share(value: Option<f64>) -> String {
@@ -112,7 +102,7 @@ pub fn tables(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
             };
             let full_task = row.full_task_reached.map_or("—".to_owned(), |n| format!("{n} of {}", row.runs));
             let cells = [share(row.compile_error_share), share(row.masked_share), greedy, full_task];
-            std::iter::once(row_name(row.arm).to_owned()).chain(cells).collect()
+            std::iter::once(row.arm.label().to_owned()).chain(cells).collect()
         })
         .collect();
     let training = Table {
@@ -148,7 +138,7 @@ pub fn tables(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failure> 
             "{made_by}. Final pass@1 decoded at T {}, top-p {}, per task (mean over seeds).",
             measured.measure_temperature, measured.measure_top_p
         ),
-        header: std::iter::once("task").chain(arms.iter().map(|row| row_name(row.arm))).map(str::to_owned).collect(),
+        header: std::iter::once("task").chain(arms.iter().map(|row| row.arm.label())).map(str::to_owned).collect(),
         rows: per_task_rows,
     };
 

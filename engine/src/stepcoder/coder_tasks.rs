@@ -71,9 +71,34 @@ pub fn coder_tasks() -> Vec<CoderTask> {
     serde_json::from_str(include_str!("../../../tasks/lm_coder.json")).expect("tasks/lm_coder.json is valid")
 }
 
+/// The first `training` tasks of the training split and the first `unseen` of the unseen one, in
+/// the bundled order: a smaller run for a slower host (the page's).
+pub fn first_of_each_split(training: usize, unseen: usize) -> Result<Vec<CoderTask>, String> {
+    let tasks = coder_tasks();
+    let mut chosen = Vec::new();
+    for (split, wanted) in [(Split::Training, training), (Split::Unseen, unseen)] {
+        let of_split: Vec<CoderTask> = tasks.iter().filter(|t| t.split == split).cloned().collect();
+        if !(1..=of_split.len()).contains(&wanted) {
+            return Err(format!("{} tasks: between 1 and {}, got {wanted}", split.name(), of_split.len()));
+        }
+        chosen.extend(of_split.into_iter().take(wanted));
+    }
+    Ok(chosen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_tasks_of_each_split_are_taken_and_a_count_out_of_range_is_named() {
+        let chosen = first_of_each_split(3, 2).unwrap();
+        let splits: Vec<Split> = chosen.iter().map(|t| t.split).collect();
+        assert_eq!(splits, [Split::Training, Split::Training, Split::Training, Split::Unseen, Split::Unseen]);
+        assert_eq!(chosen[0], coder_tasks()[0]);
+        assert_eq!(first_of_each_split(0, 2).unwrap_err(), "training tasks: between 1 and 32, got 0");
+        assert_eq!(first_of_each_split(2, 99).unwrap_err(), "unseen tasks: between 1 and 16, got 99");
+    }
 
     #[test]
     fn the_bundled_tasks_have_both_splits_and_distinct_ids() {

@@ -41,6 +41,16 @@ impl Arm {
         }
     }
 
+    /// The row as Table 1 names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Arm::Vanilla => "vanilla (Vanilla PPO)",
+            Arm::Cccs => "+CCCS (w/o FGO)",
+            Arm::Fgo => "+FGO (w/o CCCS)",
+            Arm::StepCoder => "StepCoder",
+        }
+    }
+
     pub fn parse(name: &str) -> Result<Self, String> {
         Arm::ALL
             .into_iter()

@@ -82,7 +82,7 @@ struct Rollout {
 }
 
 /// One update's figures.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UpdateRecord {
     pub update: usize,
     pub tasks: Vec<String>,
@@ -106,7 +106,7 @@ pub struct UpdateRecord {
 
 /// pass@1 at one point of training: the share of passing programs over each split's tasks and
 /// their samples.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PassAt1Point {
     /// Updates done before it.
     pub after_updates: usize,
@@ -204,6 +204,19 @@ impl ModelPpo {
 
     pub fn is_done(&self) -> bool {
         matches!(self.phase, Phase::Done)
+    }
+
+    /// What it is doing, in words, for people watching.
+    pub fn doing(&self) -> String {
+        let update = self.updates_done + 1;
+        match &self.phase {
+            Phase::Measuring(_) => format!("measuring pass@1 after {} updates", self.updates_done),
+            Phase::Rollouts(_) => format!("drawing update {update}'s rollouts"),
+            Phase::Run(..) => format!("running update {update}'s programs on their tests"),
+            Phase::HiddenRun(..) => format!("running update {update}'s passing programs on the hidden tests"),
+            Phase::Update(..) => format!("update {update}: PPO on the rollouts"),
+            Phase::Done => "done".into(),
+        }
     }
 
     /// The curriculum's stage of task `task`'s prompt: its prefix lines and text.

@@ -122,7 +122,7 @@ impl crate::params::Parameters for ModelPpoParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{Parameters, apply};
+    use crate::params::{Parameters, apply, build, fields, texts};
 
     #[test]
     fn every_setting_is_set_by_name_and_a_bad_one_is_named() {
@@ -136,5 +136,20 @@ mod tests {
         assert!(apply(&defaults, &["clip=2".to_owned()]).unwrap_err().starts_with("clip"));
         assert!(apply(&defaults, &["lora.targets=".to_owned()]).unwrap_err().starts_with("lora.targets"));
         assert!(apply(&defaults, &["lora.targets=x_proj".to_owned()]).unwrap_err().contains("x_proj"));
+    }
+
+    #[test]
+    fn single_precision_settings_read_as_written() {
+        let defaults = ModelPpoParams::default();
+        let fields = fields(&defaults.params_schema());
+        let shown = texts(&defaults, &fields);
+        let text = |name: &str| &shown[fields.iter().position(|f| f.name() == name).unwrap()];
+        assert_eq!(
+            (text("rollout_temperature"), text("rollout_top_p"), text("clip")),
+            (&"0.8".into(), &"0.9".into(), &"0.2".into())
+        );
+        // Double precision is shown as it is, and the texts build the defaults again.
+        assert_eq!(text("curriculum.alpha"), "0.1");
+        assert_eq!(build(&defaults, &fields, &shown).unwrap(), defaults);
     }
 }

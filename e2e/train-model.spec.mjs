@@ -1,0 +1,53 @@
+// StepCoder's PPO on a real language model in the tab (issue 70, item 4): the small code model
+// that ships with the page trains in the training worker, Pyodide runs its programs, the curves
+// are drawn as it goes, Stop keeps the model as trained so far, and one click puts that model in
+// the in-tab provider, where llama.cpp writes a live episode's code with it.
+import { test, expect } from '@playwright/test';
+import { Playground, setInput, watchErrors } from './helpers.mjs';
+
+test('a person trains the small code model in the tab, watches it, stops it, and uses what it learned in a live episode', async ({ page }) => {
+  test.setTimeout(420_000);
+  const errors = watchErrors(page);
+  const playground = new Playground(page);
+  await playground.open();
+  await playground.train({ env: 'orchestrator', agent: 'q-learning', episodes: 5000, seed: 1 });
+  await playground.show('stepcoder');
+  await expect(page.locator('#model-train-model')).toHaveValue('./models/rlcg-coder.gguf');
+  // A small run: two training tasks and one unseen, four rollouts of one task an update.
+  await page.locator('#model-train-arm').selectOption('vanilla');
+  for (const [field, value] of [['updates', '3'], ['measure-every', '1'], ['training-tasks', '2'], ['unseen-tasks', '1']]) {
+    await setInput(page, `#model-train-${field}`, value);
+  }
+  await page.locator('#model-train-params summary').click();
+  for (const [param, value] of [['rollouts', '4'], ['tasks_per_update', '1'], ['measure_samples', '2'], ['max_tokens', '96']]) {
+    await setInput(page, `#model-train-param-${param}`, value);
+  }
+  // A bad setting is named before anything runs.
+  await setInput(page, '#model-train-training-tasks', '40');
+  await page.locator('#model-train-start').click();
+  await expect(page.locator('#model-train-error')).toHaveText('training tasks: between 1 and 32, got 40');
+  await setInput(page, '#model-train-training-tasks', '2');
+
+  await page.locator('#model-train-start').click();
+  await expect(page.locator('#model-train-stop')).toBeVisible();
+  await expect(page.locator('#model-train-status')).toContainText(/measuring pass@1 after 0 updates|drawing update 1/, { timeout: 60_000 });
+  // Each update adds a row, and the plots draw pass@1 and the rollouts' shares.
+  await expect(page.locator('#model-train-updates-table tbody tr')).toHaveCount(1, { timeout: 240_000 });
+  const shares = page.locator('#model-train-shares');
+  await expect(shares).toContainText('pass@1 on the training tasks (T 0.2)');
+  await expect(shares).toContainText('rollouts that passed their tests (T 0.8)');
+  await expect(page.locator('#model-train-updates-table tbody tr').first()).toContainText('no curriculum in this arm');
+  await page.locator('#model-train-stop').click();
+  await expect(page.locator('#model-train-status')).toHaveText(
+    /^ended early \(cancelled\); the model as trained so far is kept as file:\/\/\/rlcg-coder-vanilla-seed1\.gguf$/, { timeout: 120_000 });
+  await expect(page.locator('#model-train-error')).toBeHidden();
+
+  await page.locator('#model-train-use').click();
+  await expect(page.locator('#llm-provider')).toHaveValue('in-tab');
+  await playground.show('live');
+  await expect(page.locator('#in-tab-kept tr.in-use')).toContainText('file:///rlcg-coder-vanilla-seed1.gguf');
+  await playground.playLive();
+  // llama.cpp runs the file the engine wrote, unchanged.
+  await expect(page.locator('#live-stream')).toContainText(/tokens at \d+ tokens\/s, by llama\.cpp/, { timeout: 120_000 });
+  expect(errors).toEqual([]);
+});

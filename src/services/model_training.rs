@@ -1,0 +1,173 @@
+//! StepCoder's PPO on a language model, from the page: the model's file (the small code model
+//! that ships with the page, or a model this browser keeps for the in-tab provider) goes to the
+//! training worker, which trains it (`worker/model_training.rs`); the page's Python runs the
+//! programs the worker sends, each in an interpreter of its own, as the host does every batch of
+//! a model's programs; the trained model is kept in this browser beside the in-tab provider's
+//! other models, so live mode and the searches can use it.
+
+use engine::effects::PythonBatch;
+use engine::llm::ProviderSettings;
+use engine::protocol::TrainingEnd;
+use engine::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
+use futures_util::StreamExt;
+use leptos::prelude::*;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::services::cancel::CancelToken;
+use crate::services::host;
+use crate::services::in_tab_llm;
+use crate::services::js_error::describe;
+use crate::services::python_pool::Python;
+use crate::services::worker_bridge::{TrainingReport, WorkerBridge};
+
+/// Where the page serves the small code model (`models/rlcg-coder.gguf`, made by
+/// `scripts/code-model/make.py`).
+pub const SMALL_MODEL: &str = "./models/rlcg-coder.gguf";
+
+/// A training in the page: what it reports as it goes, and the model it left.
+#[derive(Clone, Copy)]
+pub struct TrainingView {
+    pub doing: RwSignal<String>,
+    pub history: RwSignal<Vec<UpdateRecord>>,
+    pub measurements: RwSignal<Vec<PassAt1Point>>,
+    /// A training is under way (its file being read, or training in the worker).
+    pub busy: RwSignal<bool>,
+    /// The training under way, by its id in the worker.
+    train_id: RwSignal<Option<u32>>,
+    /// The in-tab address of the trained model once it is kept.
+    pub trained: RwSignal<Option<String>>,
+    pub problem: RwSignal<Option<String>>,
+}
+
+impl TrainingView {
+    pub fn new() -> Self {
+        Self {
+            doing: RwSignal::new(String::new()),
+            history: RwSignal::new(Vec::new()),
+            measurements: RwSignal::new(Vec::new()),
+            busy: RwSignal::new(false),
+            train_id: RwSignal::new(None),
+            trained: RwSignal::new(None),
+            problem: RwSignal::new(None),
+        }
+    }
+}
+
+/// The model file at `address`: the small code model, or a kept in-tab model.
+pub async fn model_file(address: &str) -> Result<web_sys::Blob, String> {
+    if address != SMALL_MODEL {
+        return in_tab_llm::kept_file(address).await?.ok_or_else(|| format!("{address} is not kept in this browser"));
+    }
+    let failed = |e: JsValue| format!("{SMALL_MODEL} could not be fetched: {}", describe(&e));
+    let window = web_sys::window().ok_or("no window")?;
+    let response: web_sys::Response =
+        JsFuture::from(window.fetch_with_str(SMALL_MODEL)).await.map_err(failed)?.unchecked_into();
+    if !response.ok() {
+        return Err(format!("{SMALL_MODEL}: HTTP {}", response.status()));
+    }
+    let blob = JsFuture::from(response.blob().map_err(failed)?).await.map_err(failed)?;
+    Ok(blob.unchecked_into())
+}
+
+/// Trains the model at `address` in the worker on `tasks` (training, unseen), runs its programs,
+/// and keeps what it trained; `view` shows it all. [`stop`] ends it early, its model as trained so
+/// far still kept.
+pub async fn train(
+    view: TrainingView,
+    python: Python,
+    address: String,
+    spec: ModelPpoSpec,
+    tasks: (usize, usize),
+    cancel: CancelToken,
+) {
+    view.busy.set(true);
+    view.problem.set(None);
+    view.trained.set(None);
+    view.history.set(Vec::new());
+    view.measurements.set(Vec::new());
+    if let Err(problem) = trained(view, &python, address, spec, tasks, &cancel).await {
+        view.problem.set(Some(problem));
+    }
+    view.busy.set(false);
+    view.train_id.set(None);
+}
+
+async fn trained(
+    view: TrainingView,
+    python: &Python,
+    address: String,
+    spec: ModelPpoSpec,
+    tasks: (usize, usize),
+    cancel: &CancelToken,
+) -> Result<(), String> {
+    let bridge = WorkerBridge::of_page().ok_or("the training worker is not running")?;
+    view.doing.set(format!("reading {address}"));
+    let file = model_file(&address).await?;
+    let kept_name = trained_name(&address, &spec);
+    let (train_id, mut reports) = bridge.train_model(&address, spec, tasks, &file)?;
+    view.train_id.set(Some(train_id));
+    while let Some(report) = reports.next().await {
+        match report {
+            TrainingReport::Progress { doing, history, measurements } => {
+                view.doing.set(doing);
+                view.history.set(history);
+                view.measurements.set(measurements);
+            }
+            TrainingReport::Programs { requests, limit_ms } => {
+                let batch = PythonBatch::untrusted_programs(requests).with_limit(limit_ms);
+                bridge.programs_ran(train_id, host::run_batch(python, batch, cancel).await);
+            }
+            TrainingReport::Ended(ended) => return keep(view, &kept_name, ended).await,
+        }
+    }
+    Err("the training worker stopped before the training ended".into())
+}
+
+/// Stops the training under way: the worker ends it at its next step, and `cancel` the programs
+/// in flight.
+pub fn stop(view: TrainingView, cancel: &CancelToken) {
+    cancel.cancel();
+    if let (Some(train_id), Some(bridge)) = (view.train_id.get_untracked(), WorkerBridge::of_page()) {
+        bridge.stop_training(train_id);
+    }
+}
+
+/// Keeps the trained model in this browser as an in-tab model named `name`.
+async fn keep(
+    view: TrainingView,
+    name: &str,
+    ended: Result<(TrainingEnd, web_sys::Blob), String>,
+) -> Result<(), String> {
+    let (end, blob) = ended?;
+    let file = web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_err(|e| describe(&e))?;
+    let address = ProviderSettings::local_model_address(name);
+    view.doing.set(format!("keeping the trained model ({:.1} MB) in this browser", end.bytes as f64 / 1e6));
+    in_tab_llm::keep_local(&address, &file, &CancelToken::default(), |_, _| {}).await?;
+    view.doing.set(match end.early {
+        Some(why) => format!("ended early ({why}); the model as trained so far is kept as {address}"),
+        None => format!("done; the trained model is kept as {address}"),
+    });
+    view.trained.set(Some(address));
+    Ok(())
+}
+
+/// The trained model's file name: the model's, with the arm and the seed.
+fn trained_name(address: &str, spec: &ModelPpoSpec) -> String {
+    let model = ProviderSettings::model_from_file(address);
+    format!("{model}-{}-seed{}.gguf", spec.arm.name(), spec.seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use engine::stepcoder::learner_params::Arm;
+
+    use super::*;
+
+    #[test]
+    fn the_trained_model_is_named_after_the_model_the_arm_and_the_seed() {
+        let spec = ModelPpoSpec { arm: Arm::Vanilla, seed: 3, ..ModelPpoSpec::default() };
+        assert_eq!(trained_name(SMALL_MODEL, &spec), "rlcg-coder-vanilla-seed3.gguf");
+        assert_eq!(trained_name("file:///my model.gguf", &spec), "my model-vanilla-seed3.gguf");
+    }
+}

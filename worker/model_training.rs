@@ -1,0 +1,175 @@
+//! StepCoder's PPO on a language model in the training worker ([`ModelPpo`]): the worker performs
+//! its own work (rollouts, updates, measuring replies; a step at a time, with the event loop let
+//! in between) and sends its programs to the page, whose Python runs them (this worker has none)
+//! and answers with their verdicts. At the end, cancelled or not, the model trained so far is
+//! written as GGUF (F16, its adapters merged) and posted to the page beside the end.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use engine::device::Backend;
+use engine::effects::{Effectful, Need};
+use engine::lm::language_model::LanguageModel;
+use engine::lm::model::Numerics;
+use engine::lm::quants::TensorType;
+use engine::protocol::{Envelope, FromWorker, TrainingEnd};
+use engine::python::ProgramVerdict;
+use engine::stepcoder::coder_tasks::first_of_each_split;
+use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
+use futures_channel::oneshot;
+use wasm_bindgen::prelude::*;
+use web_sys::DedicatedWorkerGlobalScope;
+
+use crate::page_link::{now, post, yield_to_event_loop};
+
+/// Milliseconds between two progress messages while the work goes on.
+const PROGRESS_MS: f64 = 250.0;
+
+/// What the page asked to train.
+pub(crate) struct TrainingRequest {
+    pub(crate) train_id: u32,
+    pub(crate) name: String,
+    pub(crate) spec: ModelPpoSpec,
+    pub(crate) training_tasks: usize,
+    pub(crate) unseen_tasks: usize,
+}
+
+/// The trainings under way, shared with their tasks (which never hold them across an await).
+#[derive(Clone)]
+pub(crate) struct ModelTrainings {
+    scope: DedicatedWorkerGlobalScope,
+    held: Rc<RefCell<Held>>,
+}
+
+#[derive(Default)]
+struct Held {
+    /// Each training waiting for the page's verdicts, by id.
+    awaiting: HashMap<u32, oneshot::Sender<Result<Vec<ProgramVerdict>, String>>>,
+    /// Trainings asked to stop: they end at their next step.
+    stopping: HashSet<u32>,
+}
+
+impl ModelTrainings {
+    pub(crate) fn new(scope: DedicatedWorkerGlobalScope) -> Self {
+        Self { scope, held: Rc::default() }
+    }
+
+    /// Starts training the GGUF `file` as `request` says, in a task of its own.
+    pub(crate) fn start(&self, request: TrainingRequest, file: Option<web_sys::Blob>) {
+        match file {
+            Some(file) => wasm_bindgen_futures::spawn_local(train(self.clone(), request, file)),
+            None => {
+                let result = Err(format!("{}: no file came with the request", request.name));
+                post(&self.scope, FromWorker::TrainingEnded { train_id: request.train_id, result });
+            }
+        }
+    }
+
+    pub(crate) fn programs_ran(&self, train_id: u32, result: Result<Vec<ProgramVerdict>, String>) {
+        if let Some(waiting) = self.held.borrow_mut().awaiting.remove(&train_id) {
+            let _ = waiting.send(result);
+        }
+    }
+
+    pub(crate) fn stop(&self, train_id: u32) {
+        let mut held = self.held.borrow_mut();
+        held.stopping.insert(train_id);
+        // A training waiting for verdicts stops now rather than after them.
+        if let Some(waiting) = held.awaiting.remove(&train_id) {
+            let _ = waiting.send(Err("cancelled".into()));
+        }
+    }
+
+    fn asked_to_stop(&self, train_id: u32) -> bool {
+        self.held.borrow_mut().stopping.remove(&train_id)
+    }
+
+    /// The verdicts of the programs the page's Python ran for `train_id`.
+    async fn verdicts(&self, train_id: u32) -> Result<Vec<ProgramVerdict>, String> {
+        let (tx, rx) = oneshot::channel();
+        self.held.borrow_mut().awaiting.insert(train_id, tx);
+        rx.await.unwrap_or_else(|_| Err("the page did not answer".into()))
+    }
+}
+
+/// Reads the model and trains it until it is done or stopped; then posts the trained model.
+async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sys::Blob) {
+    let scope = trainings.scope.clone();
+    let train_id = request.train_id;
+    let mut training = match begin(&request, file).await {
+        Ok(training) => training,
+        Err(problem) => {
+            let result = Err(format!("{}: {problem}", request.name));
+            return post(&scope, FromWorker::TrainingEnded { train_id, result });
+        }
+    };
+    let started = now(&scope);
+    let mut last_progress = f64::NEG_INFINITY;
+    loop {
+        if trainings.asked_to_stop(train_id) {
+            training.end("cancelled", now(&scope) - started);
+        }
+        if now(&scope) - last_progress >= PROGRESS_MS || training.is_done() {
+            send_progress(&scope, train_id, &training);
+            last_progress = now(&scope);
+        }
+        match training.need() {
+            Need::Done => break,
+            Need::Compute => {
+                training.compute(now(&scope) - started);
+                yield_to_event_loop().await;
+            }
+            Need::Python(batch) => {
+                let (requests, limit_ms) = (batch.requests.clone(), batch.limit_ms);
+                post(&scope, FromWorker::ProgramsToRun { train_id, requests, limit_ms });
+                match trainings.verdicts(train_id).await {
+                    Ok(verdicts) => training.python_done(verdicts, now(&scope) - started),
+                    Err(problem) => training.end(&problem, now(&scope) - started),
+                }
+            }
+            Need::Chat(_) | Need::Decide(_) => training.end("StepCoder's training asked for an LLM or a policy", 0.0),
+        }
+    }
+    send_progress(&scope, train_id, &training);
+    let file = training.model().to_gguf(TensorType::F16);
+    let end = TrainingEnd { early: training.error.clone(), bytes: file.len() as u64 };
+    post_ended(&scope, train_id, end, &file);
+}
+
+/// The training of the file's model on the chosen tasks, or why it cannot start.
+async fn begin(request: &TrainingRequest, file: web_sys::Blob) -> Result<ModelPpo, String> {
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|error| format!("the file could not be read in the worker: {error:?}"))?;
+    let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
+    let model = LanguageModel::load(&bytes, &Backend::Ndarray.device()?, Numerics::F32)?;
+    let tasks = first_of_each_split(request.training_tasks, request.unseen_tasks)?;
+    ModelPpo::new(model, tasks, request.spec.clone())
+}
+
+fn send_progress(scope: &DedicatedWorkerGlobalScope, train_id: u32, training: &ModelPpo) {
+    post(
+        scope,
+        FromWorker::TrainingProgress {
+            train_id,
+            doing: training.doing(),
+            history: training.history.clone(),
+            measurements: training.measurements.clone(),
+        },
+    );
+}
+
+/// Posts the end with the trained model's `file` beside it, as a Blob (`[JSON text, Blob]`), or
+/// why it could not be sent.
+fn post_ended(scope: &DedicatedWorkerGlobalScope, train_id: u32, end: TrainingEnd, file: &[u8]) {
+    let message = FromWorker::TrainingEnded { train_id, result: Ok(end) };
+    let bytes = js_sys::Array::of1(&js_sys::Uint8Array::from(file));
+    let sent = web_sys::Blob::new_with_u8_array_sequence(&bytes).and_then(|blob| {
+        scope.post_message(&js_sys::Array::of2(&JsValue::from_str(&Envelope::encode(message)), &blob))
+    });
+    if let Err(error) = sent {
+        let result = Err(format!("the trained model could not be sent to the page: {error:?}"));
+        post(scope, FromWorker::TrainingEnded { train_id, result });
+    }
+}
