@@ -1,11 +1,12 @@
 // StepCoder's PPO on a real language model in the tab (issue 70, item 4): the small code model
 // that ships with the page trains in the training worker, Pyodide runs its programs, the curves
-// are drawn as it goes, Stop keeps the model as trained so far, and one click puts that model in
-// the in-tab provider, where llama.cpp writes a live episode's code with it.
+// are drawn as it goes, Stop keeps the model as trained so far, a reload does not lose the
+// training (it resumes, its recorded programs not run again), and one click puts the trained model
+// in the in-tab provider, where llama.cpp writes a live episode's code with it.
 import { test, expect } from '@playwright/test';
 import { Playground, setInput, watchErrors } from './helpers.mjs';
 
-test('a person trains the small code model in the tab, watches it, stops it, and uses what it learned in a live episode', async ({ page }) => {
+test('a person trains the small code model in the tab, watches it, stops it, resumes it after a reload, and uses what it learned in a live episode', async ({ page }) => {
   test.setTimeout(420_000);
   const errors = watchErrors(page);
   const playground = new Playground(page);
@@ -41,6 +42,21 @@ test('a person trains the small code model in the tab, watches it, stops it, and
   await expect(page.locator('#model-train-status')).toHaveText(
     /^ended early \(cancelled\); the model as trained so far is kept as file:\/\/\/rlcg-coder-vanilla-seed1\.gguf$/, { timeout: 120_000 });
   await expect(page.locator('#model-train-error')).toBeHidden();
+  const firstUpdate = await page.locator('#model-train-updates-table tbody tr').first().textContent();
+
+  // Stopped, or cut by a reload, it resumes: trained again from the start, the recorded programs
+  // not run again, to the same first update.
+  await expect(page.locator('#model-train-resumable')).toContainText('A training of ./models/rlcg-coder.gguf (vanilla (Vanilla PPO), 3 updates, seed 1) stopped after');
+  await page.reload();
+  await playground.show('stepcoder');
+  await expect(page.locator('#model-train-resumable')).toBeVisible();
+  await page.locator('#model-train-resume').click();
+  await expect(page.locator('#model-train-status')).toHaveText(
+    /^done; the trained model is kept as file:\/\/\/rlcg-coder-vanilla-seed1\.gguf$/, { timeout: 240_000 });
+  await expect(page.locator('#model-train-replayed')).toContainText(/^[1-9]\d* batches of programs answered from this browser's record$/);
+  await expect(page.locator('#model-train-updates-table tbody tr')).toHaveCount(3);
+  expect(await page.locator('#model-train-updates-table tbody tr').first().textContent()).toBe(firstUpdate);
+  await expect(page.locator('#model-train-resumable')).toBeHidden();
 
   await page.locator('#model-train-use').click();
   await expect(page.locator('#llm-provider')).toHaveValue('in-tab');

@@ -4,13 +4,21 @@
 //! programs the worker sends, each in an interpreter of its own, as the host does every batch of
 //! a model's programs; the trained model is kept in this browser beside the in-tab provider's
 //! other models, so live mode and the searches can use it.
+//!
+//! While it trains, this browser keeps the training's spec and the verdicts of each batch of its
+//! programs ([`KeptTraining`]). A training stopped, or cut by a reload, resumes by training again
+//! from the start, which the same build does exactly from the same seed, with each batch that is
+//! the one recorded answered from the record instead of by Python: the model's own work is done
+//! again, its programs are not run again.
 
 use engine::effects::PythonBatch;
 use engine::llm::ProviderSettings;
 use engine::protocol::TrainingEnd;
+use engine::python::{ProgramRequest, ProgramVerdict};
 use engine::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 use futures_util::StreamExt;
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
@@ -19,6 +27,7 @@ use crate::services::host;
 use crate::services::in_tab_llm;
 use crate::services::js_error::describe;
 use crate::services::python_pool::Python;
+use crate::services::storage::{self, setting};
 use crate::services::worker_bridge::{TrainingReport, WorkerBridge};
 
 /// Where the page serves the small code model (`models/rlcg-coder.gguf`, made by
@@ -38,6 +47,52 @@ pub struct TrainingView {
     /// The in-tab address of the trained model once it is kept.
     pub trained: RwSignal<Option<String>>,
     pub problem: RwSignal<Option<String>>,
+    /// Batches of programs answered from this browser's record of the training.
+    pub replayed: RwSignal<usize>,
+    /// A training this browser kept that can be resumed.
+    pub resumable: RwSignal<Option<KeptTraining>>,
+}
+
+/// A training as this browser keeps it: what it trains, and each batch of programs it ran with
+/// their verdicts, in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KeptTraining {
+    pub address: String,
+    pub spec: ModelPpoSpec,
+    /// The first tasks of each split that it trains and measures on (training, unseen).
+    pub tasks: (usize, usize),
+    pub batches: Vec<RanBatch>,
+}
+
+/// A batch of a training's programs and their verdicts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RanBatch {
+    pub requests: Vec<ProgramRequest>,
+    pub verdicts: Vec<ProgramVerdict>,
+}
+
+impl KeptTraining {
+    /// The training this browser keeps, if any.
+    pub async fn load() -> Option<KeptTraining> {
+        serde_json::from_str(&storage::load_setting(setting::MODEL_TRAINING).await?).ok()
+    }
+
+    fn keep(&self) {
+        storage::save_setting(setting::MODEL_TRAINING, serde_json::to_string(self).ok());
+    }
+}
+
+/// The recorded verdicts of `requests`, when `record` has them as its next batch; after the first
+/// batch that differs, none (the training has parted from the one recorded).
+fn replay(
+    record: &mut Option<std::vec::IntoIter<RanBatch>>,
+    requests: &[ProgramRequest],
+) -> Option<Vec<ProgramVerdict>> {
+    let next = record.as_mut()?.next().filter(|batch| batch.requests == requests);
+    if next.is_none() {
+        *record = None;
+    }
+    next.map(|batch| batch.verdicts)
 }
 
 impl TrainingView {
@@ -50,6 +105,8 @@ impl TrainingView {
             train_id: RwSignal::new(None),
             trained: RwSignal::new(None),
             problem: RwSignal::new(None),
+            replayed: RwSignal::new(0),
+            resumable: RwSignal::new(None),
         }
     }
 }
@@ -70,23 +127,18 @@ pub async fn model_file(address: &str) -> Result<web_sys::Blob, String> {
     Ok(blob.unchecked_into())
 }
 
-/// Trains the model at `address` in the worker on `tasks` (training, unseen), runs its programs,
-/// and keeps what it trained; `view` shows it all. [`stop`] ends it early, its model as trained so
-/// far still kept.
-pub async fn train(
-    view: TrainingView,
-    python: Python,
-    address: String,
-    spec: ModelPpoSpec,
-    tasks: (usize, usize),
-    cancel: CancelToken,
-) {
+/// Trains `training` (its model at its address, on its tasks) in the worker, runs its programs
+/// (answering each recorded batch from the record), and keeps what it trained; `view` shows it
+/// all. [`stop`] ends it early, its model as trained so far still kept and the training resumable.
+pub async fn train(view: TrainingView, python: Python, training: KeptTraining, cancel: CancelToken) {
     view.busy.set(true);
     view.problem.set(None);
     view.trained.set(None);
+    view.resumable.set(None);
+    view.replayed.set(0);
     view.history.set(Vec::new());
     view.measurements.set(Vec::new());
-    if let Err(problem) = trained(view, &python, address, spec, tasks, &cancel).await {
+    if let Err(problem) = trained(view, &python, training, &cancel).await {
         view.problem.set(Some(problem));
     }
     view.busy.set(false);
@@ -96,17 +148,21 @@ pub async fn train(
 async fn trained(
     view: TrainingView,
     python: &Python,
-    address: String,
-    spec: ModelPpoSpec,
-    tasks: (usize, usize),
+    training: KeptTraining,
     cancel: &CancelToken,
 ) -> Result<(), String> {
     let bridge = WorkerBridge::of_page().ok_or("the training worker is not running")?;
+    let address = training.address.clone();
     view.doing.set(format!("reading {address}"));
     let file = model_file(&address).await?;
-    let kept_name = trained_name(&address, &spec);
-    let (train_id, mut reports) = bridge.train_model(&address, spec, tasks, &file)?;
+    let kept_name = trained_name(&address, &training.spec);
+    let (train_id, mut reports) = bridge.train_model(&address, training.spec.clone(), training.tasks, &file)?;
     view.train_id.set(Some(train_id));
+    // The record is kept whole while it is replayed, so that a reload then loses nothing.
+    let mut record = Some(training.batches.clone().into_iter());
+    let mut kept = training;
+    let mut answered = 0;
+    kept.keep();
     while let Some(report) = reports.next().await {
         match report {
             TrainingReport::Progress { doing, history, measurements } => {
@@ -115,10 +171,27 @@ async fn trained(
                 view.measurements.set(measurements);
             }
             TrainingReport::Programs { requests, limit_ms } => {
-                let batch = PythonBatch::untrusted_programs(requests).with_limit(limit_ms);
-                bridge.programs_ran(train_id, host::run_batch(python, batch, cancel).await);
+                let verdicts = match replay(&mut record, &requests) {
+                    Some(verdicts) => {
+                        view.replayed.update(|n| *n += 1);
+                        Ok(verdicts)
+                    }
+                    None => {
+                        let batch = PythonBatch::untrusted_programs(requests.clone()).with_limit(limit_ms);
+                        host::run_batch(python, batch, cancel).await
+                    }
+                };
+                if record.is_none()
+                    && let Ok(verdicts) = &verdicts
+                {
+                    kept.batches.truncate(answered);
+                    kept.batches.push(RanBatch { requests, verdicts: verdicts.clone() });
+                    kept.keep();
+                }
+                answered += 1;
+                bridge.programs_ran(train_id, verdicts);
             }
-            TrainingReport::Ended(ended) => return keep(view, &kept_name, ended).await,
+            TrainingReport::Ended(ended) => return keep(view, &kept_name, ended, kept).await,
         }
     }
     Err("the training worker stopped before the training ended".into())
@@ -133,13 +206,19 @@ pub fn stop(view: TrainingView, cancel: &CancelToken) {
     }
 }
 
-/// Keeps the trained model in this browser as an in-tab model named `name`.
+/// Keeps the trained model in this browser as an in-tab model named `name`; a training that
+/// ended early stays resumable, one that ended is forgotten.
 async fn keep(
     view: TrainingView,
     name: &str,
     ended: Result<(TrainingEnd, web_sys::Blob), String>,
+    training: KeptTraining,
 ) -> Result<(), String> {
     let (end, blob) = ended?;
+    match end.early {
+        Some(_) => view.resumable.set(Some(training)),
+        None => storage::save_setting(setting::MODEL_TRAINING, None),
+    }
     let file = web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_err(|e| describe(&e))?;
     let address = ProviderSettings::local_model_address(name);
     view.doing.set(format!("keeping the trained model ({:.1} MB) in this browser", end.bytes as f64 / 1e6));
@@ -163,6 +242,27 @@ mod tests {
     use engine::stepcoder::learner_params::Arm;
 
     use super::*;
+
+    #[test]
+    fn recorded_batches_answer_until_the_training_parts_from_the_record() {
+        use engine::python::Outcome;
+        let batch = |code: &str| {
+            let requests = vec![ProgramRequest::with_statements(code, &["assert f() == 1".to_owned()])];
+            let verdicts = vec![ProgramVerdict::from_host(&requests[0], Outcome::Pass, String::new(), 1.0)];
+            RanBatch { requests, verdicts }
+        };
+        let (first, second) = (batch("def f(): return 1"), batch("def f(): return 2"));
+        let mut record = Some(vec![first.clone(), second.clone()].into_iter());
+        assert_eq!(replay(&mut record, &first.requests), Some(first.verdicts));
+        // A batch other than the recorded one ends the replay, for it and every batch after.
+        assert_eq!(replay(&mut record, &batch("def f(): return 3").requests), None);
+        assert!(record.is_none());
+        assert_eq!(replay(&mut record, &second.requests), None);
+        // A record used up ends it too.
+        let mut record = Some(vec![second.clone()].into_iter());
+        assert_eq!(replay(&mut record, &second.requests), Some(second.verdicts));
+        assert_eq!(replay(&mut record, &second.requests), None);
+    }
 
     #[test]
     fn the_trained_model_is_named_after_the_model_the_arm_and_the_seed() {

@@ -68,6 +68,8 @@ pub mod setting {
     pub const SHOWN_SEARCH: &str = "shown-search";
     /// The Cheating view's last measure: its line, link and cheats (JSON).
     pub const CHEAT_MEASURE: &str = "cheat-measure";
+    /// The model training in the StepCoder pane: its spec and its programs' verdicts so far (JSON).
+    pub const MODEL_TRAINING: &str = "model-training";
 }
 
 /// The setting `name` (none before it was first kept). A setting that an older page kept in

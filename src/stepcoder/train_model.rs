@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use crate::services::cancel::CancelToken;
 use crate::services::in_tab_llm;
 use crate::services::llm_choice::LlmChoice;
-use crate::services::model_training::{self, SMALL_MODEL, TrainingView};
+use crate::services::model_training::{self, KeptTraining, SMALL_MODEL, TrainingView};
 use crate::services::python_pool::Python;
 use crate::stepcoder::training_plots::TrainingPlots;
 use crate::widgets::param_fields::ParamFields;
@@ -62,14 +62,30 @@ pub fn TrainTheModel() -> impl IntoView {
         first_of_each_split(tasks.0, tasks.1)?;
         Ok((spec, tasks))
     };
+    let train = move |training: KeptTraining| {
+        let token = CancelToken::default();
+        cancel.set_value(token.clone());
+        leptos::task::spawn_local(model_training::train(view, python.get_value(), training, token));
+    };
     let start = move |_| match read() {
-        Ok((spec, tasks)) => {
-            let token = CancelToken::default();
-            cancel.set_value(token.clone());
-            let python = python.get_value();
-            leptos::task::spawn_local(model_training::train(view, python, model.get_untracked(), spec, tasks, token));
-        }
+        Ok((spec, tasks)) => train(KeptTraining { address: model.get_untracked(), spec, tasks, batches: Vec::new() }),
         Err(problem) => view.problem.set(Some(problem)),
+    };
+    // A training cut by a reload can be resumed.
+    leptos::task::spawn_local(async move {
+        if let Some(kept) = KeptTraining::load().await.filter(|_| !view.busy.get_untracked()) {
+            view.resumable.set(Some(kept));
+        }
+    });
+    let resumable = move || {
+        view.resumable.with(|kept| {
+            kept.as_ref().map(|k| {
+                format!(
+                    "A training of {} ({}, {} updates, seed {}) stopped after {} batches of programs. Resuming trains it again from the start, its programs' verdicts taken from this browser's record.",
+                    k.address, k.spec.arm.label(), k.spec.updates, k.spec.seed, k.batches.len()
+                )
+            })
+        })
     };
     let use_trained = move |_| {
         let (Some(address), Some(in_tab)) = (view.trained.get_untracked(), preset(IN_TAB)) else { return };
@@ -86,7 +102,7 @@ pub fn TrainTheModel() -> impl IntoView {
     view! {
         <div id="model-train">
             <h3>"Train the model"</h3>
-            <p class="hint">"StepCoder's PPO (§4.2) on a real language model, in the training worker on this machine's CPU: each update draws rollouts of the chosen training tasks, Python in this tab runs their programs against the tests, and the model's LoRA adapters take the clipped loss with the per-token KL to the model as it started. pass@1 is measured at T 0.2 on the training tasks and on tasks never trained on. Settings the seed does not give are ours, and each says so. A run here does not resume after a reload yet, and WebGPU does not train it yet."</p>
+            <p class="hint">"StepCoder's PPO (§4.2) on a real language model, in the training worker on this machine's CPU: each update draws rollouts of the chosen training tasks, Python in this tab runs their programs against the tests, and the model's LoRA adapters take the clipped loss with the per-token KL to the model as it started. pass@1 is measured at T 0.2 on the training tasks and on tasks never trained on. Settings the seed does not give are ours, and each says so. Stop keeps the model as trained so far; a stopped training, or one a reload cut, resumes by training again from the start with its programs' verdicts taken from this browser's record. WebGPU does not train it yet."</p>
             <div class="form-grid">
                 <label>"Model"<select id="model-train-model" prop:value=move || model.get() on:change=move |ev| model.set(event_target_value(&ev))>
                     <option value=SMALL_MODEL>"the small code model of this project (rlcg-coder, 3.4 M parameters, F16, 6.9 MB)"</option>
@@ -108,8 +124,13 @@ pub fn TrainTheModel() -> impl IntoView {
                 <button type="button" id="model-train-stop" hidden=move || !view.busy.get() on:click=move |_| cancel.with_value(|c| model_training::stop(view, c))>"Stop"</button>
                 <button type="button" id="model-train-use" hidden=move || view.trained.with(Option::is_none) on:click=use_trained>"Use the trained model in the tab"</button>
             </p>
+            <p id="model-train-resumable" hidden=move || view.resumable.with(Option::is_none)>{resumable}" "
+                <button type="button" id="model-train-resume" disabled=move || view.busy.get()
+                    on:click=move |_| { if let Some(kept) = view.resumable.get_untracked() { train(kept) } }>"Resume it"</button>
+            </p>
             <p id="model-train-error" role="alert" class="error" hidden=move || view.problem.with(Option::is_none)>{move || view.problem.get()}</p>
             <p id="model-train-status" role="status">{move || view.doing.get()}</p>
+            <p id="model-train-replayed" class="hint" hidden=move || view.replayed.get() == 0>{move || format!("{} batches of programs answered from this browser's record", view.replayed.get())}</p>
             <TrainingPlots view=view />
         </div>
     }
