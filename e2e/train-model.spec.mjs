@@ -54,8 +54,15 @@ test('a person trains the small code model in the tab, watches it, stops it, res
   await expect(page.locator('#model-train-status')).toHaveText(
     /^done; the trained model is kept as file:\/\/\/rlcg-coder-vanilla-seed1\.gguf$/, { timeout: 240_000 });
   await expect(page.locator('#model-train-replayed')).toContainText(/^[1-9]\d* batches of programs answered from this browser's record$/);
-  await expect(page.locator('#model-train-updates-table tbody tr')).toHaveCount(3);
-  expect(await page.locator('#model-train-updates-table tbody tr').first().textContent()).toBe(firstUpdate);
+  const rows = page.locator('#model-train-updates-table tbody tr');
+  await expect(rows).toHaveCount(3);
+  expect(await rows.first().textContent()).toBe(firstUpdate);
+  // The figures `rlcg stepcoder train --first 2,1` prints natively for the same spec
+  // (cli/tests/model_ppo.rs): the page trains what the CLI trains.
+  const noCurriculum = 'no curriculum in this arm';
+  await expect(rows.nth(0).locator('td')).toHaveText(['1', '+0.000', '0.0000', '100%', noCurriculum]);
+  await expect(rows.nth(1).locator('td')).toHaveText(['2', '+1.000', '-0.0001', '100%', noCurriculum]);
+  await expect(rows.nth(2).locator('td')).toHaveText(['3', '+0.500', '0.0021', '100%', noCurriculum]);
   await expect(page.locator('#model-train-resumable')).toBeHidden();
 
   await page.locator('#model-train-use').click();

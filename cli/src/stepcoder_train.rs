@@ -11,24 +11,20 @@ use engine::device::Backend;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
-use engine::stepcoder::coder_tasks::{CoderTask, coder_tasks};
+use engine::stepcoder::coder_tasks::CoderTask;
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
 use serde_json::json;
 
 use crate::common::{Failure, io_failure, jobs_or_cores, usage};
-use crate::lm::{CODE_MODEL, read_coder_tasks};
+use crate::lm::CODE_MODEL;
 
 pub fn train(
     model: Option<&Path>,
-    tasks: Option<&Path>,
+    tasks: Vec<CoderTask>,
     spec: ModelPpoSpec,
     out: Option<&Path>,
     json: bool,
 ) -> Result<(), Failure> {
-    let tasks = match tasks {
-        Some(path) => read_coder_tasks(path)?,
-        None => coder_tasks(),
-    };
     let bytes = match model {
         Some(path) => std::fs::read(path).map_err(|e| io_failure(format!("{}: {e}", path.display())))?,
         None => CODE_MODEL.to_vec(),

@@ -33,6 +33,30 @@ fn train(arm: &str, tasks: &std::path::Path, out: Option<&std::path::Path>) -> V
     last_json_line(&output)
 }
 
+/// The page's "Train the model" trains what this command trains, to the printed digits:
+/// e2e/train-model.spec.mjs holds the page's run of the same spec to these figures.
+#[test]
+fn the_first_tasks_train_as_the_page_trains_them() {
+    let mut args = vec!["stepcoder", "train", "--first", "2,1", "--arm", "vanilla", "--updates", "3"];
+    args.extend(["--measure-every", "1", "--param", "rollouts=4", "--param", "tasks_per_update=1"]);
+    args.extend(["--param", "measure_samples=2", "--param", "max_tokens=96", "--json"]);
+    let output = rlcg(&args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = last_json_line(&output);
+    let figure = |r: &Value, name: &str| r[name].as_f64().unwrap();
+    let rows: Vec<String> = report["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!("{:+.3} {:.4} {:.0}%", figure(r, "mean_reward"), figure(r, "kl"), 100.0 * figure(r, "kept_share"))
+        })
+        .collect();
+    assert_eq!(rows, ["+0.000 0.0000 100%", "+1.000 -0.0001 100%", "+0.500 0.0021 100%"]);
+    let bad = rlcg(&["stepcoder", "train", "--first", "40,1"]);
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--first: training tasks: between 1 and 32, got 40"));
+}
+
 #[test]
 fn stepcoder_moves_the_policy_from_its_reference_and_writes_the_trained_model() {
     let tasks = three_tasks();
