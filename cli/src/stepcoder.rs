@@ -11,7 +11,6 @@ use engine::params;
 use engine::prompts::{PromptSet, id};
 use engine::python::{DEFAULT_TIME_LIMIT_MS, ProgramRequest, Scope};
 use engine::stepcoder::ablation::{Ablation, AblationReport, AblationSpec, CurvePoint, table_1_pass_at_1};
-use engine::stepcoder::coder_tasks::{coder_tasks, first_of_each_split};
 use engine::stepcoder::completion::{CompletionMode, CompletionRun, CompletionTask};
 use engine::stepcoder::completion_params::CompletionParams;
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
@@ -24,7 +23,6 @@ use serde_json::json;
 
 use crate::common::{Failure, io_failure, jobs_or_cores, progress_bar, read_tasks, usage};
 use crate::llm_args::LlmArgs;
-use crate::lm::read_coder_tasks;
 
 #[derive(clap::Subcommand)]
 pub enum StepcoderCommand {
@@ -105,7 +103,7 @@ pub enum StepcoderCommand {
         tasks: Option<PathBuf>,
         /// Only the first N training and M unseen tasks of the bundled ones, `N,M`, as the page's
         /// "Train the model" takes them.
-        #[arg(long, value_name = "N,M", value_parser = first_tasks, conflicts_with = "tasks")]
+        #[arg(long, value_name = "N,M", value_parser = crate::stepcoder_train::first_tasks, conflicts_with = "tasks")]
         first: Option<(usize, usize)>,
         /// vanilla, cccs, fgo or stepcoder.
         #[arg(long, value_parser = Arm::parse, default_value = "stepcoder")]
@@ -213,13 +211,7 @@ pub fn run(command: &StepcoderCommand) -> Result<(), Failure> {
                 params::apply(&ModelPpoParams::default(), params).map_err(|e| usage(format!("--param: {e}")))?;
             let spec =
                 ModelPpoSpec { arm: *arm, updates: *updates, measure_every: *measure_every, seed: *seed, params };
-            let tasks = match (tasks, first) {
-                (Some(path), _) => read_coder_tasks(path)?,
-                (None, Some((training, unseen))) => {
-                    first_of_each_split(*training, *unseen).map_err(|e| usage(format!("--first: {e}")))?
-                }
-                (None, None) => coder_tasks(),
-            };
+            let tasks = crate::stepcoder_train::tasks(tasks.as_deref(), *first)?;
             crate::stepcoder_train::train(model.as_deref(), tasks, spec, out.as_deref(), *json)
         }
     }
@@ -551,10 +543,4 @@ fn print_completion(report: &CompletionReport) {
         );
     }
     println!("{} replies repeated the prefix and were trimmed; {}", report.trimmed, report.ended);
-}
-
-/// `--first N,M`: two whole numbers.
-fn first_tasks(text: &str) -> Result<(usize, usize), String> {
-    let parsed = text.split_once(',').and_then(|(n, m)| Some((n.trim().parse().ok()?, m.trim().parse().ok()?)));
-    parsed.ok_or_else(|| format!("'{text}' is not N,M (the first N training and M unseen tasks)"))
 }

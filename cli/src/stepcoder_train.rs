@@ -11,12 +11,12 @@ use engine::device::Backend;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
-use engine::stepcoder::coder_tasks::CoderTask;
+use engine::stepcoder::coder_tasks::{CoderTask, coder_tasks, first_of_each_split};
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
 use serde_json::json;
 
 use crate::common::{Failure, io_failure, jobs_or_cores, usage};
-use crate::lm::CODE_MODEL;
+use crate::lm::{CODE_MODEL, read_coder_tasks};
 
 pub fn train(
     model: Option<&Path>,
@@ -92,4 +92,22 @@ pub(crate) fn run_training(
         Some(error) => Err(usage(error.clone())),
         None => Ok(training),
     }
+}
+
+/// The tasks to train on: a file's, the first of each split of the bundled ones (`--first`), or
+/// all the bundled ones.
+pub(crate) fn tasks(file: Option<&Path>, first: Option<(usize, usize)>) -> Result<Vec<CoderTask>, Failure> {
+    match (file, first) {
+        (Some(path), _) => read_coder_tasks(path),
+        (None, Some((training, unseen))) => {
+            first_of_each_split(training, unseen).map_err(|e| usage(format!("--first: {e}")))
+        }
+        (None, None) => Ok(coder_tasks()),
+    }
+}
+
+/// `--first N,M`: two whole numbers.
+pub(crate) fn first_tasks(text: &str) -> Result<(usize, usize), String> {
+    let parsed = text.split_once(',').and_then(|(n, m)| Some((n.trim().parse().ok()?, m.trim().parse().ok()?)));
+    parsed.ok_or_else(|| format!("'{text}' is not N,M (the first N training and M unseen tasks)"))
 }
