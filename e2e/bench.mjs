@@ -29,7 +29,9 @@
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
 // CPU profile of the training worker during the 500-episode executive DQN run, saves it and prints
 // where the time goes (by function name only in a build with the names: `strip = "none"` in
-// Cargo.toml's `page` profile).
+// Cargo.toml's `page` profile). `--profile-python` takes a CPU profile of each Python worker the
+// page makes after its first program, from the worker's first instruction until it has loaded (its
+// interpreters restored from the first worker's snapshots), and prints where a worker's load goes.
 import { chromium } from 'playwright-core';
 import { devTools } from './devtools.mjs';
 import { spawn, spawnSync } from 'node:child_process';
@@ -80,6 +82,7 @@ try {
   else if (pageBuild) await benchSideBySide(figures, { shipped: `http://127.0.0.1:${port}/`, page: `http://127.0.0.1:${port + 1}/` });
   else if (process.argv.includes('--native')) await benchSideBySide(figures, { page: `http://127.0.0.1:${port}/` });
   else if (process.argv.includes('--profile-dqn')) await profileDqn(figures);
+  else if (process.argv.includes('--profile-python')) await profilePython(figures);
   else if (process.argv.includes('--python-only')) await benchPython(figures);
   else if (process.argv.includes('--stepcoder-only')) await benchStepcoder(figures);
   else await benchAll(figures);
@@ -213,6 +216,77 @@ async function profileDqn(figures) {
   }
   for (const [part, ms] of Object.entries(inclusive)) figures[`ms_in_${part}`] = ms;
   for (const [kind, ms] of Object.entries(self).sort((a, b) => b[1] - a[1])) figures[`ms_self_${kind}`] = ms;
+}
+
+/**
+ * CPU profiles of the Python workers that the page makes after its first program: the DevTools
+ * protocol auto-attaches to each new worker, paused at its start, and profiles it from there for
+ * 2.5 s (a restored worker loads in about 0.5 s; it then waits as the next program's). `--rounds=N`
+ * (4) programs, each one given time for its successor to load. Prints each worker's busy time and,
+ * over all of them, the self time by kind of code and the costliest functions.
+ */
+async function profilePython(figures) {
+  await showPane(page, 'python');
+  await runLatencies(page, 1); // Pyodide compiled, the first worker's snapshots taken
+  await page.waitForTimeout(4000); // the next workers loaded, unprofiled
+  const attached = [];
+  const { send, close } = await devTools(debuggingPort, ({ method, params }) => {
+    if (method !== 'Target.attachedToTarget') return;
+    const { sessionId, targetInfo, waitingForDebugger } = params;
+    const run = () => send('Runtime.runIfWaitingForDebugger', {}, sessionId);
+    if (targetInfo.type !== 'worker' || !targetInfo.url.includes('/python/worker.mjs')) return waitingForDebugger && run();
+    attached.push(sessionId);
+    (async () => {
+      await send('Profiler.enable', {}, sessionId);
+      await send('Profiler.setSamplingInterval', { interval: 200 }, sessionId);
+      await send('Profiler.start', {}, sessionId);
+      await run();
+    })();
+  });
+  const { targetInfos } = await send('Target.getTargets');
+  const target = targetInfos.find((t) => t.type === 'page' && t.url.startsWith(`http://127.0.0.1:${port}/`));
+  const { sessionId: pageSession } = await send('Target.attachToTarget', { targetId: target.targetId, flatten: true });
+  await send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true }, pageSession);
+  const profiles = [];
+  for (let round = 0; round < Number(option('rounds') ?? 4); round++) {
+    const before = attached.length;
+    await runLatencies(page, 1);
+    await page.waitForTimeout(2500);
+    for (const sessionId of attached.slice(before)) {
+      const { profile } = (await send('Profiler.stop', {}, sessionId)) ?? {};
+      if (profile) profiles.push(profile);
+    }
+  }
+  close();
+  const kinds = [
+    ['idle', (f) => f.functionName === '(idle)'], ['garbage collector', (f) => f.functionName === '(garbage collector)'],
+    ['V8 itself: parsing, compiling, runtime', (f) => f.functionName === '(program)'],
+    ['CPython and Pyodide in wasm', (f) => f.url.startsWith('wasm://') || /^\$?func\d+|^\$/.test(f.functionName)],
+    ["Pyodide's JavaScript (pyodide.asm.mjs)", (f) => f.url.endsWith('pyodide.asm.mjs')], ['pyodide.mjs', (f) => f.url.endsWith('/pyodide.mjs')],
+    ['the worker and the harness pair (worker.mjs, pair.mjs)', (f) => /python\/(worker|pair)\.mjs$/.test(f.url)],
+  ];
+  const self = {};
+  const functions = {};
+  profiles.forEach((profile, i) => {
+    const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+    const msPerSample = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples.length);
+    let busy = 0;
+    let lastBusy = 0;
+    profile.samples.forEach((id, at) => {
+      const frame = byId.get(id);
+      const kind = kinds.find(([, test]) => test(frame))?.[0] ?? 'other';
+      self[kind] = (self[kind] ?? 0) + msPerSample / profiles.length;
+      if (kind === 'idle') return;
+      busy += msPerSample;
+      lastBusy = at * msPerSample;
+      const key = `${frame.functionName || '(anonymous)'} ${path.basename(frame.url)}:${frame.lineNumber}`;
+      functions[key] = (functions[key] ?? 0) + msPerSample / profiles.length;
+    });
+    figures[`worker_${i + 1}_busy_ms`] = busy;
+    figures[`worker_${i + 1}_last_busy_at_ms`] = lastBusy;
+  });
+  for (const [kind, ms] of Object.entries(self).sort((a, b) => b[1] - a[1])) figures[`mean_ms_self_${kind}`] = ms;
+  for (const [name, ms] of Object.entries(functions).sort((a, b) => b[1] - a[1]).slice(0, 15)) figures[`mean_ms_in ${name}`] = ms;
 }
 
 /** The median of `xs` (the upper one of an even count). */

@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 /**
  * Connects to the browser started with `--remote-debugging-port=PORT`; returns `send(method,
  * params, sessionId)`, which resolves with the command's result (undefined for an error), and
- * `close()`.
+ * `close()`. `onEvent(message)` sees every event (`method`, `params`, `sessionId`).
  */
-export async function devTools(port) {
+export async function devTools(port, onEvent = () => {}) {
   const { ws: WebSocket } = createRequire(import.meta.url)('playwright-core/lib/utilsBundle');
   const { webSocketDebuggerUrl } = await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
   const socket = new WebSocket(webSocketDebuggerUrl);
@@ -16,6 +16,7 @@ export async function devTools(port) {
   const pending = new Map();
   socket.on('message', (data) => {
     const message = JSON.parse(data);
+    if (message.method) return onEvent(message);
     pending.get(message.id)?.(message.result);
     pending.delete(message.id);
   });

@@ -49,7 +49,7 @@ fn App() -> impl IntoView {
     let opened = OpenedLink::read(error);
     let shown = Shown::provide(&opened);
     let hidden = move |pane: Pane| move || !shown.shows(pane);
-    let OpenedLink { run: link, search: search_link, ablation: ablation_link } = opened;
+    let OpenedLink { run: link, search: search_link, ablation: ablation_link, training: training_link } = opened;
 
     let runs = RwSignal::new(Vec::<RunData>::new());
     let bridge = WorkerBridge::provide(runs, error, move |message| match message {
@@ -102,7 +102,7 @@ fn App() -> impl IntoView {
             <div data-pane=Pane::Python.name() hidden=hidden(Pane::Python)><PythonPane /></div>
             <div data-pane=Pane::Live.name() hidden=hidden(Pane::Live)><LivePanel /></div>
             <div data-pane=Pane::Search.name() hidden=hidden(Pane::Search)><SearchPane link=search_link /></div>
-            <div data-pane=Pane::Stepcoder.name() hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link /></div>
+            <div data-pane=Pane::Stepcoder.name() hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link training_link=training_link /></div>
             <div data-pane=Pane::About.name() hidden=hidden(Pane::About)><About /></div>
         </main>
     }

@@ -84,6 +84,7 @@ pub fn start() {
             }
             (Ok(ToWorker::ProgramsRan { train_id, result }), _) => trainings.programs_ran(train_id, result),
             (Ok(ToWorker::StopTraining { train_id }), _) => trainings.stop(train_id),
+            (Ok(ToWorker::PauseTraining { train_id, paused }), _) => trainings.pause(train_id, paused),
             (Ok(request), _) => trainer.borrow_mut().handle(request),
             (Err(message), _) => trainer.borrow().post(FromWorker::Failed { run_id: None, message }),
         }

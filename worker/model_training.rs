@@ -1,8 +1,9 @@
 //! StepCoder's PPO on a language model in the training worker ([`ModelPpo`]): the worker performs
 //! its own work (rollouts, updates, measuring replies; a step at a time, with the event loop let
 //! in between) and sends its programs to the page, whose Python runs them (this worker has none)
-//! and answers with their verdicts. At the end, cancelled or not, the model trained so far is
-//! written as GGUF (F16, its adapters merged) and posted to the page beside the end.
+//! and answers with their verdicts. Paused, a training holds before its next step. At the end,
+//! cancelled or not, the model trained so far is written as GGUF (F16, its adapters merged) and
+//! posted to the page beside the end.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -48,6 +49,10 @@ struct Held {
     awaiting: HashMap<u32, oneshot::Sender<Result<Vec<ProgramVerdict>, String>>>,
     /// Trainings asked to stop: they end at their next step.
     stopping: HashSet<u32>,
+    /// Trainings asked to pause: they hold at their next step until they may go on.
+    paused: HashSet<u32>,
+    /// Each paused training's wait, ended when it may go on (or must stop).
+    holding: HashMap<u32, oneshot::Sender<()>>,
 }
 
 impl ModelTrainings {
@@ -75,10 +80,39 @@ impl ModelTrainings {
     pub(crate) fn stop(&self, train_id: u32) {
         let mut held = self.held.borrow_mut();
         held.stopping.insert(train_id);
-        // A training waiting for verdicts stops now rather than after them.
+        // A training waiting for verdicts, or paused, stops now.
         if let Some(waiting) = held.awaiting.remove(&train_id) {
             let _ = waiting.send(Err("cancelled".into()));
         }
+        if let Some(holding) = held.holding.remove(&train_id) {
+            let _ = holding.send(());
+        }
+    }
+
+    pub(crate) fn pause(&self, train_id: u32, paused: bool) {
+        let mut held = self.held.borrow_mut();
+        if paused {
+            held.paused.insert(train_id);
+        } else if held.paused.remove(&train_id)
+            && let Some(holding) = held.holding.remove(&train_id)
+        {
+            let _ = holding.send(());
+        }
+    }
+
+    /// Holds a training asked to pause until it may go on or must stop; says whether it held.
+    async fn hold_if_paused(&self, train_id: u32) -> bool {
+        let rx = {
+            let mut held = self.held.borrow_mut();
+            if !held.paused.contains(&train_id) || held.stopping.contains(&train_id) {
+                return false;
+            }
+            let (tx, rx) = oneshot::channel();
+            held.holding.insert(train_id, tx);
+            rx
+        };
+        let _ = rx.await;
+        true
     }
 
     fn asked_to_stop(&self, train_id: u32) -> bool {
@@ -107,11 +141,17 @@ async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sy
     let started = now(&scope);
     let mut last_progress = f64::NEG_INFINITY;
     loop {
+        if trainings.held.borrow().paused.contains(&train_id) {
+            send_progress(&scope, train_id, &training, Some("paused"));
+            if trainings.hold_if_paused(train_id).await {
+                last_progress = f64::NEG_INFINITY;
+            }
+        }
         if trainings.asked_to_stop(train_id) {
             training.end("cancelled", now(&scope) - started);
         }
         if now(&scope) - last_progress >= PROGRESS_MS || training.is_done() {
-            send_progress(&scope, train_id, &training);
+            send_progress(&scope, train_id, &training, None);
             last_progress = now(&scope);
         }
         match training.need() {
@@ -131,7 +171,8 @@ async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sy
             Need::Chat(_) | Need::Decide(_) => training.end("StepCoder's training asked for an LLM or a policy", 0.0),
         }
     }
-    send_progress(&scope, train_id, &training);
+    trainings.held.borrow_mut().paused.remove(&train_id);
+    send_progress(&scope, train_id, &training, None);
     let file = training.model().to_gguf(TensorType::F16);
     let end = TrainingEnd { early: training.error.clone(), bytes: file.len() as u64 };
     post_ended(&scope, train_id, end, &file);
@@ -148,12 +189,14 @@ async fn begin(request: &TrainingRequest, file: web_sys::Blob) -> Result<ModelPp
     ModelPpo::new(model, tasks, request.spec.clone())
 }
 
-fn send_progress(scope: &DedicatedWorkerGlobalScope, train_id: u32, training: &ModelPpo) {
+/// Tells the page how `training` stands; `held` says why it waits, before what it does next.
+fn send_progress(scope: &DedicatedWorkerGlobalScope, train_id: u32, training: &ModelPpo, held: Option<&str>) {
+    let doing = training.doing();
     post(
         scope,
         FromWorker::TrainingProgress {
             train_id,
-            doing: training.doing(),
+            doing: held.map_or(doing.clone(), |why| format!("{why}, before {doing}")),
             history: training.history.clone(),
             measurements: training.measurements.clone(),
         },

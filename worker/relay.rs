@@ -81,7 +81,8 @@ impl Relay {
             ToWorker::LoadModel { .. }
             | ToWorker::TrainModel { .. }
             | ToWorker::ProgramsRan { .. }
-            | ToWorker::StopTraining { .. } => return false,
+            | ToWorker::StopTraining { .. }
+            | ToWorker::PauseTraining { .. } => return false,
             ToWorker::Generate(request) => {
                 let nested = self.models.contains(&request.model_id);
                 if nested {

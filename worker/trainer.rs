@@ -229,7 +229,10 @@ impl Trainer {
                 self.models.next_logits(request_id, model_id, messages)
             }
             // lib.rs hands these to the model trainings (`model_training.rs`).
-            ToWorker::TrainModel { .. } | ToWorker::ProgramsRan { .. } | ToWorker::StopTraining { .. } => {}
+            ToWorker::TrainModel { .. }
+            | ToWorker::ProgramsRan { .. }
+            | ToWorker::StopTraining { .. }
+            | ToWorker::PauseTraining { .. } => {}
         }
         self.schedule();
     }

@@ -123,7 +123,9 @@ pub enum StepcoderCommand {
         /// Writes the trained model here (F16 matrices).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// Print `{spec, history, measurements}` as the last line of stdout.
+        /// Print `{spec, pass_at_1, fingerprint, seconds, history, measurements}` as the last line of
+        /// stdout: pass@1 before, after and its change; the records' fingerprint, as a training's link
+        /// in the page carries it; the seconds each kind of work took.
         #[arg(long)]
         json: bool,
     },

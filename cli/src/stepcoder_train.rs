@@ -2,6 +2,7 @@
 //! program run by python3 through the page's harness, each update and measurement printed as it
 //! comes, and the trained model written as GGUF with its adapters merged.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -11,9 +12,11 @@ use engine::device::Backend;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
+use engine::share::training_link::fingerprint;
 use engine::stepcoder::coder_tasks::{CoderTask, coder_tasks, first_of_each_split};
-use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
-use serde_json::json;
+use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec, PassAt1Point};
+use engine::stepcoder::training_work::TrainingWork;
+use serde_json::{Value, json};
 
 use crate::common::{Failure, io_failure, jobs_or_cores, usage};
 use crate::lm::{CODE_MODEL, read_coder_tasks};
@@ -32,7 +35,12 @@ pub fn train(
     let name = model.map_or("models/rlcg-coder.gguf".to_owned(), |p| p.display().to_string());
     let started = Instant::now();
     let mut shown = (0, 0);
+    // Where the time went, by the kind of work each step did.
+    let mut seconds: BTreeMap<TrainingWork, f64> = BTreeMap::new();
+    let mut working = (TrainingWork::Measuring, Instant::now());
     let training = run_training(&bytes, &name, tasks, spec, jobs_or_cores(None), |t| {
+        *seconds.entry(working.0).or_default() += working.1.elapsed().as_secs_f64();
+        working = (t.work(), Instant::now());
         for m in &t.measurements[shown.1..] {
             println!(
                 "after {} updates: pass@1 {:.1}% training, {:.1}% unseen",
@@ -59,6 +67,8 @@ pub fn train(
         shown = (t.history.len(), t.measurements.len());
     })?;
     println!("{} updates in {:.1} s", training.updates_done, started.elapsed().as_secs_f64());
+    let spent: Vec<String> = seconds.iter().map(|(work, s)| format!("{} {s:.1} s", work.name())).collect();
+    println!("by kind of work: {}", spent.join(", "));
     if let Some(path) = out {
         let file = training.model().to_gguf(TensorType::F16);
         std::fs::write(path, &file).map_err(|e| io_failure(format!("{}: {e}", path.display())))?;
@@ -67,26 +77,46 @@ pub fn train(
     if json {
         println!(
             "{}",
-            json!({ "spec": training.spec, "history": training.history, "measurements": training.measurements })
+            json!({
+                "spec": training.spec,
+                "pass_at_1": pass_at_1_change(&training.measurements),
+                "fingerprint": fingerprint(&training.history, &training.measurements),
+                "seconds": seconds.iter().map(|(work, s)| (work.name(), *s)).collect::<BTreeMap<_, _>>(),
+                "history": training.history,
+                "measurements": training.measurements,
+            })
         );
     }
     Ok(())
 }
 
+/// pass@1 before training, after it and the change, on each split: what a sweep over seeds
+/// averages (`rlcg sweep merge`).
+fn pass_at_1_change(measurements: &[PassAt1Point]) -> Value {
+    let (Some(before), Some(after)) = (measurements.first(), measurements.last()) else { return Value::Null };
+    let split = |training: f64, unseen: f64| json!({ "training": training, "unseen": unseen });
+    json!({
+        "before": split(before.training, before.unseen),
+        "after": split(after.training, after.unseen),
+        "change": split(after.training - before.training, after.unseen - before.unseen),
+    })
+}
+
 /// StepCoder's training of the model in `bytes` (`name` in messages) on `tasks`, its programs run
-/// by `jobs` python3 processes; `on_step` sees it after every step.
+/// by `jobs` python3 processes; `on_step` sees it before the first step and after every step.
 pub(crate) fn run_training(
     bytes: &[u8],
     name: &str,
     tasks: Vec<CoderTask>,
     spec: ModelPpoSpec,
     jobs: usize,
-    on_step: impl FnMut(&ModelPpo),
+    mut on_step: impl FnMut(&ModelPpo),
 ) -> Result<ModelPpo, Failure> {
     let device = Backend::Ndarray.device().map_err(usage)?;
     let loaded = LanguageModel::load(bytes, &device, Numerics::F32).map_err(|e| usage(format!("{name}: {e}")))?;
     let mut training = ModelPpo::new(loaded, tasks, spec).map_err(usage)?;
     let mut python = NativePython::start().map_err(io_failure)?;
+    on_step(&training);
     Host::without_llm(&mut python).with_jobs(jobs).drive(&mut training, on_step).map_err(io_failure)?;
     match &training.error {
         Some(error) => Err(usage(error.clone())),

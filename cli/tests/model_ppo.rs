@@ -53,8 +53,45 @@ fn the_first_tasks_train_as_the_page_trains_them() {
         })
         .collect();
     assert_eq!(rows, ["+0.000 0.0000 100%", "+1.000 -0.0001 100%", "+0.500 0.0021 100%"]);
+    // What a sweep averages: pass@1 before, after and its change, and where the time went.
+    let (first, last) = (&report["measurements"][0], &report["measurements"][3]);
+    let change = report["pass_at_1"]["change"]["training"].as_f64().unwrap();
+    assert_eq!(change, figure(last, "training") - figure(first, "training"));
+    let seconds = &report["seconds"];
+    assert!(
+        ["measuring", "rollouts", "programs", "ppo_step"].iter().all(|work| figure(seconds, work) > 0.0),
+        "{seconds}"
+    );
     let bad = rlcg(&["stepcoder", "train", "--first", "40,1"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--first: training tasks: between 1 and 32, got 40"));
+}
+
+/// `rlcg sweep` fans StepCoder's training out over seeds × arms, and its merge gives each arm's
+/// change of pass@1 over the seeds with its interval.
+#[test]
+fn a_sweep_trains_each_arm_on_each_seed_and_merges_the_change_of_pass_at_1() {
+    let root = std::env::temp_dir().join(format!("rlcg-model-ppo-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&root).unwrap();
+    let file = root.join("sweep.json");
+    let sweep = r#"{"command": ["stepcoder", "train", "--first", "1,1", "--updates", "1", "--measure-every", "1",
+        "--param", "rollouts=2", "--param", "tasks_per_update=1", "--param", "measure_samples=1", "--param", "max_tokens=64"],
+      "grid": {"--arm": ["vanilla", "stepcoder"], "--seed": [1, 2]}}"#;
+    std::fs::write(&file, sweep).unwrap();
+    let out = root.join("cells");
+    let ran = rlcg(&["sweep", file.to_str().unwrap(), "--jobs", "2", "--out", out.to_str().unwrap()]);
+    assert!(ran.status.success(), "{}", String::from_utf8_lossy(&ran.stderr));
+    let merged = rlcg(&["sweep", "merge", out.to_str().unwrap(), "--json"]);
+    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    let table: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let rows = table["rows"].as_array().unwrap();
+    let arms: Vec<&str> = rows.iter().map(|r| r["params"]["--arm"].as_str().unwrap()).collect();
+    assert_eq!(arms, ["stepcoder", "vanilla"]);
+    for row in rows {
+        assert_eq!(row["seeds"], 2, "{row}");
+        let change = row["values"]["pass_at_1.change.training"].as_array().unwrap();
+        let [mean, low, high] = [0, 1, 2].map(|i| change[i].as_f64().unwrap());
+        assert!(low <= mean && mean <= high && (-1.0..=1.0).contains(&mean), "{row}");
+    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::record_rows::RecordRows;
 use crate::run::{Evaluation, Restoration, Resume, RunSpec, RunSummary};
 use crate::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 
-pub const PROTOCOL_VERSION: u32 = 10;
+pub const PROTOCOL_VERSION: u32 = 11;
 
 /// A message with the protocol version it was written for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,6 +142,11 @@ pub enum ToWorker {
     /// End training `train_id` at its next step; the model trained so far is still written.
     StopTraining {
         train_id: u32,
+    },
+    /// Hold training `train_id` at its next step (`paused`), or let it go on.
+    PauseTraining {
+        train_id: u32,
+        paused: bool,
     },
 }
 
@@ -313,12 +318,12 @@ mod tests {
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));
-        let stale = json.replace("\"version\":10", "\"version\":9");
-        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 9, expected 10");
+        let stale = json.replace("\"version\":11", "\"version\":10");
+        assert_eq!(Envelope::<ToWorker>::decode(&stale).unwrap_err(), "message has protocol version 10, expected 11");
         let webgpu = FromWorker::WebGpu { adapter: Err("navigator.gpu is missing".into()) };
         assert_eq!(Envelope::<FromWorker>::decode(&Envelope::encode(webgpu.clone())), Ok(webgpu));
         assert!(
-            Envelope::<ToWorker>::decode("{\"version\":10,\"message\":{\"type\":\"launch\"}}")
+            Envelope::<ToWorker>::decode("{\"version\":11,\"message\":{\"type\":\"launch\"}}")
                 .unwrap_err()
                 .starts_with("malformed message")
         );
@@ -371,7 +376,7 @@ mod tests {
 
     #[test]
     fn a_language_model_request_reads_as_the_page_and_its_tests_write_it() {
-        let json = r#"{"version":10,"message":{"type":"generate","request_id":4,"model_id":1,
+        let json = r#"{"version":11,"message":{"type":"generate","request_id":4,"model_id":1,
             "messages":[{"role":"user","content":"hi"}],"sampling":{"temperature":0,"top_p":1},"max_tokens":8,"seed":3}}"#;
         let expected = ToWorker::Generate(GenerateRequest {
             request_id: 4,
@@ -383,7 +388,7 @@ mod tests {
             ignore_eos: false,
         });
         assert_eq!(Envelope::<ToWorker>::decode(json), Ok(expected));
-        let load = r#"{"version":10,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
+        let load = r#"{"version":11,"message":{"type":"load_model","model_id":2,"name":"tiny.gguf"}}"#;
         assert_eq!(
             Envelope::<ToWorker>::decode(load),
             Ok(ToWorker::LoadModel { model_id: 2, name: "tiny.gguf".into(), backend: Backend::Ndarray })

@@ -4,6 +4,7 @@
 use engine::share::ablation_link::AblationLink;
 use engine::share::route::Route;
 use engine::share::search_link::SearchLink;
+use engine::share::training_link::TrainingLink;
 use engine::share::{Link, Pane, ShareLink};
 use leptos::prelude::*;
 
@@ -13,6 +14,7 @@ pub struct OpenedLink {
     pub run: Option<ShareLink>,
     pub search: Option<SearchLink>,
     pub ablation: Option<AblationLink>,
+    pub training: Option<TrainingLink>,
 }
 
 impl OpenedLink {
@@ -20,14 +22,20 @@ impl OpenedLink {
     /// with the link's kind.
     pub fn read(error: RwSignal<Option<String>>) -> Self {
         let fragment = Route::parse(&window().location().hash().unwrap_or_default()).link;
-        Self { run: read(&fragment, error), search: read(&fragment, error), ablation: read(&fragment, error) }
+        Self {
+            run: read(&fragment, error),
+            search: read(&fragment, error),
+            ablation: read(&fragment, error),
+            training: read(&fragment, error),
+        }
     }
 
     /// The pane that opens the link: its kind's, or the Train pane when there is none.
     pub fn pane(&self) -> Pane {
-        match (&self.run, &self.search, &self.ablation) {
-            (_, Some(_), _) => SearchLink::PANE,
-            (_, _, Some(_)) => AblationLink::PANE,
+        match (&self.search, &self.ablation, &self.training) {
+            (Some(_), _, _) => SearchLink::PANE,
+            (_, Some(_), _) => AblationLink::PANE,
+            (_, _, Some(_)) => TrainingLink::PANE,
             _ => ShareLink::PANE,
         }
     }

@@ -9,12 +9,14 @@
 //! programs ([`KeptTraining`]). A training stopped, or cut by a reload, resumes by training again
 //! from the start, which the same build does exactly from the same seed, with each batch that is
 //! the one recorded answered from the record instead of by Python: the model's own work is done
-//! again, its programs are not run again.
+//! again, its programs are not run again. A training that ended in full can be shared by a link
+//! with its spec and its records' fingerprint ([`TrainingLink`]), which the same build reproduces.
 
 use engine::effects::PythonBatch;
 use engine::llm::ProviderSettings;
 use engine::protocol::TrainingEnd;
 use engine::python::{ProgramRequest, ProgramVerdict};
+use engine::share::training_link::{SMALL_MODEL_NAME, TrainingLink, fingerprint};
 use engine::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 use futures_util::StreamExt;
 use leptos::prelude::*;
@@ -42,6 +44,10 @@ pub struct TrainingView {
     pub measurements: RwSignal<Vec<PassAt1Point>>,
     /// A training is under way (its file being read, or training in the worker).
     pub busy: RwSignal<bool>,
+    /// The training under way holds at its next step.
+    pub paused: RwSignal<bool>,
+    /// The last training that ended in full, as a link: its spec and its records' fingerprint.
+    pub ended: RwSignal<Option<TrainingLink>>,
     /// The training under way, by its id in the worker.
     train_id: RwSignal<Option<u32>>,
     /// The in-tab address of the trained model once it is kept.
@@ -102,6 +108,8 @@ impl TrainingView {
             history: RwSignal::new(Vec::new()),
             measurements: RwSignal::new(Vec::new()),
             busy: RwSignal::new(false),
+            paused: RwSignal::new(false),
+            ended: RwSignal::new(None),
             train_id: RwSignal::new(None),
             trained: RwSignal::new(None),
             problem: RwSignal::new(None),
@@ -132,6 +140,8 @@ pub async fn model_file(address: &str) -> Result<web_sys::Blob, String> {
 /// all. [`stop`] ends it early, its model as trained so far still kept and the training resumable.
 pub async fn train(view: TrainingView, python: Python, training: KeptTraining, cancel: CancelToken) {
     view.busy.set(true);
+    view.paused.set(false);
+    view.ended.set(None);
     view.problem.set(None);
     view.trained.set(None);
     view.resumable.set(None);
@@ -142,6 +152,7 @@ pub async fn train(view: TrainingView, python: Python, training: KeptTraining, c
         view.problem.set(Some(problem));
     }
     view.busy.set(false);
+    view.paused.set(false);
     view.train_id.set(None);
 }
 
@@ -206,6 +217,23 @@ pub fn stop(view: TrainingView, cancel: &CancelToken) {
     }
 }
 
+/// Holds the training under way at its next step (`paused`), or lets it go on.
+pub fn pause(view: TrainingView, paused: bool) {
+    if let (Some(train_id), Some(bridge)) = (view.train_id.get_untracked(), WorkerBridge::of_page()) {
+        bridge.pause_training(train_id, paused);
+        view.paused.set(paused);
+    }
+}
+
+/// A model's name in a training's link: [`SMALL_MODEL_NAME`] for the small code model, else the
+/// kept model's file name.
+pub fn link_model_name(address: &str) -> String {
+    if address == SMALL_MODEL {
+        return SMALL_MODEL_NAME.to_owned();
+    }
+    address.split(['?', '#']).next().unwrap_or_default().rsplit('/').next().unwrap_or_default().to_owned()
+}
+
 /// Keeps the trained model in this browser as an in-tab model named `name`; a training that
 /// ended early stays resumable, one that ended is forgotten.
 async fn keep(
@@ -217,7 +245,16 @@ async fn keep(
     let (end, blob) = ended?;
     match end.early {
         Some(_) => view.resumable.set(Some(training)),
-        None => storage::save_setting(setting::MODEL_TRAINING, None),
+        None => {
+            storage::save_setting(setting::MODEL_TRAINING, None);
+            let records = fingerprint(&view.history.get_untracked(), &view.measurements.get_untracked());
+            view.ended.set(Some(TrainingLink {
+                model: link_model_name(&training.address),
+                spec: training.spec,
+                tasks: training.tasks,
+                fingerprint: Some(records),
+            }));
+        }
     }
     let file = web_sys::File::new_with_blob_sequence(&js_sys::Array::of1(&blob), name).map_err(|e| describe(&e))?;
     let address = ProviderSettings::local_model_address(name);
@@ -262,6 +299,13 @@ mod tests {
         let mut record = Some(vec![second.clone()].into_iter());
         assert_eq!(replay(&mut record, &second.requests), Some(second.verdicts));
         assert_eq!(replay(&mut record, &second.requests), None);
+    }
+
+    #[test]
+    fn a_link_names_the_small_model_small_and_a_kept_model_by_its_file() {
+        assert_eq!(link_model_name(SMALL_MODEL), "small");
+        assert_eq!(link_model_name("file:///my model.gguf"), "my model.gguf");
+        assert_eq!(link_model_name("https://example.org/models/coder.gguf?download=1"), "coder.gguf");
     }
 
     #[test]

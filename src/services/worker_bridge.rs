@@ -151,6 +151,10 @@ impl WorkerBridge {
         self.send(ToWorker::StopTraining { train_id });
     }
 
+    pub fn pause_training(self, train_id: u32, paused: bool) {
+        self.send(ToWorker::PauseTraining { train_id, paused });
+    }
+
     /// The greedy action of run `run_id`'s policy in `state`.
     pub async fn decide(self, run_id: u32, state: LiveState) -> Result<usize, String> {
         let calls = self.calls.get_value();

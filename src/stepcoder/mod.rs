@@ -10,12 +10,14 @@ pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;
 pub mod train_model;
+pub mod training_controls;
 pub mod training_plots;
 
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
 use engine::python::Outcome;
 use engine::share::ablation_link::AblationLink;
+use engine::share::training_link::TrainingLink;
 use engine::stepcoder::completion::{Completion, CompletionMode, CompletionRun, CompletionTask};
 use engine::stepcoder::completion_params::CompletionParams;
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, ScopeKinds};
@@ -45,7 +47,7 @@ fn parse_kinds(text: &str) -> ScopeKinds {
 }
 
 #[component]
-pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
+pub fn StepcoderPane(link: Option<AblationLink>, training_link: Option<TrainingLink>) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
     let (python, imported) = (Python::from_context(), ImportedTasks::from_context());
     let bundled = StoredValue::new(bundled_tasks());
@@ -150,7 +152,7 @@ pub fn StepcoderPane(link: Option<AblationLink>) -> impl IntoView {
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
             <LearnerPanel link=link />
-            <TrainTheModel />
+            <TrainTheModel link=training_link />
         </section>
     }
 }

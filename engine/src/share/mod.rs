@@ -443,6 +443,7 @@ pub mod ablation_link;
 pub mod route;
 pub mod search_link;
 pub mod teaching;
+pub mod training_link;
 
 pub use teaching::{AblationControl, Control, FormControl, Pane, SearchControl, Teaching};
 
@@ -452,8 +453,8 @@ pub fn is_link_fragment(fragment: &str) -> bool {
     fragment.contains('=')
 }
 
-/// A kind of link that the page reads from its address: a run's, a search's or a StepCoder
-/// ablation's. The page reads and writes every kind through this one trait.
+/// A kind of link that the page reads from its address: a run's, a search's, a StepCoder
+/// ablation's or a model's training's. The page reads and writes every kind through this one trait.
 pub trait Link: Sized {
     /// What the link shares, for messages: "run", "search", "StepCoder".
     const KIND: &'static str;
@@ -471,11 +472,12 @@ impl Link for ShareLink {
     const KIND: &'static str = "run";
     const PANE: Pane = Pane::Train;
 
-    /// Any link that is not a search's or an ablation's.
+    /// Any link that is not a search's, an ablation's or a training's.
     fn is_fragment(fragment: &str) -> bool {
         is_link_fragment(fragment)
             && !search_link::SearchLink::is_fragment(fragment)
             && !ablation_link::AblationLink::is_fragment(fragment)
+            && !training_link::TrainingLink::is_fragment(fragment)
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {

@@ -22,4 +22,5 @@ pub mod policy_gradient;
 pub mod ppo_batch;
 pub mod sampling;
 pub mod token_ppo;
+pub mod training_work;
 pub mod verdict_cache;

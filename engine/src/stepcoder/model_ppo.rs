@@ -37,6 +37,7 @@ use super::learner_params::Arm;
 use super::model_pass_at_1::{ModelPassAt1, PassAt1Spec, TOKENS_PER_SLICE};
 use super::model_ppo_params::ModelPpoParams;
 use super::ppo_batch::{PpoBatch, RolloutReply, ValueHead};
+use super::training_work::TrainingWork;
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::lm::chat_template::Message;
 use crate::lm::generation::{ReplyBatch, Sampling};
@@ -206,17 +207,21 @@ impl ModelPpo {
         matches!(self.phase, Phase::Done)
     }
 
+    /// What it is doing, by kind.
+    pub fn work(&self) -> TrainingWork {
+        match &self.phase {
+            Phase::Measuring(_) => TrainingWork::Measuring,
+            Phase::Rollouts(_) => TrainingWork::Rollouts,
+            Phase::Run(..) => TrainingWork::Programs,
+            Phase::HiddenRun(..) => TrainingWork::HiddenTests,
+            Phase::Update(..) => TrainingWork::PpoStep,
+            Phase::Done => TrainingWork::Done,
+        }
+    }
+
     /// What it is doing, in words, for people watching.
     pub fn doing(&self) -> String {
-        let update = self.updates_done + 1;
-        match &self.phase {
-            Phase::Measuring(_) => format!("measuring pass@1 after {} updates", self.updates_done),
-            Phase::Rollouts(_) => format!("drawing update {update}'s rollouts"),
-            Phase::Run(..) => format!("running update {update}'s programs on their tests"),
-            Phase::HiddenRun(..) => format!("running update {update}'s passing programs on the hidden tests"),
-            Phase::Update(..) => format!("update {update}: PPO on the rollouts"),
-            Phase::Done => "done".into(),
-        }
+        self.work().describe(self.updates_done)
     }
 
     /// The curriculum's stage of task `task`'s prompt: its prefix lines and text.
