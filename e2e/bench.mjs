@@ -24,6 +24,10 @@
 // `--interpreters` measures only the Python workers' hand-over, on one build or, with `--before`, two:
 // the first program from a page that has not loaded Python, when the next interpreter was ready after
 // its verdict and after a second program's, and the main thread's long tasks meanwhile.
+// `--back-to-back` measures only Python programs run back to back as issue 74 did, on one build or,
+// with `--before`, two, taking turns (`--rounds=N`, 3), each round in a fresh browser context: the
+// Python pane's program, then one 3 s later, then ten each clicked as soon as the previous verdict
+// shows, each from the click to its verdict in the DOM.
 // `--dqn` measures only the executive DQN (500 episodes, learn steps per second), on one build or,
 // with `--before`, two, taking turns (`--rounds=N`, 5), each round in a fresh browser context.
 // `--native` measures the one build against the native figures the same way. `--profile-dqn` takes a
@@ -76,6 +80,8 @@ try {
 
   if (process.argv.includes('--dqn')) {
     await benchDqn(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
+  } else if (process.argv.includes('--back-to-back')) {
+    await benchBackToBack(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
   } else if (process.argv.includes('--interpreters')) {
     await benchInterpreters(figures, before ? { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` } : { page: `http://127.0.0.1:${port}/` });
   } else if (before) await benchSideBySide(figures, { before: `http://127.0.0.1:${port + 1}/`, after: `http://127.0.0.1:${port}/` });
@@ -258,6 +264,9 @@ async function profilePython(figures) {
     }
   }
   close();
+  const folder = await mkdtemp(path.join(tmpdir(), 'rlcg-profile-'));
+  for (const [i, profile] of profiles.entries()) await writeFile(path.join(folder, `python-worker-${i + 1}.cpuprofile`), JSON.stringify(profile));
+  figures.profiles = folder;
   const kinds = [
     ['idle', (f) => f.functionName === '(idle)'], ['garbage collector', (f) => f.functionName === '(garbage collector)'],
     ['V8 itself: parsing, compiling, runtime', (f) => f.functionName === '(program)'],
@@ -437,6 +446,32 @@ async function benchInterpreters(figures, builds) {
   for (const [name, byBuild] of Object.entries(taken)) {
     figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
     figures[`${name}_max`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, Math.max(...values)]));
+  }
+}
+
+async function benchBackToBack(figures, builds) {
+  const rounds = Number(option('rounds') ?? 3);
+  const taken = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, url] of Object.entries(builds)) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await showPane(page, 'python');
+      await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
+      const first = await runLatencies(page, 1);
+      await page.waitForTimeout(3000);
+      const second = await runLatencies(page, 1);
+      await page.waitForTimeout(3000);
+      const latencies = await runLatencies(page, 10);
+      console.log(`${build}: first ${first.map(Math.round)}, 3 s later ${second.map(Math.round)}, back to back ${latencies.map(Math.round).join(' ')}`);
+      ((taken[build] ??= []).push(...latencies.slice(2)));
+      await context.close();
+    }
+  }
+  for (const [build, values] of Object.entries(taken)) {
+    figures[`back_to_back_3rd_to_10th_ms_median_${build}`] = median(values);
+    figures[`back_to_back_3rd_to_10th_ms_max_${build}`] = Math.max(...values);
   }
 }
 
