@@ -36,11 +36,8 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
     let model = RwSignal::new(SMALL_MODEL.to_owned());
     let python = Python::from_context();
     let kept = LocalResource::new(in_tab_llm::kept_models);
-    // A model just trained can be trained further.
-    Effect::new(move |_| {
-        view.trained.track();
-        kept.refetch();
-    });
+    // A model just trained can be trained further: read the kept models again when one is added.
+    Effect::watch(move || view.trained.get(), move |_, _, _| kept.refetch(), false);
     let (spec, tasks) = link.as_ref().map_or((ModelPpoSpec::default(), DEFAULT_TASKS), |l| (l.spec.clone(), l.tasks));
     if let Some(sent) = &link {
         let compared =
