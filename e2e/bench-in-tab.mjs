@@ -105,13 +105,17 @@ window.unload = () => window.loaded.exit();
 // tokens (ignore_eos, greedy), timed by the worker's clock.
 window.engine = async (file, messages) => {
   const worker = new Worker('/page/worker_loader.js');
+  // Requests carry the protocol version the worker's own messages carry (its first is "ready").
+  let version;
   const answer = (type) => new Promise((resolve) => {
     worker.addEventListener('message', function heard({ data }) {
-      const { message } = JSON.parse(data);
+      const envelope = JSON.parse(data);
+      const { message } = envelope;
+      version ??= envelope.version;
       if (message.type === type) { worker.removeEventListener('message', heard); resolve(message); }
     });
   });
-  const send = (message, file) => worker.postMessage(file ? [JSON.stringify({ version: 10, message }), file] : JSON.stringify({ version: 10, message }));
+  const send = (message, file) => worker.postMessage(file ? [JSON.stringify({ version, message }), file] : JSON.stringify({ version, message }));
   await answer('ready');
   const blob = await (await fetch(file)).blob();
   const began = performance.now();

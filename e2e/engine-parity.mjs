@@ -27,8 +27,12 @@ export async function pageWorker(page) {
     const worker = new Worker('./worker_loader.js');
     const waiting = [];
     const pieces = [];
+    // Requests carry the protocol version the worker's own messages carry (its first is "ready").
+    let version;
     worker.onmessage = ({ data }) => {
-      const { message } = JSON.parse(data);
+      const envelope = JSON.parse(data);
+      const { message } = envelope;
+      version ??= envelope.version;
       if (message.type === 'generated') pieces.push(message.text);
       const index = waiting.findIndex((w) => w.type === message.type);
       if (index >= 0) waiting.splice(index, 1)[0].resolve(message);
@@ -37,7 +41,7 @@ export async function pageWorker(page) {
       pieces,
       answer: (type) => new Promise((resolve) => waiting.push({ type, resolve })),
       send(message, file) {
-        const text = JSON.stringify({ version: 10, message });
+        const text = JSON.stringify({ version, message });
         worker.postMessage(file ? [text, file] : text);
       },
     };

@@ -15,8 +15,12 @@ async function pinnedTable(file, id) {
 }
 
 async function rerun(page, button, file, ids, command, timeout) {
+  // The line still says how the previous re-run ended: wait for this one's word first.
+  const status = page.locator('#reproduce-status');
+  const before = (await status.textContent()) ?? '';
   await page.locator(`#${button}`).click();
-  await expect(page.locator('#reproduce-status')).toContainText(`the same as ${file}, cell for cell`, { timeout });
+  await expect(status).not.toHaveText(before);
+  await expect(status).toContainText(`the same as ${file}, cell for cell`, { timeout });
   // The time it took, for docs/benchmarks.md.
   console.log(`${button}: ${await page.locator('#reproduce-status').textContent()}`);
   for (const id of ids) {
