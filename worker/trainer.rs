@@ -202,7 +202,13 @@ impl Trainer {
     pub(crate) fn handle(&mut self, request: ToWorker) {
         let Some(request) = self.gate(request) else { return };
         match request {
-            ToWorker::Start { run_id, spec, resume } => self.start(run_id, spec, resume),
+            ToWorker::Start { run_id, spec, resume, pace } => {
+                self.start(run_id, spec, resume);
+                let now_ms = now(&self.scope);
+                if let Some(slot) = self.slot(run_id) {
+                    slot.pace = PaceClock::new(pace, now_ms);
+                }
+            }
             ToWorker::Pause { run_id } => self.pause(run_id),
             ToWorker::Resume { run_id } => self.resume(run_id),
             ToWorker::Step { run_id } => self.step(run_id),

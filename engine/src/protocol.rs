@@ -59,6 +59,10 @@ pub enum ToWorker {
         /// Go on from recorded episodes (after a reload): they are trained again, unsent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         resume: Option<Resume>,
+        /// The pace it trains at from its first episode (a `Pace` sent after it could come after
+        /// the first slice of episodes at full speed).
+        #[serde(default)]
+        pace: Pace,
     },
     /// Hold the run after its current episode; the worker answers with the policy so far.
     Pause {
@@ -315,6 +319,7 @@ mod tests {
             run_id: 3,
             spec: RunSpec::new(EnvId::Orchestrator, AgentId::QLearning, 1, 50),
             resume: None,
+            pace: Pace::PerSecond(10.0),
         };
         let json = Envelope::encode(start.clone());
         assert_eq!(Envelope::<ToWorker>::decode(&json), Ok(start));

@@ -90,8 +90,9 @@ impl RunBook {
         let id = self.take_id();
         self.runs.update(|runs| runs.push(RunData::new(id, spec.clone())));
         self.selected.set(Some(id));
-        self.bridge.send(ToWorker::Start { run_id: id, spec, resume: None });
-        self.set_pace(id, self.pace.get_untracked());
+        let pace = self.pace.get_untracked();
+        self.runs.update(|runs| runs.iter_mut().filter(|r| r.id == id).for_each(|r| r.pace = pace));
+        self.bridge.send(ToWorker::Start { run_id: id, spec, resume: None, pace });
         id
     }
 
@@ -114,10 +115,10 @@ impl RunBook {
     /// Goes on with an interrupted run: the worker trains its recorded episodes again, unsent, and
     /// checks their fingerprint, then trains the rest.
     pub fn resume(self, id: u32) {
-        let Some((spec, resume)) = self.runs.with_untracked(|runs| {
+        let Some((spec, resume, pace)) = self.runs.with_untracked(|runs| {
             let run = runs.iter().find(|r| r.id == id)?;
             let resume = Resume { episodes: run.records.len() as u32, fingerprint: run.digest.value() };
-            Some((run.spec.clone(), resume))
+            Some((run.spec.clone(), resume, run.pace))
         }) else {
             return;
         };
@@ -126,7 +127,7 @@ impl RunBook {
                 run.status = Status::Training;
             }
         });
-        self.bridge.send(ToWorker::Start { run_id: id, spec, resume: Some(resume) });
+        self.bridge.send(ToWorker::Start { run_id: id, spec, resume: Some(resume), pace });
     }
 
     /// Adds the runs of an exported JSON file (`text`, or why it could not be read), with fresh ids.
