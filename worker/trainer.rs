@@ -1,11 +1,9 @@
-//! The training worker's trainer: the runs it holds (a [`RunSlot`] each), the page's requests, and the
-//! CPU runs trained in slices of a few milliseconds, handed round the runs in progress, with a
-//! yield to the event loop between slices so that pause, step and stop requests are handled at
-//! once. Episode records are batched so that the page receives at most about 30 progress messages
-//! a second however fast training goes, and a run waits while its batch is full: the page, not the
-//! worker, limits how fast a tabular run can go. WebGPU runs train in tasks of their own
-//! (`gpu_run.rs`); in the CPU worker they go to the nested WebGPU worker (`relay.rs`). The engine's
-//! language models write their replies in tasks of their own (`language_models.rs`).
+//! The training worker's trainer: the runs it holds (a [`RunSlot`] each), the page's requests, and
+//! the CPU runs trained in slices of a few milliseconds, handed round the runs in progress, with a
+//! yield to the event loop between slices so that pause, step and stop are handled at once. Records
+//! are batched (at most about 30 progress messages a second), and a run waits while its batch is
+//! full. WebGPU runs train in tasks of their own (`gpu_run.rs`); in the CPU worker they go to the
+//! nested WebGPU worker (`relay.rs`). Language models reply in tasks of their own.
 
 use std::cell::RefCell;
 #[cfg(not(feature = "wgpu"))]
@@ -16,7 +14,7 @@ use engine::agents::Checkpoint;
 use engine::device::{Backend, GpuAdapter, completed};
 use engine::effects::LiveState;
 use engine::live;
-use engine::pace::PaceClock;
+use engine::pace::{Pace, PaceClock};
 use engine::protocol::{Finished, FromWorker, RunProgress, ToWorker};
 use engine::record_rows::RecordRows;
 use engine::run::{Restoration, Resume};
@@ -202,13 +200,7 @@ impl Trainer {
     pub(crate) fn handle(&mut self, request: ToWorker) {
         let Some(request) = self.gate(request) else { return };
         match request {
-            ToWorker::Start { run_id, spec, resume, pace } => {
-                self.start(run_id, spec, resume);
-                let now_ms = now(&self.scope);
-                if let Some(slot) = self.slot(run_id) {
-                    slot.pace = PaceClock::new(pace, now_ms);
-                }
-            }
+            ToWorker::Start { run_id, spec, resume, pace } => self.start(run_id, spec, resume, pace),
             ToWorker::Pause { run_id } => self.pause(run_id),
             ToWorker::Resume { run_id } => self.resume(run_id),
             ToWorker::Step { run_id } => self.step(run_id),
@@ -281,7 +273,8 @@ impl Trainer {
         None
     }
 
-    fn start(&mut self, run_id: u32, spec: RunSpec, resume: Option<Resume>) {
+    fn start(&mut self, run_id: u32, spec: RunSpec, resume: Option<Resume>, pace: Pace) {
+        let clock = PaceClock::new(pace, now(&self.scope));
         match Run::new(spec) {
             Ok(run) if run.spec().backend == Backend::Wgpu => {
                 // The slot is made without its run: the WebGPU task holds it.
@@ -301,6 +294,7 @@ impl Trainer {
             },
             Err(message) => self.post(FromWorker::Failed { run_id: Some(run_id), message }),
         }
+        self.slot(run_id).into_iter().for_each(|slot| slot.pace = clock);
     }
 
     fn pause(&mut self, run_id: u32) {
