@@ -403,6 +403,19 @@ async function benchPython(figures) {
   await benchWorldModel(figures);
 }
 
+/** `visit(page, build)` for each build, `rounds` times taking turns, each time in a fresh browser context at the build's address. */
+async function inFreshContexts(builds, rounds, visit) {
+  for (let round = 0; round < rounds; round++) {
+    for (const [build, url] of Object.entries(builds)) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(url);
+      await visit(page, build);
+      await context.close();
+    }
+  }
+}
+
 /**
  * The next interpreter (issue 54): in a fresh page, the first program (Python not loaded yet), then a
  * second one two seconds after its verdict, `--rounds=N` (5) times per build, builds taking turns.
@@ -411,38 +424,31 @@ async function benchPython(figures) {
  * longest task and total long-task time over both programs (PerformanceObserver).
  */
 async function benchInterpreters(figures, builds) {
-  const rounds = Number(option('rounds') ?? 5);
   const taken = {};
-  for (let round = 0; round < rounds; round++) {
-    for (const [build, url] of Object.entries(builds)) {
-      const keep = (name, value) => {
-        ((taken[name] ??= {})[build] ??= []).push(value);
-        console.log(`${build} ${name} ${value}`);
-      };
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
-      await page.evaluate(() => {
-        window.longTasks = [];
-        new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask' });
-      });
-      keep('first_program_from_click_ms', (await runLatencies(page, 1))[0]);
-      for (const which of ['first', 'second']) {
-        if (which === 'second') {
-          await page.waitForTimeout(2000);
-          await runLatencies(page, 1);
-        }
-        const state = await page.locator('#python-state', { hasText: 'after the last verdict' }).textContent({ timeout: 60_000 });
-        keep(`ready_after_${which}_verdict_ms`, parseFloat(state.match(/ready (\d+) ms after/)[1]));
+  await inFreshContexts(builds, Number(option('rounds') ?? 5), async (page, build) => {
+    const keep = (name, value) => {
+      ((taken[name] ??= {})[build] ??= []).push(value);
+      console.log(`${build} ${name} ${value}`);
+    };
+    await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
+    await page.evaluate(() => {
+      window.longTasks = [];
+      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask' });
+    });
+    keep('first_program_from_click_ms', (await runLatencies(page, 1))[0]);
+    for (const which of ['first', 'second']) {
+      if (which === 'second') {
+        await page.waitForTimeout(2000);
+        await runLatencies(page, 1);
       }
-      await page.waitForTimeout(2000);
-      const longTasks = await page.evaluate(() => window.longTasks);
-      keep('longest_main_thread_task_ms', Math.max(0, ...longTasks));
-      keep('long_tasks_total_ms', longTasks.reduce((sum, ms) => sum + ms, 0));
-      await context.close();
+      const state = await page.locator('#python-state', { hasText: 'after the last verdict' }).textContent({ timeout: 60_000 });
+      keep(`ready_after_${which}_verdict_ms`, parseFloat(state.match(/ready (\d+) ms after/)[1]));
     }
-  }
+    await page.waitForTimeout(2000);
+    const longTasks = await page.evaluate(() => window.longTasks);
+    keep('longest_main_thread_task_ms', Math.max(0, ...longTasks));
+    keep('long_tasks_total_ms', longTasks.reduce((sum, ms) => sum + ms, 0));
+  });
   for (const [name, byBuild] of Object.entries(taken)) {
     figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
     figures[`${name}_max`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, Math.max(...values)]));
@@ -450,25 +456,18 @@ async function benchInterpreters(figures, builds) {
 }
 
 async function benchBackToBack(figures, builds) {
-  const rounds = Number(option('rounds') ?? 3);
   const taken = {};
-  for (let round = 0; round < rounds; round++) {
-    for (const [build, url] of Object.entries(builds)) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      await showPane(page, 'python');
-      await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
-      const first = await runLatencies(page, 1);
-      await page.waitForTimeout(3000);
-      const second = await runLatencies(page, 1);
-      await page.waitForTimeout(3000);
-      const latencies = await runLatencies(page, 10);
-      console.log(`${build}: first ${first.map(Math.round)}, 3 s later ${second.map(Math.round)}, back to back ${latencies.map(Math.round).join(' ')}`);
-      ((taken[build] ??= []).push(...latencies.slice(2)));
-      await context.close();
-    }
-  }
+  await inFreshContexts(builds, Number(option('rounds') ?? 3), async (page, build) => {
+    await showPane(page, 'python');
+    await page.waitForFunction(() => document.querySelector('#editor-run')?.disabled === false);
+    const first = await runLatencies(page, 1);
+    await page.waitForTimeout(3000);
+    const second = await runLatencies(page, 1);
+    await page.waitForTimeout(3000);
+    const latencies = await runLatencies(page, 10);
+    console.log(`${build}: first ${first.map(Math.round)}, 3 s later ${second.map(Math.round)}, back to back ${latencies.map(Math.round).join(' ')}`);
+    ((taken[build] ??= []).push(...latencies.slice(2)));
+  });
   for (const [build, values] of Object.entries(taken)) {
     figures[`back_to_back_3rd_to_10th_ms_median_${build}`] = median(values);
     figures[`back_to_back_3rd_to_10th_ms_max_${build}`] = Math.max(...values);
@@ -476,22 +475,15 @@ async function benchBackToBack(figures, builds) {
 }
 
 async function benchDqn(figures, builds) {
-  const rounds = Number(option('rounds') ?? 5);
   const taken = {};
-  for (let round = 0; round < rounds; round++) {
-    for (const [build, url] of Object.entries(builds)) {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(url);
-      await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
-      const dqn = await train(page, 'executive', 'dqn', 500, 1);
-      for (const [name, value] of [['dqn_executive_500_wall_s', dqn.wallMs / 1000], ['dqn_learn_steps_per_s', dqn.learnSpeed]]) {
-        ((taken[name] ??= {})[build] ??= []).push(value);
-        console.log(`${build} ${name} ${value}`);
-      }
-      await context.close();
+  await inFreshContexts(builds, Number(option('rounds') ?? 5), async (page, build) => {
+    await page.waitForFunction(() => document.querySelector('#start')?.disabled === false);
+    const dqn = await train(page, 'executive', 'dqn', 500, 1);
+    for (const [name, value] of [['dqn_executive_500_wall_s', dqn.wallMs / 1000], ['dqn_learn_steps_per_s', dqn.learnSpeed]]) {
+      ((taken[name] ??= {})[build] ??= []).push(value);
+      console.log(`${build} ${name} ${value}`);
     }
-  }
+  });
   for (const [name, byBuild] of Object.entries(taken)) {
     figures[`${name}_median`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, median(values)]));
     figures[`${name}_range`] = Object.fromEntries(Object.entries(byBuild).map(([build, values]) => [build, `${Math.min(...values)}–${Math.max(...values)}`]));

@@ -102,3 +102,17 @@ test('a person trains the small code model in the tab, watches it, pauses, stops
   await expect(page.locator('#live-stream')).toContainText(/tokens at \d+ tokens\/s, by llama\.cpp/, { timeout: 120_000 });
   expect(errors).toEqual([]);
 });
+
+test('a training\'s link fills the form, names a bad field, and names a model this browser does not keep', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open('./#/stepcoder?v=1&model-ppo=absent.gguf&arm=fgo&updates=2&measure=1&seed=3&tasks=3%2C2&p.rollouts=x');
+  await expect(page.locator('#error')).toContainText('This model training link was not entirely valid, so defaults stand in for: settings: rollouts:');
+  await expect(page.locator('#model-train-arm')).toHaveValue('fgo');
+  await expect(page.locator('#model-train-seed')).toHaveValue('3');
+  await expect(page.locator('#model-train-unseen-tasks')).toHaveValue('2');
+  await expect(page.locator('#model-train-status')).toHaveText('Opened from a link: Train trains its settings here.');
+  await expect(page.locator('#model-train-error')).toHaveText(
+    'The link trains the model absent.gguf, which this browser does not keep: keep it in the in-tab provider (Live pane), then reload this link.');
+  await expect(page.locator('#model-train-model')).toHaveValue('./models/rlcg-coder.gguf');
+  expect(errors).toEqual([]);
+});

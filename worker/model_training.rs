@@ -191,12 +191,15 @@ async fn begin(request: &TrainingRequest, file: web_sys::Blob) -> Result<ModelPp
 
 /// Tells the page how `training` stands; `held` says why it waits, before what it does next.
 fn send_progress(scope: &DedicatedWorkerGlobalScope, train_id: u32, training: &ModelPpo, held: Option<&str>) {
-    let doing = training.doing();
+    let doing = match held {
+        Some(why) => format!("{why}, before {}", training.doing()),
+        None => training.doing(),
+    };
     post(
         scope,
         FromWorker::TrainingProgress {
             train_id,
-            doing: held.map_or(doing.clone(), |why| format!("{why}, before {doing}")),
+            doing,
             history: training.history.clone(),
             measurements: training.measurements.clone(),
         },

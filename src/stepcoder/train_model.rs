@@ -49,16 +49,20 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
         [spec.updates, spec.measure_every, spec.seed as usize, tasks.0, tasks.1].map(|n| RwSignal::new(n.to_string()));
     let fields = Memo::new(|_| params::fields(&ModelPpoParams::default().params_schema()));
     let texts = RwSignal::new(params::texts(&spec.params, &fields.get_untracked()));
-    // A link's kept model is chosen once the kept models are read, or named as missing.
+    // A link's kept model is chosen the first time the kept models are read, or named as missing.
     if let Some(name) = link.as_ref().map(|l| l.model.clone()).filter(|name| name != SMALL_MODEL_NAME) {
-        Effect::new(move |_| {
-            let Some(models) = kept.get().and_then(Result::ok) else { return };
+        Effect::new(move |chosen: Option<bool>| {
+            if chosen == Some(true) {
+                return true;
+            }
+            let Some(models) = kept.get().and_then(Result::ok) else { return false };
             match models.into_iter().find(|m| link_model_name(&m.url) == name) {
                 Some(found) => model.set(found.url),
                 None => view.problem.set(Some(format!(
                     "The link trains the model {name}, which this browser does not keep: keep it in the in-tab provider (Live pane), then reload this link."
                 ))),
             }
+            true
         });
     }
     let cancel = StoredValue::new_local(CancelToken::default());

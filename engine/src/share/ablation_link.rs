@@ -13,8 +13,8 @@ use crate::stepcoder::ablation::{AblationSpec, MAX_SEEDS};
 use crate::stepcoder::learner_params::{Arm, LearnerParams};
 
 use super::{
-    AblationControl, LINK_VERSION, Link, Pane, Teaching, is_link_fragment, link_pairs, name_of, of_name, read,
-    read_params, whole,
+    AblationControl, LINK_VERSION, Link, Pane, Teaching, is_link_with, link_pairs, name_of, of_name, read, read_params,
+    whole,
 };
 
 #[derive(Clone, Debug, PartialEq)]
@@ -103,8 +103,7 @@ impl Link for AblationLink {
     /// Whether a fragment is an ablation link.
     /// A link has values (`stepcoder=…`); the pane's own anchor (`#stepcoder`, the nav's) is not one.
     fn is_fragment(fragment: &str) -> bool {
-        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "stepcoder")
+        is_link_with(fragment, "stepcoder")
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {

@@ -453,6 +453,13 @@ pub fn is_link_fragment(fragment: &str) -> bool {
     fragment.contains('=')
 }
 
+/// Whether a fragment (with or without `#`) is a link with field `key` (`search=…`), the mark of
+/// a search's, an ablation's or a training's link; the pane's own anchor (`#search`) is not one.
+fn is_link_with(fragment: &str, key: &str) -> bool {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(k, _)| k == key)
+}
+
 /// A kind of link that the page reads from its address: a run's, a search's, a StepCoder
 /// ablation's or a model's training's. The page reads and writes every kind through this one trait.
 pub trait Link: Sized {

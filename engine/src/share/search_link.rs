@@ -27,8 +27,8 @@ use crate::search::spec::{MethodSpec, SearchSpec, WorldModelSpec};
 use crate::search::world_model::WorldModelScoring;
 
 use super::{
-    LINK_VERSION, Link, Pane, SearchControl, Teaching, is_link_fragment, link_pairs, name_of, of_name, read,
-    read_params, whole,
+    LINK_VERSION, Link, Pane, SearchControl, Teaching, is_link_with, link_pairs, name_of, of_name, read, read_params,
+    whole,
 };
 
 /// What the sender's search came to.
@@ -304,11 +304,9 @@ impl Link for SearchLink {
     const KIND: &'static str = "search";
     const PANE: Pane = Pane::Search;
 
-    /// Whether a fragment is a search link rather than a run link.
     /// A link has values (`search=…`); the pane's own anchor (`#search`, the nav's) is not one.
     fn is_fragment(fragment: &str) -> bool {
-        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "search")
+        is_link_with(fragment, "search")
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {

@@ -16,7 +16,7 @@ use crate::stepcoder::learner_params::Arm;
 use crate::stepcoder::model_ppo::{ModelPpoSpec, PassAt1Point, UpdateRecord};
 use crate::stepcoder::model_ppo_params::ModelPpoParams;
 
-use super::{LINK_VERSION, Link, Pane, is_link_fragment, link_pairs, read, read_params, whole};
+use super::{LINK_VERSION, Link, Pane, is_link_with, link_pairs, read, read_params, whole};
 
 /// `model-ppo`'s value for the small code model.
 pub const SMALL_MODEL_NAME: &str = "small";
@@ -115,8 +115,7 @@ impl Link for TrainingLink {
 
     /// A link has values (`model-ppo=…`).
     fn is_fragment(fragment: &str) -> bool {
-        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        is_link_fragment(fragment) && form_urlencoded::parse(fragment.as_bytes()).any(|(key, _)| key == "model-ppo")
+        is_link_with(fragment, "model-ppo")
     }
 
     fn read(fragment: &str) -> (Self, Vec<String>) {
