@@ -3,7 +3,7 @@
 // are drawn as it goes, Stop keeps the model as trained so far, a reload does not lose the
 // training (it resumes, its recorded programs not run again), Pause holds it, one click puts the
 // trained model in the in-tab provider, where llama.cpp writes a live episode's code with it, and
-// its link trains the same in a fresh browser.
+// its link trains the same in a fresh browser; a training on WebGPU where there is none is refused.
 import { test, expect } from '@playwright/test';
 import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
 
@@ -114,5 +114,18 @@ test('a training\'s link fills the form, names a bad field, and names a model th
   await expect(page.locator('#model-train-error')).toHaveText(
     'The link trains the model absent.gguf, which this browser does not keep: keep it in the in-tab provider (Live pane), then reload this link.');
   await expect(page.locator('#model-train-model')).toHaveValue('./models/rlcg-coder.gguf');
+  expect(errors).toEqual([]);
+});
+
+test('a training on WebGPU, where this browser has none, is refused with the reason', async ({ page }) => {
+  const errors = watchErrors(page);
+  await new Playground(page).open('./#/stepcoder?v=1&model-ppo=small&arm=vanilla&updates=1&measure=1&seed=1&tasks=1%2C1&backend=wgpu');
+  await expect(page.locator('#model-train-backend-note')).toContainText('WebGPU is unavailable here (', { timeout: 30_000 });
+  // The link's backend stands (a person may still pick the CPU).
+  await expect(page.locator('#model-train-backend')).toHaveValue('wgpu');
+  await page.locator('#model-train-start').click();
+  await expect(page.locator('#model-train-error')).toContainText(
+    /^\.\/models\/rlcg-coder\.gguf: this browser offers no WebGPU \(.+\); train it on the CPU$/, { timeout: 60_000 });
+  await expect(page.locator('#model-train-start')).toBeEnabled();
   expect(errors).toEqual([]);
 });

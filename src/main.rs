@@ -102,7 +102,7 @@ fn App() -> impl IntoView {
             <div data-pane=Pane::Python.name() hidden=hidden(Pane::Python)><PythonPane /></div>
             <div data-pane=Pane::Live.name() hidden=hidden(Pane::Live)><LivePanel /></div>
             <div data-pane=Pane::Search.name() hidden=hidden(Pane::Search)><SearchPane link=search_link /></div>
-            <div data-pane=Pane::Stepcoder.name() hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link training_link=training_link /></div>
+            <div data-pane=Pane::Stepcoder.name() hidden=hidden(Pane::Stepcoder)><StepcoderPane link=ablation_link training_link=training_link webgpu=webgpu /></div>
             <div data-pane=Pane::About.name() hidden=hidden(Pane::About)><About /></div>
         </main>
     }

@@ -19,6 +19,8 @@ mod model_training;
 mod page_link;
 #[cfg(not(feature = "wgpu"))]
 mod relay;
+#[cfg(not(feature = "wgpu"))]
+mod relayed;
 mod trainer;
 mod webgpu;
 
@@ -29,7 +31,7 @@ use engine::protocol::{Envelope, FromWorker, ToWorker};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageChannel, MessageEvent};
 
-use crate::model_training::{ModelTrainings, TrainingRequest};
+use crate::model_training::ModelTrainings;
 use crate::trainer::Trainer;
 
 /// Runs the training worker: answers the page's messages until the page ends it.
@@ -79,12 +81,11 @@ pub fn start() {
             (Ok(ToWorker::LoadModel { model_id, name, backend }), Some(file)) => {
                 trainer.borrow_mut().load_model_file(model_id, name, backend, file)
             }
-            (Ok(ToWorker::TrainModel { train_id, name, spec, training_tasks, unseen_tasks }), file) => {
-                trainings.start(TrainingRequest { train_id, name, spec, training_tasks, unseen_tasks }, file)
+            (Ok(request), file) if ModelTrainings::handles(&request) => {
+                #[cfg(not(feature = "wgpu"))]
+                let Some((request, file)) = trainer.borrow_mut().relay_training(request, file) else { return };
+                trainings.handle(request, file, Rc::downgrade(&trainer));
             }
-            (Ok(ToWorker::ProgramsRan { train_id, result }), _) => trainings.programs_ran(train_id, result),
-            (Ok(ToWorker::StopTraining { train_id }), _) => trainings.stop(train_id),
-            (Ok(ToWorker::PauseTraining { train_id, paused }), _) => trainings.pause(train_id, paused),
             (Ok(request), _) => trainer.borrow_mut().handle(request),
             (Err(message), _) => trainer.borrow().post(FromWorker::Failed { run_id: None, message }),
         }

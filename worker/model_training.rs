@@ -1,20 +1,21 @@
 //! StepCoder's PPO on a language model in the training worker ([`ModelPpo`]): the worker performs
-//! its own work (rollouts, updates, measuring replies; a step at a time, with the event loop let
-//! in between) and sends its programs to the page, whose Python runs them (this worker has none)
-//! and answers with their verdicts. Paused, a training holds before its next step. At the end,
-//! cancelled or not, the model trained so far is written as GGUF (F16, its adapters merged) and
-//! posted to the page beside the end.
+//! its own work (rollouts, updates, measuring replies; a step at a time, awaiting the device's
+//! values, with the event loop let in between) and sends its programs to the page, whose Python
+//! runs them (this worker has none) and answers with their verdicts. A training on WebGPU runs here
+//! in the nested WebGPU worker, to which the CPU worker relays it (`relayed.rs`). Paused, a training
+//! holds before its next step. At the end, cancelled or not, the model trained so far is written as
+//! GGUF (F16, its adapters merged) and posted to the page beside the end.
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use engine::device::Backend;
 use engine::effects::{Effectful, Need};
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
-use engine::protocol::{Envelope, FromWorker, TrainingEnd};
+use engine::protocol::{Envelope, FromWorker, ToWorker, TrainingEnd};
 use engine::python::ProgramVerdict;
 use engine::stepcoder::coder_tasks::first_of_each_split;
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec};
@@ -23,17 +24,18 @@ use wasm_bindgen::prelude::*;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::page_link::{now, post, yield_to_event_loop};
+use crate::trainer::{Trainer, webgpu_up};
 
 /// Milliseconds between two progress messages while the work goes on.
 const PROGRESS_MS: f64 = 250.0;
 
 /// What the page asked to train.
-pub(crate) struct TrainingRequest {
-    pub(crate) train_id: u32,
-    pub(crate) name: String,
-    pub(crate) spec: ModelPpoSpec,
-    pub(crate) training_tasks: usize,
-    pub(crate) unseen_tasks: usize,
+struct TrainingRequest {
+    train_id: u32,
+    name: String,
+    spec: ModelPpoSpec,
+    training_tasks: usize,
+    unseen_tasks: usize,
 }
 
 /// The trainings under way, shared with their tasks (which never hold them across an await).
@@ -60,10 +62,35 @@ impl ModelTrainings {
         Self { scope, held: Rc::default() }
     }
 
+    /// Whether `request` is a training's.
+    pub(crate) fn handles(request: &ToWorker) -> bool {
+        matches!(
+            request,
+            ToWorker::TrainModel { .. }
+                | ToWorker::ProgramsRan { .. }
+                | ToWorker::StopTraining { .. }
+                | ToWorker::PauseTraining { .. }
+        )
+    }
+
+    /// Does what a training's `request` asks (a new training trains `file`); `trainer` says when
+    /// this worker's WebGPU is up.
+    pub(crate) fn handle(&self, request: ToWorker, file: Option<web_sys::Blob>, trainer: Weak<RefCell<Trainer>>) {
+        match request {
+            ToWorker::TrainModel { train_id, name, spec, training_tasks, unseen_tasks } => {
+                self.start(TrainingRequest { train_id, name, spec, training_tasks, unseen_tasks }, file, trainer)
+            }
+            ToWorker::ProgramsRan { train_id, result } => self.programs_ran(train_id, result),
+            ToWorker::StopTraining { train_id } => self.stop(train_id),
+            ToWorker::PauseTraining { train_id, paused } => self.pause(train_id, paused),
+            _ => {}
+        }
+    }
+
     /// Starts training the GGUF `file` as `request` says, in a task of its own.
-    pub(crate) fn start(&self, request: TrainingRequest, file: Option<web_sys::Blob>) {
+    fn start(&self, request: TrainingRequest, file: Option<web_sys::Blob>, trainer: Weak<RefCell<Trainer>>) {
         match file {
-            Some(file) => wasm_bindgen_futures::spawn_local(train(self.clone(), request, file)),
+            Some(file) => wasm_bindgen_futures::spawn_local(train(self.clone(), request, file, trainer)),
             None => {
                 let result = Err(format!("{}: no file came with the request", request.name));
                 post(&self.scope, FromWorker::TrainingEnded { train_id: request.train_id, result });
@@ -71,13 +98,13 @@ impl ModelTrainings {
         }
     }
 
-    pub(crate) fn programs_ran(&self, train_id: u32, result: Result<Vec<ProgramVerdict>, String>) {
+    fn programs_ran(&self, train_id: u32, result: Result<Vec<ProgramVerdict>, String>) {
         if let Some(waiting) = self.held.borrow_mut().awaiting.remove(&train_id) {
             let _ = waiting.send(result);
         }
     }
 
-    pub(crate) fn stop(&self, train_id: u32) {
+    fn stop(&self, train_id: u32) {
         let mut held = self.held.borrow_mut();
         held.stopping.insert(train_id);
         // A training waiting for verdicts, or paused, stops now.
@@ -89,7 +116,7 @@ impl ModelTrainings {
         }
     }
 
-    pub(crate) fn pause(&self, train_id: u32, paused: bool) {
+    fn pause(&self, train_id: u32, paused: bool) {
         let mut held = self.held.borrow_mut();
         if paused {
             held.paused.insert(train_id);
@@ -128,10 +155,15 @@ impl ModelTrainings {
 }
 
 /// Reads the model and trains it until it is done or stopped; then posts the trained model.
-async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sys::Blob) {
+async fn train(
+    trainings: ModelTrainings,
+    request: TrainingRequest,
+    file: web_sys::Blob,
+    trainer: Weak<RefCell<Trainer>>,
+) {
     let scope = trainings.scope.clone();
     let train_id = request.train_id;
-    let mut training = match begin(&request, file).await {
+    let mut training = match begin(&request, file, &trainer).await {
         Ok(training) => training,
         Err(problem) => {
             let result = Err(format!("{}: {problem}", request.name));
@@ -157,7 +189,7 @@ async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sy
         match training.need() {
             Need::Done => break,
             Need::Compute => {
-                training.compute(now(&scope) - started);
+                training.compute_async(now(&scope) - started).await;
                 yield_to_event_loop().await;
             }
             Need::Python(batch) => {
@@ -173,18 +205,36 @@ async fn train(trainings: ModelTrainings, request: TrainingRequest, file: web_sy
     }
     trainings.held.borrow_mut().paused.remove(&train_id);
     send_progress(&scope, train_id, &training, None);
-    let file = training.model().to_gguf(TensorType::F16);
-    let end = TrainingEnd { early: training.error.clone(), bytes: file.len() as u64 };
-    post_ended(&scope, train_id, end, &file);
+    match training.model().to_gguf_async(TensorType::F16).await {
+        Ok(file) => {
+            let end = TrainingEnd { early: training.error.clone(), bytes: file.len() as u64 };
+            post_ended(&scope, train_id, end, &file);
+        }
+        Err(problem) => {
+            let result = Err(format!("the trained model could not be read back from the device: {problem}"));
+            post(&scope, FromWorker::TrainingEnded { train_id, result });
+        }
+    }
 }
 
-/// The training of the file's model on the chosen tasks, or why it cannot start.
-async fn begin(request: &TrainingRequest, file: web_sys::Blob) -> Result<ModelPpo, String> {
+/// The training of the file's model on the chosen tasks, on its spec's backend, or why it cannot
+/// start.
+async fn begin(
+    request: &TrainingRequest,
+    file: web_sys::Blob,
+    trainer: &Weak<RefCell<Trainer>>,
+) -> Result<ModelPpo, String> {
+    let backend = request.spec.backend;
+    if backend == Backend::Wgpu {
+        webgpu_up(trainer)
+            .await
+            .map_err(|why| format!("this browser offers no WebGPU ({why}); train it on the CPU"))?;
+    }
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
         .await
         .map_err(|error| format!("the file could not be read in the worker: {error:?}"))?;
     let bytes = js_sys::Uint8Array::new(&buffer).to_vec();
-    let model = LanguageModel::load(&bytes, &Backend::Ndarray.device()?, Numerics::F32)?;
+    let model = LanguageModel::load(&bytes, &backend.device()?, Numerics::F32)?;
     let tasks = first_of_each_split(request.training_tasks, request.unseen_tasks)?;
     ModelPpo::new(model, tasks, request.spec.clone())
 }

@@ -1,6 +1,6 @@
 //! Runs on WebGPU train in a nested worker built with burn's Wgpu backend (`webgpu_worker`), which
-//! this worker starts when the first such run (or language model on WebGPU) comes and relays to:
-//! most visitors never download it.
+//! this worker starts when the first such run (or language model, or model training, on WebGPU)
+//! comes and relays to: most visitors never download it.
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -21,9 +21,10 @@ struct Nested {
     _on_error: Closure<dyn Fn(ErrorEvent)>,
 }
 
-/// What the nested worker's owner does with its messages (their text) and with its crash (why).
+/// What the nested worker's owner does with its messages (JSON text, or `[JSON text, Blob]` for a
+/// trained model) and with its crash (why).
 pub struct RelayEvents {
-    pub on_message: Rc<dyn Fn(String)>,
+    pub on_message: Rc<dyn Fn(JsValue)>,
     pub on_crash: Rc<dyn Fn(String)>,
 }
 
@@ -41,6 +42,8 @@ pub struct Relay {
     loading: HashSet<u32>,
     replies: HashSet<u32>,
     logits: HashSet<u32>,
+    /// The model trainings it runs.
+    trainings: HashSet<u32>,
 }
 
 impl Relay {
@@ -55,6 +58,7 @@ impl Relay {
             loading: HashSet::new(),
             replies: HashSet::new(),
             logits: HashSet::new(),
+            trainings: HashSet::new(),
         }
     }
 
@@ -76,8 +80,8 @@ impl Relay {
             | ToWorker::Stop { run_id }
             | ToWorker::Discard { run_id }
             | ToWorker::Decide { run_id, .. } => run_id,
-            // A load comes with its file (`send_model`), never alone; models train on this
-            // worker's CPU.
+            // A load comes with its file (`send_model`), never alone; trainings are relayed with
+            // theirs (`Trainer::relay_training`).
             ToWorker::LoadModel { .. }
             | ToWorker::TrainModel { .. }
             | ToWorker::ProgramsRan { .. }
@@ -122,7 +126,7 @@ impl Relay {
         self.models.remove(&model_id);
     }
 
-    fn send_with(&mut self, request: ToWorker, file: Option<web_sys::Blob>, scope: &DedicatedWorkerGlobalScope) {
+    pub fn send_with(&mut self, request: ToWorker, file: Option<web_sys::Blob>, scope: &DedicatedWorkerGlobalScope) {
         match &self.nested {
             Some(nested) if self.ready => post(&nested.worker, request, file.as_ref(), scope),
             Some(_) => self.queue.push((request, file)),
@@ -139,9 +143,7 @@ impl Relay {
         let worker = Worker::new(NESTED_WORKER)
             .map_err(|e| format!("the WebGPU training worker could not start: {}", describe(&e)))?;
         let on_text = self.events.on_message.clone();
-        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| {
-            on_text(event.data().as_string().unwrap_or_default());
-        });
+        let on_message = Closure::<dyn Fn(MessageEvent)>::new(move |event: MessageEvent| on_text(event.data()));
         let on_crash = self.events.on_crash.clone();
         let on_error = Closure::<dyn Fn(ErrorEvent)>::new(move |event: ErrorEvent| {
             on_crash(format!("the WebGPU training worker failed: {}", event.message()));
@@ -153,9 +155,29 @@ impl Relay {
         Ok(())
     }
 
-    /// A message of the nested worker: `None` once handled here, else the text for the page.
-    pub fn receive(&mut self, text: String, scope: &DedicatedWorkerGlobalScope) -> Option<String> {
-        match Envelope::<FromWorker>::decode(&text) {
+    /// Whether a training's request is the nested worker's: a training on WebGPU, and the page's
+    /// answers to it.
+    pub fn claims_training(&mut self, request: &ToWorker) -> bool {
+        match request {
+            ToWorker::TrainModel { train_id, spec, .. } if spec.backend == Backend::Wgpu => {
+                self.trainings.insert(*train_id);
+                true
+            }
+            ToWorker::ProgramsRan { train_id, .. }
+            | ToWorker::StopTraining { train_id }
+            | ToWorker::PauseTraining { train_id, .. } => self.trainings.contains(train_id),
+            _ => false,
+        }
+    }
+
+    /// Training `train_id` stays in this worker after all.
+    pub fn forget_training(&mut self, train_id: u32) {
+        self.trainings.remove(&train_id);
+    }
+
+    /// A message of the nested worker (its JSON text): whether it goes on to the page.
+    pub fn receive(&mut self, text: &str, scope: &DedicatedWorkerGlobalScope) -> bool {
+        match Envelope::<FromWorker>::decode(text) {
             Ok(FromWorker::Ready) => {
                 self.ready = true;
                 if let Some(nested) = &self.nested {
@@ -163,23 +185,28 @@ impl Relay {
                         post(&nested.worker, request, file.as_ref(), scope);
                     }
                 }
-                None
+                false
             }
             // This worker reported the adapter already; only a failure to bring burn up on it is news.
-            Ok(FromWorker::WebGpu { adapter: Ok(_) }) => None,
+            Ok(FromWorker::WebGpu { adapter: Ok(_) }) => false,
+            // What the nested worker owed, it has given.
             Ok(FromWorker::GenerationEnded { request_id, .. }) => {
                 self.replies.remove(&request_id);
-                Some(text)
+                true
             }
             Ok(FromWorker::Logits { request_id, .. }) => {
                 self.logits.remove(&request_id);
-                Some(text)
+                true
             }
             Ok(FromWorker::ModelLoaded { model_id, .. }) => {
                 self.loading.remove(&model_id);
-                Some(text)
+                true
             }
-            _ => Some(text),
+            Ok(FromWorker::TrainingEnded { train_id, .. }) => {
+                self.trainings.remove(&train_id);
+                true
+            }
+            _ => true,
         }
     }
 
@@ -205,6 +232,9 @@ impl Relay {
         self.logits
             .drain()
             .for_each(|request_id| failed(FromWorker::Logits { request_id, result: Err(problem.to_owned()) }));
+        self.trainings
+            .drain()
+            .for_each(|train_id| failed(FromWorker::TrainingEnded { train_id, result: Err(problem.to_owned()) }));
         self.models.clear();
     }
 }

@@ -6,8 +6,6 @@
 //! nested WebGPU worker (`relay.rs`). Language models reply in tasks of their own.
 
 use std::cell::RefCell;
-#[cfg(not(feature = "wgpu"))]
-use std::rc::Rc;
 use std::rc::Weak;
 
 use engine::agents::Checkpoint;
@@ -25,7 +23,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessagePort};
 use crate::language_models::LanguageModels;
 use crate::page_link::{now, post};
 #[cfg(not(feature = "wgpu"))]
-use crate::relay::{Relay, RelayEvents};
+use crate::relay::Relay;
 
 /// Milliseconds between progress messages.
 const PROGRESS_INTERVAL_MS: f64 = 33.0;
@@ -156,7 +154,7 @@ impl Trainer {
             models: LanguageModels::new(scope.clone()),
             scope,
             #[cfg(not(feature = "wgpu"))]
-            relay: Relay::new(relay_events(this.clone())),
+            relay: Self::relay_for(this.clone()),
             this,
             wake,
             slots: Vec::new(),
@@ -466,22 +464,6 @@ impl Trainer {
         self.trained.push((slot.id, run));
     }
 
-    /// A message of the nested WebGPU worker, passed on to the page unless it was for this worker.
-    #[cfg(not(feature = "wgpu"))]
-    fn relayed(&mut self, text: String) {
-        if let Some(text) = self.relay.receive(text, &self.scope)
-            && let Err(error) = self.scope.post_message(&JsValue::from_str(&text))
-        {
-            web_sys::console::error_2(&"the training worker could not relay a message".into(), &error);
-        }
-    }
-
-    /// The nested WebGPU worker crashed: every run it held failed.
-    #[cfg(not(feature = "wgpu"))]
-    fn relay_crashed(&mut self, problem: String) {
-        self.relay.crashed(&problem, &self.scope);
-    }
-
     /// Loads a model file the page posted: read and loaded here on the CPU; on WebGPU, in the
     /// nested worker (the CPU worker relays it there) once WebGPU is up.
     pub(crate) fn load_model_file(&mut self, model_id: u32, name: String, backend: Backend, file: web_sys::Blob) {
@@ -518,7 +500,7 @@ impl Trainer {
 }
 
 /// Waits for this worker's WebGPU to come up, or says why it did not.
-async fn webgpu_up(trainer: &Weak<RefCell<Trainer>>) -> Result<(), String> {
+pub(crate) async fn webgpu_up(trainer: &Weak<RefCell<Trainer>>) -> Result<(), String> {
     loop {
         let Some(strong) = trainer.upgrade() else { return Err("the worker ended".into()) };
         match &strong.borrow().webgpu {
@@ -528,23 +510,5 @@ async fn webgpu_up(trainer: &Weak<RefCell<Trainer>>) -> Result<(), String> {
         }
         drop(strong);
         gloo_timers::future::TimeoutFuture::new(50).await;
-    }
-}
-
-/// What the nested WebGPU worker's messages and crash do to the trainer.
-#[cfg(not(feature = "wgpu"))]
-fn relay_events(trainer: Weak<RefCell<Trainer>>) -> RelayEvents {
-    let crashed = trainer.clone();
-    RelayEvents {
-        on_message: Rc::new(move |text| {
-            if let Some(trainer) = trainer.upgrade() {
-                trainer.borrow_mut().relayed(text);
-            }
-        }),
-        on_crash: Rc::new(move |problem| {
-            if let Some(trainer) = crashed.upgrade() {
-                trainer.borrow_mut().relay_crashed(problem);
-            }
-        }),
     }
 }

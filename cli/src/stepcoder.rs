@@ -16,8 +16,6 @@ use engine::stepcoder::completion_params::CompletionParams;
 use engine::stepcoder::curriculum::{Curriculum, CurriculumParams, RhoUpdate, ScopeKinds, StageView};
 use engine::stepcoder::fgo::CompileErrorRule;
 use engine::stepcoder::learner_params::{Arm, LearnerParams, UpdateRule};
-use engine::stepcoder::model_ppo::ModelPpoSpec;
-use engine::stepcoder::model_ppo_params::ModelPpoParams;
 use serde::Serialize;
 use serde_json::json;
 
@@ -94,41 +92,7 @@ pub enum StepcoderCommand {
     /// arm's CCCS and FGO, rewarded by the tests of the small code model's tasks, run by python3;
     /// pass@1 on the training and unseen tasks before, during and after; the trained model written
     /// as GGUF with its adapters merged.
-    Train {
-        /// The model (default: models/rlcg-coder.gguf, the small code model, as this build has it).
-        #[arg(long)]
-        model: Option<PathBuf>,
-        /// Tasks in tasks/lm_coder.json's form (default: that file, as this build has it).
-        #[arg(long)]
-        tasks: Option<PathBuf>,
-        /// Only the first N training and M unseen tasks of the bundled ones, `N,M`, as the page's
-        /// "Train the model" takes them.
-        #[arg(long, value_name = "N,M", value_parser = crate::stepcoder_train::first_tasks, conflicts_with = "tasks")]
-        first: Option<(usize, usize)>,
-        /// vanilla, cccs, fgo or stepcoder.
-        #[arg(long, value_parser = Arm::parse, default_value = "stepcoder")]
-        arm: Arm,
-        /// PPO updates.
-        #[arg(long, default_value_t = ModelPpoSpec::default().updates)]
-        updates: usize,
-        /// Updates between two measurements of pass@1.
-        #[arg(long, default_value_t = ModelPpoSpec::default().measure_every)]
-        measure_every: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Sets a setting, e.g. `--param rollouts=8`, `--param policy_learning_rate=1e-3` or
-        /// `--param curriculum.alpha=0.2` (repeatable).
-        #[arg(long = "param", value_name = "NAME=VALUE")]
-        params: Vec<String>,
-        /// Writes the trained model here (F16 matrices).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Print `{spec, pass_at_1, fingerprint, seconds, history, measurements}` as the last line of
-        /// stdout: pass@1 before, after and its change; the records' fingerprint, as a training's link
-        /// in the page carries it; the seconds each kind of work took.
-        #[arg(long)]
-        json: bool,
-    },
+    Train(crate::stepcoder_train::TrainArgs),
 }
 
 #[derive(clap::Args)]
@@ -208,14 +172,7 @@ pub fn run(command: &StepcoderCommand) -> Result<(), Failure> {
             let spec = AblationSpec { arms, seeds: *seeds, tasks, params };
             learn(spec, *jobs, *json)
         }
-        StepcoderCommand::Train { model, tasks, first, arm, updates, measure_every, seed, params, out, json } => {
-            let params =
-                params::apply(&ModelPpoParams::default(), params).map_err(|e| usage(format!("--param: {e}")))?;
-            let spec =
-                ModelPpoSpec { arm: *arm, updates: *updates, measure_every: *measure_every, seed: *seed, params };
-            let tasks = crate::stepcoder_train::tasks(tasks.as_deref(), *first)?;
-            crate::stepcoder_train::train(model.as_deref(), tasks, spec, out.as_deref(), *json)
-        }
+        StepcoderCommand::Train(args) => crate::stepcoder_train::run(args),
     }
 }
 

@@ -3,7 +3,7 @@
 //! comes, and the trained model written as GGUF with its adapters merged.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use cli::host::Host;
@@ -12,16 +12,70 @@ use engine::device::Backend;
 use engine::lm::language_model::LanguageModel;
 use engine::lm::model::Numerics;
 use engine::lm::quants::TensorType;
+use engine::params;
 use engine::share::training_link::fingerprint;
 use engine::stepcoder::coder_tasks::{CoderTask, coder_tasks, first_of_each_split};
+use engine::stepcoder::learner_params::Arm;
 use engine::stepcoder::model_ppo::{ModelPpo, ModelPpoSpec, PassAt1Point};
+use engine::stepcoder::model_ppo_params::ModelPpoParams;
 use engine::stepcoder::training_work::TrainingWork;
 use serde_json::{Value, json};
 
 use crate::common::{Failure, io_failure, jobs_or_cores, usage};
 use crate::lm::{CODE_MODEL, read_coder_tasks};
 
-pub fn train(
+/// `rlcg stepcoder train`'s arguments.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The model (default: models/rlcg-coder.gguf, the small code model, as this build has it).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Tasks in tasks/lm_coder.json's form (default: that file, as this build has it).
+    #[arg(long)]
+    tasks: Option<PathBuf>,
+    /// Only the first N training and M unseen tasks of the bundled ones, `N,M`, as the page's
+    /// "Train the model" takes them.
+    #[arg(long, value_name = "N,M", value_parser = first_tasks, conflicts_with = "tasks")]
+    first: Option<(usize, usize)>,
+    /// vanilla, cccs, fgo or stepcoder.
+    #[arg(long, value_parser = Arm::parse, default_value = "stepcoder")]
+    arm: Arm,
+    /// PPO updates.
+    #[arg(long, default_value_t = ModelPpoSpec::default().updates)]
+    updates: usize,
+    /// Updates between two measurements of pass@1.
+    #[arg(long, default_value_t = ModelPpoSpec::default().measure_every)]
+    measure_every: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Sets a setting, e.g. `--param rollouts=8`, `--param policy_learning_rate=1e-3` or
+    /// `--param curriculum.alpha=0.2` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// ndarray (the CPU) or wgpu (a GPU through Vulkan, Metal or DX12, in a build with the
+    /// `wgpu` feature).
+    #[arg(long, value_parser = Backend::parse, default_value = "ndarray")]
+    backend: Backend,
+    /// Writes the trained model here (F16 matrices).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print `{spec, pass_at_1, fingerprint, seconds, history, measurements}` as the last line of
+    /// stdout: pass@1 before, after and its change; the records' fingerprint, as a training's link
+    /// in the page carries it; the seconds each kind of work took.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `rlcg stepcoder train`.
+pub fn run(args: &TrainArgs) -> Result<(), Failure> {
+    let params = params::apply(&ModelPpoParams::default(), &args.params).map_err(|e| usage(format!("--param: {e}")))?;
+    let TrainArgs { arm, updates, measure_every, seed, backend, .. } = *args;
+    let spec = ModelPpoSpec { arm, updates, measure_every, seed, params, backend };
+    let tasks = tasks(args.tasks.as_deref(), args.first)?;
+    train(args.model.as_deref(), tasks, spec, args.out.as_deref(), args.json)
+}
+
+fn train(
     model: Option<&Path>,
     tasks: Vec<CoderTask>,
     spec: ModelPpoSpec,
@@ -112,7 +166,7 @@ pub(crate) fn run_training(
     jobs: usize,
     mut on_step: impl FnMut(&ModelPpo),
 ) -> Result<ModelPpo, Failure> {
-    let device = Backend::Ndarray.device().map_err(usage)?;
+    let device = spec.backend.device().map_err(usage)?;
     let loaded = LanguageModel::load(bytes, &device, Numerics::F32).map_err(|e| usage(format!("{name}: {e}")))?;
     let mut training = ModelPpo::new(loaded, tasks, spec).map_err(usage)?;
     let mut python = NativePython::start().map_err(io_failure)?;

@@ -28,7 +28,8 @@ fn trained(seed: u64) -> Value {
         tasks_per_update: 1,
         ..ModelPpoParams::default()
     };
-    let spec = ModelPpoSpec { arm: Arm::Vanilla, updates: 2, measure_every: 2, seed, params };
+    let spec =
+        ModelPpoSpec { arm: Arm::Vanilla, updates: 2, measure_every: 2, seed, params, ..ModelPpoSpec::default() };
     let mut training = ModelPpo::new(model, tasks, spec).unwrap();
     let mut clock = 0.0;
     let mut doing: Vec<String> = Vec::new();

@@ -35,6 +35,8 @@ use crate::services::worker_bridge::{TrainingReport, WorkerBridge};
 /// Where the page serves the small code model (`models/rlcg-coder.gguf`, made by
 /// `scripts/code-model/make.py`).
 pub const SMALL_MODEL: &str = "./models/rlcg-coder.gguf";
+/// Its weights (F16, 6.9 MB): the crossover rule's measure of it.
+pub const SMALL_MODEL_PARAMETERS: u64 = 3_400_000;
 
 /// A training in the page: what it reports as it goes, and the model it left.
 #[derive(Clone, Copy)]

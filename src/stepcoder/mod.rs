@@ -10,9 +10,11 @@ pub mod kept_reports;
 pub mod learner_panel;
 pub mod masked_program;
 pub mod train_model;
+pub mod training_backend;
 pub mod training_controls;
 pub mod training_plots;
 
+use engine::device::GpuAdapter;
 use engine::params::{self, Parameters};
 use engine::prompts::{PromptSet, id};
 use engine::python::Outcome;
@@ -47,7 +49,12 @@ fn parse_kinds(text: &str) -> ScopeKinds {
 }
 
 #[component]
-pub fn StepcoderPane(link: Option<AblationLink>, training_link: Option<TrainingLink>) -> impl IntoView {
+pub fn StepcoderPane(
+    link: Option<AblationLink>,
+    training_link: Option<TrainingLink>,
+    /// The training worker's WebGPU adapter, or why it has none; `None` until it knows.
+    webgpu: ReadSignal<Option<Result<GpuAdapter, String>>>,
+) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
     let (python, imported) = (Python::from_context(), ImportedTasks::from_context());
     let bundled = StoredValue::new(bundled_tasks());
@@ -152,7 +159,7 @@ pub fn StepcoderPane(link: Option<AblationLink>, training_link: Option<TrainingL
             <p id="stepcoder-status" role="status">{move || status.get()}</p>
             <RunResults run=shown picked=picked />
             <LearnerPanel link=link />
-            <TrainTheModel link=training_link />
+            <TrainTheModel link=training_link webgpu=webgpu />
         </section>
     }
 }

@@ -1,10 +1,11 @@
 //! "Train the model": StepCoder's PPO on a real language model in this tab (seed 002 §4.2, the
 //! engine's `ModelPpo`): the model (the small code model of this project, or a model this browser
-//! keeps for the in-tab provider), the arm of Table 1, the run's size and PPO's settings, filled
-//! from a training's link when the page was opened with one; its controls
+//! keeps for the in-tab provider), the arm of Table 1, the run's size, PPO's settings and the
+//! backend, filled from a training's link when the page was opened with one; its controls
 //! ([`TrainingControls`]); the curves as it trains; and the trained model, kept in this browser, put
 //! to use in the in-tab provider with one click.
 
+use engine::device::{Backend, GpuAdapter};
 use engine::llm::{IN_TAB, ProviderSettings, preset};
 use engine::params::{self, Parameters};
 use engine::share::training_link::{DEFAULT_TASKS, SMALL_MODEL_NAME, TrainingLink};
@@ -15,10 +16,13 @@ use engine::stepcoder::model_ppo_params::ModelPpoParams;
 use leptos::prelude::*;
 
 use crate::services::cancel::CancelToken;
-use crate::services::in_tab_llm;
+use crate::services::in_tab_llm::{self, KeptModel};
 use crate::services::llm_choice::LlmChoice;
-use crate::services::model_training::{self, KeptTraining, SMALL_MODEL, TrainingView, link_model_name};
+use crate::services::model_training::{
+    self, KeptTraining, SMALL_MODEL, SMALL_MODEL_PARAMETERS, TrainingView, link_model_name,
+};
 use crate::services::python_pool::Python;
+use crate::stepcoder::training_backend::TrainingBackend;
 use crate::stepcoder::training_controls::TrainingControls;
 use crate::stepcoder::training_plots::TrainingPlots;
 use crate::widgets::param_fields::ParamFields;
@@ -28,9 +32,34 @@ fn whole(label: &str, text: &str) -> Result<usize, String> {
     text.trim().parse().map_err(|_| format!("{label}: a whole number, got \"{}\"", text.trim()))
 }
 
-/// `link`: a shared training, whose settings fill the form.
+/// A link's kept model `name`, chosen the first time the kept models are read, or named as missing.
+fn choose_kept_model(
+    name: String,
+    kept: LocalResource<Result<Vec<KeptModel>, String>>,
+    model: RwSignal<String>,
+    view: TrainingView,
+) {
+    Effect::new(move |chosen: Option<bool>| {
+        if chosen == Some(true) {
+            return true;
+        }
+        let Some(models) = kept.get().and_then(Result::ok) else { return false };
+        match models.into_iter().find(|m| link_model_name(&m.url) == name) {
+            Some(found) => model.set(found.url),
+            None => view.problem.set(Some(format!(
+                "The link trains the model {name}, which this browser does not keep: keep it in the in-tab provider (Live pane), then reload this link."
+            ))),
+        }
+        true
+    });
+}
+
+/// `link`: a shared training, whose settings fill the form; `webgpu`: the training worker's adapter.
 #[component]
-pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
+pub fn TrainTheModel(
+    link: Option<TrainingLink>,
+    webgpu: ReadSignal<Option<Result<GpuAdapter, String>>>,
+) -> impl IntoView {
     let llm_choice = expect_context::<LlmChoice>();
     let view = TrainingView::new();
     let model = RwSignal::new(SMALL_MODEL.to_owned());
@@ -49,21 +78,19 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
         [spec.updates, spec.measure_every, spec.seed as usize, tasks.0, tasks.1].map(|n| RwSignal::new(n.to_string()));
     let fields = Memo::new(|_| params::fields(&ModelPpoParams::default().params_schema()));
     let texts = RwSignal::new(params::texts(&spec.params, &fields.get_untracked()));
-    // A link's kept model is chosen the first time the kept models are read, or named as missing.
+    let backend = RwSignal::new(spec.backend);
+    // One PPO batch's work, the weights taken as F16 (a quantised file has more: the rule errs to the CPU).
+    let work = Signal::derive(move || {
+        let built = params::build(&ModelPpoParams::default(), &fields.get(), &texts.get()).ok()?;
+        let address = model.get();
+        let parameters = match address == SMALL_MODEL {
+            true => SMALL_MODEL_PARAMETERS,
+            false => (kept.get().and_then(Result::ok)?.into_iter().find(|m| m.url == address)?.size / 2.0) as u64,
+        };
+        Some(built.batch_multiply_adds(parameters))
+    });
     if let Some(name) = link.as_ref().map(|l| l.model.clone()).filter(|name| name != SMALL_MODEL_NAME) {
-        Effect::new(move |chosen: Option<bool>| {
-            if chosen == Some(true) {
-                return true;
-            }
-            let Some(models) = kept.get().and_then(Result::ok) else { return false };
-            match models.into_iter().find(|m| link_model_name(&m.url) == name) {
-                Some(found) => model.set(found.url),
-                None => view.problem.set(Some(format!(
-                    "The link trains the model {name}, which this browser does not keep: keep it in the in-tab provider (Live pane), then reload this link."
-                ))),
-            }
-            true
-        });
+        choose_kept_model(name, kept, model, view);
     }
     let cancel = StoredValue::new_local(CancelToken::default());
 
@@ -76,6 +103,7 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
             measure_every: whole("measure every", &measure_every.get_untracked())?,
             seed: whole("seed", &seed.get_untracked())? as u64,
             params,
+            backend: backend.get_untracked(),
         };
         let tasks = (
             whole("training tasks", &training_tasks.get_untracked())?,
@@ -114,10 +142,10 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
     view! {
         <div id="model-train">
             <h3>"Train the model"</h3>
-            <p class="hint">"StepCoder's PPO (§4.2) on a real language model, in the training worker on this machine's CPU: each update draws rollouts of the chosen training tasks, Python in this tab runs their programs against the tests, and the model's LoRA adapters take the clipped loss with the per-token KL to the model as it started. pass@1 is measured at T 0.2 on the training tasks and on tasks never trained on. Settings the seed does not give are ours, and each says so. Pause holds it, Stop keeps the model as trained so far; a stopped training, or one a reload cut, resumes by training again from the start with its programs' verdicts taken from this browser's record. Not on WebGPU yet: the training's steps read the model's values at once, which WebGPU in a browser cannot give, so it trains on the CPU."</p>
+            <p class="hint">"StepCoder's PPO (§4.2) on a real language model, in the training worker, on this machine's CPU or on WebGPU: each update draws rollouts of the chosen training tasks, Python in this tab runs their programs against the tests, and the model's LoRA adapters take the clipped loss with the per-token KL to the model as it started. pass@1 is measured at T 0.2 on the training tasks and on tasks never trained on. Settings the seed does not give are ours, and each says so. Pause holds it, Stop keeps the model as trained so far; a stopped training, or one a reload cut, resumes by training again from the start with its programs' verdicts taken from this browser's record."</p>
             <div class="form-grid">
                 <label>"Model"<select id="model-train-model" prop:value=move || model.get() on:change=move |ev| model.set(event_target_value(&ev))>
-                    <option value=SMALL_MODEL>"the small code model of this project (rlcg-coder, 3.4 M parameters, F16, 6.9 MB)"</option>
+                    <option value=SMALL_MODEL>{format!("the small code model of this project (rlcg-coder, {:.1} M parameters, F16, 6.9 MB)", SMALL_MODEL_PARAMETERS as f64 / 1e6)}</option>
                     {move || kept.get().and_then(Result::ok).unwrap_or_default().into_iter().map(|m| view! { <option value=m.url.clone()>{m.url.clone()}</option> }).collect_view()}
                 </select></label>
                 <label>"Arm (Table 1)"<select id="model-train-arm" prop:value=move || arm.get() on:change=move |ev| arm.set(event_target_value(&ev))>
@@ -128,6 +156,7 @@ pub fn TrainTheModel(link: Option<TrainingLink>) -> impl IntoView {
                 {field("model-train-seed", "Seed", seed)}
                 {field("model-train-training-tasks", "Training tasks (of 32)", training_tasks)}
                 {field("model-train-unseen-tasks", "Unseen tasks (of 16)", unseen_tasks)}
+                <TrainingBackend backend=backend webgpu=webgpu work=work from_link=link.as_ref().is_some_and(|l| l.spec.backend != Backend::default()) />
             </div>
             <ParamFields id="model-train-params" title="PPO's settings" defaults="seed 002 §4.2 where it gives a value; ours, labelled, where it does not" id_prefix="model-train-param"
                 fields=fields texts=texts hidden=false locked=false />

@@ -98,7 +98,14 @@ pub fn ppo_tables(scale: Scale, jobs: Option<usize>) -> Result<Vec<Table>, Failu
         Arm::ALL.into_iter().flat_map(|arm| (1..=seeds).map(move |seed| (arm, seed))).collect();
     let tasks = coder_tasks();
     let runs = side_by_side(&cells, jobs_or_cores(jobs), |&(arm, seed)| {
-        let spec = ModelPpoSpec { arm, updates, measure_every: updates, seed, params: params.clone() };
+        let spec = ModelPpoSpec {
+            arm,
+            updates,
+            measure_every: updates,
+            seed,
+            params: params.clone(),
+            ..ModelPpoSpec::default()
+        };
         let training = run_training(CODE_MODEL, "models/rlcg-coder.gguf", tasks.clone(), spec, 1, |_| {})?;
         let point = |i: usize| training.measurements[i].clone();
         Ok(ArmRun {

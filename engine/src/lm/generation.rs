@@ -6,6 +6,7 @@ use burn::tensor::{Int, Tensor, TensorData};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::device::{f32_values, resolved};
 use crate::lm::kv_cache::KvCache;
 use crate::lm::model::{Transformer, Weights};
 use crate::rng::RunRng;
@@ -218,17 +219,22 @@ impl ReplyBatch {
 
     /// Draws up to `tokens` more tokens in each open row.
     pub fn advance(&mut self, model: &Transformer, tokens: usize, rng: &mut RunRng) {
+        resolved(self.advance_async(model, tokens, rng));
+    }
+
+    /// [`Self::advance`] on a device that cannot block on its values (WebGPU in a browser).
+    pub async fn advance_async(&mut self, model: &Transformer, tokens: usize, rng: &mut RunRng) -> Result<(), String> {
         let (rows, d, vocabulary) = (self.replies.len(), model.config.embedding, model.config.vocabulary);
         for _ in 0..tokens {
             if self.is_done() {
-                return;
+                return Ok(());
             }
             let time = self.feed.len() / rows;
             let feed = TensorData::new(std::mem::take(&mut self.feed), [rows, time]);
             let hidden =
                 model.hidden(Tensor::<2, Int>::from_data(feed, &model.device()), &mut self.cache, Weights::Adapted);
             let last = hidden.narrow(1, time - 1, 1).reshape([rows, d]);
-            let logits = model.logits(last).into_data().try_into_vec::<f32>().expect("logits are f32");
+            let logits = f32_values(model.logits(last).into_data_async().await)?;
             for (row, reply) in self.replies.iter_mut().enumerate() {
                 if self.open[row] {
                     let token = self.sampling.draw(&logits[row * vocabulary..(row + 1) * vocabulary], rng);
@@ -239,6 +245,7 @@ impl ReplyBatch {
             }
             self.tokens_left -= 1;
         }
+        Ok(())
     }
 
     /// Each row's tokens, with the end-of-generation token that stopped it, prompt by prompt.

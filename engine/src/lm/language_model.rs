@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use burn::module::Module;
 use burn::tensor::Device;
 
+use crate::device::resolved;
 use crate::lm::chat_template::{ChatTemplate, Message};
 use crate::lm::generation::{Generation, Sampling};
 use crate::lm::gguf::{Gguf, Value};
@@ -84,12 +85,17 @@ impl LanguageModel {
     /// The model as a GGUF file that llama.cpp loads: the same metadata and tokenizer, the weights
     /// (LoRA adapters merged) with matrices in `matrices`, F32 or F16.
     pub fn to_gguf(&self, matrices: TensorType) -> Vec<u8> {
+        resolved(self.to_gguf_async(matrices))
+    }
+
+    /// [`Self::to_gguf`] on a device that cannot block on its values (WebGPU in a browser).
+    pub async fn to_gguf_async(&self, matrices: TensorType) -> Result<Vec<u8>, String> {
         let mut metadata = self.metadata.clone();
         // llama_ftype: ALL_F32 or MOSTLY_F16; the quantisation's version no longer applies.
         let file_type = if matrices == TensorType::F16 { 1 } else { 0 };
         metadata.insert("general.file_type".into(), Value::U32(file_type));
         metadata.remove("general.quantization_version");
-        gguf_writer::write(&metadata, &self.transformer.tensors(matrices))
+        Ok(gguf_writer::write(&metadata, &self.transformer.tensors(matrices).await?))
     }
 
     /// The reply to `messages`, to be drawn token by token.

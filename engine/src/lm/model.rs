@@ -11,6 +11,7 @@ use burn::module::{Module, Param};
 use burn::tensor::activation::{silu, softmax};
 use burn::tensor::{Device, Int, Tensor, TensorData};
 
+use crate::device::f32_values;
 use crate::lm::gguf::Gguf;
 use crate::lm::gguf_writer::TensorOut;
 use crate::lm::kv_cache::KvCache;
@@ -279,38 +280,39 @@ impl Transformer {
     }
 
     /// Every weight under its GGUF name, adapters merged in: matrices as `matrices` (F32 or F16),
-    /// vectors in F32; the output left out when it is tied to the embedding.
-    pub fn tensors(&self, matrices: TensorType) -> Vec<TensorOut> {
-        let out = |name: String, tensor: Tensor<2>, kind: TensorType| {
-            let shape = tensor.dims().to_vec();
-            TensorOut { name, shape, values: tensor.into_data().try_into_vec::<f32>().expect("weights are f32"), kind }
+    /// vectors in F32; the output left out when it is tied to the embedding. Awaits the values it
+    /// reads back (WebGPU in a browser cannot block on them).
+    pub async fn tensors(&self, matrices: TensorType) -> Result<Vec<TensorOut>, String> {
+        let matrix = |name: String, tensor: Tensor<2>| {
+            let [rows, columns] = tensor.dims();
+            (name, tensor.reshape([rows * columns]), vec![rows, columns], matrices)
         };
         let vector = |name: String, tensor: &Param<Tensor<1>>| {
             let values = tensor.val();
             let shape = values.dims().to_vec();
-            TensorOut {
-                name,
-                shape,
-                values: values.into_data().try_into_vec::<f32>().expect("weights are f32"),
-                kind: TensorType::F32,
-            }
+            (name, values, shape, TensorType::F32)
         };
-        let mut tensors = vec![out("token_embd.weight".into(), self.embedding.val(), matrices)];
+        let mut named = vec![matrix("token_embd.weight".into(), self.embedding.val())];
         for (i, block) in self.blocks.iter().enumerate() {
-            tensors.push(vector(format!("blk.{i}.attn_norm.weight"), &block.attention_norm));
-            tensors.push(vector(format!("blk.{i}.ffn_norm.weight"), &block.feed_forward_norm));
+            named.push(vector(format!("blk.{i}.attn_norm.weight"), &block.attention_norm));
+            named.push(vector(format!("blk.{i}.ffn_norm.weight"), &block.feed_forward_norm));
             for (_, name, linear) in block.projections() {
-                tensors.push(out(format!("blk.{i}.{name}.weight"), linear.merged(), matrices));
+                named.push(matrix(format!("blk.{i}.{name}.weight"), linear.merged()));
                 if let Some(bias) = &linear.bias {
-                    tensors.push(vector(format!("blk.{i}.{name}.bias"), bias));
+                    named.push(vector(format!("blk.{i}.{name}.bias"), bias));
                 }
             }
         }
-        tensors.push(vector("output_norm.weight".into(), &self.output_norm));
+        named.push(vector("output_norm.weight".into(), &self.output_norm));
         if !self.tied {
-            tensors.push(out("output.weight".into(), self.output.merged(), matrices));
+            named.push(matrix("output.weight".into(), self.output.merged()));
         }
-        tensors
+        let mut tensors = Vec::with_capacity(named.len());
+        for (name, values, shape, kind) in named {
+            let values = f32_values(values.into_data_async().await).map_err(|e| format!("{name}: {e}"))?;
+            tensors.push(TensorOut { name, shape, values, kind });
+        }
+        Ok(tensors)
     }
 
     /// The last hidden states `[batch, time, embedding]` of `tokens` `[batch, time]`, which follow

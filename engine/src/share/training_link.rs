@@ -3,13 +3,15 @@
 //! A link carries what was trained and the sender's fingerprint, never the weights: `model-ppo` is
 //! `small` for the small code model that the page serves, else the name of the sender's kept model
 //! (which the recipient must keep under that name). The settings that differ from the defaults are
-//! `p.<field>`. Training the same spec in the same build gives the same records, so the recipient's
-//! page says whether its training came out as the sender's ([`fingerprint`]).
+//! `p.<field>`; `backend=wgpu` says it trained on WebGPU (absent: the CPU). Training the same spec
+//! in the same build on the same backend gives the same records, so the recipient's page says
+//! whether its training came out as the sender's ([`fingerprint`]).
 //!
 //! Decoding never fails: a bad field is named and its default stands in.
 
 use std::hash::Hasher;
 
+use crate::device::Backend;
 use crate::params;
 use crate::stepcoder::coder_tasks::first_of_each_split;
 use crate::stepcoder::learner_params::Arm;
@@ -46,7 +48,7 @@ pub fn fingerprint(history: &[UpdateRecord], measurements: &[PassAt1Point]) -> S
 }
 
 impl TrainingLink {
-    const FIELDS: [&str; 8] = ["v", "model-ppo", "arm", "updates", "measure", "seed", "tasks", "r.fp"];
+    const FIELDS: [&str; 9] = ["v", "model-ppo", "arm", "updates", "measure", "seed", "tasks", "backend", "r.fp"];
 
     /// The fragment (without `#`).
     pub fn encode(&self) -> String {
@@ -59,6 +61,9 @@ impl TrainingLink {
             .append_pair("measure", &spec.measure_every.to_string())
             .append_pair("seed", &spec.seed.to_string())
             .append_pair("tasks", &format!("{},{}", self.tasks.0, self.tasks.1));
+        if spec.backend != Backend::default() {
+            out.append_pair("backend", spec.backend.name());
+        }
         for (field, text) in params::changed(&spec.params, &ModelPpoParams::default()) {
             out.append_pair(&format!("p.{}", field.name()), &text);
         }
@@ -97,6 +102,7 @@ impl TrainingLink {
             measure_every: read(&mut problems, "measure", get("measure"), defaults.measure_every, positive),
             seed: read(&mut problems, "seed", get("seed"), defaults.seed, whole),
             params: read_params(&mut problems, &pairs, ("p.", "the training", "setting"), &ModelPpoParams::default()),
+            backend: read(&mut problems, "backend", get("backend"), defaults.backend, Backend::parse),
         };
         let tasks = read(&mut problems, "tasks", get("tasks"), DEFAULT_TASKS, |v| {
             let (n, m) = v.split_once(',').ok_or_else(|| format!("'{v}' is not N,M"))?;
@@ -147,18 +153,24 @@ mod tests {
         // A kept model's name is carried as it is written.
         let kept = TrainingLink { model: "my model.gguf".into(), ..TrainingLink::decode(&fragment).0 };
         assert_eq!(TrainingLink::decode(&kept.encode()).0.model, "my model.gguf");
+        // The CPU goes unsaid; WebGPU is said, and read back.
+        let on_gpu = TrainingLink { spec: ModelPpoSpec { backend: Backend::Wgpu, ..kept.spec.clone() }, ..kept };
+        assert!(on_gpu.encode().contains("&backend=wgpu&"), "{}", on_gpu.encode());
+        assert_eq!(TrainingLink::decode(&on_gpu.encode()), (on_gpu, vec![]));
     }
 
     #[test]
     fn bad_fields_are_named_and_defaults_stand_in() {
-        let (link, problems) =
-            TrainingLink::decode("v=1&model-ppo=small&arm=ppo&updates=0&tasks=40,1&p.rollouts=x&colour=red");
+        let (link, problems) = TrainingLink::decode(
+            "v=1&model-ppo=small&arm=ppo&updates=0&tasks=40,1&backend=cuda&p.rollouts=x&colour=red",
+        );
         assert_eq!((link.spec, link.tasks), (ModelPpoSpec::default(), DEFAULT_TASKS));
         let expected = [
             "'colour' is not a field of a model training link",
             "arm: no arm `ppo`",
             "updates: must be 1 or more",
             "settings: rollouts: 'x' is not a whole number",
+            "backend: unknown backend 'cuda'",
             "tasks: training tasks: between 1 and 32, got 40",
         ];
         crate::share::assert_problems_start_with(&problems, &expected);

@@ -143,6 +143,42 @@ fn ran_lines(run: &Coverage<'_>) -> BTreeMap<u32, bool> {
     statements.iter().zip(ran).flat_map(|(s, ran)| (s.start..=s.end).map(move |line| (line, ran))).collect()
 }
 
+/// FGO's tokens: the program text of a reply's token pieces (up to its closing fence) and the program line of
+/// each token after a prefix of `prefix_lines` lines: a token belongs to the line of its first
+/// character that is not a line break (one that is only line breaks, to the line it ends); tokens
+/// from the closing fence on, and empty ones (the end of the turn), are not code.
+pub fn reply_code_lines(pieces: &[String], prefix_lines: usize) -> (String, Vec<Option<u32>>) {
+    let text: String = pieces.concat();
+    let code_end = text.find("```").unwrap_or(text.len());
+    let mut start = 0;
+    let lines = pieces
+        .iter()
+        .map(|piece| {
+            let (from, to) = (start, start + piece.len());
+            start = to;
+            let breaks = piece.len() - piece.trim_start_matches('\n').len();
+            let first = if breaks < piece.len() { from + breaks } else { from };
+            let in_code = !piece.is_empty() && first < code_end;
+            in_code.then(|| (prefix_lines + 1 + text[..first].matches('\n').count()) as u32)
+        })
+        .collect();
+    (text[..code_end].to_owned(), lines)
+}
+
+/// The loss's mask on a reply's tokens from their program lines ([`reply_code_lines`]): under FGO's
+/// `mask`, 1 for a token on a line it keeps and 0 for the others (a token after the code is on no
+/// line); without FGO every token counts.
+pub fn token_mask(mask: Option<&FgoMask>, token_lines: &[Option<u32>]) -> Vec<f32> {
+    token_lines
+        .iter()
+        .map(|line| match (mask, line) {
+            (None, _) => 1.0,
+            (Some(mask), Some(line)) if mask.keeps(*line) => 1.0,
+            _ => 0.0,
+        })
+        .collect()
+}
+
 /// Generated tokens and the ones in the loss.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenCounts {
@@ -201,6 +237,80 @@ mod tests {
         ];
         verdict.line_tokens = vec![6, 3, 3, 2, 5, 2, 0, 2, 2, 2, 3];
         verdict
+    }
+
+    fn pieces(texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| (*t).to_owned()).collect()
+    }
+
+    #[test]
+    fn each_token_has_the_line_it_writes_and_the_fence_ends_the_code() {
+        // After a prefix of 3 lines: "        if x > 0:\n            total += x\n    return total\n```", then
+        // the end of the turn (an empty piece).
+        let reply = pieces(&[
+            "       ",
+            " if",
+            " x",
+            " >",
+            " 0",
+            ":\n",
+            "           ",
+            " total",
+            " +=",
+            " x",
+            "\n",
+            "   ",
+            " return",
+            " total",
+            "\n",
+            "```",
+            "",
+        ]);
+        let (code, lines) = reply_code_lines(&reply, 3);
+        assert_eq!(code, "        if x > 0:\n            total += x\n    return total\n");
+        let line = |l: u32| Some(l);
+        assert_eq!(
+            lines,
+            vec![
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(4),
+                line(5),
+                line(5),
+                line(5),
+                line(5),
+                line(5),
+                line(6),
+                line(6),
+                line(6),
+                line(6),
+                None,
+                None
+            ]
+        );
+        // A piece that starts with a break belongs to the line after it.
+        let (_, lines) = reply_code_lines(&pieces(&["a", "\n    b", "\n"]), 0);
+        assert_eq!(lines, vec![Some(1), Some(2), Some(2)]);
+    }
+
+    #[test]
+    fn a_reply_cut_before_its_fence_is_code_to_its_end() {
+        let (code, lines) = reply_code_lines(&pieces(&["def", " f", "():"]), 0);
+        assert_eq!(code, "def f():");
+        assert_eq!(lines, vec![Some(1), Some(1), Some(1)]);
+    }
+
+    #[test]
+    fn the_token_mask_keeps_the_tokens_of_lines_that_ran() {
+        // PROGRAM's line 3 ran (kept), 4 did not (masked); a token after the code is on no line.
+        let mask =
+            FgoMask::new(PROGRAM, 1, (&verdict(Outcome::Pass, &[1, 2, 3, 9, 11])).into(), CompileErrorRule::MaskAll);
+        let lines = [Some(3), Some(3), Some(4), None, Some(1)];
+        assert_eq!(token_mask(Some(&mask), &lines), [1.0, 1.0, 0.0, 0.0, 0.0], "line 1 is the prefix");
+        assert_eq!(token_mask(None, &lines), [1.0; 5]);
     }
 
     const PROGRAM: &str = "def f(x):\n    if x:\n        y = 1\n    else:\n        y = (2 +\n             3)\n    # done\n    try:\n        return y\n    finally:\n        y = 0\n";

@@ -16,6 +16,7 @@ use rand::SeedableRng;
 use serde::Serialize;
 
 use super::coder_tasks::{CoderTask, Split};
+use crate::device::completed;
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::llm::extract_code;
 use crate::lm::generation::{ReplyBatch, Sampling};
@@ -154,6 +155,33 @@ impl ModelPassAt1 {
         Ok((tasks, batch))
     }
 
+    /// [`Effectful::compute`], awaiting the device's values (WebGPU in a browser cannot block on
+    /// them).
+    pub async fn compute_async(&mut self, now_ms: f64) {
+        let (tasks, mut batch) = match self.drawing.take().map_or_else(|| self.begin_batch(), Ok) {
+            Ok(drawing) => drawing,
+            Err(reason) => return self.end(&reason, now_ms),
+        };
+        if let Err(reason) = batch.advance_async(&self.model.transformer, TOKENS_PER_SLICE, &mut self.rng).await {
+            return self.end(&reason, now_ms);
+        }
+        if !batch.is_done() {
+            self.drawing = Some((tasks, batch));
+            return;
+        }
+        self.finish_batch(tasks, batch);
+        if self.results.len() == self.tasks.len() * self.spec.samples {
+            let samples = self.spec.samples;
+            let requests = self
+                .results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| self.tasks[i / samples].measuring_request(r.program.clone()))
+                .collect();
+            self.batch = Some(PythonBatch::untrusted_programs(requests));
+        }
+    }
+
     /// The drawn replies as results, task by task.
     fn finish_batch(&mut self, tasks: Range<usize>, batch: ReplyBatch) {
         let samples = self.spec.samples;
@@ -183,26 +211,7 @@ impl Effectful for ModelPassAt1 {
     }
 
     fn compute(&mut self, now_ms: f64) {
-        let (tasks, mut batch) = match self.drawing.take().map_or_else(|| self.begin_batch(), Ok) {
-            Ok(drawing) => drawing,
-            Err(reason) => return self.end(&reason, now_ms),
-        };
-        batch.advance(&self.model.transformer, TOKENS_PER_SLICE, &mut self.rng);
-        if !batch.is_done() {
-            self.drawing = Some((tasks, batch));
-            return;
-        }
-        self.finish_batch(tasks, batch);
-        if self.results.len() == self.tasks.len() * self.spec.samples {
-            let samples = self.spec.samples;
-            let requests = self
-                .results
-                .iter()
-                .enumerate()
-                .map(|(i, r)| self.tasks[i / samples].measuring_request(r.program.clone()))
-                .collect();
-            self.batch = Some(PythonBatch::untrusted_programs(requests));
-        }
+        completed(self.compute_async(now_ms));
     }
 
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {

@@ -32,12 +32,13 @@ use serde::{Deserialize, Serialize};
 
 use super::coder_tasks::{CoderTask, Split};
 use super::curriculum::Curriculum;
-use super::fgo::{Coverage, FgoMask};
+use super::fgo::{Coverage, FgoMask, reply_code_lines, token_mask};
 use super::learner_params::Arm;
 use super::model_pass_at_1::{ModelPassAt1, PassAt1Spec, TOKENS_PER_SLICE};
 use super::model_ppo_params::ModelPpoParams;
 use super::ppo_batch::{PpoBatch, RolloutReply, ValueHead};
 use super::training_work::TrainingWork;
+use crate::device::{Backend, completed};
 use crate::effects::{Effectful, Need, PythonBatch};
 use crate::lm::chat_template::Message;
 use crate::lm::generation::{ReplyBatch, Sampling};
@@ -61,11 +62,21 @@ pub struct ModelPpoSpec {
     /// Seeds the adapters, the task order and every draw.
     pub seed: u64,
     pub params: ModelPpoParams,
+    /// Where the host loads the model to train it (its device's numbers are the records'): burn's
+    /// CPU backend, or WebGPU ([`Backend::preferred_for_model`] picks in the page).
+    pub backend: Backend,
 }
 
 impl Default for ModelPpoSpec {
     fn default() -> Self {
-        Self { arm: Arm::StepCoder, updates: 40, measure_every: 10, seed: 1, params: ModelPpoParams::default() }
+        Self {
+            arm: Arm::StepCoder,
+            updates: 40,
+            measure_every: 10,
+            seed: 1,
+            params: ModelPpoParams::default(),
+            backend: Backend::Ndarray,
+        }
     }
 }
 
@@ -273,7 +284,7 @@ impl ModelPpo {
                     .iter()
                     .map(|&t| String::from_utf8_lossy(&self.model.tokenizer.piece(t, false)).into_owned())
                     .collect();
-                let (code, token_lines) = code_lines(&pieces, *prefix_lines);
+                let (code, token_lines) = reply_code_lines(&pieces, *prefix_lines);
                 Rollout {
                     task: tasks[task],
                     prompt: prompts[task].clone(),
@@ -326,8 +337,14 @@ impl ModelPpo {
         }
     }
 
-    /// The PPO step on the update's rollouts, and the curricula's ρ.
-    fn update(&mut self, rollouts: &[Rollout], verdicts: &[ProgramVerdict], special_cased: f64) -> UpdateRecord {
+    /// The PPO step on the update's rollouts, and the curricula's ρ; awaits the values it reads
+    /// back (WebGPU in a browser cannot block on them).
+    async fn update(
+        &mut self,
+        rollouts: &[Rollout],
+        verdicts: &[ProgramVerdict],
+        special_cased: f64,
+    ) -> Result<UpdateRecord, String> {
         let params = self.spec.params.clone();
         let rewards: Vec<f32> = verdicts.iter().map(|v| v.outcome.reward() as f32).collect();
         let masks: Vec<Vec<f32>> = rollouts
@@ -337,15 +354,7 @@ impl ModelPpo {
                 let fgo = self.spec.arm.uses_fgo().then(|| {
                     FgoMask::new(&rollout.program, rollout.prefix_lines, Coverage::from(verdict), params.compile_errors)
                 });
-                rollout
-                    .token_lines
-                    .iter()
-                    .map(|line| match (&fgo, line) {
-                        (None, _) => 1.0,
-                        (Some(mask), Some(line)) if mask.keeps(*line) => 1.0,
-                        _ => 0.0,
-                    })
-                    .collect()
+                token_mask(fgo.as_ref(), &rollout.token_lines)
             })
             .collect();
         // Rollouts of one task share a prompt: each task's are one batch.
@@ -358,16 +367,14 @@ impl ModelPpo {
         }
         // The policy before the update, its reference and the critic: constants of the loss.
         let (policy, critic) = (self.model.transformer.valid(), self.value_head.valid());
-        let batches: Vec<PpoBatch> = groups
-            .iter()
-            .map(|group| {
-                let replies: Vec<RolloutReply> = group
-                    .iter()
-                    .map(|&i| RolloutReply { tokens: &rollouts[i].reply, reward: rewards[i], mask: &masks[i] })
-                    .collect();
-                PpoBatch::new(&policy, &critic, &rollouts[group[0]].prompt, &replies, &params)
-            })
-            .collect();
+        let mut batches = Vec::with_capacity(groups.len());
+        for group in &groups {
+            let replies: Vec<RolloutReply> = group
+                .iter()
+                .map(|&i| RolloutReply { tokens: &rollouts[i].reply, reward: rewards[i], mask: &masks[i] })
+                .collect();
+            batches.push(PpoBatch::new(&policy, &critic, &rollouts[group[0]].prompt, &replies, &params).await?);
+        }
         let (mut policy_total, mut value_total) = (0.0, 0.0);
         for _ in 0..params.epochs {
             let mut policy_losses = Vec::new();
@@ -379,8 +386,8 @@ impl ModelPpo {
             }
             let policy_loss = Tensor::cat(policy_losses, 0).mean();
             let value_loss = Tensor::cat(value_losses, 0).mean();
-            policy_total = f64::from(policy_loss.clone().into_scalar::<f32>());
-            value_total = f64::from(value_loss.clone().into_scalar::<f32>());
+            policy_total = f64::from(scalar(policy_loss.clone()).await?);
+            value_total = f64::from(scalar(value_loss.clone()).await?);
             let mut grads = (policy_loss + value_loss).backward();
             let policy_grads = GradientsParams::from_module(&mut grads, &self.model.transformer);
             let value_grads = GradientsParams::from_module(&mut grads, &self.value_head);
@@ -400,7 +407,7 @@ impl ModelPpo {
         let update = self.updates_done + 1;
         let mut tasks: Vec<usize> = groups.iter().map(|g| rollouts[g[0]].task).collect();
         tasks.dedup();
-        UpdateRecord {
+        Ok(UpdateRecord {
             update,
             tasks: tasks.iter().map(|&t| self.tasks[t].id.clone()).collect(),
             mean_reward: rewards.iter().map(|&r| f64::from(r)).sum::<f64>() / rewards.len().max(1) as f64,
@@ -415,6 +422,43 @@ impl ModelPpo {
                 .collect(),
             policy_loss: policy_total,
             value_loss: value_total,
+        })
+    }
+
+    /// [`Effectful::compute`], awaiting the device's values (WebGPU in a browser cannot block).
+    pub async fn compute_async(&mut self, now_ms: f64) {
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::Measuring(mut measurement) => {
+                measurement.compute_async(now_ms).await;
+                self.phase = self.after_measuring_step(measurement);
+            }
+            Phase::Rollouts(mut drawing) => {
+                // Drawn without autodiff: the graph of every step would be kept through the cache.
+                let advanced =
+                    drawing.batch.advance_async(&self.model.transformer.valid(), TOKENS_PER_SLICE, &mut self.rng).await;
+                if let Err(reason) = advanced {
+                    return self.fail(&format!("drawing the rollouts: {reason}"));
+                }
+                self.phase = if drawing.batch.is_done() {
+                    let rollouts = self.finish_rollouts(*drawing);
+                    let requests = rollouts.iter().map(|r| self.request(r)).collect();
+                    Phase::Run(PythonBatch::untrusted_programs(requests), rollouts)
+                } else {
+                    Phase::Rollouts(drawing)
+                };
+            }
+            Phase::Update(rollouts, verdicts, special_cased) => {
+                let record = match self.update(&rollouts, &verdicts, special_cased).await {
+                    Ok(record) => record,
+                    Err(reason) => return self.fail(&format!("the PPO step: {reason}")),
+                };
+                self.history.push(record);
+                self.updates_done += 1;
+                let measure =
+                    self.updates_done.is_multiple_of(self.spec.measure_every) || self.updates_done == self.spec.updates;
+                self.phase = if measure { self.measuring() } else { self.rollouts() };
+            }
+            other => self.phase = other,
         }
     }
 
@@ -460,32 +504,7 @@ impl Effectful for ModelPpo {
     }
 
     fn compute(&mut self, now_ms: f64) {
-        match std::mem::replace(&mut self.phase, Phase::Done) {
-            Phase::Measuring(mut measurement) => {
-                measurement.compute(now_ms);
-                self.phase = self.after_measuring_step(measurement);
-            }
-            Phase::Rollouts(mut drawing) => {
-                // Drawn without autodiff: the graph of every step would be kept through the cache.
-                drawing.batch.advance(&self.model.transformer.valid(), TOKENS_PER_SLICE, &mut self.rng);
-                self.phase = if drawing.batch.is_done() {
-                    let rollouts = self.finish_rollouts(*drawing);
-                    let requests = rollouts.iter().map(|r| self.request(r)).collect();
-                    Phase::Run(PythonBatch::untrusted_programs(requests), rollouts)
-                } else {
-                    Phase::Rollouts(drawing)
-                };
-            }
-            Phase::Update(rollouts, verdicts, special_cased) => {
-                let record = self.update(&rollouts, &verdicts, special_cased);
-                self.history.push(record);
-                self.updates_done += 1;
-                let measure =
-                    self.updates_done.is_multiple_of(self.spec.measure_every) || self.updates_done == self.spec.updates;
-                self.phase = if measure { self.measuring() } else { self.rollouts() };
-            }
-            other => self.phase = other,
-        }
+        completed(self.compute_async(now_ms));
     }
 
     fn python_done(&mut self, verdicts: Vec<ProgramVerdict>, now_ms: f64) {
@@ -525,93 +544,7 @@ impl Effectful for ModelPpo {
     }
 }
 
-/// The program text of a reply's token pieces (up to its closing fence) and the program line of
-/// each token after a prefix of `prefix_lines` lines: a token belongs to the line of its first
-/// character that is not a line break (one that is only line breaks, to the line it ends); tokens
-/// from the closing fence on, and empty ones (the end of the turn), are not code.
-fn code_lines(pieces: &[String], prefix_lines: usize) -> (String, Vec<Option<u32>>) {
-    let text: String = pieces.concat();
-    let code_end = text.find("```").unwrap_or(text.len());
-    let mut start = 0;
-    let lines = pieces
-        .iter()
-        .map(|piece| {
-            let (from, to) = (start, start + piece.len());
-            start = to;
-            let breaks = piece.len() - piece.trim_start_matches('\n').len();
-            let first = if breaks < piece.len() { from + breaks } else { from };
-            let in_code = !piece.is_empty() && first < code_end;
-            in_code.then(|| (prefix_lines + 1 + text[..first].matches('\n').count()) as u32)
-        })
-        .collect();
-    (text[..code_end].to_owned(), lines)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn pieces(texts: &[&str]) -> Vec<String> {
-        texts.iter().map(|t| (*t).to_owned()).collect()
-    }
-
-    #[test]
-    fn each_token_has_the_line_it_writes_and_the_fence_ends_the_code() {
-        // After a prefix of 3 lines: "        if x > 0:\n            total += x\n    return total\n```", then
-        // the end of the turn (an empty piece).
-        let reply = pieces(&[
-            "       ",
-            " if",
-            " x",
-            " >",
-            " 0",
-            ":\n",
-            "           ",
-            " total",
-            " +=",
-            " x",
-            "\n",
-            "   ",
-            " return",
-            " total",
-            "\n",
-            "```",
-            "",
-        ]);
-        let (code, lines) = code_lines(&reply, 3);
-        assert_eq!(code, "        if x > 0:\n            total += x\n    return total\n");
-        let line = |l: u32| Some(l);
-        assert_eq!(
-            lines,
-            vec![
-                line(4),
-                line(4),
-                line(4),
-                line(4),
-                line(4),
-                line(4),
-                line(5),
-                line(5),
-                line(5),
-                line(5),
-                line(5),
-                line(6),
-                line(6),
-                line(6),
-                line(6),
-                None,
-                None
-            ]
-        );
-        // A piece that starts with a break belongs to the line after it.
-        let (_, lines) = code_lines(&pieces(&["a", "\n    b", "\n"]), 0);
-        assert_eq!(lines, vec![Some(1), Some(2), Some(2)]);
-    }
-
-    #[test]
-    fn a_reply_cut_before_its_fence_is_code_to_its_end() {
-        let (code, lines) = code_lines(&pieces(&["def", " f", "():"]), 0);
-        assert_eq!(code, "def f():");
-        assert_eq!(lines, vec![Some(1), Some(1), Some(1)]);
-    }
+/// A one-value tensor's value, awaited.
+async fn scalar(tensor: Tensor<1>) -> Result<f32, String> {
+    tensor.into_scalar_async::<f32>().await.map_err(|e| format!("cannot read a loss back from the device: {e:?}"))
 }

@@ -80,6 +80,15 @@ impl Default for ModelPpoParams {
     }
 }
 
+impl ModelPpoParams {
+    /// One forward pass of one task's rollouts at full length through a model of `parameters`
+    /// weights, in multiply-adds: the work by which the page's crossover rule
+    /// (`Backend::preferred`) picks the CPU or WebGPU.
+    pub fn batch_multiply_adds(&self, parameters: u64) -> u64 {
+        parameters.saturating_mul((self.rollouts * self.max_tokens) as u64)
+    }
+}
+
 impl crate::params::Parameters for ModelPpoParams {
     fn params_schema(&self) -> serde_json::Value {
         schemars::schema_for!(ModelPpoParams).to_value()

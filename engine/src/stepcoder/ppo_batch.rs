@@ -13,6 +13,7 @@ use burn::tensor::{Device, Int, Tensor, TensorData};
 
 use super::model_ppo_params::ModelPpoParams;
 use super::token_ppo::{clipped_policy_loss, gae, token_rewards, value_loss};
+use crate::device::f32_values;
 use crate::lm::kv_cache::KvCache;
 use crate::lm::model::{Transformer, Weights};
 use crate::rng::{RunRng, seeded_linear};
@@ -56,14 +57,15 @@ pub struct PpoBatch {
 
 impl PpoBatch {
     /// The batch of `replies` to `prompt` under `policy` as it drew them and `critic` (both without
-    /// autodiff: constants of the loss); the reference is `policy` without its adapters.
-    pub fn new(
+    /// autodiff: constants of the loss); the reference is `policy` without its adapters. Awaits
+    /// the log-probabilities and values it reads back (WebGPU in a browser cannot block on them).
+    pub async fn new(
         policy: &Transformer,
         critic: &ValueHead,
         prompt: &[u32],
-        replies: &[RolloutReply],
+        replies: &[RolloutReply<'_>],
         params: &ModelPpoParams,
-    ) -> Self {
+    ) -> Result<Self, String> {
         let device = policy.device();
         let width = replies.iter().map(|r| r.tokens.len()).max().unwrap_or(1).max(1);
         let rows = replies.len();
@@ -77,9 +79,9 @@ impl PpoBatch {
         let tokens = Tensor::<2, Int>::from_data(TensorData::new(flat, [rows, prompt.len() + width]), &device);
         let (old, values) = forward(policy, Some(critic), &tokens, prompt.len(), width, Weights::Adapted);
         let (reference, _) = forward(policy, None, &tokens, prompt.len(), width, Weights::Base);
-        let read = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().expect("log-probabilities are f32");
-        let (old_values, reference_values, value_values) =
-            (read(old.clone()), read(reference), read(values.expect("the critic ran")));
+        let old_values = f32_values(old.clone().into_data_async().await)?;
+        let reference_values = f32_values(reference.into_data_async().await)?;
+        let value_values = f32_values(values.expect("the critic ran").into_data_async().await)?;
         let mut advantages = vec![0.0f32; rows * width];
         let mut returns = vec![0.0f32; rows * width];
         let mut kl_sum = 0.0;
@@ -93,7 +95,7 @@ impl PpoBatch {
             returns[span].copy_from_slice(&estimated.returns);
         }
         let matrix = |values: Vec<f32>| Tensor::<2>::from_data(TensorData::new(values, [rows, width]), &device);
-        Self {
+        Ok(Self {
             tokens,
             prompt_length: prompt.len(),
             width,
@@ -103,7 +105,7 @@ impl PpoBatch {
             mask: matrix(mask),
             kl_sum,
             reply_tokens: replies.iter().map(|r| r.tokens.len()).sum(),
-        }
+        })
     }
 
     /// The clipped policy loss and the value loss of `policy` and `critic` as they are now.
