@@ -36,6 +36,8 @@
 // Cargo.toml's `page` profile). `--profile-python` takes a CPU profile of each Python worker the
 // page makes after its first program, from the worker's first instruction until it has loaded (its
 // interpreters restored from the first worker's snapshots), and prints where a worker's load goes.
+// `--model-ppo-backends` times StepCoder's PPO on the small code model in "Train the model" on the
+// CPU and on WebGPU (where the worker finds an adapter), side by side.
 import { chromium } from 'playwright-core';
 import { devTools } from './devtools.mjs';
 import { spawn, spawnSync } from 'node:child_process';
@@ -91,6 +93,7 @@ try {
   else if (process.argv.includes('--profile-python')) await profilePython(figures);
   else if (process.argv.includes('--python-only')) await benchPython(figures);
   else if (process.argv.includes('--stepcoder-only')) await benchStepcoder(figures);
+  else if (process.argv.includes('--model-ppo-backends')) await benchModelPpoBackends(figures);
   else await benchAll(figures);
 } finally {
   await browser.close();
@@ -413,6 +416,40 @@ async function inFreshContexts(builds, rounds, visit) {
       await visit(page, build);
       await context.close();
     }
+  }
+}
+
+/**
+ * StepCoder's PPO on the small code model, once on each backend, each in a fresh browser context:
+ * one update of one task's 2 rollouts (up to 24 tokens), pass@1 from one program a task before and
+ * after (as e2e/engine-model-webgpu.spec.mjs trains it); wall time from Train to "done", and the
+ * update's row.
+ */
+async function benchModelPpoBackends(figures) {
+  for (const backend of ['ndarray', 'wgpu']) {
+    await inFreshContexts({ [backend]: `http://127.0.0.1:${port}/#/stepcoder` }, 1, async (page) => {
+      await page.waitForFunction(() => !document.querySelector('#model-train-backend-note')?.textContent.startsWith('Looking'), null, { timeout: 30_000 });
+      const note = await page.locator('#model-train-backend-note').textContent();
+      if (backend === 'wgpu' && !note.startsWith('WebGPU adapter')) {
+        figures.model_ppo_wgpu = `no WebGPU: ${note}`;
+        return;
+      }
+      await page.selectOption('#model-train-backend', backend);
+      await page.selectOption('#model-train-arm', 'vanilla');
+      for (const [field, value] of [['updates', '1'], ['measure-every', '1'], ['training-tasks', '1'], ['unseen-tasks', '1']]) {
+        await page.fill(`#model-train-${field}`, value);
+      }
+      await page.click('#model-train-params summary');
+      for (const [param, value] of [['rollouts', '2'], ['tasks_per_update', '1'], ['measure_samples', '1'], ['max_tokens', '24']]) {
+        await page.fill(`#model-train-param-${param}`, value);
+      }
+      const started = Date.now();
+      await page.click('#model-train-start');
+      await page.locator('#model-train-status', { hasText: /^done;/ }).waitFor({ timeout: 900_000 });
+      figures[`model_ppo_${backend}_s`] = (Date.now() - started) / 1000;
+      figures[`model_ppo_${backend}_update`] = (await page.locator('#model-train-updates-table tbody tr').first().textContent()).trim();
+      console.log(`${backend}: ${note}`);
+    });
   }
 }
 
