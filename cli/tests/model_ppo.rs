@@ -151,6 +151,17 @@ fn bad_settings_and_tasks_exit_2_naming_them() {
     let output = rlcg(&["stepcoder", "train", "--tasks", tasks.to_str().unwrap(), "--param", "rollouts=0"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("rollouts must be between 1 and 64"));
+    // The tests' build has no Wgpu backend (the `wgpu` feature): a GPU is asked for in words.
+    let output = rlcg(&["stepcoder", "train", "--tasks", tasks.to_str().unwrap(), "--backend", "wgpu"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("backend 'wgpu' is not in this build (build the engine with its 'wgpu' feature)"),
+        "{stderr}"
+    );
+    let output = rlcg(&["stepcoder", "train", "--tasks", tasks.to_str().unwrap(), "--backend", "cuda"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown backend 'cuda'; valid: ndarray, wgpu"));
     let unseen_only = std::env::temp_dir().join(format!("rlcg-model-ppo-{}-unseen.json", std::process::id()));
     let all: Vec<Value> = serde_json::from_str(include_str!("../../tasks/lm_coder.json")).unwrap();
     let unseen: Vec<&Value> = all.iter().filter(|t| t["split"] == "unseen").collect();

@@ -17,8 +17,13 @@ use serde_json::{Value, json};
 
 /// Two updates of vanilla PPO on two training tasks, small, with made-up verdicts; the records.
 fn trained(seed: u64) -> Value {
+    trained_on(Backend::Ndarray, seed)
+}
+
+/// [`trained`] on `backend`.
+fn trained_on(backend: Backend, seed: u64) -> Value {
     let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../models/rlcg-coder.gguf")).unwrap();
-    let device = Backend::Ndarray.device().unwrap();
+    let device = backend.device().unwrap();
     let model = LanguageModel::load(&bytes, &device, Numerics::F32).unwrap();
     let tasks = coder_tasks().into_iter().filter(|t| t.split == Split::Training).take(2).collect();
     let params = ModelPpoParams {
@@ -83,4 +88,20 @@ fn the_same_seed_trains_the_same_records_losses_included() {
     assert_eq!(doing[doing.len() - 2..], ["measuring pass@1 after 2 updates", "done"]);
     assert_eq!(trained(1), first);
     assert_ne!(trained(2)["history"], first["history"], "another seed trains otherwise");
+}
+
+/// The same training on burn's Wgpu backend (Vulkan, Metal or DX12 natively), on machines with a GPU
+/// adapter: `cargo test -p engine --features wgpu --test lm_ppo_determinism wgpu`. The first
+/// update's rollouts are drawn from the same weights with the same draws, so its rewards are the
+/// CPU's; the GPU sums in another order, so its KL agrees to a few digits, not every bit.
+#[cfg(feature = "wgpu")]
+#[test]
+fn wgpu_trains_what_the_cpu_trains() {
+    let (cpu, gpu) = (trained_on(Backend::Ndarray, 1), trained_on(Backend::Wgpu, 1));
+    assert_eq!(gpu["history"].as_array().unwrap().len(), 2, "{gpu}");
+    assert_eq!(gpu["doing"], cpu["doing"]);
+    let first = |records: &Value, field: &str| records["history"][0][field].as_f64().unwrap();
+    assert_eq!(first(&gpu, "mean_reward"), first(&cpu, "mean_reward"));
+    assert!((first(&gpu, "kl") - first(&cpu, "kl")).abs() < 1e-3, "{gpu} against {cpu}");
+    assert_eq!(gpu["measurements"][0], cpu["measurements"][0], "pass@1 before training");
 }
