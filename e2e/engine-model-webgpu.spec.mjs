@@ -3,7 +3,7 @@
 // Chromium's SwiftShader runs WebGPU on the CPU where the machine has no GPU; where there is no
 // WebGPU at all the tests say so and skip.
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
+import { Playground, fillTrainingForm, freshPage, watchErrors } from './helpers.mjs';
 import { matchesLlamaCpp } from './engine-parity.mjs';
 
 test.use({
@@ -43,14 +43,8 @@ test('StepCoder\'s PPO trains the small code model on WebGPU, in the nested work
   await expect(note).toContainText(/One PPO batch here is \d+ M multiply-adds/);
   await expect(page.locator('#model-train-backend')).toHaveValue('ndarray');
   await page.locator('#model-train-backend').selectOption('wgpu');
-  await page.locator('#model-train-arm').selectOption('vanilla');
-  for (const [field, value] of [['updates', '1'], ['measure-every', '1'], ['training-tasks', '1'], ['unseen-tasks', '1']]) {
-    await setInput(page, `#model-train-${field}`, value);
-  }
-  await page.locator('#model-train-params summary').click();
-  for (const [param, value] of [['rollouts', '2'], ['tasks_per_update', '1'], ['measure_samples', '1'], ['max_tokens', '24']]) {
-    await setInput(page, `#model-train-param-${param}`, value);
-  }
+  await fillTrainingForm(page, 'vanilla', { updates: '1', 'measure-every': '1', 'training-tasks': '1', 'unseen-tasks': '1' },
+    { rollouts: '2', tasks_per_update: '1', measure_samples: '1', max_tokens: '24' });
   // The rule no longer moves a backend a person picked.
   await expect(page.locator('#model-train-backend')).toHaveValue('wgpu');
   const started = Date.now();

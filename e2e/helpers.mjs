@@ -64,6 +64,14 @@ export async function setInput(page, selector, value) {
   await page.locator(selector).dispatchEvent('change');
 }
 
+/** Fills "Train the model"'s form: its arm, its fields (`#model-train-NAME`) and PPO's settings (`#model-train-param-NAME`). */
+export async function fillTrainingForm(page, arm, fields, settings) {
+  await page.locator('#model-train-arm').selectOption(arm);
+  for (const [field, value] of Object.entries(fields)) await setInput(page, `#model-train-${field}`, value);
+  await page.locator('#model-train-params summary').click();
+  for (const [param, value] of Object.entries(settings)) await setInput(page, `#model-train-param-${param}`, value);
+}
+
 /** A page in a new browser context (its own storage), with its errors watched. */
 export async function freshPage(browser) {
   const page = await (await browser.newContext()).newPage();

@@ -5,7 +5,7 @@
 // trained model in the in-tab provider, where llama.cpp writes a live episode's code with it, and
 // its link trains the same in a fresh browser; a training on WebGPU where there is none is refused.
 import { test, expect } from '@playwright/test';
-import { Playground, freshPage, setInput, watchErrors } from './helpers.mjs';
+import { Playground, fillTrainingForm, freshPage, setInput, watchErrors } from './helpers.mjs';
 
 test('a person trains the small code model in the tab, watches it, pauses, stops and resumes it after a reload, shares it, and uses what it learned in a live episode', async ({ page, browser }) => {
   test.setTimeout(540_000);
@@ -16,14 +16,8 @@ test('a person trains the small code model in the tab, watches it, pauses, stops
   await playground.show('stepcoder');
   await expect(page.locator('#model-train-model')).toHaveValue('./models/rlcg-coder.gguf');
   // A small run: two training tasks and one unseen, four rollouts of one task an update.
-  await page.locator('#model-train-arm').selectOption('vanilla');
-  for (const [field, value] of [['updates', '3'], ['measure-every', '1'], ['training-tasks', '2'], ['unseen-tasks', '1']]) {
-    await setInput(page, `#model-train-${field}`, value);
-  }
-  await page.locator('#model-train-params summary').click();
-  for (const [param, value] of [['rollouts', '4'], ['tasks_per_update', '1'], ['measure_samples', '2'], ['max_tokens', '96']]) {
-    await setInput(page, `#model-train-param-${param}`, value);
-  }
+  await fillTrainingForm(page, 'vanilla', { updates: '3', 'measure-every': '1', 'training-tasks': '2', 'unseen-tasks': '1' },
+    { rollouts: '4', tasks_per_update: '1', measure_samples: '2', max_tokens: '96' });
   // A bad setting is named before anything runs.
   await setInput(page, '#model-train-training-tasks', '40');
   await page.locator('#model-train-start').click();
