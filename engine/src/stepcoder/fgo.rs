@@ -11,6 +11,9 @@
 //! - comments and blank lines hold no tokens and are not code;
 //! - a program that does not compile ran nothing: taken literally, the mask removes every
 //!   generated token and the −1 reward reaches no line ([`CompileErrorRule`] can keep them).
+//!
+//! On a language model's reply the lines are mapped to its tokens ([`reply_code_lines`]) and the
+//! mask becomes the loss's, token by token ([`token_mask`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -143,10 +146,11 @@ fn ran_lines(run: &Coverage<'_>) -> BTreeMap<u32, bool> {
     statements.iter().zip(ran).flat_map(|(s, ran)| (s.start..=s.end).map(move |line| (line, ran))).collect()
 }
 
-/// FGO's tokens: the program text of a reply's token pieces (up to its closing fence) and the program line of
-/// each token after a prefix of `prefix_lines` lines: a token belongs to the line of its first
-/// character that is not a line break (one that is only line breaks, to the line it ends); tokens
-/// from the closing fence on, and empty ones (the end of the turn), are not code.
+/// FGO on a model's tokens: the program text of a reply's token pieces (up to its closing fence)
+/// and the program line of each token after a prefix of `prefix_lines` lines. A token belongs to
+/// the line of its first character that is not a line break (one that is only line breaks, to the
+/// line it ends); tokens from the closing fence on, and empty ones (the end of the turn), are not
+/// code.
 pub fn reply_code_lines(pieces: &[String], prefix_lines: usize) -> (String, Vec<Option<u32>>) {
     let text: String = pieces.concat();
     let code_end = text.find("```").unwrap_or(text.len());
