@@ -261,7 +261,8 @@ pub async fn chat(
 }
 
 /// Why a generation failed, in words: cancelled, a model that is not kept, one that llama.cpp
-/// refused with its reason, or one that failed otherwise (not enough memory, a corrupt file).
+/// refused with its reason, a conversation longer than the model's context, or one that failed
+/// otherwise (not enough memory, a corrupt file).
 fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -> LlmFailure {
     if cancel.is_cancelled() {
         return LlmFailure::new(FailureKind::Cancelled, "cancelled");
@@ -285,6 +286,17 @@ fn failure(settings: &ProviderSettings, cancel: &CancelToken, error: &JsValue) -
         );
     }
     let detail = describe(error);
+    // llama.cpp's context is the model's own (a request over it is refused, not cut): a larger
+    // one is not a setting here.
+    if detail.contains("context size") {
+        return LlmFailure::new(
+            FailureKind::BadRequest,
+            format!(
+                "the model in this tab ({}): {detail}; the conversation does not fit the model's context: lower the max tokens, or choose a model with a longer context",
+                settings.model
+            ),
+        );
+    }
     LlmFailure::new(
         FailureKind::BadRequest,
         format!(
