@@ -161,4 +161,19 @@ mod tests {
         assert_eq!(text("curriculum.alpha"), "0.1");
         assert_eq!(build(&defaults, &fields, &shown).unwrap(), defaults);
     }
+
+    #[test]
+    fn a_ppo_batch_of_the_small_model_is_past_the_crossover_on_a_hardware_adapter_only() {
+        use crate::device::{Backend, GpuAdapter};
+        // 3.4 M parameters × 16 rollouts × 128 tokens = 6,963,200,000 multiply-adds.
+        let work = ModelPpoParams::default().batch_multiply_adds(3_400_000);
+        assert_eq!(work, 6_963_200_000);
+        let gpu = GpuAdapter { description: "a hardware adapter".into(), software: false };
+        let swiftshader = GpuAdapter { description: "google swiftshader".into(), software: true };
+        assert_eq!(Backend::preferred(work, Some(&gpu)), Backend::Wgpu);
+        assert_eq!(Backend::preferred(work, Some(&swiftshader)), Backend::Ndarray);
+        // 2 rollouts of 24 tokens of a 1 M model: 48 M, under the crossover.
+        let small = ModelPpoParams { rollouts: 2, max_tokens: 24, ..ModelPpoParams::default() };
+        assert_eq!(Backend::preferred(small.batch_multiply_adds(1_000_000), Some(&gpu)), Backend::Ndarray);
+    }
 }
